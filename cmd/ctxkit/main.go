@@ -1,0 +1,87 @@
+// Command ctxkit builds the evidence part of an LLM prompt that a host can
+// trust: it validates CGP frames, composes them under a budget, assesses the
+// model window, quotes untrusted text and certifies hosts.
+//
+// Exit codes, for every subcommand: 0 success, 1 the input was read but
+// violates a rule (or a check failed), 2 usage error or unreadable input.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	programName = "ctxkit"
+)
+
+// stdio carries the process streams so commands can be tested in-process.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// command is one ctxkit subcommand. run returns the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, io stdio) int
+}
+
+// commands lists every subcommand. Each is implemented in its own file.
+func commands() []command {
+	return []command{
+		validateCommand(),
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches args to a subcommand and returns the exit code.
+func run(ctx context.Context, args []string, s stdio) int {
+	if len(args) == 0 {
+		usage(s.err)
+		return exitUsage
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" {
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, s)
+		}
+		usage(s.out)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], s)
+		}
+	}
+	fmt.Fprintf(s.err, "%s: unknown command %q\n\n", programName, name)
+	usage(s.err)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: %s COMMAND [ARGS]\n\ncommands:\n", programName)
+	cs := commands()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s help COMMAND' for a command's flags and examples.\n"+
+		"Exit codes: 0 ok, 1 rule violated or check failed, 2 usage or unreadable input.\n", programName)
+}

@@ -1,0 +1,3 @@
+module github.com/ctxkit/ctxkit
+
+go 1.26
