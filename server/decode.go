@@ -121,6 +121,9 @@ func jsonError(err error) *Error {
 		field := typ.Field
 		return badRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
 	default:
+		if e := decodeRuleError(err); e != nil {
+			return e
+		}
 		// Includes the nesting-depth limit of encoding/json and errors
 		// returned by UnmarshalJSON methods of the data model.
 		return badRequest("", "decode body: %v", err)
