@@ -32,7 +32,3 @@ func decodeRuleError(err error) *Error {
 	return nil
 }
 
-func (h *Handler) addRoutes() {}
-
-// Querier serves POST /v1/query.
-type Querier interface{}

@@ -28,16 +28,21 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	h := New(nil)
 	started := make(chan struct{}, 64)
 	release := make(chan struct{})
-	h.routes["/slow"] = route{http.MethodPost, jsonHandler(h, func(ctx context.Context, r *echoReq) (any, error) {
+	var inflight atomic.Int32 // handlers running, response writes included
+	slow := jsonHandler(h, func(ctx context.Context, r *echoReq) (any, error) {
 		started <- struct{}{}
 		<-release
 		return map[string]string{"name": r.Name, "pad": strings.Repeat("x", 64<<10)}, nil
-	})}
+	})
+	h.routes["/slow"] = route{http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
+		inflight.Add(1)
+		defer inflight.Add(-1)
+		slow(w, r)
+	}}
 	ln := listen(t)
 	url := "http://" + ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	var shutDown atomic.Bool
-	var inflight atomic.Int32
 	done := make(chan error, 1)
 	go func() {
 		done <- Serve(ctx, ln, h, &ServeOptions{ShutdownTimeout: 10 * time.Second, OnShutdown: func(context.Context) error {
@@ -54,10 +59,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Add(1)
-		inflight.Add(1)
 		go func() {
 			defer wg.Done()
-			defer inflight.Add(-1)
 			resp, err := http.Post(url+"/slow", "application/json", strings.NewReader(fmt.Sprintf(`{"name":"r%d"}`, i)))
 			if err != nil {
 				errs <- err

@@ -149,3 +149,12 @@ func IsCode(err error, code string) bool {
 	var e *server.Error
 	return errors.As(err, &e) && e.Code == code
 }
+
+// Prompt calls POST /v1/prompt.
+func (c *Client) Prompt(ctx context.Context, req *server.PromptRequest) (*server.PromptResponse, error) {
+	var out server.PromptResponse
+	if err := c.Do(ctx, server.PathPrompt, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
