@@ -31,4 +31,3 @@ func decodeRuleError(err error) *Error {
 	}
 	return nil
 }
-
