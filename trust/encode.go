@@ -28,7 +28,7 @@ func some(s string) opt { return opt{s: s, ok: true} }
 // linkFields are the six members of a provenance link in their normative
 // encoding order.
 type linkFields struct {
-	typ                           string
+	typ                          string
 	uri, rng, digest, method, by opt
 }
 

@@ -64,4 +64,3 @@ func VerifyCommitment(expected Digest, att *Attestation, key PublicKey) Verdict 
 	}
 	return verifyEd25519(key, signed[:], sig[:])
 }
-
