@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ctxkit/ctxkit/frame"
 )
 
 // Signer holds an Ed25519 private key and the metadata a provider puts on
@@ -72,4 +74,17 @@ func (s *Signer) SignCommitment(c Digest, issuedAt string) Attestation {
 		Signature:        hex.EncodeToString(sig),
 		IssuedAt:         issuedAt,
 	}
+}
+
+// SignFrame signs f's commitment under providerName (the name the provider
+// declares in its handshake).
+func (s *Signer) SignFrame(providerName string, f *frame.Frame, issuedAt string) Attestation {
+	return s.SignCommitment(FrameCommitment(providerName, f), issuedAt)
+}
+
+// SignResult signs the result root of frames under providerName: one
+// signature for the whole answer, to be paired with per-frame inclusion
+// proofs (Prove over ResultCommitments).
+func (s *Signer) SignResult(providerName string, frames []frame.Frame, issuedAt string) Attestation {
+	return s.SignCommitment(ResultRoot(providerName, frames), issuedAt)
 }
