@@ -53,8 +53,15 @@ func RenderedLen(provider string, f *frame.Frame) int {
 	if f == nil {
 		f = &emptyFrame
 	}
+	attrs, content := renderedLens(provider, f)
+	return attrs + content
+}
+
+// renderedLens returns the rendered length of the fence with its attributes,
+// and that of the neutralised content.
+func renderedLens(provider string, f *frame.Frame) (attrs, content int) {
 	return fenceChrome + escapedAttrLen(provider) + escapedAttrLen(f.ID) +
-		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()) + neutralizedLen(f.Content)
+		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(f.Content)
 }
 
 // RenderedCost is what composing the frame costs: the canonical budget tokens
