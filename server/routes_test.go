@@ -125,3 +125,5 @@ func TestPromptRouteBadInput(t *testing.T) {
 		wantError(t, err, http.StatusBadRequest, server.CodeBadRequest, tc.field, "")
 	}
 }
+
+func asServerError(err error, e **server.Error) bool { return errors.As(err, e) }

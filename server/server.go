@@ -231,9 +231,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 			bufPool.Put(buf)
 		}
 	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if raw, ok := v.(json.RawMessage); ok { // already encoded (compose's stable JSON)
+		buf.Write(raw)
+		buf.WriteByte('\n')
+	} else if err := encodeJSON(buf, v); err != nil {
 		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "encode response: " + err.Error()})
 		return
 	}
@@ -242,6 +243,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {

@@ -158,3 +158,21 @@ func (c *Client) Prompt(ctx context.Context, req *server.PromptRequest) (*server
 	}
 	return &out, nil
 }
+
+// Compose calls POST /v1/compose.
+func (c *Client) Compose(ctx context.Context, req *server.ComposeRequest) (*server.ComposeResult, error) {
+	var out server.ComposeResult
+	if err := c.Do(ctx, server.PathCompose, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Context calls POST /v1/context.
+func (c *Client) Context(ctx context.Context, req *server.ContextRequest) (*server.ContextResponse, error) {
+	var out server.ContextResponse
+	if err := c.Do(ctx, server.PathContext, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
