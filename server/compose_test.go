@@ -186,8 +186,8 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 
 	// Raw JSON the Go types could not produce.
 	for _, tc := range []struct {
-		body                string
-		status              int
+		body              string
+		status            int
 		code, field, rule string
 	}{
 		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, server.CodeBadRequest, "token_cost", ""},
