@@ -70,8 +70,7 @@ type Skipped struct {
 // it lists the invalid ones, otherwise the first invalid offer is an error.
 func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Skipped, error) {
 	if len(offers) > h.maxFrames {
-		return nil, nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooManyFrames, Field: "offers",
-			Message: fmt.Sprintf("offers: %d offers exceed the limit of %d per request", len(offers), h.maxFrames)}
+		return nil, nil, h.tooManyFrames(len(offers))
 	}
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
@@ -98,6 +97,11 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 		out = append(out, compose.Offer{Provider: o.Provider, Frame: o.Frame})
 	}
 	return out, skipped, nil
+}
+
+func (h *Handler) tooManyFrames(n int) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooManyFrames, Field: "offers",
+		Message: fmt.Sprintf("offers: %d offers exceed the limit of %d per request", n, h.maxFrames)}
 }
 
 // strategy maps the request's strategy name and parameters to a
@@ -139,7 +143,27 @@ func parsePacker(s string) (compose.Packer, *Error) {
 	return p, nil
 }
 
-func (h *Handler) compose(ctx context.Context, req *ComposeRequest) (any, error) {
+// composeBody is ComposeRequest as the handler decodes it.
+type composeBody struct {
+	ComposeRequest
+	Offers []wireOffer `json:"offers"`
+}
+
+// contextBody is ContextRequest as the handler decodes it.
+type contextBody struct {
+	ContextRequest
+	Offers []wireOffer `json:"offers"`
+}
+
+func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
+	req := &body.ComposeRequest
+	if len(body.Offers) > h.maxFrames {
+		return nil, h.tooManyFrames(len(body.Offers))
+	}
+	var e *Error
+	if req.Offers, e = offersFrom(body.Offers); e != nil {
+		return nil, e
+	}
 	if req.Budget == nil {
 		return nil, badRequest("budget", "budget: required (CGP budget tokens)")
 	}
@@ -166,7 +190,15 @@ func (h *Handler) compose(ctx context.Context, req *ComposeRequest) (any, error)
 	return composeAnswer(res, skipped)
 }
 
-func (h *Handler) context(ctx context.Context, req *ContextRequest) (any, error) {
+func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
+	req := &body.ContextRequest
+	if len(body.Offers) > h.maxFrames {
+		return nil, h.tooManyFrames(len(body.Offers))
+	}
+	var e *Error
+	if req.Offers, e = offersFrom(body.Offers); e != nil {
+		return nil, e
+	}
 	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
 	if err != nil {
 		return nil, err

@@ -190,7 +190,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 		status            int
 		code, field, rule string
 	}{
-		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, server.CodeBadRequest, "token_cost", ""},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, server.CodeBadRequest, "offers[0].frame.token_cost", ""},
 		{`{"budget":10,"offers":[{"provider":"p"}]}`, 400, server.CodeBadRequest, "offers[0].frame", ""},
 		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1.5,"token_cost":0,"citation_label":"c"}}]}`, 422, server.CodeRuleViolation, "offers[0].frame.score", "F1"},
 		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":-3,"citation_label":"c"}}]}`, 400, server.CodeBadRequest, "", ""},

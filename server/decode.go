@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -118,7 +119,7 @@ func jsonError(err error) *Error {
 	case errors.As(err, &syn):
 		return badRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := jsonPath(typ.Field)
 		return badRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
 	default:
 		if e := decodeRuleError(err); e != nil {
@@ -128,4 +129,18 @@ func jsonError(err error) *Error {
 		// returned by UnmarshalJSON methods of the data model.
 		return badRequest("", "decode body: %v", err)
 	}
+}
+
+// jsonPath drops the Go names of embedded structs (which start with an
+// upper-case letter) from encoding/json's field path, leaving the JSON
+// member names of the API, which are all lower case.
+func jsonPath(p string) string {
+	parts := strings.Split(p, ".")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" && !unicode.IsUpper([]rune(s)[0]) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, ".")
 }
