@@ -19,7 +19,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestTrustCommand(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "sub", "trust.json")
-	const pub = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a" // RFC 8032 test 1
+	const pub = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"   // RFC 8032 test 1
 	const other = "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c" // RFC 8032 test 2
 
 	code, out, errs := runCLI(t, "trust", "--store", store, "list")
