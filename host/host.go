@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -49,6 +50,9 @@ type Options struct {
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
 	Consent *ConsentStore
+	// Trust holds the operator's attester keys; FanOut.Ledger checks
+	// attestations against it (nil: no key is trusted).
+	Trust *trust.Store
 	// Policy is the per-frame audit policy (default ExcludeFrames).
 	Policy AuditPolicy
 	// TrustedRoots are the directories under which file provenance may be
