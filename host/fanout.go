@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -109,6 +110,15 @@ func (o *Outcome) Error() string {
 		return fmt.Sprintf("%d frame(s) broke a rule under the drop-leg policy; all %d dropped", len(o.Excluded), o.ReturnedFrames)
 	}
 	return ""
+}
+
+// MarshalJSON encodes the outcome with its failure message as "error".
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	type plain Outcome
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(o), o.Error()})
 }
 
 // statusOf maps a leg error to its outcome status.
