@@ -42,6 +42,8 @@ func commands() []command {
 	return []command{
 		validateCommand(),
 		serveCommand(),
+		trustCommand(),
+		queryCommand(),
 	}
 }
 
