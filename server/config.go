@@ -2,11 +2,16 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
 )
 
 // Config is the JSON file read by `ctxkit serve --config FILE`:
@@ -26,6 +31,12 @@ import (
 type Config struct {
 	Limits    Limits           `json:"limits"`
 	Providers []ProviderConfig `json:"providers"`
+	// ConsentStore is the consent journal egress providers are checked
+	// against (the file `ctxkit consent grant` writes). Default: the
+	// user's default journal if it exists, else nothing is granted.
+	ConsentStore string `json:"consent_store,omitempty"`
+	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
 
 // Limits are the request limits of a config file; zero means the default.
@@ -100,6 +111,9 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
+	if c.ConsentStore != "" && !filepath.IsAbs(c.ConsentStore) {
+		c.ConsentStore = filepath.Join(dir, c.ConsentStore)
+	}
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Files != "" && !filepath.IsAbs(p.Files) {
@@ -150,4 +164,69 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// NewHost builds the host that serves /v1/query from the configured
+// providers: files directories are indexed now (progress, if any, goes to
+// progress), stdio children are registered (and spawned on first use),
+// HTTP providers get their bearer token from the named environment
+// variable. The caller owns the host and must Close it.
+func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, error) {
+	consent, err := c.openConsent()
+	if err != nil {
+		return nil, err
+	}
+	h := host.New(&host.Options{Consent: consent, QueryTimeout: time.Duration(c.QueryTimeout)})
+	fail := func(err error) (*host.Host, error) {
+		_ = h.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	for _, p := range c.Providers {
+		switch {
+		case p.Files != "":
+			ix, err := files.Build(ctx, p.Files, &files.IndexOptions{Progress: progress})
+			if err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+			if err := h.AddInProcess(p.ID, files.New(ix)); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		case len(p.Command) > 0:
+			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], nil); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		default:
+			var ho host.HTTPOptions
+			if p.TokenEnv != "" {
+				tok, ok := os.LookupEnv(p.TokenEnv)
+				if !ok {
+					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
+				}
+				ho.Credential = host.NewCredential(tok)
+			}
+			if err := h.AddHTTP(p.ID, p.URL, &ho); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		}
+	}
+	return h, nil
+}
+
+func (c *Config) openConsent() (*host.ConsentStore, error) {
+	path := c.ConsentStore
+	if path == "" {
+		p, err := host.DefaultConsentPath()
+		if err != nil {
+			return host.NewConsentStore(), nil
+		}
+		path = p
+		if _, err := os.Stat(path); err != nil {
+			return host.NewConsentStore(), nil
+		}
+	}
+	st, err := host.OpenConsentStore(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: consent store: %w", err)
+	}
+	return st, nil
 }

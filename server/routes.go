@@ -7,7 +7,5 @@ func (h *Handler) addRoutes() {
 	h.routes[PathCompose] = route{http.MethodPost, jsonHandler(h, h.compose)}
 	h.routes[PathContext] = route{http.MethodPost, jsonHandler(h, h.context)}
 	h.routes[PathPrompt] = route{http.MethodPost, jsonHandler(h, h.prompt)}
+	h.routes[PathQuery] = route{http.MethodPost, jsonHandler(h, h.queryRoute)}
 }
-
-// Querier serves POST /v1/query.
-type Querier interface{}

@@ -63,6 +63,19 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 			return exitUsage
 		}
 		cfg.Limits.Apply(opts)
+		if len(cfg.Providers) > 0 {
+			var progress io.Writer
+			if isTerminal(s.err) {
+				progress = s.err
+			}
+			h, err := cfg.NewHost(ctx, progress)
+			if err != nil {
+				fmt.Fprintf(s.err, "serve: %v\n", err)
+				return exitFailed
+			}
+			opts.Query, closeProviders = h, h.Close
+			logger.Info("providers configured", "ids", h.IDs())
+		}
 	}
 	if *maxBody > 0 {
 		opts.MaxBodyBytes = *maxBody

@@ -176,3 +176,12 @@ func (c *Client) Context(ctx context.Context, req *server.ContextRequest) (*serv
 	}
 	return &out, nil
 }
+
+// Query calls POST /v1/query.
+func (c *Client) Query(ctx context.Context, req *server.QueryRequest) (*server.QueryResult, error) {
+	var out server.QueryResult
+	if err := c.Do(ctx, server.PathQuery, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
