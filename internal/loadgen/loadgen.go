@@ -37,6 +37,11 @@ type Options struct {
 	// Check, when set, inspects each 2xx body; an error counts the response
 	// as broken.
 	Check func(body []byte) error
+	// Idempotent sends an Idempotency-Key header, which lets Go's transport
+	// retry a request whose keep-alive connection the server closed before
+	// reading it (as a server does when it shuts down). Use it only for
+	// routes without side effects, such as /v1/compose.
+	Idempotent bool
 }
 
 // Report is the outcome of a run.
@@ -45,6 +50,7 @@ type Report struct {
 	OK       int64         // 2xx responses that passed Check
 	Statuses map[int]int64 // responses by status
 	Broken   int64         // responses cut off, unreadable, or failing Check
+	Dropped  int64         // requests that got no response at all (connection closed before it)
 	Refused  int64         // connections refused (the server was not listening)
 	Elapsed  time.Duration
 	P50, P90 time.Duration
@@ -62,8 +68,8 @@ func (r *Report) RPS() float64 {
 
 // String renders the report on one line.
 func (r *Report) String() string {
-	return fmt.Sprintf("requests=%d ok=%d broken=%d refused=%d elapsed=%.2fs rps=%.0f p50=%v p90=%v p99=%v max=%v statuses=%v",
-		r.Requests, r.OK, r.Broken, r.Refused, r.Elapsed.Seconds(), r.RPS(),
+	return fmt.Sprintf("requests=%d ok=%d broken=%d dropped=%d refused=%d elapsed=%.2fs rps=%.0f p50=%v p90=%v p99=%v max=%v statuses=%v",
+		r.Requests, r.OK, r.Broken, r.Dropped, r.Refused, r.Elapsed.Seconds(), r.RPS(),
 		r.P50.Round(time.Microsecond), r.P90.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond), r.Statuses)
 }
 
@@ -122,7 +128,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			buf := new(bytes.Buffer)
 			for ctx.Err() == nil && take() {
 				t0 := time.Now()
-				status, err := send(ctx, hc, o.URL, o.Body, buf)
+				status, err := send(ctx, hc, o.URL, o.Body, buf, o.Idempotent)
 				d := time.Since(t0)
 				if ctx.Err() != nil && err != nil {
 					break // the run ended mid-request: not the server's fault
@@ -133,10 +139,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					}
 				}
 				refused := err != nil && errors.Is(err, syscall.ECONNREFUSED)
+				var noResp *noResponseError
 				mu.Lock()
 				switch {
 				case refused:
 					rep.Refused++
+				case errors.As(err, &noResp):
+					rep.Dropped++
 				case err != nil:
 					rep.Broken++
 					if rep.FirstErr == nil {
@@ -172,15 +181,28 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *bytes.Buffer) (int, error) {
+// noResponseError is a request that got no response: the connection
+// failed or closed before any status line arrived.
+type noResponseError struct{ err error }
+
+func (e *noResponseError) Error() string { return "no response: " + e.err.Error() }
+func (e *noResponseError) Unwrap() error { return e.err }
+
+func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *bytes.Buffer, idempotent bool) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if idempotent {
+		req.Header.Set("Idempotency-Key", "loadgen")
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, err
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return 0, err
+		}
+		return 0, &noResponseError{err}
 	}
 	defer resp.Body.Close()
 	buf.Reset()
