@@ -44,6 +44,7 @@ func commands() []command {
 		serveCommand(),
 		trustCommand(),
 		queryCommand(),
+		assessCommand(),
 	}
 }
 
