@@ -84,7 +84,7 @@ not json
 		Valid      bool   `json:"valid"`
 		Items      int    `json:"items"`
 		Violations []struct {
-			Line                 int
+			Line                int
 			Rule, Field, Detail string
 		} `json:"violations"`
 		Errors []struct {
