@@ -624,7 +624,10 @@ func checkResult(t testing.TB, offers []Offer, budget int, res *Result) {
 		}
 		block := ""
 		for _, o := range offers {
-			if b := RenderFrame(o.Provider, o.Frame); o.ID() == c.Frame && strings.HasPrefix(blocks, b) {
+			if o.ID() != c.Frame {
+				continue
+			}
+			if b := RenderFrame(o.Provider, o.Frame); strings.HasPrefix(blocks, b) {
 				block = b
 				break
 			}
