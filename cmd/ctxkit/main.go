@@ -42,6 +42,7 @@ func commands() []command {
 	return []command{
 		validateCommand(),
 		trustCommand(),
+		composeCommand(),
 	}
 }
 
