@@ -8,8 +8,9 @@ import (
 )
 
 // BenchmarkRenderAdversarial renders a prompt whose untrusted part is 1 MiB
-// or 4 MiB of adversarial content; linear cost shows as the same MB/s at
-// both sizes. Run:
+// or 4 MiB of adversarial content; linear cost shows as the same MB/s (and
+// the same cpu-ns/B, the process CPU time per content byte, which a busy
+// shared machine disturbs less than wall time) at both sizes. Run:
 //
 //	go test -run='^$' -bench=RenderAdversarial -benchtime=20x ./prompt/
 func BenchmarkRenderAdversarial(b *testing.B) {
@@ -20,10 +21,16 @@ func BenchmarkRenderAdversarial(b *testing.B) {
 				p := New().Text("Summarise:").Untrusted(content)
 				b.SetBytes(int64(len(content)))
 				b.ReportAllocs()
+				cpu0, ok := processCPU()
 				for b.Loop() {
 					if _, err := p.WriteTo(io.Discard); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if cpu1, ok1 := processCPU(); ok && ok1 {
+					perOp := float64(cpu1-cpu0) / float64(b.N)
+					b.ReportMetric(perOp, "cpu-ns/op")
+					b.ReportMetric(perOp/float64(len(content)), "cpu-ns/B")
 				}
 			})
 		}
