@@ -43,6 +43,8 @@ func commands() []command {
 		validateCommand(),
 		trustCommand(),
 		queryCommand(),
+		providerCommand(),
+		consentCommand(),
 	}
 }
 
