@@ -43,6 +43,9 @@ func commands() []command {
 		validateCommand(),
 		trustCommand(),
 		composeCommand(),
+		queryCommand(),
+		providerCommand(),
+		consentCommand(),
 	}
 }
 
