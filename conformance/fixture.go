@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -436,27 +435,28 @@ func (p *FixtureProvider) verify(e *wire.Verify) wire.Envelope {
 	return resp
 }
 
-// maxLine bounds one received line (16 MiB, the CGP limit).
-const maxLine = 16 << 20
+// maxLine bounds one received line or body (16 MiB, the CGP limit).
+const maxLine = wire.DefaultMaxLineBytes
 
 // ServeStdio serves NDJSON envelopes from r, writing replies to w, until a
 // shutdown (nil), end of input (nil), a cancelled ctx, or a crash mode
-// (ErrFixtureCrash).
+// (ErrFixtureCrash). An over-long line is answered like any malformed line.
 func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	dec := wire.NewDecoder(r, nil)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := readLine(br, maxLine)
-		if errors.Is(err, io.EOF) && len(line) == 0 {
+		line, err := dec.ReadLine()
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("fixture provider: read: %w", err)
-		}
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
+		var tooLong *wire.TooLongError
+		switch {
+		case errors.As(err, &tooLong):
+			line = []byte("{") // malformed: answered bad_request (or per mode)
+		case err != nil:
+			return fmt.Errorf("fixture provider: %w", err)
 		}
 		reply, act := p.respond(line)
 		if act == actCrash {
@@ -470,29 +470,6 @@ func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writ
 		if act == actExit {
 			return nil
 		}
-	}
-}
-
-// readLine reads one '\n'-terminated line of at most limit bytes (without
-// the newline). A longer line is an error; bytes past the limit are skipped.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > limit+1 {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			return nil, fmt.Errorf("line longer than %d bytes", limit)
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			return line, err
-		}
-		return line[:len(line)-1], nil
 	}
 }
 
@@ -529,5 +506,3 @@ func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
-
-func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 64<<10) }

@@ -953,21 +953,13 @@ func (c *stdioConn) close() {
 
 // newLineReader returns a function reading bounded lines from r.
 func newLineReader(r io.Reader) func() ([]byte, error) {
-	br := bufioReader(r)
+	dec := wire.NewDecoder(r, nil)
 	return func() ([]byte, error) {
-		for {
-			line, err := readLine(br, maxLine)
-			if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-				return nil, err
-			}
-			if len(bytes.TrimSpace(line)) == 0 {
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return line, nil
+		line, err := dec.ReadLine()
+		if err != nil {
+			return nil, err
 		}
+		return append([]byte(nil), line...), nil
 	}
 }
 
