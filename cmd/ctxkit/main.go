@@ -41,6 +41,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		validateCommand(),
+		conformCommand(),
+		fixtureProviderCommand(),
 	}
 }
 
