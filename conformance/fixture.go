@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -499,10 +497,4 @@ func (p *FixtureProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(reply)
 	}
-}
-
-// sha256Hex is the lower-case hex SHA-256 of b.
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }

@@ -77,7 +77,9 @@ type hostRun struct {
 	rep   *Report
 }
 
-func (r *hostRun) fail(name, sent, got, expected string) { r.rep.add(name, Fail, "%s", ev(sent, got, expected)) }
+func (r *hostRun) fail(name, sent, got, expected string) {
+	r.rep.add(name, Fail, "%s", ev(sent, got, expected))
+}
 
 // newHost builds a host with an in-memory consent store and short timeouts,
 // and returns it with a closer.
