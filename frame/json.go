@@ -326,7 +326,6 @@ func (a ID) write(w *cgpjson.W) {
 	w.Close()
 }
 
-
 // MarshalJSON returns the CGP encoding of a.
 func (a ID) MarshalJSON() ([]byte, error) { return a.AppendJSON(nil), nil }
 
@@ -372,7 +371,6 @@ func (q *Query) write(w *cgpjson.W) {
 	cgpjson.OptStrs(w, "representation_preferences", q.RepresentationPreferences)
 	w.Close()
 }
-
 
 // MarshalJSON returns the CGP encoding of q.
 func (q Query) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil) }
@@ -437,7 +435,6 @@ func (p *ProviderInfo) write(w *cgpjson.W) {
 	w.Close()
 }
 
-
 // MarshalJSON returns the CGP encoding of p.
 func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
 
@@ -486,7 +483,5 @@ func (c *Capabilities) write(w *cgpjson.W) {
 	w.Close()
 }
 
-
 // MarshalJSON returns the CGP encoding of c.
 func (c Capabilities) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
-

@@ -99,6 +99,7 @@ func (d *Decoder) readRaw() ([]byte, error) {
 				tooLong = true
 				d.buf = d.buf[:0]
 			} else {
+				d.grow(len(chunk))
 				d.buf = append(d.buf, chunk...)
 			}
 		}
@@ -127,6 +128,25 @@ func (d *Decoder) readRaw() ([]byte, error) {
 			return nil, d.err
 		}
 	}
+}
+
+// grow makes room for n more bytes, doubling capacity up to the limit so an
+// over-long line costs at most about twice the limit in allocations.
+func (d *Decoder) grow(n int) {
+	need := len(d.buf) + n
+	if need <= cap(d.buf) {
+		return
+	}
+	c := 2 * cap(d.buf)
+	if c > d.max+1 {
+		c = d.max + 1
+	}
+	if c < need {
+		c = need
+	}
+	b := make([]byte, len(d.buf), c)
+	copy(b, d.buf)
+	d.buf = b
 }
 
 // Decode reads and decodes the next envelope. It returns io.EOF at the end of
