@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -654,13 +653,8 @@ func (r *provRun) embedding() {
 		r.rep.add(CheckEmbedding, Skipped, "the provider declares no embeddings_fingerprint")
 		return
 	}
-	parts := strings.Split(fp, "/")
-	dims := 0
-	if len(parts) >= 2 {
-		dims, _ = strconv.Atoi(parts[1])
-	}
 	n := 1
-	if dims == 1 {
+	if parsed, err := frame.ParseFingerprint(fp); err == nil && parsed.Dims == 1 {
 		n = 2
 	}
 	c, _, ok := r.probe(CheckEmbedding)
