@@ -46,6 +46,8 @@ func commands() []command {
 		queryCommand(),
 		providerCommand(),
 		consentCommand(),
+		conformCommand(),
+		fixtureProviderCommand(),
 	}
 }
 
