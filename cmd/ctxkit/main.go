@@ -41,6 +41,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		validateCommand(),
+		serveCommand(),
 		trustCommand(),
 		composeCommand(),
 		queryCommand(),
