@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 }
 
 // runCLI runs the built binary and returns its exit status and output.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
+func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(ctxkitBinary(t), args...)
 	cmd.Dir = filepath.Join("..", "..")
@@ -89,7 +89,7 @@ func jsonReport(t *testing.T, stdout string) *conformance.Report {
 func TestConformProviderHonestJSON(t *testing.T) {
 	t.Parallel()
 	bin := ctxkitBinary(t)
-	code, out, errOut := runCLI(t, "conform", "provider", "--json", "--", bin, "fixture-provider")
+	code, out, errOut := runBinary(t, "conform", "provider", "--json", "--", bin, "fixture-provider")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr %s; stdout %s", code, errOut, out)
 	}
@@ -102,7 +102,7 @@ func TestConformProviderHonestJSON(t *testing.T) {
 func TestConformProviderMisbehavingExits1(t *testing.T) {
 	t.Parallel()
 	bin := ctxkitBinary(t)
-	code, out, _ := runCLI(t, "conform", "provider", "--json", "--", bin, "fixture-provider", "--misbehave", "under-report-cost")
+	code, out, _ := runBinary(t, "conform", "provider", "--json", "--", bin, "fixture-provider", "--misbehave", "under-report-cost")
 	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}
@@ -146,7 +146,7 @@ func TestConformHostText(t *testing.T) {
 
 func TestConformCompositionReference(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCLI(t, "conform", "composition", "--json")
+	code, out, errOut := runBinary(t, "conform", "composition", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
@@ -162,7 +162,7 @@ func TestConformCompositionReference(t *testing.T) {
 // the same cost, by conformance.TestPythonExampleHostPasses.)
 func TestConformCompositionBrokenPythonHost(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCLI(t, "conform", "composition", "--json", "--exec", "python3", "examples/composing-host/broken_host.py")
+	code, out, errOut := runBinary(t, "conform", "composition", "--json", "--exec", "python3", "examples/composing-host/broken_host.py")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}
