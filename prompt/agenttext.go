@@ -41,9 +41,10 @@ func (e External) untrustedText() string { return string(e) }
 //     External(t) compiles;
 //   - it has no String method, so it is no [fmt.Stringer];
 //   - every fmt verb (%v %s %q %x %+v %#v ...) prints "AgentText(<N bytes>)",
-//     with N the length in UTF-8 bytes, never the text, also when the
-//     AgentText is a field (exported or not) of a struct being printed,
-//     because the text sits behind a pointer fmt does not follow;
+//     with N the length in UTF-8 bytes, never the text; so does printing a
+//     struct, slice or map that holds it. (fmt cannot call methods through
+//     an unexported struct field: such a field prints as an opaque pointer,
+//     since the text sits behind a pointer fmt does not follow at depth);
 //   - log/slog logs the same placeholder (see [AgentText.LogValue]);
 //   - it is not comparable with ==; use [AgentText.Equal].
 //

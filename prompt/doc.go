@@ -34,6 +34,12 @@
 // is the sealed set of types Untrusted accepts; plain third-party strings
 // are converted to [External].
 //
+// Misuse is refused, never rendered silently: a blank instruction, nil
+// content or a zero Prompt is recorded, [Prompt.Build] and [Prompt.WriteTo]
+// then return the error, and [Prompt.String], which cannot return one,
+// renders only a visible "%!prompt(ERROR=...)" marker. Build is the method
+// to use; String exists for fmt.
+//
 // [MaskNonces] replaces the nonces of the block tags with zeros so that two
 // renderings of one prompt compare equal in record/replay fixtures.
 //

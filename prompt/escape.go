@@ -34,7 +34,7 @@ func escapeTo(w io.StringWriter, content string) error {
 	for i := 0; i < len(content); {
 		c := content[i]
 		if c < utf8.RuneSelf {
-			if c == '<' && opensTag(content, i, 1) {
+			if c == '<' && tagAt(content, i, 1) {
 				if err := writeAll(w, content[start:i], "&lt;"); err != nil {
 					return err
 				}
@@ -44,7 +44,7 @@ func escapeTo(w io.StringWriter, content string) error {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(content[i:])
-		if isOpener(r) && opensTag(content, i, size) {
+		if isOpener(r) && tagAt(content, i, size) {
 			var buf [16]byte
 			ref := append(buf[:0], "&#x"...)
 			ref = strconv.AppendUint(ref, uint64(r), 16)
@@ -148,9 +148,16 @@ func isIgnorable(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Cc) && !unicode.IsSpace(r)
 }
 
-// opensTag reports whether the opener of size bytes at content[i] starts an
+// tagAt reports whether the opener of size bytes at content[i] starts an
 // untrusted tag.
-func opensTag(content string, i, size int) bool {
+func tagAt(content string, i, size int) bool {
+	ok, _ := opensTag(content, i, size)
+	return ok
+}
+
+// opensTag reports whether the opener of size bytes at content[i] starts an
+// untrusted tag, and the index just past the last byte it read.
+func opensTag(content string, i, size int) (ok bool, end int) {
 	var m matcher
 	if size > 1 {
 		// The opener's own decomposition after its first rune (U+226E is
@@ -159,7 +166,7 @@ func opensTag(content string, i, size int) bool {
 		if len(d) > 0 {
 			_, n := utf8.DecodeRune(d)
 			if done, ok := m.feedAll(d[n:]); done {
-				return ok
+				return ok, i + size
 			}
 		}
 	}
@@ -167,7 +174,7 @@ func opensTag(content string, i, size int) bool {
 		c := content[j]
 		if c < utf8.RuneSelf {
 			if done, ok := m.feed(rune(c)); done {
-				return ok
+				return ok, j + 1
 			}
 			j++
 			continue
@@ -176,18 +183,18 @@ func opensTag(content string, i, size int) bool {
 		if r != utf8.RuneError {
 			if d := norm.NFKD.PropertiesString(content[j:]).Decomposition(); len(d) > 0 {
 				if done, ok := m.feedAll(d); done {
-					return ok
+					return ok, j + n
 				}
 				j += n
 				continue
 			}
 		}
 		if done, ok := m.feed(r); done {
-			return ok
+			return ok, j + n
 		}
 		j += n
 	}
-	return false // the content ends before the name does
+	return false, len(content) // the content ends before the name does
 }
 
 // matcher follows the runes after an opener: first a run of whitespace,

@@ -43,8 +43,13 @@ func commands() []command {
 		validateCommand(),
 		serveCommand(),
 		trustCommand(),
+		composeCommand(),
 		queryCommand(),
 		assessCommand(),
+		providerCommand(),
+		consentCommand(),
+		conformCommand(),
+		fixtureProviderCommand(),
 	}
 }
 
