@@ -122,8 +122,10 @@ func New(opts *Options) *Handler {
 func (h *Handler) Metrics() *Metrics { return h.metrics }
 
 // Drain makes GET /healthz answer 503 {"status":"draining"} so that a load
-// balancer stops sending new requests; other routes keep working. Call it
-// before http.Server.Shutdown.
+// balancer stops sending new requests, and closes each connection after its
+// next response ("Connection: close"); other routes keep working. Serve
+// calls it when a shutdown begins; call it before http.Server.Shutdown when
+// running the handler yourself.
 func (h *Handler) Drain() { h.draining.Store(true) }
 
 // ServeHTTP routes the request, enforcing the limits and recording metrics.
@@ -149,6 +151,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Int64("request_bytes", max(r.ContentLength, 0)), slog.Int64("response_bytes", sw.n))
 	}()
 
+	if h.draining.Load() {
+		// Let the client know not to reuse the connection, so that a
+		// shutdown never closes it under a request being sent.
+		sw.Header().Set("Connection", "close")
+	}
 	rt, ok := h.routes[r.URL.Path]
 	switch {
 	case !ok:
