@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 		usage(s.out)
 		return exitOK
 	}
+	if code, ok := dispatchRemote(ctx, args, s); ok {
+		return code
+	}
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(ctx, args[1:], s)
