@@ -33,6 +33,10 @@ type block struct {
 	output string // the following <!-- output --> block, if any
 }
 
+// buildRE matches a block building the CLI, which the test replaces by a
+// copy of the binary it built once.
+var buildRE = regexp.MustCompile(`go build -o (\S+) \./cmd/ctxkit`)
+
 var markerRE = regexp.MustCompile(`^<!--\s*(test(?:\s+exit=(\d+))?|no-test:\s*\S.*|output)\s*-->$`)
 
 // parseBlocks returns the fenced blocks of a Markdown document with the
@@ -205,6 +209,7 @@ func TestDocs(t *testing.T) {
 	for _, b := range runnable {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			body := strings.ReplaceAll(b.body, "go run ./cmd/ctxkit", "ctxkit")
+			body = buildRE.ReplaceAllString(body, `cp "$$(command -v ctxkit)" $1`)
 			body = strings.ReplaceAll(body, docAddr, addr)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
