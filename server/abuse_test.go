@@ -102,6 +102,7 @@ func TestAbuseHugeBody(t *testing.T) {
 			if n := sent.Load(); n > 64<<20 {
 				t.Fatalf("client pushed %d bytes before the 413", n)
 			}
+			t.Logf("413 after the client pushed %d bytes of a 1 GiB body (limit %d)", sent.Load(), limit)
 		})
 	}
 }
@@ -112,7 +113,9 @@ func TestAbuseTenThousandFrames(t *testing.T) {
 	if len(body) >= server.DefaultMaxBodyBytes {
 		t.Fatalf("body of %d bytes would hit the size limit first", len(body))
 	}
+	start := time.Now()
 	status, b := postRaw(t, base+server.PathCompose, body)
+	t.Logf("10,000 offers (%d bytes): %d in %v", len(body), status, time.Since(start).Round(time.Millisecond))
 	if status != 413 || !strings.Contains(string(b), `"code":"too_many_frames"`) || !strings.Contains(string(b), `"field":"offers"`) {
 		t.Fatalf("10,000 frames: %d %s", status, b)
 	}

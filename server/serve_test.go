@@ -164,4 +164,5 @@ func TestSlowClientIsTimedOut(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("slow client held the handler for %v", el)
 	}
+	t.Logf("a client sending 20 bytes/s got 408 after %v (timeout 300ms)", time.Since(start).Round(time.Millisecond))
 }
