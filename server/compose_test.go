@@ -138,7 +138,7 @@ func TestComposeRouteCountsFrames(t *testing.T) {
 	}
 	for _, want := range []string{
 		fmt.Sprintf("ctxkit_frames_composed_total %d\n", inc),
-		fmt.Sprintf("ctxkit_frames_excluded_total{reason=\"duplicate\"} 1\n"),
+		"ctxkit_frames_excluded_total{reason=\"duplicate\"} 1\n",
 		fmt.Sprintf("ctxkit_frames_excluded_total{reason=\"over_budget\"} %d\n", reasons["over_budget"]),
 		`ctxkit_http_requests_total{route="/v1/compose",code="200"} 1` + "\n",
 	} {
