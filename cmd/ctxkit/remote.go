@@ -184,26 +184,47 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 	return exitOK
 }
 
-// writeRemoteAudit prints one line per audit entry and a summary.
+// writeRemoteAudit prints the audit as `ctxkit compose` does: one line
+// per entry and a summary.
 func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
 	inc := 0
 	for _, e := range res.Audit.Entries {
-		id := e.Frame.Provider + "/" + e.Frame.Frame
-		switch {
-		case e.Disposition == "included":
+		var b strings.Builder
+		b.WriteString(e.Disposition)
+		if e.Disposition == "included" {
 			inc++
-			fmt.Fprintf(w, "included %s %s\n", id, e.Verification)
-		case e.Reason != nil && e.Reason.Kept != nil:
-			fmt.Fprintf(w, "excluded %s %s kept=%s/%s\n", id, e.Reason.Kind, e.Reason.Kept.Provider, e.Reason.Kept.Frame)
-		case e.Reason != nil && e.Reason.Cost != nil && e.Reason.Remaining != nil:
-			fmt.Fprintf(w, "excluded %s %s cost=%d remaining=%d\n", id, e.Reason.Kind, *e.Reason.Cost, *e.Reason.Remaining)
-		default:
-			fmt.Fprintf(w, "excluded %s\n", id)
+			b.WriteString(" " + e.Verification + " " + quoteIdentity(e.Frame))
+		} else if e.Reason != nil {
+			b.WriteString(" " + e.Reason.Kind + " " + quoteIdentity(e.Frame))
+			switch {
+			case e.Reason.Kept != nil:
+				b.WriteString(" kept=" + quoteIdentity(*e.Reason.Kept))
+			case e.Reason.Cost != nil && e.Reason.Remaining != nil:
+				fmt.Fprintf(&b, " cost=%d remaining=%d", *e.Reason.Cost, *e.Reason.Remaining)
+			}
 		}
+		var st struct {
+			State string `json:"state"`
+		}
+		_ = json.Unmarshal(e.Attestation, &st)
+		b.WriteString(" attestation=" + st.State)
+		fmt.Fprintln(w, b.String())
 	}
 	a := res.Audit
 	fmt.Fprintf(w, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
 		a.Budget, a.TokensUsed, a.Strategy, a.Packer, inc, len(a.Entries)-inc)
+}
+
+// quoteIdentity prints an identity on one line, Go-quoted when it holds
+// spaces, quotes or non-graphic runes (as the composer's audit text does).
+func quoteIdentity(id frame.ID) string {
+	s := id.String()
+	for _, r := range s {
+		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func remoteAssess(ctx context.Context, c *client.Client, args []string, s stdio) int {

@@ -41,7 +41,7 @@ func TestRemoteComposeMatchesLocal(t *testing.T) {
 		args := append([]string{"compose", "--budget", "200", in}, extra...)
 		lc, lout, lerr := runCLI(t, "", args...)
 		rc, rout, rerr := runCLI(t, "", append(args, "--remote", url)...)
-		if lc != 0 || rc != 0 || lout != rout || lout == "" {
+		if lc != 0 || rc != 0 || lout != rout || lout == "" || lerr != rerr {
 			t.Fatalf("%v: local %d %q (%s)\nremote %d %q (%s)", extra, lc, lout, lerr, rc, rout, rerr)
 		}
 		_, ljson, _ := runCLI(t, "", append(args, "--format", "json")...)
