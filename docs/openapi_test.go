@@ -91,7 +91,7 @@ func sameShape(want, got any, path string) error {
 }
 
 // testHandler serves the routes with a files provider over a directory
-// holding budget.md, the setting of the /v1/query example.
+// holding fences.md, the setting of the /v1/query example.
 func testHandler(t *testing.T) http.Handler {
 	t.Helper()
 	dir := t.TempDir()
@@ -99,8 +99,8 @@ func testHandler(t *testing.T) http.Handler {
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	text := "# Budget\n\nThe global budget is split between providers equally;\nthe first providers get one token more.\n"
-	if err := os.WriteFile(filepath.Join(docs, "budget.md"), []byte(text), 0o644); err != nil {
+	text := "# Fences\n\nEvery frame renders inside one fence;\nuntrusted content cannot close it.\n"
+	if err := os.WriteFile(filepath.Join(docs, "fences.md"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"docs","files":` + fmt.Sprintf("%q", docs) + `}]}`))
