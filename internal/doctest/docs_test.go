@@ -1,4 +1,4 @@
-package docs
+package doctest
 
 import (
 	"bufio"
@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 )
+
+// repoRoot is the repository root, relative to this package.
+const repoRoot = "../.."
 
 // docAddr is the server address the docs are written against.
 const docAddr = "127.0.0.1:8787"
@@ -165,7 +168,7 @@ func allBlocks(t *testing.T, root string) []block {
 }
 
 func TestEveryCtxkitCommandIsMarked(t *testing.T) {
-	for _, b := range allBlocks(t, "..") {
+	for _, b := range allBlocks(t, repoRoot) {
 		if isShell(b.lang) && b.marker == "" && runsCtxkit(b.body) {
 			t.Errorf("%s:%d: a shell block running ctxkit has no marker; put <!-- test --> (or <!-- no-test: REASON -->) on the line before its fence", b.file, b.line)
 		}
@@ -177,7 +180,7 @@ func TestDocs(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatal("bash is required to run the docs' shell blocks")
 	}
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

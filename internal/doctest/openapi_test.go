@@ -1,4 +1,4 @@
-package docs
+package doctest
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 func loadSpec(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile("openapi.yaml")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "openapi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

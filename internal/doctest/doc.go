@@ -1,6 +1,7 @@
-// Package docs holds ctxkit's user documentation (the Markdown files and
-// openapi.yaml beside this file). It has no API: its tests run every shell
-// and Python block the pages mark as runnable, so the docs cannot rot.
+// Package doctest keeps ctxkit's user documentation honest. It has no API:
+// its tests run every shell and Python block that README.md and docs/*.md
+// mark as runnable, and send every example of docs/openapi.yaml to the HTTP
+// handler, so the docs cannot rot.
 //
 // A fenced block is run when the line before its opening fence is
 //
@@ -20,4 +21,4 @@
 //
 // A runnable block followed by a block marked <!-- output --> must print
 // every non-empty line of that block, in order.
-package docs
+package doctest
