@@ -103,15 +103,13 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	type fileKey struct{ uri, rng string }
-	byID := make(map[frame.ID]int, n)
 	byDigest := make(map[string]int, n)
-	byFile := make(map[fileKey]int)
-	for _, i := range canon {
+	byFile := make(map[fileKey]int, n)
+	for k, i := range canon {
 		f := offers[i].frame()
-		if j, ok := byID[g.ids[i]]; ok {
-			union(j, i)
-		} else {
-			byID[g.ids[i]] = i
+		// Equal identities are adjacent in canonical order.
+		if k > 0 && g.ids[canon[k-1]] == g.ids[i] {
+			union(canon[k-1], i)
 		}
 		if f.ContentDigest != "" {
 			if j, ok := byDigest[f.ContentDigest]; ok {
@@ -139,7 +137,7 @@ func dedupGroups(offers []Offer) *groups {
 	for k, i := range canon {
 		pos[i] = k
 	}
-	best := make(map[int]int) // root -> survivor
+	best := make([]int, n) // root -> survivor + 1 (0: none yet)
 	better := func(a, b int) bool {
 		if c := CompareScores(offers[a].frame().Score, offers[b].frame().Score); c != 0 {
 			return c > 0
@@ -148,13 +146,13 @@ func dedupGroups(offers []Offer) *groups {
 	}
 	for _, i := range canon {
 		r := find(i)
-		if s, ok := best[r]; !ok || better(i, s) {
-			best[r] = i
+		if s := best[r] - 1; s < 0 || better(i, s) {
+			best[r] = i + 1
 		}
 	}
-	size := make(map[int]int)
+	size := make([]int, n)
 	for _, i := range canon {
-		s := best[find(i)]
+		s := best[find(i)] - 1
 		g.survivorOf[i] = s
 		size[s]++
 		if s == i {

@@ -44,7 +44,7 @@ func (ScoreDescending) Name() string { return NameScoreDescending }
 
 // Order ranks offers by score descending, then FrameID ascending.
 func (ScoreDescending) Order(offers []Offer) []int {
-	l := newLanes(offers)
+	l := newIDs(offers)
 	return l.sorted(func(a, b int) int { return l.byScore(a, b) })
 }
 
@@ -226,16 +226,25 @@ func IsPermutation(order []int, n int) bool {
 type lanes struct {
 	offers  []Offer
 	ids     []frame.ID
+	keys    []int32 // score keys (scoreKey)
 	ordinal []int
 	rank    []int
 }
 
-func newLanes(offers []Offer) *lanes {
-	n := len(offers)
-	l := &lanes{offers: offers, ids: make([]frame.ID, n), ordinal: make([]int, n), rank: make([]int, n)}
+// newIDs returns lanes with identities only (no ordinals or ranks).
+func newIDs(offers []Offer) *lanes {
+	l := &lanes{offers: offers, ids: make([]frame.ID, len(offers)), keys: make([]int32, len(offers))}
 	for i, o := range offers {
 		l.ids[i] = o.ID()
+		l.keys[i] = scoreKey(o.frame().Score)
 	}
+	return l
+}
+
+func newLanes(offers []Offer) *lanes {
+	n := len(offers)
+	l := newIDs(offers)
+	l.ordinal, l.rank = make([]int, n), make([]int, n)
 	// Sorting by (provider, score desc, FrameID, ...) yields both facts in
 	// one pass.
 	idx := make([]int, n)
@@ -261,7 +270,7 @@ func newLanes(offers []Offer) *lanes {
 // byScore is the within-provider comparator: score descending, then FrameID
 // and the value tiebreak.
 func (l *lanes) byScore(a, b int) int {
-	if c := CompareScores(l.offers[b].frame().Score, l.offers[a].frame().Score); c != 0 {
+	if c := cmp.Compare(l.keys[b], l.keys[a]); c != 0 {
 		return c
 	}
 	return l.tiebreak(a, b)
