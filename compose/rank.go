@@ -227,6 +227,9 @@ type lanes struct {
 	offers  []Offer
 	ids     []frame.ID
 	keys    []int32 // score keys (scoreKey)
+	// strict: ids are strictly increasing, so index order is FrameID order
+	// (true for Dedup's output, which ForPrompt ranks).
+	strict bool
 	ordinal []int
 	rank    []int
 }
@@ -234,9 +237,13 @@ type lanes struct {
 // newIDs returns lanes with identities only (no ordinals or ranks).
 func newIDs(offers []Offer) *lanes {
 	l := &lanes{offers: offers, ids: make([]frame.ID, len(offers)), keys: make([]int32, len(offers))}
+	l.strict = true
 	for i, o := range offers {
 		l.ids[i] = o.ID()
 		l.keys[i] = scoreKey(o.frame().Score)
+		if i > 0 && l.strict && l.ids[i-1].Compare(l.ids[i]) >= 0 {
+			l.strict = false
+		}
 	}
 	return l
 }
@@ -279,6 +286,9 @@ func (l *lanes) byScore(a, b int) int {
 // tiebreak orders by FrameID, then by value, then by index (equal values are
 // interchangeable, so the index cannot change any output).
 func (l *lanes) tiebreak(a, b int) int {
+	if l.strict {
+		return cmp.Compare(a, b)
+	}
 	if c := l.ids[a].Compare(l.ids[b]); c != 0 {
 		return c
 	}
