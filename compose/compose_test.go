@@ -539,7 +539,7 @@ func randomOffers(rng *rand.Rand) []Offer {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		f := testFrame(fmt.Sprintf("f%d", rng.IntN(n+1)), b.String())
-		scores := []float32{0, .5, .5, 1, float32(rng.IntN(101)) / 100, float32(math.NaN()), -0.0}
+		scores := []float32{0, .5, .5, 1, float32(rng.IntN(101)) / 100, float32(math.NaN()), float32(math.Copysign(0, -1))}
 		f.Score = scores[rng.IntN(len(scores))]
 		switch rng.IntN(4) {
 		case 0:

@@ -224,12 +224,12 @@ func IsPermutation(order []int, n int) bool {
 // ids) and rank (position within the provider by score descending, then
 // FrameID).
 type lanes struct {
-	offers  []Offer
-	ids     []frame.ID
-	keys    []int32 // score keys (scoreKey)
+	offers []Offer
+	ids    []frame.ID
+	keys   []int32 // score keys (scoreKey)
 	// strict: ids are strictly increasing, so index order is FrameID order
 	// (true for Dedup's output, which ForPrompt ranks).
-	strict bool
+	strict  bool
 	ordinal []int
 	rank    []int
 }
