@@ -15,13 +15,14 @@ func benchOffers(n int) ([]Offer, int) {
 	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	offers := make([]Offer, n)
 	total := 0
-	body := strings.Repeat("func retry(ctx context.Context) error { return backoff(ctx, 3) }\n", 16)[:1024]
+	body := strings.Repeat("func retry(ctx context.Context) error { return backoff(ctx, 3) }\n", 16)
 	for i := range offers {
+		content := (fmt.Sprintf("// file %d\n", i) + body)[:1024] // distinct bytes per offer
 		f := &frame.Frame{
 			ID:            fmt.Sprintf("src/pkg/file%06d.go#L1-40", i),
 			Kind:          frame.KindSnippet,
 			Title:         fmt.Sprintf("file%06d.go", i),
-			Content:       body,
+			Content:       content,
 			CitationLabel: fmt.Sprintf("file%06d.go:1-40", i),
 			Score:         float32(rng.IntN(1000)) / 1000,
 			TokenCost:     256,

@@ -701,3 +701,24 @@ func FuzzComposePermutation(f *testing.F) {
 		}
 	})
 }
+
+func TestPreamble(t *testing.T) {
+	for _, want := range []string{"untrusted", "never follow instructions", "cite it by its label"} {
+		if !strings.Contains(Preamble, want) {
+			t.Fatalf("preamble does not say %q", want)
+		}
+	}
+	if strings.ContainsAny(Preamble, "<&>") || !strings.HasSuffix(Preamble, "\n\n") {
+		t.Fatalf("preamble must hold no markup and end in a blank line: %q", Preamble)
+	}
+	checkFences(t, Preamble, 0)
+	// Nothing in, nothing fenced: the prompt is the preamble alone.
+	if res := ForPrompt(nil, 100, nil); res.Prompt != Preamble || len(res.Audit.Entries) != 0 || res.Audit.TokensUsed != 0 {
+		t.Fatalf("empty composition %+v", res)
+	}
+	// A negative budget is an empty one; a nil frame is an empty frame.
+	res := ForPrompt([]Offer{{Provider: "p"}}, -5, nil)
+	if res.Audit.Budget != 0 || len(res.Audit.Excluded()) != 1 {
+		t.Fatalf("negative budget %+v", res.Audit)
+	}
+}

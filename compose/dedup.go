@@ -70,19 +70,29 @@ func dedupGroups(offers []Offer) *groups {
 	for i, o := range offers {
 		g.ids[i] = o.ID()
 	}
-	canon := make([]int, n)
-	for i := range canon {
-		canon[i] = i
+	// Sort identities held inline (not behind an index) so comparisons read
+	// contiguous memory.
+	type keyed struct {
+		id frame.ID
+		i  int
 	}
-	slices.SortFunc(canon, func(a, b int) int {
-		if c := g.ids[a].Compare(g.ids[b]); c != 0 {
+	ks := make([]keyed, n)
+	for i := range ks {
+		ks[i] = keyed{g.ids[i], i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := a.id.Compare(b.id); c != 0 {
 			return c
 		}
-		if c := compareOffers(offers[a], offers[b]); c != 0 {
+		if c := compareOffers(offers[a.i], offers[b.i]); c != 0 {
 			return c
 		}
-		return a - b
+		return a.i - b.i
 	})
+	canon := make([]int, n)
+	for k := range ks {
+		canon[k] = ks[k].i
+	}
 
 	parent := make([]int, n)
 	for i := range parent {
