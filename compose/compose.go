@@ -159,7 +159,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 				e.Verification = Verifiable
 			}
 			included = append(included, item{offer: off, id: id, cost: cost, size: size,
-				clean: contentLens[k] == len(f.Content)})
+				clean: contentLens[k] == len(inlineContent(f))})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
