@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"math/rand/v2"
@@ -11,13 +9,6 @@ import (
 	"strings"
 	"testing"
 )
-
-func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
-	return code, out.String(), errb.String()
-}
 
 // screenshotRequest is an Anthropic Messages request carrying a 3 MB
 // base64 PNG screenshot.

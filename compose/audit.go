@@ -1,0 +1,375 @@
+package compose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
+)
+
+// Disposition says whether an offered frame reached the prompt.
+type Disposition uint8
+
+// Dispositions. The zero value is not a disposition.
+const (
+	// Included: rendered into the prompt.
+	Included Disposition = iota + 1
+	// Excluded: left out, with a Reason.
+	Excluded
+)
+
+// String returns "included" or "excluded".
+func (d Disposition) String() string {
+	switch d {
+	case Included:
+		return "included"
+	case Excluded:
+		return "excluded"
+	}
+	return "disposition(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Verification says whether an included frame's content can be revalidated
+// later: it carries a content_digest a provider can answer context/verify
+// against.
+type Verification uint8
+
+// Verification states. The zero value is not a state.
+const (
+	// Verifiable: the frame carries a content_digest.
+	Verifiable Verification = iota + 1
+	// Unverifiable: no content_digest; trust on first use.
+	Unverifiable
+)
+
+// String returns "verifiable" or "unverifiable".
+func (v Verification) String() string {
+	switch v {
+	case Verifiable:
+		return "verifiable"
+	case Unverifiable:
+		return "unverifiable"
+	}
+	return "verification(" + strconv.Itoa(int(v)) + ")"
+}
+
+// ReasonKind names why a frame was excluded.
+type ReasonKind uint8
+
+// Exclusion reasons. The zero value is not a reason.
+const (
+	// Duplicate: the same evidence as another offer, which was kept
+	// (Reason.Kept names the group's final survivor).
+	Duplicate ReasonKind = iota + 1
+	// OverBudget: its rendered cost (Reason.Cost) exceeded the budget still
+	// remaining (Reason.Remaining) when the packer reached it.
+	OverBudget
+	// PackingStopped: the StopAtFirstMiss packer had already stopped at an
+	// earlier frame that did not fit; Reason.Cost and Reason.Remaining are
+	// this frame's cost and the budget left when packing stopped.
+	PackingStopped
+)
+
+// String returns "duplicate", "over_budget" or "packing_stopped".
+func (k ReasonKind) String() string {
+	switch k {
+	case Duplicate:
+		return "duplicate"
+	case OverBudget:
+		return "over_budget"
+	case PackingStopped:
+		return "packing_stopped"
+	}
+	return "reason(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Reason explains one exclusion.
+type Reason struct {
+	Kind ReasonKind
+	// Kept is the survivor's identity (Duplicate only).
+	Kept frame.ID
+	// Cost is the frame's rendered cost in budget tokens (OverBudget,
+	// PackingStopped).
+	Cost int
+	// Remaining is the budget left when the decision was made (OverBudget,
+	// PackingStopped).
+	Remaining int
+}
+
+// Entry is one offered frame's line in the audit: which frame, what became
+// of it, and what the host found about its attestation.
+type Entry struct {
+	// Frame is the offered frame's identity.
+	Frame frame.ID
+	// Disposition is Included or Excluded.
+	Disposition Disposition
+	// Verification is set for an included frame.
+	Verification Verification
+	// Reason is set for an excluded frame.
+	Reason Reason
+	// Attestation is the ledger's state for the frame (NotChecked without a
+	// ledger). It never decides inclusion or placement.
+	Attestation trust.State
+}
+
+// Audit is the record of one composition: one Entry per offered frame (a
+// total partition into included and excluded-with-reason), the budget, the
+// rendered tokens actually used, and the names of the ranking strategy and
+// packer that ran.
+type Audit struct {
+	Entries    []Entry
+	Budget     int
+	TokensUsed int
+	Strategy   string
+	Packer     string
+}
+
+// Included returns the identities of the included frames, in audit order.
+func (a *Audit) Included() []frame.ID {
+	var out []frame.ID
+	for _, e := range a.Entries {
+		if e.Disposition == Included {
+			out = append(out, e.Frame)
+		}
+	}
+	return out
+}
+
+// Excluded returns the excluded entries, in audit order.
+func (a *Audit) Excluded() []Entry {
+	var out []Entry
+	for _, e := range a.Entries {
+		if e.Disposition == Excluded {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Attested returns the entries whose attestation verified under a trusted
+// key. NotChecked and every failure state are left out: "could not check"
+// is never "good".
+func (a *Audit) Attested() []Entry {
+	var out []Entry
+	for _, e := range a.Entries {
+		if e.Attestation.IsAttested() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ExplainsEveryDrop reports whether every entry is either included with a
+// verification state or excluded with a known reason that carries its
+// evidence (a Duplicate names a survivor).
+func (a *Audit) ExplainsEveryDrop() bool {
+	for _, e := range a.Entries {
+		switch e.Disposition {
+		case Included:
+			if e.Verification != Verifiable && e.Verification != Unverifiable {
+				return false
+			}
+		case Excluded:
+			switch e.Reason.Kind {
+			case Duplicate:
+				if e.Reason.Kept == (frame.ID{}) {
+					return false
+				}
+			case OverBudget, PackingStopped:
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the entry as one audit line, for example
+//
+//	included verifiable alpha/cheap@sha256:… attestation=not_checked
+//	excluded duplicate alpha/dup_low@sha256:… kept=beta/dup_high@sha256:… attestation=not_checked
+//	excluded over_budget beta/huge@sha256:… cost=118 remaining=16 attestation=not_checked
+func (e Entry) String() string {
+	var b strings.Builder
+	b.WriteString(e.Disposition.String())
+	b.WriteByte(' ')
+	switch e.Disposition {
+	case Included:
+		b.WriteString(e.Verification.String())
+		b.WriteByte(' ')
+		b.WriteString(quoteID(e.Frame))
+	case Excluded:
+		b.WriteString(e.Reason.Kind.String())
+		b.WriteByte(' ')
+		b.WriteString(quoteID(e.Frame))
+		switch e.Reason.Kind {
+		case Duplicate:
+			b.WriteString(" kept=" + quoteID(e.Reason.Kept))
+		case OverBudget, PackingStopped:
+			b.WriteString(" cost=" + strconv.Itoa(e.Reason.Cost) + " remaining=" + strconv.Itoa(e.Reason.Remaining))
+		}
+	}
+	b.WriteString(" attestation=" + e.Attestation.String())
+	return b.String()
+}
+
+// quoteID prints an identity on one line: Go-quoted when it contains
+// spaces, control characters or non-graphic runes.
+func quoteID(id frame.ID) string {
+	s := id.String()
+	for _, r := range s {
+		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// WriteText writes the audit as text: one line per entry, then a summary
+// line with the budget, the tokens used, the strategy and the packer.
+func (a *Audit) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	for _, e := range a.Entries {
+		b.WriteString(e.String())
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
+		a.Budget, a.TokensUsed, a.Strategy, a.Packer, len(a.Included()), len(a.Excluded()))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Citation maps the label rendered in a frame's cite attribute to the
+// frame's identity and its (merged) provenance.
+type Citation struct {
+	Label      string
+	Frame      frame.ID
+	Provenance []frame.Provenance
+}
+
+// Result is a composed prompt: the rendered text (preamble and fenced
+// frames), the citation map in render order, and the audit.
+type Result struct {
+	Prompt    string
+	Citations []Citation
+	Audit     Audit
+}
+
+// JSON shapes. Member order is fixed; enumerations are spelled as their
+// String forms.
+
+type entryJSON struct {
+	Frame        frame.ID    `json:"frame"`
+	Disposition  string      `json:"disposition"`
+	Verification string      `json:"verification,omitempty"`
+	Reason       *reasonJSON `json:"reason,omitempty"`
+	Attestation  trust.State `json:"attestation"`
+}
+
+type reasonJSON struct {
+	Kind      string    `json:"kind"`
+	Kept      *frame.ID `json:"kept,omitempty"`
+	Cost      *int      `json:"cost,omitempty"`
+	Remaining *int      `json:"remaining,omitempty"`
+}
+
+type citationJSON struct {
+	Label      string             `json:"label"`
+	Frame      frame.ID           `json:"frame"`
+	Provenance []frame.Provenance `json:"provenance"`
+}
+
+type auditJSON struct {
+	Budget     int         `json:"budget"`
+	TokensUsed int         `json:"tokens_used"`
+	Strategy   string      `json:"strategy"`
+	Packer     string      `json:"packer"`
+	Entries    []entryJSON `json:"entries"`
+}
+
+type resultJSON struct {
+	Prompt    string         `json:"prompt"`
+	Citations []citationJSON `json:"citations"`
+	Audit     auditJSON      `json:"audit"`
+}
+
+func (e Entry) toJSON() entryJSON {
+	j := entryJSON{Frame: e.Frame, Disposition: e.Disposition.String(), Attestation: e.Attestation}
+	switch e.Disposition {
+	case Included:
+		j.Verification = e.Verification.String()
+	case Excluded:
+		r := &reasonJSON{Kind: e.Reason.Kind.String()}
+		switch e.Reason.Kind {
+		case Duplicate:
+			kept := e.Reason.Kept
+			r.Kept = &kept
+		case OverBudget, PackingStopped:
+			cost, rem := e.Reason.Cost, e.Reason.Remaining
+			r.Cost, r.Remaining = &cost, &rem
+		}
+		j.Reason = r
+	}
+	return j
+}
+
+func (a *Audit) toJSON() auditJSON {
+	j := auditJSON{Budget: a.Budget, TokensUsed: a.TokensUsed, Strategy: a.Strategy, Packer: a.Packer,
+		Entries: make([]entryJSON, len(a.Entries))}
+	for i, e := range a.Entries {
+		j.Entries[i] = e.toJSON()
+	}
+	return j
+}
+
+// MarshalJSON encodes the entry as
+// {"frame":ID,"disposition":"included","verification":"verifiable","attestation":STATE}
+// or {"frame":ID,"disposition":"excluded","reason":{"kind":"over_budget","cost":N,"remaining":N},"attestation":STATE}.
+func (e Entry) MarshalJSON() ([]byte, error) { return marshal(e.toJSON()) }
+
+// MarshalJSON encodes the audit as
+// {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]}.
+func (a *Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
+
+// MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
+// with nothing HTML-escaped; the encoding is stable (fixed member order, no
+// maps).
+func (r *Result) MarshalJSON() ([]byte, error) {
+	j := resultJSON{Prompt: r.Prompt, Citations: make([]citationJSON, len(r.Citations)), Audit: r.Audit.toJSON()}
+	for i, c := range r.Citations {
+		p := c.Provenance
+		if p == nil {
+			p = []frame.Provenance{}
+		}
+		j.Citations[i] = citationJSON{Label: c.Label, Frame: c.Frame, Provenance: p}
+	}
+	return marshal(j)
+}
+
+// WriteJSON writes the result's JSON encoding and a newline to w.
+func (r *Result) WriteJSON(w io.Writer) error {
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("compose: encode result: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// marshal encodes v compactly without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

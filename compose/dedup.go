@@ -1,0 +1,213 @@
+package compose
+
+import (
+	"slices"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// DedupDrop records one offer collapsed into another as the same evidence.
+type DedupDrop struct {
+	// Dropped is the identity that was collapsed away.
+	Dropped frame.ID
+	// Kept is the identity of the group's final survivor, the frame that
+	// absorbed it (never an identity that was itself dropped).
+	Kept frame.ID
+}
+
+// Deduped is the outcome of Dedup.
+type Deduped struct {
+	// Kept holds one offer per distinct piece of evidence, in canonical
+	// FrameID order. When the group had more than one member, the frame is a
+	// copy of the survivor whose provenance is the merged provenance of the
+	// group; the caller's frames are never modified.
+	Kept []Offer
+	// Dropped lists every collapsed offer with its group's survivor, in
+	// canonical order of the dropped identity.
+	Dropped []DedupDrop
+}
+
+// Dedup collapses offers that carry the same evidence. Two offers are the
+// same evidence when they have the same identity, when both carry a
+// content_digest and the digests are equal, or when both name a "file"
+// provenance link with the same uri and the same range (an absent range on
+// both means the whole resource). The relation is closed transitively, so a
+// group is a connected component and the result does not depend on arrival
+// order.
+//
+// In each group the higher score survives (scores compare as float32 with a
+// total order); a tie keeps the canonically smaller FrameID. The survivor
+// carries the order-preserving union of the group's provenance: its own
+// links first, then each other member's new links, members in canonical
+// order. Every other member is reported as dropped in favour of the
+// survivor.
+//
+// Dedup runs in O(n log n) time for n offers (plus the provenance sizes).
+func Dedup(offers []Offer) Deduped {
+	g := dedupGroups(offers)
+	out := Deduped{Kept: make([]Offer, 0, len(g.survivors))}
+	for _, s := range g.survivors {
+		out.Kept = append(out.Kept, g.keptOffer(offers, s))
+	}
+	for _, d := range g.drops {
+		out.Dropped = append(out.Dropped, DedupDrop{Dropped: g.ids[d], Kept: g.ids[g.survivorOf[d]]})
+	}
+	return out
+}
+
+// groups is the internal form of a dedup: indices into the offers.
+type groups struct {
+	ids        []frame.ID
+	survivors  []int   // survivor indices, canonical order
+	drops      []int   // dropped indices, canonical order
+	survivorOf []int   // survivor index of every offer (itself for survivors)
+	members    [][]int // per survivor index with more than one member: members in canonical order
+}
+
+func dedupGroups(offers []Offer) *groups {
+	n := len(offers)
+	g := &groups{ids: make([]frame.ID, n), survivorOf: make([]int, n)}
+	for i, o := range offers {
+		g.ids[i] = o.ID()
+	}
+	canon := make([]int, n)
+	for i := range canon {
+		canon[i] = i
+	}
+	slices.SortFunc(canon, func(a, b int) int {
+		if c := g.ids[a].Compare(g.ids[b]); c != 0 {
+			return c
+		}
+		if c := compareOffers(offers[a], offers[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			parent[rb] = ra
+		}
+	}
+	type fileKey struct{ uri, rng string }
+	byID := make(map[frame.ID]int, n)
+	byDigest := make(map[string]int, n)
+	byFile := make(map[fileKey]int)
+	for _, i := range canon {
+		f := offers[i].frame()
+		if j, ok := byID[g.ids[i]]; ok {
+			union(j, i)
+		} else {
+			byID[g.ids[i]] = i
+		}
+		if f.ContentDigest != "" {
+			if j, ok := byDigest[f.ContentDigest]; ok {
+				union(j, i)
+			} else {
+				byDigest[f.ContentDigest] = i
+			}
+		}
+		for _, p := range f.Provenance {
+			if p.Type != frame.ProvenanceFile || p.URI == "" {
+				continue
+			}
+			k := fileKey{p.URI, p.Range}
+			if j, ok := byFile[k]; ok {
+				union(j, i)
+			} else {
+				byFile[k] = i
+			}
+		}
+	}
+
+	// Pick each component's survivor: highest score, then smallest
+	// canonical position (FrameID first).
+	pos := make([]int, n)
+	for k, i := range canon {
+		pos[i] = k
+	}
+	best := make(map[int]int) // root -> survivor
+	better := func(a, b int) bool {
+		if c := CompareScores(offers[a].frame().Score, offers[b].frame().Score); c != 0 {
+			return c > 0
+		}
+		return pos[a] < pos[b]
+	}
+	for _, i := range canon {
+		r := find(i)
+		if s, ok := best[r]; !ok || better(i, s) {
+			best[r] = i
+		}
+	}
+	size := make(map[int]int)
+	for _, i := range canon {
+		s := best[find(i)]
+		g.survivorOf[i] = s
+		size[s]++
+		if s == i {
+			g.survivors = append(g.survivors, i)
+		} else {
+			g.drops = append(g.drops, i)
+		}
+	}
+	if len(g.drops) > 0 {
+		g.members = make([][]int, n)
+		for _, i := range canon {
+			s := g.survivorOf[i]
+			if size[s] > 1 {
+				g.members[s] = append(g.members[s], i)
+			}
+		}
+	}
+	return g
+}
+
+// keptOffer returns the survivor s as it leaves dedup: unchanged when it was
+// alone, else a copy carrying the group's merged provenance.
+func (g *groups) keptOffer(offers []Offer, s int) Offer {
+	if g.members == nil || len(g.members[s]) < 2 {
+		return offers[s]
+	}
+	f := *offers[s].frame()
+	f.Provenance = g.mergedProvenance(offers, s)
+	return Offer{Provider: offers[s].Provider, Frame: &f}
+}
+
+// mergedProvenance is the survivor's provenance followed by every other
+// member's links not already present, members in canonical order.
+func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
+	own := offers[s].frame().Provenance
+	merged := slices.Clip(slices.Clone(own))
+	seen := make(map[frame.Provenance]struct{}, len(own))
+	for _, p := range own {
+		seen[p] = struct{}{}
+	}
+	for _, m := range g.members[s] {
+		if m == s {
+			continue
+		}
+		for _, p := range offers[m].frame().Provenance {
+			if _, ok := seen[p]; !ok {
+				seen[p] = struct{}{}
+				merged = append(merged, p)
+			}
+		}
+	}
+	if len(merged) == 0 {
+		return nil
+	}
+	return merged
+}

@@ -1,0 +1,304 @@
+package compose
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// Strategy ranks offers: a cross-provider ranking policy. Order returns a
+// best-first permutation of the indices of offers; it ranks and never
+// filters. Its result should depend only on the set of offers, not on their
+// order. The budget packer walks this order, so a strategy decides which
+// frames reach the prompt under a tight budget, not only where they sit.
+//
+// Ranking frames from different providers by raw score is itself a policy:
+// CGP scores are provider-local and ordinal (SPEC §6.6, F10).
+type Strategy interface {
+	// Name is the policy's stable name, recorded in the audit.
+	Name() string
+	// Order returns a best-first permutation of 0..len(offers)-1.
+	Order(offers []Offer) []int
+}
+
+// Strategy names.
+const (
+	NameScoreDescending  = "score-descending"
+	NameRoundRobinByRank = "round-robin-by-rank"
+	NamePerProviderQuota = "per-provider-quota"
+	NameTrustWeighted    = "trust-weighted"
+)
+
+// DefaultQuota is the per-provider tier size of DefaultPerProviderQuota.
+const DefaultQuota = 3
+
+// ScoreDescending ranks the whole set by score, highest first (float32 total
+// order), ties by canonical FrameID. It is the default strategy and the
+// right one for a single provider.
+type ScoreDescending struct{}
+
+// Name returns "score-descending".
+func (ScoreDescending) Name() string { return NameScoreDescending }
+
+// Order ranks offers by score descending, then FrameID ascending.
+func (ScoreDescending) Order(offers []Offer) []int {
+	l := newLanes(offers)
+	return l.sorted(func(a, b int) int { return l.byScore(a, b) })
+}
+
+// RoundRobinByRank takes every provider's best frame, then every provider's
+// second, and so on; within a tier providers go in id order. Key: (rank
+// within provider, provider ordinal, FrameID).
+type RoundRobinByRank struct{}
+
+// Name returns "round-robin-by-rank".
+func (RoundRobinByRank) Name() string { return NameRoundRobinByRank }
+
+// Order ranks offers round robin by their rank within their provider.
+func (RoundRobinByRank) Order(offers []Offer) []int {
+	l := newLanes(offers)
+	return l.sorted(func(a, b int) int {
+		return cmpChain(cmp.Compare(l.rank[a], l.rank[b]), cmp.Compare(l.ordinal[a], l.ordinal[b]))
+	})
+}
+
+// PerProviderQuota deals frames in tiers of K per provider: every
+// provider's first K, then every provider's next K, and so on; it never
+// truncates. K = 0 means 1 (which equals round robin); DefaultQuota is 3.
+// Key: (rank/K, provider ordinal, rank, FrameID).
+type PerProviderQuota struct{ K int }
+
+// DefaultPerProviderQuota returns PerProviderQuota{K: DefaultQuota}.
+func DefaultPerProviderQuota() PerProviderQuota { return PerProviderQuota{K: DefaultQuota} }
+
+// Name returns "per-provider-quota".
+func (PerProviderQuota) Name() string { return NamePerProviderQuota }
+
+// Order ranks offers in per-provider tiers of K.
+func (q PerProviderQuota) Order(offers []Offer) []int {
+	k := q.K
+	if k <= 0 {
+		k = 1
+	}
+	l := newLanes(offers)
+	return l.sorted(func(a, b int) int {
+		return cmpChain(cmp.Compare(l.rank[a]/k, l.rank[b]/k), cmp.Compare(l.ordinal[a], l.ordinal[b]),
+			cmp.Compare(l.rank[a], l.rank[b]))
+	})
+}
+
+// TrustWeighted scales each provider's allocation by an operator weight
+// (never its scores): a provider of weight w contributes w frames per tier.
+// Providers absent from Weights get Default. A weight of 0 puts the
+// provider's frames last, still ranked among themselves. Key for w > 0:
+// (0, rank/w, ordinal, rank); for w = 0: (1, rank, ordinal, rank); then
+// FrameID.
+type TrustWeighted struct {
+	Weights map[string]uint32
+	Default uint32
+}
+
+// Name returns "trust-weighted".
+func (TrustWeighted) Name() string { return NameTrustWeighted }
+
+// Order ranks offers by weighted tiers.
+func (t TrustWeighted) Order(offers []Offer) []int {
+	l := newLanes(offers)
+	weight := make([]int, len(offers))
+	for i, o := range offers {
+		w, ok := t.Weights[o.Provider]
+		if !ok {
+			w = t.Default
+		}
+		weight[i] = int(w)
+	}
+	key := func(i int) (int, int) {
+		if weight[i] == 0 {
+			return 1, l.rank[i]
+		}
+		return 0, l.rank[i] / weight[i]
+	}
+	return l.sorted(func(a, b int) int {
+		ga, ta := key(a)
+		gb, tb := key(b)
+		return cmpChain(cmp.Compare(ga, gb), cmp.Compare(ta, tb), cmp.Compare(l.ordinal[a], l.ordinal[b]),
+			cmp.Compare(l.rank[a], l.rank[b]))
+	})
+}
+
+// PrecomputedOrder replays a ranking decided elsewhere (a reranker, an
+// earlier turn): frames named in Positions come first, by ascending
+// position; frames not named follow in round-robin-by-rank order.
+// PolicyName is the name recorded in the audit.
+type PrecomputedOrder struct {
+	PolicyName string
+	Positions  map[frame.ID]int
+}
+
+// NewPrecomputedOrder builds a PrecomputedOrder from a best-first list of
+// identities; when an identity appears twice its first position wins.
+func NewPrecomputedOrder(name string, ranked []frame.ID) PrecomputedOrder {
+	pos := make(map[frame.ID]int, len(ranked))
+	for i, id := range ranked {
+		if _, ok := pos[id]; !ok {
+			pos[id] = i
+		}
+	}
+	return PrecomputedOrder{PolicyName: name, Positions: pos}
+}
+
+// Name returns PolicyName.
+func (p PrecomputedOrder) Name() string { return p.PolicyName }
+
+// Order ranks named frames by position, then the rest round robin.
+func (p PrecomputedOrder) Order(offers []Offer) []int {
+	var named, rest []int
+	for i, o := range offers {
+		if _, ok := p.Positions[o.ID()]; ok {
+			named = append(named, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	l := newLanes(offers)
+	slices.SortFunc(named, func(a, b int) int {
+		return cmpChain(cmp.Compare(p.Positions[l.ids[a]], p.Positions[l.ids[b]]), l.tiebreak(a, b))
+	})
+	sub := make([]Offer, len(rest))
+	for k, i := range rest {
+		sub[k] = offers[i]
+	}
+	for _, k := range (RoundRobinByRank{}).Order(sub) {
+		named = append(named, rest[k])
+	}
+	return named
+}
+
+// RankWith returns strategy s's order of offers, repaired into a
+// permutation: proposed indices that are out of range or already placed are
+// ignored, and every offer left unplaced is appended in ScoreDescending
+// order. A nil s means ScoreDescending.
+func RankWith(s Strategy, offers []Offer) []int {
+	if s == nil {
+		s = ScoreDescending{}
+	}
+	proposed := s.Order(offers)
+	placed := make([]bool, len(offers))
+	out := make([]int, 0, len(offers))
+	for _, i := range proposed {
+		if i >= 0 && i < len(offers) && !placed[i] {
+			placed[i] = true
+			out = append(out, i)
+		}
+	}
+	if len(out) == len(offers) {
+		return out
+	}
+	for _, i := range (ScoreDescending{}).Order(offers) {
+		if !placed[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// IsPermutation reports whether order is a permutation of 0..n-1.
+func IsPermutation(order []int, n int) bool {
+	if len(order) != n {
+		return false
+	}
+	seen := make([]bool, n)
+	for _, i := range order {
+		if i < 0 || i >= n || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
+// lanes holds the per-provider facts every strategy keys on: identities,
+// provider ordinal (position of the provider id among the sorted distinct
+// ids) and rank (position within the provider by score descending, then
+// FrameID).
+type lanes struct {
+	offers  []Offer
+	ids     []frame.ID
+	ordinal []int
+	rank    []int
+}
+
+func newLanes(offers []Offer) *lanes {
+	n := len(offers)
+	l := &lanes{offers: offers, ids: make([]frame.ID, n), ordinal: make([]int, n), rank: make([]int, n)}
+	for i, o := range offers {
+		l.ids[i] = o.ID()
+	}
+	// Sorting by (provider, score desc, FrameID, ...) yields both facts in
+	// one pass.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return cmpChain(strings.Compare(offers[a].Provider, offers[b].Provider), l.byScore(a, b))
+	})
+	ord, r := -1, 0
+	for k, i := range idx {
+		if k == 0 || offers[i].Provider != offers[idx[k-1]].Provider {
+			ord++
+			r = 0
+		}
+		l.ordinal[i] = ord
+		l.rank[i] = r
+		r++
+	}
+	return l
+}
+
+// byScore is the within-provider comparator: score descending, then FrameID
+// and the value tiebreak.
+func (l *lanes) byScore(a, b int) int {
+	if c := CompareScores(l.offers[b].frame().Score, l.offers[a].frame().Score); c != 0 {
+		return c
+	}
+	return l.tiebreak(a, b)
+}
+
+// tiebreak orders by FrameID, then by value, then by index (equal values are
+// interchangeable, so the index cannot change any output).
+func (l *lanes) tiebreak(a, b int) int {
+	if c := l.ids[a].Compare(l.ids[b]); c != 0 {
+		return c
+	}
+	if c := compareOffers(l.offers[a], l.offers[b]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+// sorted returns the indices sorted by key, then FrameID (tiebreak).
+func (l *lanes) sorted(key func(a, b int) int) []int {
+	idx := make([]int, len(l.offers))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := key(a, b); c != 0 {
+			return c
+		}
+		return l.tiebreak(a, b)
+	})
+	return idx
+}
+
+func cmpChain(cs ...int) int {
+	for _, c := range cs {
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}

@@ -1,0 +1,171 @@
+package compose
+
+import (
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// Offer is one frame as a provider offered it: the unit every composition
+// function takes. Provider is the host's local id for the serving provider,
+// the first component of the frame's identity. A nil Frame is treated as a
+// frame whose members are all empty.
+type Offer struct {
+	Provider string
+	Frame    *frame.Frame
+}
+
+var emptyFrame frame.Frame
+
+// frameOf returns o.Frame, or an empty frame when it is nil.
+func (o Offer) frame() *frame.Frame {
+	if o.Frame == nil {
+		return &emptyFrame
+	}
+	return o.Frame
+}
+
+// ID returns the offer's canonical identity (provider, frame id, digest).
+func (o Offer) ID() frame.ID { return o.frame().Identity(o.Provider) }
+
+// The fixed parts of a fence. The opening line is
+//
+//	<frame provider="P" id="I" kind="K" cite="C">
+//
+// followed by a newline, the neutralised content, a newline and </frame>
+// with its own newline.
+const (
+	fenceOpenProvider = `<frame provider="`
+	fenceOpenID       = `" id="`
+	fenceOpenKind     = `" kind="`
+	fenceOpenCite     = `" cite="`
+	fenceOpenEnd      = "\">\n"
+	fenceClose        = "\n</frame>\n"
+	fenceChrome       = len(fenceOpenProvider) + len(fenceOpenID) + len(fenceOpenKind) +
+		len(fenceOpenCite) + len(fenceOpenEnd) + len(fenceClose)
+)
+
+// RenderedLen is the exact length in bytes of the block the frame renders as
+// for provider, computed without rendering it.
+func RenderedLen(provider string, f *frame.Frame) int {
+	if f == nil {
+		f = &emptyFrame
+	}
+	attrs, content := renderedLens(provider, f)
+	return attrs + content
+}
+
+// renderedLens returns the rendered length of the fence with its attributes,
+// and that of the neutralised content.
+func renderedLens(provider string, f *frame.Frame) (attrs, content int) {
+	return fenceChrome + escapedAttrLen(provider) + escapedAttrLen(f.ID) +
+		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(f.Content)
+}
+
+// RenderedCost is what composing the frame costs: the canonical budget tokens
+// (ceil(bytes/4)) of the whole block it renders as, fence and attributes
+// included. Title and citation label are provider bytes the host must
+// render, so they are charged; score and token_cost are never rendered.
+// It is computed from lengths alone, without rendering the block.
+func RenderedCost(provider string, f *frame.Frame) int {
+	return (RenderedLen(provider, f) + 3) / 4
+}
+
+// AppendFrame appends the fenced block of one frame to dst:
+//
+//	<frame provider="P" id="I" kind="K" cite="C">\n CONTENT \n</frame>\n
+//
+// cite is the citation label, or the title when the label is blank. A
+// reference frame (no inline content) renders with empty content. Attribute
+// values are escaped and content is neutralised so that, whatever their
+// bytes, the block has exactly one opening and one closing fence.
+func AppendFrame(dst []byte, provider string, f *frame.Frame) []byte {
+	if f == nil {
+		f = &emptyFrame
+	}
+	dst = slices.Grow(dst, RenderedLen(provider, f))
+	return appendFrameContent(dst, provider, f, false)
+}
+
+// appendFrameContent renders the block; clean says the content is known to
+// need no breaker, so it is copied without scanning.
+func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool) []byte {
+	dst = append(dst, fenceOpenProvider...)
+	dst = appendAttr(dst, provider)
+	dst = append(dst, fenceOpenID...)
+	dst = appendAttr(dst, f.ID)
+	dst = append(dst, fenceOpenKind...)
+	dst = appendAttr(dst, string(f.Kind))
+	dst = append(dst, fenceOpenCite...)
+	dst = appendAttr(dst, f.Cite())
+	dst = append(dst, fenceOpenEnd...)
+	if clean {
+		dst = append(dst, f.Content...)
+	} else {
+		dst = appendNeutralized(dst, f.Content)
+	}
+	return append(dst, fenceClose...)
+}
+
+// RenderFrame returns the fenced block of one frame (see AppendFrame).
+func RenderFrame(provider string, f *frame.Frame) string {
+	return string(AppendFrame(nil, provider, f))
+}
+
+// WriteFrame writes the fenced block of one frame to w.
+func WriteFrame(w io.Writer, provider string, f *frame.Frame) error {
+	_, err := w.Write(AppendFrame(nil, provider, f))
+	return err
+}
+
+// Context is the determinism floor: it renders the set of offers in canonical
+// FrameID order, each identity once, with score and token_cost never
+// rendered. The same set yields the same bytes whatever the arrival order
+// and whatever the scores. When two offers share an identity but differ in
+// rendered members (a provider breaking its own identity rule), the one with
+// the smaller rendered members is kept, so the choice still depends only on
+// the set.
+func Context(offers []Offer) string {
+	order := make([]int, len(offers))
+	for i := range order {
+		order[i] = i
+	}
+	ids := make([]frame.ID, len(offers))
+	for i, o := range offers {
+		ids[i] = o.ID()
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := ids[a].Compare(ids[b]); c != 0 {
+			return c
+		}
+		return compareRendered(offers[a].frame(), offers[b].frame())
+	})
+	size := 0
+	kept := order[:0:0]
+	for k, i := range order {
+		if k > 0 && ids[i] == ids[order[k-1]] {
+			continue
+		}
+		kept = append(kept, i)
+		size += RenderedLen(offers[i].Provider, offers[i].frame())
+	}
+	buf := make([]byte, 0, size)
+	for _, i := range kept {
+		buf = appendFrameContent(buf, offers[i].Provider, offers[i].frame(), false)
+	}
+	return string(buf)
+}
+
+// compareRendered orders two frames by the members that are rendered, so
+// that a choice between same-identity frames never depends on score.
+func compareRendered(a, b *frame.Frame) int {
+	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Cite(), b.Cite()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Content, b.Content)
+}

@@ -1,0 +1,19 @@
+// Package frame is the Context Graph Protocol (CGP) data model: the context
+// frame a provider returns, its identity and canonical order, the query a host
+// sends, what a provider declares about itself, the canonical budget-token
+// count, and validation of every protocol rule that a single value can break.
+//
+// Each type's JSON encoding is the exact CGP wire encoding: members appear in
+// protocol order, absent optional members are omitted, f32 numbers are written
+// with their shortest digits (an integral value keeps ".0"), and nothing is
+// HTML-escaped. Decoding ignores unknown members and accepts null for any
+// optional member; a missing required member is a *MissingMemberError.
+//
+// An optional string member that is absent and one that is present but empty
+// are the same value here: the empty string.
+//
+// Validation (Frame.Validate and friends) reports every violation at once,
+// each a *RuleError naming the protocol rule it breaks (F1, B3, P2 ...).
+//
+// The package does no I/O.
+package frame

@@ -1,0 +1,50 @@
+package frame_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+func ExampleFrame_Validate() {
+	var f frame.Frame
+	_ = json.Unmarshal([]byte(`{"id":"f","kind":"doc","title":"Retry","content":"Retry up to 3 times.",
+		"score":0.9,"token_cost":1,"citation_label":""}`), &f)
+	for _, v := range f.Validate() {
+		fmt.Println(v)
+	}
+	// Output:
+	// F3 citation_label: citation_label is missing
+	// B3 token_cost: token_cost 1 is not ceil(20 content bytes / 4) = 5
+}
+
+func ExampleBudgetTokens() {
+	fmt.Println(frame.BudgetTokens("abcd"), frame.BudgetTokens("abcde"), frame.BudgetTokens("日本語"))
+	// Output: 1 2 3
+}
+
+func ExampleID_Compare() {
+	ids := []frame.ID{
+		{Provider: "beta", Frame: "a"},
+		{Provider: "alpha", Frame: "b", Digest: "sha256:00"},
+		{Provider: "alpha", Frame: "b"},
+	}
+	slices.SortFunc(ids, frame.ID.Compare)
+	for _, id := range ids {
+		fmt.Println(id)
+	}
+	// Output:
+	// alpha/b
+	// alpha/b@sha256:00
+	// beta/a
+}
+
+func ExampleCheckTimestamp() {
+	fmt.Println(frame.CheckTimestamp("2028-02-29T12:00:00Z"))
+	fmt.Println(frame.CheckTimestamp("2026-02-29T12:00:00Z"))
+	// Output:
+	// <nil>
+	// day 29 does not exist in 2026-02
+}

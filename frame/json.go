@@ -1,0 +1,487 @@
+package frame
+
+import (
+	"encoding/json"
+
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
+)
+
+// Each wire type has AppendJSON, which appends its exact CGP encoding, and
+// MarshalJSON built on it. Types with required members also have
+// UnmarshalJSON, which reports a missing (or null) required member as a
+// *MissingMemberError; unknown members are ignored.
+
+// AppendJSON appends the CGP encoding of p to dst.
+func (p *Provenance) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	p.write(&w)
+	return w.B, w.Err
+}
+
+func (p *Provenance) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("type", p.Type)
+	w.OptStr("uri", p.URI)
+	w.OptStr("range", p.Range)
+	w.OptStr("digest", p.Digest)
+	w.OptStr("method", p.Method)
+	w.OptStr("by", p.By)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of p.
+func (p Provenance) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a provenance link; type is required.
+func (p *Provenance) UnmarshalJSON(b []byte) error {
+	type plain Provenance
+	var aux struct {
+		plain
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Type == nil {
+		return &MissingMemberError{Object: "Provenance", Member: "type"}
+	}
+	*p = Provenance(aux.plain)
+	p.Type = *aux.Type
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of r to dst.
+func (r *Relation) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	r.write(&w)
+	return w.B, w.Err
+}
+
+func (r *Relation) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("rel", r.Rel)
+	w.Str("target_uri", r.TargetURI)
+	w.OptStr("display_name", r.DisplayName)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of r.
+func (r Relation) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a relation; rel and target_uri are required.
+func (r *Relation) UnmarshalJSON(b []byte) error {
+	type plain Relation
+	var aux struct {
+		plain
+		Rel       *string `json:"rel"`
+		TargetURI *string `json:"target_uri"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Rel == nil {
+		return &MissingMemberError{Object: "Relation", Member: "rel"}
+	}
+	if aux.TargetURI == nil {
+		return &MissingMemberError{Object: "Relation", Member: "target_uri"}
+	}
+	*r = Relation(aux.plain)
+	r.Rel, r.TargetURI = *aux.Rel, *aux.TargetURI
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of c to dst.
+func (c *ContentRef) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	c.write(&w)
+	return w.B, w.Err
+}
+
+func (c *ContentRef) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("provider_id", c.ProviderID)
+	w.Str("uri", c.URI)
+	w.OptStr("expires_at", c.ExpiresAt)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of c.
+func (c ContentRef) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a content reference; provider_id and uri are required.
+func (c *ContentRef) UnmarshalJSON(b []byte) error {
+	type plain ContentRef
+	var aux struct {
+		plain
+		ProviderID *string `json:"provider_id"`
+		URI        *string `json:"uri"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.ProviderID == nil {
+		return &MissingMemberError{Object: "ContentRef", Member: "provider_id"}
+	}
+	if aux.URI == nil {
+		return &MissingMemberError{Object: "ContentRef", Member: "uri"}
+	}
+	*c = ContentRef(aux.plain)
+	c.ProviderID, c.URI = *aux.ProviderID, *aux.URI
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of t to dst.
+func (t *Transform) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	t.write(&w)
+	return w.B, w.Err
+}
+
+func (t *Transform) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("method", t.Method)
+	w.Str("implementation", t.Implementation)
+	w.Str("version", t.Version)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of t.
+func (t Transform) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a transform; all three members are required.
+func (t *Transform) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Method         *string `json:"method"`
+		Implementation *string `json:"implementation"`
+		Version        *string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	switch {
+	case aux.Method == nil:
+		return &MissingMemberError{Object: "Transform", Member: "method"}
+	case aux.Implementation == nil:
+		return &MissingMemberError{Object: "Transform", Member: "implementation"}
+	case aux.Version == nil:
+		return &MissingMemberError{Object: "Transform", Member: "version"}
+	}
+	*t = Transform{Method: *aux.Method, Implementation: *aux.Implementation, Version: *aux.Version}
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of e to dst.
+func (e *Embedding) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	e.write(&w)
+	return w.B, w.Err
+}
+
+func (e *Embedding) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("fingerprint", e.Fingerprint)
+	if e.Vector != nil {
+		w.F32s("vector", e.Vector)
+	}
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of e.
+func (e Embedding) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
+
+// UnmarshalJSON decodes an embedding; fingerprint is required.
+func (e *Embedding) UnmarshalJSON(b []byte) error {
+	type plain Embedding
+	var aux struct {
+		plain
+		Fingerprint *string `json:"fingerprint"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Fingerprint == nil {
+		return &MissingMemberError{Object: "Embedding", Member: "fingerprint"}
+	}
+	*e = Embedding(aux.plain)
+	e.Fingerprint = *aux.Fingerprint
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of f to dst.
+func (f *Frame) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	f.write(&w)
+	return w.B, w.Err
+}
+
+func (f *Frame) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("id", f.ID)
+	w.Str("kind", string(f.Kind))
+	w.Str("title", f.Title)
+	w.OptStr("content", f.Content)
+	w.OptStr("content_digest", f.ContentDigest)
+	w.OptStr("uri", f.URI)
+	if f.Representation != "" && f.Representation != RepresentationFull {
+		w.Str("representation", string(f.Representation))
+	}
+	w.OptStr("content_fidelity", string(f.ContentFidelity))
+	w.OptStr("canonical_content_hash", f.CanonicalContentHash)
+	if f.ContentRef != nil {
+		w.Key("content_ref")
+		f.ContentRef.write(w)
+	}
+	if f.Transform != nil {
+		w.Key("transform")
+		f.Transform.write(w)
+	}
+	w.OptStr("minimum_content_fidelity", string(f.MinimumContentFidelity))
+	w.OptStr("inline_content_requirement", string(f.InlineContentRequirement))
+	w.F32("score", f.Score)
+	w.Uint("token_cost", uint64(f.TokenCost))
+	w.OptUint("canonical_token_cost", f.CanonicalTokenCost)
+	w.OptStr("tokenizer_ref", f.TokenizerRef)
+	w.OptStr("valid_from", f.ValidFrom)
+	w.OptStr("valid_to", f.ValidTo)
+	w.OptStr("recorded_at", f.RecordedAt)
+	if len(f.Provenance) > 0 {
+		w.Key("provenance")
+		w.OpenArray()
+		for i := range f.Provenance {
+			w.Elem()
+			f.Provenance[i].write(w)
+		}
+		w.CloseArray()
+	}
+	w.OptStr("citation_label", f.CitationLabel)
+	if f.Embedding != nil {
+		w.Key("embedding")
+		f.Embedding.write(w)
+	}
+	if len(f.Relations) > 0 {
+		w.Key("relations")
+		w.OpenArray()
+		for i := range f.Relations {
+			w.Elem()
+			f.Relations[i].write(w)
+		}
+		w.CloseArray()
+	}
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of f. A NaN or infinite score or
+// embedding value is an error.
+func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a frame; id, kind, title, score and token_cost are
+// required. A token_cost outside the u32 range or a score outside the f32
+// range is an error; a score outside [0,1] is left to Validate (rule F1).
+func (f *Frame) UnmarshalJSON(b []byte) error {
+	type plain Frame
+	var aux struct {
+		plain
+		ID        *string  `json:"id"`
+		Kind      *Kind    `json:"kind"`
+		Title     *string  `json:"title"`
+		Score     *float32 `json:"score"`
+		TokenCost *uint32  `json:"token_cost"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	missing := ""
+	switch {
+	case aux.ID == nil:
+		missing = "id"
+	case aux.Kind == nil:
+		missing = "kind"
+	case aux.Title == nil:
+		missing = "title"
+	case aux.Score == nil:
+		missing = "score"
+	case aux.TokenCost == nil:
+		missing = "token_cost"
+	}
+	if missing != "" {
+		return &MissingMemberError{Object: "ContextFrame", Member: missing}
+	}
+	*f = Frame(aux.plain)
+	f.ID, f.Kind, f.Title, f.Score, f.TokenCost = *aux.ID, *aux.Kind, *aux.Title, *aux.Score, *aux.TokenCost
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of id (a FrameId) to dst.
+func (a ID) AppendJSON(dst []byte) []byte {
+	w := cgpjson.W{B: dst}
+	a.write(&w)
+	return w.B
+}
+
+func (a ID) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("provider_id", a.Provider)
+	w.Str("frame_id", a.Frame)
+	w.OptStr("content_digest", a.Digest)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of a.
+func (a ID) MarshalJSON() ([]byte, error) { return a.AppendJSON(nil), nil }
+
+// UnmarshalJSON decodes a FrameId; provider_id and frame_id are required.
+func (a *ID) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Provider *string `json:"provider_id"`
+		Frame    *string `json:"frame_id"`
+		Digest   string  `json:"content_digest"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Provider == nil {
+		return &MissingMemberError{Object: "FrameId", Member: "provider_id"}
+	}
+	if aux.Frame == nil {
+		return &MissingMemberError{Object: "FrameId", Member: "frame_id"}
+	}
+	*a = ID{Provider: *aux.Provider, Frame: *aux.Frame, Digest: aux.Digest}
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of q (a ContextQuery) to dst.
+func (q *Query) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	q.write(&w)
+	return w.B, w.Err
+}
+
+func (q *Query) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("goal", q.Goal)
+	w.OptStr("query_text", q.QueryText)
+	if q.Embedding != nil {
+		w.F32s("embedding", q.Embedding)
+	}
+	cgpjson.OptStrs(w, "kinds", q.Kinds)
+	cgpjson.OptStrs(w, "anchors", q.Anchors)
+	w.Uint("max_frames", uint64(q.MaxFrames))
+	w.Uint("max_tokens", uint64(q.MaxTokens))
+	w.OptStr("as_of", q.AsOf)
+	cgpjson.OptStrs(w, "representation_preferences", q.RepresentationPreferences)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of q.
+func (q Query) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a query; goal, max_frames and max_tokens are required.
+func (q *Query) UnmarshalJSON(b []byte) error {
+	type plain Query
+	var aux struct {
+		plain
+		Goal      *string `json:"goal"`
+		MaxFrames *uint32 `json:"max_frames"`
+		MaxTokens *uint32 `json:"max_tokens"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	switch {
+	case aux.Goal == nil:
+		return &MissingMemberError{Object: "ContextQuery", Member: "goal"}
+	case aux.MaxFrames == nil:
+		return &MissingMemberError{Object: "ContextQuery", Member: "max_frames"}
+	case aux.MaxTokens == nil:
+		return &MissingMemberError{Object: "ContextQuery", Member: "max_tokens"}
+	}
+	*q = Query(aux.plain)
+	q.Goal, q.MaxFrames, q.MaxTokens = *aux.Goal, *aux.MaxFrames, *aux.MaxTokens
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of d to dst.
+func (d *DataFlow) AppendJSON(dst []byte) []byte {
+	w := cgpjson.W{B: dst}
+	d.write(&w)
+	return w.B
+}
+
+func (d *DataFlow) write(w *cgpjson.W) {
+	w.Open()
+	w.Bool("reads", d.Reads)
+	w.Bool("writes", d.Writes)
+	w.Bool("egress", d.Egress)
+	cgpjson.OptStrs(w, "egress_scopes", d.EgressScopes)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of d.
+func (d DataFlow) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
+
+// AppendJSON appends the CGP encoding of p to dst.
+func (p *ProviderInfo) AppendJSON(dst []byte) []byte {
+	w := cgpjson.W{B: dst}
+	p.write(&w)
+	return w.B
+}
+
+func (p *ProviderInfo) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("name", p.Name)
+	w.Str("version", p.Version)
+	w.Key("data_flow")
+	p.DataFlow.write(w)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of p.
+func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
+
+// UnmarshalJSON decodes provider info; name, version and data_flow are required.
+func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Name     *string   `json:"name"`
+		Version  *string   `json:"version"`
+		DataFlow *DataFlow `json:"data_flow"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	switch {
+	case aux.Name == nil:
+		return &MissingMemberError{Object: "ProviderInfo", Member: "name"}
+	case aux.Version == nil:
+		return &MissingMemberError{Object: "ProviderInfo", Member: "version"}
+	case aux.DataFlow == nil:
+		return &MissingMemberError{Object: "ProviderInfo", Member: "data_flow"}
+	}
+	*p = ProviderInfo{Name: *aux.Name, Version: *aux.Version, DataFlow: *aux.DataFlow}
+	return nil
+}
+
+// AppendJSON appends the CGP encoding of c to dst. The query kinds list is
+// always written, as [] when empty.
+func (c *Capabilities) AppendJSON(dst []byte) []byte {
+	w := cgpjson.W{B: dst}
+	c.write(&w)
+	return w.B
+}
+
+func (c *Capabilities) write(w *cgpjson.W) {
+	w.Open()
+	w.Key("query")
+	w.Open()
+	cgpjson.Strs(w, "kinds", c.Query.Kinds)
+	w.Close()
+	w.Bool("correlation", c.Correlation)
+	w.Bool("graph", c.Graph)
+	w.OptStr("embeddings_fingerprint", c.EmbeddingsFingerprint)
+	w.Bool("verify", c.Verify)
+	cgpjson.OptStrs(w, "representations", c.Representations)
+	w.Bool("resolve", c.Resolve)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of c.
+func (c Capabilities) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }

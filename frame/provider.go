@@ -1,0 +1,127 @@
+package frame
+
+import "strings"
+
+// ProviderInfo is what a provider says about itself in its handshake_ack.
+type ProviderInfo struct {
+	Name     string   `json:"name"`
+	Version  string   `json:"version"`
+	DataFlow DataFlow `json:"data_flow"`
+}
+
+// DataFlow declares where a provider's data goes. EgressScopes refines
+// Egress; an Egress of true with no scopes is the legacy boolean posture.
+type DataFlow struct {
+	Reads        bool          `json:"reads"`
+	Writes       bool          `json:"writes"`
+	Egress       bool          `json:"egress"`
+	EgressScopes []EgressScope `json:"egress_scopes,omitempty"`
+}
+
+// EgressScope names one place a provider may send data: a base scope, or a
+// vendor scope spelled "namespace:name" (rule U3). Unrecognised vendor scopes
+// count as off-machine.
+type EgressScope string
+
+// The base egress scopes.
+const (
+	ScopeLocalOnly       EgressScope = "local-only"
+	ScopeOrgTenant       EgressScope = "org-tenant"
+	ScopeThirdPartyIndex EgressScope = "third-party-index"
+	ScopeThirdPartyModel EgressScope = "third-party-model"
+)
+
+// IsBase reports whether s is one of the four base scopes.
+func (s EgressScope) IsBase() bool {
+	switch s {
+	case ScopeLocalOnly, ScopeOrgTenant, ScopeThirdPartyIndex, ScopeThirdPartyModel:
+		return true
+	}
+	return false
+}
+
+// Valid reports whether s is a base scope or a vendor scope "ns:name" with
+// both sides non-empty (split at the first colon).
+func (s EgressScope) Valid() bool {
+	if s.IsBase() {
+		return true
+	}
+	ns, name, ok := strings.Cut(string(s), ":")
+	return ok && ns != "" && name != ""
+}
+
+// OffMachine reports whether data sent under s leaves the machine: every
+// scope but local-only, including every vendor scope.
+func (s EgressScope) OffMachine() bool { return s != ScopeLocalOnly }
+
+// OffMachineScopes returns the declared scopes under which data leaves the
+// machine, in declaration order.
+func (d *DataFlow) OffMachineScopes() []EgressScope {
+	var out []EgressScope
+	for _, s := range d.EgressScopes {
+		if s.OffMachine() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ScopesConsistent reports whether every scope is valid and no off-machine
+// scope is declared with Egress false (rule C5).
+func (d *DataFlow) ScopesConsistent() bool {
+	for _, s := range d.EgressScopes {
+		if !s.Valid() || (s.OffMachine() && !d.Egress) {
+			return false
+		}
+	}
+	return true
+}
+
+// Capabilities is what a provider can do, from its handshake_ack. Absent
+// members take their zero value. Representations empty means [full].
+type Capabilities struct {
+	Query                 QueryCapabilities `json:"query"`
+	Correlation           bool              `json:"correlation"`
+	Graph                 bool              `json:"graph"`
+	EmbeddingsFingerprint string            `json:"embeddings_fingerprint,omitempty"`
+	Verify                bool              `json:"verify"`
+	Representations       []Representation  `json:"representations,omitempty"`
+	Resolve               bool              `json:"resolve"`
+}
+
+// QueryCapabilities lists the kinds a provider serves; empty means it makes no
+// claim. The kinds are plain strings, not checked against the base kinds.
+type QueryCapabilities struct {
+	Kinds []Kind `json:"kinds"`
+}
+
+// Supports reports whether the provider advertises representation r (an
+// empty list advertises only full).
+func (c *Capabilities) Supports(r Representation) bool {
+	r = r.Effective()
+	if len(c.Representations) == 0 {
+		return r == RepresentationFull
+	}
+	for _, have := range c.Representations {
+		if have.Effective() == r {
+			return true
+		}
+	}
+	return false
+}
+
+// ServesAny reports whether a provider with these capabilities matches a query
+// for kinds: true when kinds is empty or any of them is declared.
+func (c *Capabilities) ServesAny(kinds []Kind) bool {
+	if len(kinds) == 0 {
+		return true
+	}
+	for _, k := range kinds {
+		for _, have := range c.Query.Kinds {
+			if have == k {
+				return true
+			}
+		}
+	}
+	return false
+}

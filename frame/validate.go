@@ -1,0 +1,315 @@
+package frame
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// collector accumulates violations.
+type collector struct{ v Violations }
+
+func (c *collector) add(rule, field, format string, args ...any) {
+	c.v = append(c.v, &RuleError{Rule: rule, Field: field, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (c *collector) merge(prefix string, v Violations) { c.v = append(c.v, v.Prefix(prefix)...) }
+
+func (c *collector) digest(rule, field, s string) {
+	if s == "" {
+		return
+	}
+	if p := digestProblem(s); p != "" {
+		c.add(rule, field, "malformed digest %q: %s", s, p)
+	}
+}
+
+func (c *collector) timestamp(field, s string) {
+	if s == "" {
+		return
+	}
+	if err := CheckTimestamp(s); err != nil {
+		c.add("F4", field, "timestamp %q: %v", s, err)
+	}
+}
+
+// Validate checks every rule a single frame can break and returns all
+// violations: F1 score in [0,1]; F2 non-blank title; F3 non-blank
+// citation_label; F4 timestamps; F5 well-formed digest on file provenance;
+// F17 line ranges on file provenance; D1 content_digest and
+// canonical_content_hash grammar; P1-P3 representation invariants; P4 a
+// reference frame costs 0; B3 token_cost equals the budget tokens of the
+// content; G1 and G2 relations; and "schema" for a blank id, kind or
+// embedding fingerprint, a non-finite embedding value, or an unknown enum
+// spelling. A frame's own embedding fingerprint is opaque here: rule E1
+// binds the query embedding to the provider's declared fingerprint (see
+// CheckQueryEmbedding).
+//
+// A full frame with empty content is accepted: this package cannot tell an
+// absent content member from an empty one.
+func (f *Frame) Validate() Violations {
+	var c collector
+	if isBlank(f.ID) {
+		c.add(RuleSchema, "id", "frame id is blank")
+	}
+	if isBlank(string(f.Kind)) {
+		c.add(RuleSchema, "kind", "kind is blank")
+	}
+	if s := float64(f.Score); math.IsNaN(s) || s < 0 || s > 1 {
+		c.add("F1", "score", "score %v is outside [0,1]", f.Score)
+	}
+	if isBlank(f.Title) {
+		c.add("F2", "title", "title is blank")
+	}
+	if isBlank(f.CitationLabel) {
+		if f.CitationLabel == "" {
+			c.add("F3", "citation_label", "citation_label is missing")
+		} else {
+			c.add("F3", "citation_label", "citation_label is blank")
+		}
+	}
+	c.timestamp("valid_from", f.ValidFrom)
+	c.timestamp("valid_to", f.ValidTo)
+	c.timestamp("recorded_at", f.RecordedAt)
+	c.digest("D1", "content_digest", f.ContentDigest)
+	c.digest("D1", "canonical_content_hash", f.CanonicalContentHash)
+	f.checkRepresentation(&c)
+	if f.ContentFidelity != "" && !f.ContentFidelity.IsKnown() {
+		c.add(RuleSchema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
+	}
+	if f.MinimumContentFidelity != "" && !f.MinimumContentFidelity.IsKnown() {
+		c.add(RuleSchema, "minimum_content_fidelity", "unknown content fidelity %q", f.MinimumContentFidelity)
+	}
+	if f.InlineContentRequirement != "" && !f.InlineContentRequirement.IsKnown() {
+		c.add(RuleSchema, "inline_content_requirement", "unknown inline content requirement %q", f.InlineContentRequirement)
+	}
+	want := f.ExpectedInlineCost()
+	switch {
+	case f.Representation.Effective() == RepresentationReference:
+		if f.TokenCost != 0 {
+			c.add("P4", "token_cost", "a reference frame must declare token_cost 0, not %d", f.TokenCost)
+		}
+	case int64(f.TokenCost) != int64(want):
+		c.add("B3", "token_cost", "token_cost %d is not ceil(%d content bytes / 4) = %d", f.TokenCost, len(f.Content), want)
+	}
+	for i := range f.Provenance {
+		p := &f.Provenance[i]
+		field := "provenance[" + strconv.Itoa(i) + "]"
+		if isBlank(p.Type) {
+			c.add(RuleSchema, field+".type", "provenance type is blank")
+		}
+		if p.Type != ProvenanceFile {
+			continue
+		}
+		if p.Digest == "" {
+			c.add("F5", field+".digest", "file provenance carries no digest")
+		} else {
+			c.digest("F5", field+".digest", p.Digest)
+		}
+		if p.Range != "" {
+			if _, err := ParseLineRange(p.Range); err != nil {
+				c.add("F17", field+".range", "line range %q: %v", p.Range, err)
+			}
+		}
+	}
+	for i := range f.Relations {
+		r := &f.Relations[i]
+		field := "relations[" + strconv.Itoa(i) + "]"
+		if isBlank(r.Rel) {
+			c.add(RuleSchema, field+".rel", "relation rel is blank")
+		}
+		if isBlank(r.TargetURI) {
+			c.add("G2", field+".target_uri", "relation target_uri is blank")
+		}
+		if r.DisplayName != "" && isBlank(r.DisplayName) {
+			c.add("G1", field+".display_name", "relation display_name is blank")
+		}
+	}
+	if e := f.Embedding; e != nil {
+		if isBlank(e.Fingerprint) {
+			c.add(RuleSchema, "embedding.fingerprint", "embedding fingerprint is blank")
+		}
+		for i, x := range e.Vector {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				c.add(RuleSchema, "embedding.vector["+strconv.Itoa(i)+"]", "value is not finite")
+				break
+			}
+		}
+	}
+	return c.v
+}
+
+// checkRepresentation applies P1-P3 and the F4 grammar of content_ref.expires_at.
+func (f *Frame) checkRepresentation(c *collector) {
+	if f.ContentRef != nil {
+		if isBlank(f.ContentRef.ProviderID) {
+			c.add(RuleSchema, "content_ref.provider_id", "content_ref provider_id is blank")
+		}
+		if isBlank(f.ContentRef.URI) {
+			c.add(RuleSchema, "content_ref.uri", "content_ref uri is blank")
+		}
+		c.timestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
+	}
+	switch r := f.Representation.Effective(); r {
+	case RepresentationFull:
+		if f.ContentRef != nil {
+			c.add("P1", "content_ref", "a full frame must not carry content_ref")
+		}
+		if f.Transform != nil {
+			c.add("P1", "transform", "a full frame must not carry transform")
+		}
+		if f.CanonicalContentHash != "" {
+			c.add("P1", "canonical_content_hash", "a full frame must not carry canonical_content_hash")
+		}
+	case RepresentationCompact:
+		if f.Content == "" {
+			c.add("P2", "content", "a compact frame must carry content")
+		}
+		if f.ContentDigest == "" {
+			c.add("P2", "content_digest", "a compact frame must carry content_digest")
+		}
+		if f.CanonicalContentHash == "" {
+			c.add("P2", "canonical_content_hash", "a compact frame must carry canonical_content_hash")
+		}
+		if f.Transform == nil {
+			c.add("P2", "transform", "a compact frame must carry transform")
+		}
+		if f.ContentRef == nil {
+			c.add("P2", "content_ref", "a compact frame must carry content_ref")
+		}
+	case RepresentationReference:
+		if f.ContentRef == nil {
+			c.add("P3", "content_ref", "a reference frame must carry content_ref")
+		}
+		if f.CanonicalContentHash == "" {
+			c.add("P3", "canonical_content_hash", "a reference frame must carry canonical_content_hash")
+		}
+		if f.Content != "" {
+			c.add("P3", "content", "a reference frame must not carry content")
+		}
+		if f.ContentDigest != "" {
+			c.add("P3", "content_digest", "a reference frame must not carry content_digest")
+		}
+		if f.Transform != nil {
+			c.add("P3", "transform", "a reference frame must not carry transform")
+		}
+	default:
+		c.add(RuleSchema, "representation", "unknown representation %q", r)
+	}
+}
+
+// Validate checks a query: a non-blank goal, the F4 grammar of as_of, known
+// representation preferences, and finite embedding values.
+func (q *Query) Validate() Violations {
+	var c collector
+	if isBlank(q.Goal) {
+		c.add(RuleSchema, "goal", "goal is blank")
+	}
+	c.timestamp("as_of", q.AsOf)
+	for i, r := range q.RepresentationPreferences {
+		if r == "" || !r.IsKnown() {
+			c.add(RuleSchema, "representation_preferences["+strconv.Itoa(i)+"]", "unknown representation %q", r)
+		}
+	}
+	for i, k := range q.Kinds {
+		if isBlank(string(k)) {
+			c.add(RuleSchema, "kinds["+strconv.Itoa(i)+"]", "kind is blank")
+		}
+	}
+	for i, x := range q.Embedding {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			c.add(RuleSchema, "embedding["+strconv.Itoa(i)+"]", "value is not finite")
+			break
+		}
+	}
+	return c.v
+}
+
+// Validate checks a data-flow declaration: every egress scope is a base scope
+// or a vendor "ns:name" scope (U3), and no off-machine scope is declared
+// with egress false (C5).
+func (d *DataFlow) Validate() Violations {
+	var c collector
+	for i, s := range d.EgressScopes {
+		field := "egress_scopes[" + strconv.Itoa(i) + "]"
+		if !s.Valid() {
+			c.add("U3", field, "egress scope %q is neither a base scope nor namespace:name", s)
+			continue
+		}
+		if s.OffMachine() && !d.Egress {
+			c.add("C5", field, "off-machine scope %q declared with egress false", s)
+		}
+	}
+	return c.v
+}
+
+// Validate checks provider info: non-blank name and version (H2) and the
+// data-flow declaration.
+func (p *ProviderInfo) Validate() Violations {
+	var c collector
+	if isBlank(p.Name) {
+		c.add("H2", "name", "provider name is blank")
+	}
+	if isBlank(p.Version) {
+		c.add("H2", "version", "provider version is blank")
+	}
+	c.merge("data_flow", p.DataFlow.Validate())
+	return c.v
+}
+
+// Validate checks capabilities: the embeddings fingerprint grammar (E1),
+// known representations, and resolve declared when compact or reference is
+// advertised.
+func (cp *Capabilities) Validate() Violations {
+	var c collector
+	if cp.EmbeddingsFingerprint != "" {
+		if _, err := ParseFingerprint(cp.EmbeddingsFingerprint); err != nil {
+			c.add("E1", "embeddings_fingerprint", "fingerprint %q: %v", cp.EmbeddingsFingerprint, err)
+		}
+	}
+	for i, r := range cp.Representations {
+		field := "representations[" + strconv.Itoa(i) + "]"
+		switch {
+		case r == "" || !r.IsKnown():
+			c.add(RuleSchema, field, "unknown representation %q", r)
+		case r != RepresentationFull && !cp.Resolve:
+			c.add(RuleSchema, field, "advertises %s without resolve", r)
+		}
+	}
+	return c.v
+}
+
+// Validate checks a frame identity: non-blank provider and frame ids and the
+// digest grammar (D1) when a digest is present.
+func (a ID) Validate() Violations {
+	var c collector
+	if isBlank(a.Provider) {
+		c.add(RuleSchema, "provider_id", "provider_id is blank")
+	}
+	if isBlank(a.Frame) {
+		c.add(RuleSchema, "frame_id", "frame_id is blank")
+	}
+	c.digest("D1", "content_digest", a.Digest)
+	return c.v
+}
+
+// CheckQueryEmbedding applies rule E1 to a query sent to a provider with
+// capabilities caps: a query may carry an embedding only when the provider
+// declares an embeddings fingerprint, and its length must equal the
+// fingerprint's dimension count.
+func CheckQueryEmbedding(q *Query, caps *Capabilities) Violations {
+	var c collector
+	if q.Embedding == nil {
+		return nil
+	}
+	if caps.EmbeddingsFingerprint == "" {
+		c.add("E1", "embedding", "query carries an embedding but the provider declares no embeddings_fingerprint")
+		return c.v
+	}
+	fp, err := ParseFingerprint(caps.EmbeddingsFingerprint)
+	if err == nil && len(q.Embedding) != fp.Dims {
+		c.add("E1", "embedding", "embedding has %d values but the provider's fingerprint %q declares %d",
+			len(q.Embedding), caps.EmbeddingsFingerprint, fp.Dims)
+	}
+	return c.v
+}

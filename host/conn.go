@@ -1,0 +1,403 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxLine is the longest NDJSON line the host accepts from a child
+// (the protocol's 16 MiB). A longer line is an error naming the limit; the
+// host never buffers more than this.
+const DefaultMaxLine = 16 << 20
+
+// rawReply is one line from a provider, with only its routing members decoded.
+type rawReply struct {
+	typ  string
+	id   *string
+	line []byte
+	err  error // non-nil when the request failed instead of being answered
+}
+
+// conn is an NDJSON connection to one child provider. A single reader
+// goroutine demultiplexes replies: correlated replies by id, id-less replies
+// to the one lock-step request in flight. Every failure of the stream (EOF, a
+// closed pipe, an undecodable or over-long line, a wrong correlation id) fails
+// every waiting request with a typed error: a request never hangs beyond its
+// own deadline, and usually returns as soon as the stream breaks.
+type conn struct {
+	provider string
+	proc     *process
+	maxLine  int
+
+	wmu sync.Mutex // serialises writes of whole lines
+
+	mu        sync.Mutex
+	pending   map[string]chan rawReply // correlated requests by id
+	abandoned map[string]bool          // ids whose requester gave up (late replies are discarded)
+	lockstep  chan rawReply            // the id-less request in flight, if any
+	broken    error                    // once set, the connection is dead
+	stray     int                      // unsolicited envelopes ignored
+
+	lockSem    chan struct{} // one id-less request at a time
+	nextID     atomic.Uint64
+	readerDone chan struct{}
+	closeOnce  sync.Once
+}
+
+func newConn(provider string, p *process, maxLine int) *conn {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	c := &conn{
+		provider:   provider,
+		proc:       p,
+		maxLine:    maxLine,
+		pending:    make(map[string]chan rawReply),
+		abandoned:  make(map[string]bool),
+		lockSem:    make(chan struct{}, 1),
+		readerDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	go c.watchExit()
+	return c
+}
+
+// watchExit fails the connection when the child exits, even if a descendant
+// still holds its stdout open (which would keep the reader from seeing EOF).
+func (c *conn) watchExit() {
+	<-c.proc.exited
+	t := time.NewTimer(200 * time.Millisecond)
+	select {
+	case <-c.readerDone:
+	case <-t.C:
+	}
+	t.Stop()
+	c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, c.exitDetail(), nil))
+	c.proc.kill()
+}
+
+func (c *conn) exitDetail() string {
+	d := "child exited"
+	select {
+	case <-c.proc.exited:
+		if c.proc.waitErr != nil {
+			d += " (" + c.proc.waitErr.Error() + ")"
+		}
+	default:
+	}
+	if s := c.proc.stderr.String(); s != "" {
+		d += "; stderr: " + truncateForError(s, 512)
+	}
+	return d
+}
+
+func truncateForError(s string, n int) string {
+	s = string(bytes.TrimSpace([]byte(s)))
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// readLine reads one '\n'-terminated line of at most max bytes (without the
+// terminator). It never holds more than max+bufsize bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max+1 { // +1 for the newline itself
+			return nil, fmt.Errorf("line longer than the %d-byte limit", max)
+		}
+		line = append(line, frag...)
+		if err == nil {
+			return line[:len(line)-1], nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(line) > 0 {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+}
+
+func (c *conn) readLoop() {
+	defer close(c.readerDone)
+	br := bufio.NewReaderSize(c.proc.stdout, 64<<10)
+	for {
+		line, err := readLine(br, c.maxLine)
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed):
+				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "stdout closed; "+c.exitDetail(), nil))
+			case bytes.Contains([]byte(err.Error()), []byte("limit")):
+				c.breakWith(newErr(c.provider, "read", ErrMalformed, "", err))
+			default:
+				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "", err))
+			}
+			c.proc.kill()
+			return
+		}
+		line = bytes.TrimRight(line, " \t\r\n")
+		if len(line) == 0 {
+			continue
+		}
+		var head struct {
+			Type string  `json:"type"`
+			ID   *string `json:"id"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil || head.Type == "" {
+			detail := "undecodable line " + strconv.Quote(truncateForError(string(line), 64))
+			c.breakWith(newErr(c.provider, "read", ErrMalformed, detail, err))
+			c.proc.kill()
+			return
+		}
+		c.route(rawReply{typ: head.Type, id: head.ID, line: line})
+	}
+}
+
+// route hands a reply to its waiter.
+func (c *conn) route(r rawReply) {
+	c.mu.Lock()
+	if c.broken != nil {
+		c.mu.Unlock()
+		return
+	}
+	if r.id != nil {
+		if ch, ok := c.pending[*r.id]; ok {
+			delete(c.pending, *r.id)
+			c.mu.Unlock()
+			ch <- r
+			return
+		}
+		if c.abandoned[*r.id] {
+			delete(c.abandoned, *r.id)
+			c.mu.Unlock()
+			return
+		}
+		if c.lockstep != nil && len(c.pending) == 0 {
+			// A non-correlated request: the provider echoed an id we never
+			// sent. Ids are only binding for correlated requests (H4).
+			ch := c.lockstep
+			c.lockstep = nil
+			c.mu.Unlock()
+			ch <- r
+			return
+		}
+		if len(c.pending) > 0 {
+			c.mu.Unlock()
+			c.breakCorrelation(*r.id)
+			return
+		}
+		c.stray++
+		c.mu.Unlock()
+		return
+	}
+	if c.lockstep != nil {
+		ch := c.lockstep
+		c.lockstep = nil
+		c.mu.Unlock()
+		ch <- r
+		return
+	}
+	if len(c.pending) > 0 {
+		c.mu.Unlock()
+		c.breakCorrelation("<absent>")
+		return
+	}
+	c.stray++
+	c.mu.Unlock()
+}
+
+// breakCorrelation fails every correlated waiter with a CorrelationError
+// naming its own id and what arrived, then tears the connection down: after
+// a wrong id no reply on this stream can be attributed with confidence.
+func (c *conn) breakCorrelation(got string) {
+	c.mu.Lock()
+	pend := c.pending
+	c.pending = make(map[string]chan rawReply)
+	c.broken = &CorrelationError{Provider: c.provider, Expected: "<any pending id>", Got: got}
+	lock := c.lockstep
+	c.lockstep = nil
+	c.mu.Unlock()
+	for id, ch := range pend {
+		ch <- rawReply{err: &CorrelationError{Provider: c.provider, Expected: id, Got: got}}
+	}
+	if lock != nil {
+		lock <- rawReply{err: c.broken}
+	}
+	c.proc.kill()
+}
+
+// breakWith marks the connection dead (first cause wins) and fails every
+// waiter with err.
+func (c *conn) breakWith(err error) {
+	c.mu.Lock()
+	if c.broken == nil {
+		c.broken = err
+	}
+	err = c.broken
+	pend := c.pending
+	c.pending = make(map[string]chan rawReply)
+	lock := c.lockstep
+	c.lockstep = nil
+	c.mu.Unlock()
+	for _, ch := range pend {
+		ch <- rawReply{err: err}
+	}
+	if lock != nil {
+		lock <- rawReply{err: err}
+	}
+}
+
+// write sends one line (a '\n' is appended) before deadline.
+func (c *conn) write(op string, line []byte, deadline time.Time) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.proc.stdin.SetWriteDeadline(deadline)
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	_, err := c.proc.stdin.Write(buf)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// A partial line may be on the pipe: the stream is unusable.
+		e := newErr(c.provider, op, ErrTimeout, "provider stopped reading its input", nil)
+		c.breakWith(e)
+		c.proc.kill()
+		return e
+	}
+	e := newErr(c.provider, op, ErrProviderCrashed, "writing request: "+c.exitDetail(), err)
+	c.breakWith(e)
+	return e
+}
+
+// roundTrip sends the line built by mk and waits for the reply. With
+// correlate, mk receives a fresh id and the reply is matched by it; otherwise
+// the request runs lock-step (one at a time) and takes the next id-less reply.
+// A lock-step request that times out leaves the stream out of step, so the
+// connection is torn down; a correlated one only abandons its id.
+func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, correlate bool, mk func(id string) ([]byte, error)) (rawReply, error) {
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+
+	ch := make(chan rawReply, 1)
+	var id string
+	if correlate {
+		id = "q" + strconv.FormatUint(c.nextID.Add(1), 10)
+		c.mu.Lock()
+		if c.broken != nil {
+			err := c.broken
+			c.mu.Unlock()
+			return rawReply{}, err
+		}
+		c.pending[id] = ch
+		c.mu.Unlock()
+	} else {
+		select {
+		case c.lockSem <- struct{}{}:
+		case <-ctx.Done():
+			return rawReply{}, c.ctxErr(op, ctx, timeout)
+		}
+		defer func() { <-c.lockSem }()
+		c.mu.Lock()
+		if c.broken != nil {
+			err := c.broken
+			c.mu.Unlock()
+			return rawReply{}, err
+		}
+		c.lockstep = ch
+		c.mu.Unlock()
+	}
+	line, err := mk(id)
+	if err != nil {
+		c.forget(id, correlate, false)
+		return rawReply{}, fmt.Errorf("host: %s %q: encode request: %w", op, c.provider, err)
+	}
+	if err := c.write(op, line, deadline); err != nil {
+		c.forget(id, correlate, false)
+		return rawReply{}, err
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return rawReply{}, r.err
+		}
+		return r, nil
+	case <-ctx.Done():
+		c.forget(id, correlate, true)
+		// The reply may have raced in after the deadline: prefer it.
+		select {
+		case r := <-ch:
+			if r.err == nil {
+				return r, nil
+			}
+		default:
+		}
+		err := c.ctxErr(op, ctx, timeout)
+		if !correlate {
+			c.breakWith(err)
+			c.proc.kill()
+		}
+		return rawReply{}, err
+	}
+}
+
+func (c *conn) forget(id string, correlate, abandon bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if correlate {
+		if _, ok := c.pending[id]; ok {
+			delete(c.pending, id)
+			if abandon {
+				c.abandoned[id] = true
+			}
+		}
+		return
+	}
+	c.lockstep = nil
+}
+
+func (c *conn) ctxErr(op string, ctx context.Context, timeout time.Duration) error {
+	if errors.Is(context.Cause(ctx), context.Canceled) {
+		return newErr(c.provider, op, ErrTimeout, "canceled by caller", ctx.Err())
+	}
+	return newErr(c.provider, op, ErrTimeout, "no reply within "+timeout.String(), nil)
+}
+
+// notify sends a line that expects no reply (shutdown).
+func (c *conn) notify(op string, line []byte, deadline time.Time) error {
+	return c.write(op, line, deadline)
+}
+
+// close stops the child: it waits up to grace for it to exit, then kills its
+// process group, and fails any request still waiting with ErrClosed. It
+// returns when the reader goroutine has finished.
+func (c *conn) close(grace time.Duration) error {
+	var err error
+	c.closeOnce.Do(func() {
+		err = c.proc.stop(grace)
+		c.breakWith(newErr(c.provider, "close", ErrClosed, "", nil))
+		<-c.readerDone
+	})
+	return err
+}
+
+// stderrTail returns the captured tail of the child's stderr.
+func (c *conn) stderrTail() string { return c.proc.stderr.String() }

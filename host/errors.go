@@ -1,0 +1,118 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors a caller can branch on with errors.Is. Every error the host
+// returns for a provider failure matches exactly one of them.
+var (
+	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
+	// its connection was torn down while a request was outstanding.
+	ErrProviderCrashed = errors.New("provider crashed")
+	// ErrTimeout: the provider did not answer within the host's deadline.
+	ErrTimeout = errors.New("provider timed out")
+	// ErrMalformed: the provider sent bytes that are not a CGP envelope
+	// (undecodable JSON, an over-long line, an HTTP body that is not one).
+	ErrMalformed = errors.New("malformed reply")
+	// ErrUnexpectedEnvelope: a well-formed envelope of the wrong type.
+	ErrUnexpectedEnvelope = errors.New("unexpected envelope")
+	// ErrCorrelationMismatch: a correlating provider echoed the wrong id (H4).
+	ErrCorrelationMismatch = errors.New("correlation id mismatch")
+	// ErrVersionMismatch: the provider's protocol family differs (H1/H3).
+	ErrVersionMismatch = errors.New("protocol version mismatch")
+	// ErrHandshake: the handshake_ack breaks a rule the host checks (H2, C5,
+	// representation/resolve consistency).
+	ErrHandshake = errors.New("handshake rejected")
+	// ErrProviderError: the provider answered with an error envelope.
+	ErrProviderError = errors.New("provider error")
+	// ErrUnauthorized: an HTTP provider answered 401.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrInsecureTransport: plain http:// to a non-loopback host (C7).
+	ErrInsecureTransport = errors.New("insecure transport refused")
+	// ErrTransport: any other transport failure (HTTP status, dial, I/O).
+	ErrTransport = errors.New("transport failure")
+	// ErrConsentRequired: the provider needs consent the store does not hold
+	// (C1, C2, C6); no payload was sent.
+	ErrConsentRequired = errors.New("consent required")
+	// ErrUnknownProvider: no provider is registered under that id.
+	ErrUnknownProvider = errors.New("unknown provider")
+	// ErrClosed: the host or the provider connection was closed.
+	ErrClosed = errors.New("closed")
+	// ErrUnsupported: the provider did not declare the capability the call needs.
+	ErrUnsupported = errors.New("capability not declared")
+)
+
+// Error is a provider failure: which provider, during which operation, of
+// which kind (one of the sentinels above), with the underlying cause.
+type Error struct {
+	Provider string // host-side provider id
+	Op       string // "handshake", "query", "verify", "shutdown", "spawn"
+	Kind     error  // one of the Err* sentinels
+	Detail   string // human detail, never a credential
+	Err      error  // underlying cause, may be nil
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("host: ")
+	b.WriteString(e.Op)
+	if e.Provider != "" {
+		fmt.Fprintf(&b, " %q", e.Provider)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Kind.Error())
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Is reports whether target is the error's kind.
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+func newErr(provider, op string, kind error, detail string, cause error) *Error {
+	return &Error{Provider: provider, Op: op, Kind: kind, Detail: detail, Err: cause}
+}
+
+// VersionMismatchError reports a provider whose protocol family differs from
+// the host's (H1/H3). It matches ErrVersionMismatch.
+type VersionMismatchError struct {
+	Provider        string // host-side id
+	HostVersion     string
+	ProviderVersion string // the protocol_version the provider acknowledged
+	ProviderName    string // provider.name from the ack, may be empty
+}
+
+func (e *VersionMismatchError) Error() string {
+	return fmt.Sprintf("host: handshake %q: %v (H3): host speaks %q, provider %q acknowledged %q",
+		e.Provider, ErrVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
+}
+
+// Is matches ErrVersionMismatch.
+func (e *VersionMismatchError) Is(target error) bool { return target == ErrVersionMismatch }
+
+// CorrelationError reports a reply whose correlation id does not match the
+// request's (H4). Got is "<absent>" when the reply carried no id.
+type CorrelationError struct {
+	Provider string
+	Expected string
+	Got      string
+}
+
+func (e *CorrelationError) Error() string {
+	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, ErrCorrelationMismatch, e.Expected, e.Got)
+}
+
+// Is matches ErrCorrelationMismatch.
+func (e *CorrelationError) Is(target error) bool { return target == ErrCorrelationMismatch }

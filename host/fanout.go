@@ -1,0 +1,301 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// Status is the kind of a fan-out leg's outcome. It is a closed set; String
+// gives the stable spelling used in JSON.
+type Status int
+
+// The leg outcomes.
+const (
+	StatusFrames               Status = iota // reply accepted (some frames may be excluded, see Outcome.Excluded)
+	StatusConsentRequired                    // legacy egress provider without a consent record; not queried
+	StatusScopeReceiptRequired               // off-machine scopes without receipts; not queried
+	StatusTimeout                            // no reply in time
+	StatusCrashed                            // process exited, pipe closed, connection lost
+	StatusVersionMismatch                    // handshake in another protocol family
+	StatusBudgetLie                          // B2: Σ declared token_cost > max_tokens; leg dropped
+	StatusFrameFlood                         // B4: more frames than max_frames; leg dropped
+	StatusInvalidFrames                      // DropLeg policy: a frame broke a validity or B3 rule
+	StatusKindViolation                      // DropLeg policy: a frame of an unrequested kind (Q1)
+	StatusFailed                             // any other failure (handshake rule, provider error, garbage)
+)
+
+var statusNames = [...]string{
+	"frames", "consent_required", "scope_receipt_required", "timeout", "crashed",
+	"version_mismatch", "budget_lie", "frame_flood", "invalid_frames", "kind_violation", "failed",
+}
+
+// String returns the status's stable spelling.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// MarshalText spells the status for JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a spelling produced by MarshalText.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("host: unknown leg status %q", b)
+}
+
+// Accepted reports whether the leg contributes frames.
+func (s Status) Accepted() bool { return s == StatusFrames }
+
+// ExcludedFrame is one frame the audit refused, with the rule it broke.
+type ExcludedFrame struct {
+	Frame  frame.ID `json:"frame"`
+	Rule   string   `json:"rule"`
+	Detail string   `json:"detail"`
+}
+
+// Outcome is one provider's leg of a fan-out.
+type Outcome struct {
+	Provider string `json:"provider"`
+	// ProviderName is provider.name from the handshake ("" if none).
+	ProviderName string `json:"provider_name,omitempty"`
+	Status       Status `json:"status"`
+	// Frames are the accepted frames (only when Status is StatusFrames).
+	Frames []frame.Frame `json:"frames,omitempty"`
+	// Result is the provider's reply as received (nil when none arrived);
+	// attestation checks read it.
+	Result *wire.Result `json:"-"`
+	// Excluded lists each frame the audit refused and why: under
+	// ExcludeFrames the leg keeps its other frames; under DropLeg (and for
+	// B2/B4, where frame ids are listed too) the whole leg is dropped.
+	Excluded []ExcludedFrame `json:"excluded,omitempty"`
+	// Query is the query the leg sent (its max_tokens is the leg's share).
+	Query frame.Query `json:"query"`
+	// ClaimedTokens is Σ declared token_cost of the reply (B2 evidence).
+	ClaimedTokens uint64 `json:"claimed_tokens,omitempty"`
+	// ReturnedFrames is len(frames) of the reply (B4 evidence).
+	ReturnedFrames int `json:"returned_frames,omitempty"`
+	// Missing names the scopes lacking receipts (StatusScopeReceiptRequired).
+	Missing []frame.EgressScope `json:"missing_scopes,omitempty"`
+	// Err is the failure (nil for StatusFrames and for audit drops).
+	Err     error         `json:"-"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// Error returns the failure message, "" when none (for JSON reports).
+func (o *Outcome) Error() string {
+	switch {
+	case o.Err != nil:
+		return o.Err.Error()
+	case o.Status == StatusBudgetLie:
+		return fmt.Sprintf("B2: provider declared %d tokens against max_tokens %d; all %d frames dropped", o.ClaimedTokens, o.Query.MaxTokens, o.ReturnedFrames)
+	case o.Status == StatusFrameFlood:
+		return fmt.Sprintf("B4: provider returned %d frames against max_frames %d; all dropped", o.ReturnedFrames, o.Query.MaxFrames)
+	case o.Status == StatusInvalidFrames || o.Status == StatusKindViolation:
+		return fmt.Sprintf("%d frame(s) broke a rule under the drop-leg policy; all %d dropped", len(o.Excluded), o.ReturnedFrames)
+	}
+	return ""
+}
+
+// MarshalJSON encodes the outcome with its failure message as "error".
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	type plain Outcome
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(o), o.Error()})
+}
+
+// statusOf maps a leg error to its outcome status.
+func statusOf(err error) Status {
+	var ce *ConsentError
+	switch {
+	case errors.As(err, &ce):
+		if len(ce.Missing) > 0 {
+			return StatusScopeReceiptRequired
+		}
+		return StatusConsentRequired
+	case errors.Is(err, ErrVersionMismatch):
+		return StatusVersionMismatch
+	case errors.Is(err, ErrTimeout):
+		return StatusTimeout
+	case errors.Is(err, ErrProviderCrashed), errors.Is(err, ErrClosed):
+		return StatusCrashed
+	}
+	return StatusFailed
+}
+
+// QueryAll sends q to every registered provider whose capabilities match its
+// kinds, concurrently, and audits each reply. Outcomes are in registration
+// order; one leg's failure never affects another's.
+func (h *Host) QueryAll(ctx context.Context, q *frame.Query) *FanOut {
+	return h.fanOut(ctx, q, nil)
+}
+
+// QueryAllBudgeted is QueryAll with a global budget: the capability-matching
+// providers share it equally (compose.BudgetSplit semantics: the first
+// budget%n providers get one token more), each leg's max_tokens being its
+// share. The per-leg audit checks each reply against its own share.
+func (h *Host) QueryAllBudgeted(ctx context.Context, q *frame.Query, globalBudget uint32) *FanOut {
+	return h.fanOut(ctx, q, &globalBudget)
+}
+
+func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanOut {
+	start := time.Now()
+	es := h.entries()
+	fo := &FanOut{Query: *q, Policy: h.opts.Policy, host: h}
+	if global != nil {
+		fo.Budget = *global
+		fo.Budgeted = true
+		fo.Query.MaxTokens = *global
+	}
+	// Phase 1: handshakes (concurrent; each provider's is cached).
+	var wg sync.WaitGroup
+	for _, e := range es {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = h.handshake(ctx, e)
+		}()
+	}
+	wg.Wait()
+	// Phase 2: which providers take part, and with what share.
+	type leg struct {
+		e   *entry
+		q   frame.Query
+		out *Outcome
+	}
+	var legs []leg
+	var matching []int
+	for _, e := range es {
+		if e.handErr != nil {
+			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, Status: statusOf(e.handErr), Err: e.handErr, Query: *q}})
+			continue
+		}
+		if !e.ack.Capabilities.ServesAny(q.Kinds) {
+			continue
+		}
+		matching = append(matching, len(legs))
+		legs = append(legs, leg{e: e, q: *q})
+	}
+	if global != nil {
+		shares := compose.BudgetSplit(int(*global), len(matching))
+		for i, li := range matching {
+			legs[li].q.MaxTokens = uint32(shares[i])
+		}
+	}
+	// Phase 3: the legs.
+	for i := range legs {
+		if legs[i].out != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			legs[i].out = h.leg(ctx, legs[i].e, &legs[i].q)
+		}()
+	}
+	wg.Wait()
+	fo.Outcomes = make([]Outcome, len(legs))
+	for i, l := range legs {
+		fo.Outcomes[i] = *l.out
+	}
+	fo.Elapsed = time.Since(start)
+	return fo
+}
+
+// leg runs one provider's query: consent gate, query under the timeout, then
+// the audit.
+func (h *Host) leg(ctx context.Context, e *entry, q *frame.Query) *Outcome {
+	start := time.Now()
+	out := &Outcome{Provider: e.id, ProviderName: e.info.Name, Query: *q}
+	defer func() { out.Elapsed = time.Since(start) }()
+	if err := h.gate(e); err != nil {
+		out.Status, out.Err = statusOf(err), err
+		var ce *ConsentError
+		if errors.As(err, &ce) {
+			out.Missing = ce.Missing
+		}
+		return out
+	}
+	res, err := h.query(ctx, e, q)
+	if err != nil {
+		out.Status, out.Err = statusOf(err), err
+		return out
+	}
+	out.Result = res
+	h.audit(e.id, q, res, out)
+	return out
+}
+
+// audit applies the per-leg rules to a reply, in order: B2 (declared Σ
+// token_cost ≤ max_tokens) and B4 (len(frames) ≤ max_frames) drop the whole
+// leg; then every frame is checked against Q1 (requested kinds), the frame
+// validity rules and B3 (declared cost equals the canonical cost), and the
+// policy decides between excluding the frame and dropping the leg.
+func (h *Host) audit(provider string, q *frame.Query, res *wire.Result, out *Outcome) {
+	out.ReturnedFrames = len(res.Frames)
+	var claimed uint64
+	for i := range res.Frames {
+		claimed += uint64(res.Frames[i].TokenCost)
+	}
+	out.ClaimedTokens = claimed
+	listAll := func(rule, detail string) {
+		for i := range res.Frames {
+			out.Excluded = append(out.Excluded, ExcludedFrame{Frame: res.Frames[i].Identity(provider), Rule: rule, Detail: detail})
+		}
+	}
+	if claimed > uint64(q.MaxTokens) {
+		out.Status = StatusBudgetLie
+		listAll("B2", fmt.Sprintf("leg declared %d tokens, max_tokens %d", claimed, q.MaxTokens))
+		return
+	}
+	if uint64(len(res.Frames)) > uint64(q.MaxFrames) {
+		out.Status = StatusFrameFlood
+		listAll("B4", fmt.Sprintf("leg returned %d frames, max_frames %d", len(res.Frames), q.MaxFrames))
+		return
+	}
+	var kept []frame.Frame
+	kindViolation := false
+	for i := range res.Frames {
+		f := &res.Frames[i]
+		id := f.Identity(provider)
+		var bad []ExcludedFrame
+		if !q.WantsKind(f.Kind) {
+			kindViolation = true
+			bad = append(bad, ExcludedFrame{Frame: id, Rule: "Q1", Detail: fmt.Sprintf("kind %q was not requested", f.Kind)})
+		}
+		for _, v := range frameViolations(f) {
+			bad = append(bad, ExcludedFrame{Frame: id, Rule: v.Rule, Detail: v.Error()})
+		}
+		if len(bad) > 0 {
+			out.Excluded = append(out.Excluded, bad...)
+			continue
+		}
+		kept = append(kept, *f)
+	}
+	if len(out.Excluded) > 0 && h.opts.Policy == DropLeg {
+		out.Status = StatusInvalidFrames
+		if kindViolation {
+			out.Status = StatusKindViolation
+		}
+		return
+	}
+	out.Status = StatusFrames
+	out.Frames = kept
+}

@@ -1,0 +1,402 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Defaults for IndexOptions.
+const (
+	DefaultMaxFileSize = 1 << 20 // bytes; larger files are skipped and counted
+	DefaultChunkLines  = 40      // lines per chunk (a markdown heading also starts one)
+)
+
+// BM25 parameters (the usual Robertson/Sparck Jones values).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// IndexOptions tunes Build. A nil pointer or zero fields mean the defaults.
+type IndexOptions struct {
+	MaxFileSize int64     // files larger than this are skipped (default DefaultMaxFileSize)
+	ChunkLines  int       // maximum lines per chunk (default DefaultChunkLines)
+	Progress    io.Writer // if non-nil, progress lines are written here while indexing
+}
+
+// Skipped counts the files Build left out and why. Nothing is left out silently.
+type Skipped struct {
+	Binary     int `json:"binary"`     // NUL byte or invalid UTF-8
+	TooLarge   int `json:"too_large"`  // larger than MaxFileSize
+	Unreadable int `json:"unreadable"` // open/read failed
+	Symlinks   int `json:"symlinks"`   // symbolic links are never followed
+}
+
+// fileEntry is one indexed file.
+type fileEntry struct {
+	rel     string    // slash-separated path relative to the root
+	abs     string    // absolute path
+	modTime time.Time // modification time at index time
+	doc     bool      // prose (markdown, text) rather than code
+}
+
+// chunk is a run of whole lines of one file.
+type chunk struct {
+	file       uint32
+	startLine  int // 1-based, inclusive
+	endLine    int // 1-based, inclusive
+	start, end int // byte offsets in the file at index time
+	length     int // number of indexed terms
+	heading    string
+}
+
+type posting struct {
+	chunk uint32
+	tf    uint32
+}
+
+// Index is a BM25 index over the line chunks of the text files under a root.
+// It holds no file content: a hit is read back from disk when served, so a
+// frame always carries the bytes its provenance digest describes.
+type Index struct {
+	root     string
+	label    string // prefix shown in titles and citation labels
+	files    []fileEntry
+	chunks   []chunk
+	postings map[string][]posting
+	avgLen   float64
+	skipped  Skipped
+	byPath   map[string]uint32 // rel path -> file index
+	bytes    int64
+}
+
+// Build walks root and indexes every regular text file under it. Hidden
+// directories (".git" and the like) are not descended into; symbolic links are
+// counted and never followed, so nothing outside root is ever read.
+func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
+	var o IndexOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.ChunkLines <= 0 {
+		o.ChunkLines = DefaultChunkLines
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("files: index %s: not a directory", root)
+	}
+	label := ""
+	if !filepath.IsAbs(root) {
+		if c := filepath.ToSlash(filepath.Clean(root)); c != "." && !strings.HasPrefix(c, "../") && c != ".." {
+			label = c + "/"
+		}
+	}
+	ix := &Index{root: abs, label: label, postings: make(map[string][]posting), byPath: make(map[string]uint32)}
+	var totalLen int64
+	lastReport := time.Now()
+	seen := 0
+	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if d != nil && d.IsDir() && path != abs {
+				ix.skipped.Unreadable++
+				return fs.SkipDir
+			}
+			ix.skipped.Unreadable++
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != abs && strings.HasPrefix(name, ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			ix.skipped.Symlinks++
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(name, ".") {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			ix.skipped.Unreadable++
+			return nil
+		}
+		if info.Size() > o.MaxFileSize {
+			ix.skipped.TooLarge++
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			ix.skipped.Unreadable++
+			return nil
+		}
+		if !isText(data) {
+			ix.skipped.Binary++
+			return nil
+		}
+		rel, err := filepath.Rel(abs, path)
+		if err != nil {
+			ix.skipped.Unreadable++
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		fi := uint32(len(ix.files))
+		ix.files = append(ix.files, fileEntry{rel: rel, abs: path, modTime: info.ModTime(), doc: isProse(name)})
+		ix.byPath[rel] = fi
+		ix.bytes += int64(len(data))
+		totalLen += ix.addFile(fi, rel, data, o.ChunkLines)
+		seen++
+		if o.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
+			lastReport = time.Now()
+			fmt.Fprintf(o.Progress, "\rindexing: %d files, %d chunks", seen, len(ix.chunks))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "\rindexed: %d files, %d chunks (skipped %d binary, %d too large, %d unreadable, %d symlinks)\n",
+			len(ix.files), len(ix.chunks), ix.skipped.Binary, ix.skipped.TooLarge, ix.skipped.Unreadable, ix.skipped.Symlinks)
+	}
+	if len(ix.chunks) > 0 {
+		ix.avgLen = float64(totalLen) / float64(len(ix.chunks))
+	}
+	return ix, nil
+}
+
+// addFile splits data into chunks and indexes their terms; it returns the
+// total number of terms indexed.
+func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int) int64 {
+	prose := ix.files[fi].doc
+	var total int64
+	// The file's path words are indexed into every chunk of the file, once,
+	// so a query naming a file finds it.
+	pathTerms := Terms(strings.NewReplacer("/", " ", ".", " ", "_", " ", "-", " ").Replace(rel))
+	lines := splitLines(data)
+	start := 0
+	var heading string
+	flush := func(end int) {
+		if end <= start {
+			return
+		}
+		c := chunk{file: fi, startLine: start + 1, endLine: end, start: lines[start].off, heading: heading}
+		c.end = lines[end-1].off + lines[end-1].len
+		tf := make(map[string]uint32)
+		for _, t := range Terms(string(data[c.start:c.end])) {
+			tf[t]++
+			c.length++
+		}
+		for _, t := range pathTerms {
+			tf[t]++
+			c.length++
+		}
+		ci := uint32(len(ix.chunks))
+		ix.chunks = append(ix.chunks, c)
+		for t, n := range tf {
+			ix.postings[t] = append(ix.postings[t], posting{chunk: ci, tf: n})
+		}
+		total += int64(c.length)
+		start = end
+	}
+	for i, ln := range lines {
+		text := data[ln.off : ln.off+ln.len]
+		if prose && bytes.HasPrefix(text, []byte("#")) && i > start {
+			flush(i)
+		}
+		if prose && bytes.HasPrefix(text, []byte("#")) {
+			heading = strings.TrimSpace(strings.TrimLeft(string(bytes.TrimRight(text, "\r\n")), "#"))
+		}
+		if i+1-start >= maxLines {
+			flush(i + 1)
+		}
+	}
+	flush(len(lines))
+	return total
+}
+
+type lineSpan struct{ off, len int }
+
+// splitLines splits on LF, each line keeping its LF; a trailing LF does not
+// start an empty line (the protocol's L<a>-<b> line model).
+func splitLines(data []byte) []lineSpan {
+	var out []lineSpan
+	off := 0
+	for off < len(data) {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			out = append(out, lineSpan{off, len(data) - off})
+			break
+		}
+		out = append(out, lineSpan{off, i + 1})
+		off += i + 1
+	}
+	return out
+}
+
+// isText reports whether data looks like text: valid UTF-8 with no NUL byte.
+func isText(data []byte) bool {
+	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
+}
+
+func isProse(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".txt", ".rst", ".adoc", "":
+		return true
+	}
+	return false
+}
+
+// Files returns the number of indexed files.
+func (ix *Index) Files() int { return len(ix.files) }
+
+// Chunks returns the number of indexed chunks.
+func (ix *Index) Chunks() int { return len(ix.chunks) }
+
+// Bytes returns the number of bytes indexed.
+func (ix *Index) Bytes() int64 { return ix.bytes }
+
+// Skipped returns the counts of files left out of the index.
+func (ix *Index) Skipped() Skipped { return ix.skipped }
+
+// Root returns the absolute, symlink-resolved root directory.
+func (ix *Index) Root() string { return ix.root }
+
+// hit is a scored chunk.
+type hit struct {
+	chunk uint32
+	score float64
+}
+
+// search ranks every chunk that shares a term with the query by BM25 and
+// returns them best first (ties by chunk order, which is path then line order).
+func (ix *Index) search(query string) []hit {
+	terms := Terms(query)
+	if len(terms) == 0 || len(ix.chunks) == 0 {
+		return nil
+	}
+	uniq := make(map[string]bool, len(terms))
+	scores := make(map[uint32]float64)
+	n := float64(len(ix.chunks))
+	for _, t := range terms {
+		if uniq[t] {
+			continue
+		}
+		uniq[t] = true
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			dl := float64(ix.chunks[p.chunk].length)
+			scores[p.chunk] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/ix.avgLen))
+		}
+	}
+	hits := make([]hit, 0, len(scores))
+	for c, s := range scores {
+		hits = append(hits, hit{c, s})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].chunk < hits[j].chunk
+	})
+	return hits
+}
+
+// stopwords are dropped from queries and documents: they carry no signal.
+var stopwords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
+	"for": true, "from": true, "how": true, "in": true, "is": true, "it": true, "of": true, "on": true,
+	"or": true, "the": true, "this": true, "to": true, "was": true, "what": true, "when": true,
+	"where": true, "which": true, "with": true, "between": true, "does": true, "do": true,
+}
+
+// Terms splits text into lower-case index terms: runs of letters and digits,
+// split further at camelCase boundaries, stop words removed, a plural "s"
+// stripped. Queries and documents go through the same function.
+func Terms(text string) []string {
+	var out []string
+	var cur []rune
+	emit := func() {
+		if len(cur) == 0 {
+			return
+		}
+		for _, part := range splitCamel(cur) {
+			w := strings.ToLower(string(part))
+			if len(w) < 2 || stopwords[w] {
+				continue
+			}
+			out = append(out, stem(w))
+		}
+		cur = cur[:0]
+	}
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			cur = append(cur, r)
+			continue
+		}
+		emit()
+	}
+	emit()
+	return out
+}
+
+// splitCamel splits "BudgetSplit" into "Budget", "Split"; all-caps runs stay
+// together ("HTTPServer" -> "HTTP", "Server").
+func splitCamel(w []rune) [][]rune {
+	var parts [][]rune
+	start := 0
+	for i := 1; i < len(w); i++ {
+		if unicode.IsUpper(w[i]) && (unicode.IsLower(w[i-1]) || (i+1 < len(w) && unicode.IsLower(w[i+1]) && unicode.IsUpper(w[i-1]))) {
+			parts = append(parts, w[start:i])
+			start = i
+		}
+	}
+	return append(parts, w[start:])
+}
+
+// stem removes the most common English inflections, conservatively.
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return w[:len(w)-1]
+	}
+	return w
+}

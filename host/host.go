@@ -1,0 +1,385 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// AuditPolicy says what the per-leg audit does with a frame that breaks a
+// per-frame rule (Q1 kind filter, B3 honesty, the frame validity rules).
+// Budget lies (B2) and frame floods (B4) always drop the whole leg.
+type AuditPolicy int
+
+const (
+	// ExcludeFrames (the default) removes each offending frame from the leg
+	// and reports it with its rule; the leg's other frames are accepted.
+	ExcludeFrames AuditPolicy = iota
+	// DropLeg drops the provider's whole reply when any frame breaks a rule,
+	// reporting every offending frame.
+	DropLeg
+)
+
+// String returns "exclude-frames" or "drop-leg".
+func (p AuditPolicy) String() string {
+	if p == DropLeg {
+		return "drop-leg"
+	}
+	return "exclude-frames"
+}
+
+// Options configures a Host. A nil *Options or zero fields mean the defaults.
+type Options struct {
+	// Version is the protocol version the host speaks (default
+	// wire.ProtocolVersion).
+	Version string
+	// HandshakeTimeout bounds each provider's handshake (default 10 s).
+	HandshakeTimeout time.Duration
+	// QueryTimeout bounds each leg's query and each verify (default 30 s).
+	QueryTimeout time.Duration
+	// ShutdownGrace is how long Close lets each stdio child exit by itself
+	// before killing its process group (default 2 s).
+	ShutdownGrace time.Duration
+	// Consent is the consent store the gate consults (default: an empty
+	// in-memory store, so every egress provider is refused).
+	Consent *ConsentStore
+	// Trust holds the operator's attester keys; FanOut.Ledger checks
+	// attestations against it (nil: no key is trusted).
+	Trust *trust.Store
+	// Policy is the per-frame audit policy (default ExcludeFrames).
+	Policy AuditPolicy
+	// TrustedRoots are the directories under which file provenance may be
+	// re-read by VerifyProvenance. Empty: nothing is re-read.
+	TrustedRoots []string
+}
+
+// entry is one registered provider.
+type entry struct {
+	id        string
+	p         Provider
+	forceEgr  bool // C4: a non-loopback HTTP provider is egress whatever it claims
+	once      sync.Once
+	ack       *wire.HandshakeAck
+	info      frame.ProviderInfo // ack.Provider with C4 applied
+	handErr   error
+	handshook bool
+}
+
+// Host talks to CGP providers: it handshakes, gates payloads on consent, fans
+// queries out concurrently with per-leg audits, verifies held frames and
+// accounts for what was served. A Host is safe for concurrent use.
+type Host struct {
+	opts Options
+
+	mu        sync.Mutex
+	providers []*entry
+	byID      map[string]*entry
+	closed    bool
+}
+
+// New returns a Host with the given options (nil for the defaults).
+func New(opts *Options) *Host {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = wire.ProtocolVersion
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = DefaultRequestTimeout
+	}
+	if o.Consent == nil {
+		o.Consent = NewConsentStore()
+	}
+	return &Host{opts: o, byID: make(map[string]*entry)}
+}
+
+// Consent returns the host's consent store.
+func (h *Host) Consent() *ConsentStore { return h.opts.Consent }
+
+// Policy returns the host's per-frame audit policy.
+func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
+
+// Register adds p under the host-side id (the routing and consent key, and
+// the provider part of every FrameID it serves). The handshake happens on
+// first use (or Connect), so a provider that fails it shows up as a typed
+// leg outcome rather than aborting a fan-out. The host owns p from here on
+// and shuts it down in Close.
+func (h *Host) Register(id string, p Provider) error {
+	return h.register(id, p, false)
+}
+
+func (h *Host) register(id string, p Provider, forceEgress bool) error {
+	if strings.TrimSpace(id) == "" {
+		return errors.New("host: register: empty provider id")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return newErr(id, "register", ErrClosed, "", nil)
+	}
+	if _, dup := h.byID[id]; dup {
+		return fmt.Errorf("host: register %q: id already registered", id)
+	}
+	e := &entry{id: id, p: p, forceEgr: forceEgress}
+	h.providers = append(h.providers, e)
+	h.byID[id] = e
+	return nil
+}
+
+// AddInProcess registers a Go value serving CGP in the host's process.
+func (h *Host) AddInProcess(id string, s Server) error {
+	return h.Register(id, InProcess(id, s))
+}
+
+// AddStdio spawns a child provider and registers it.
+func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) error {
+	o := opts.withDefaults()
+	if opts == nil || opts.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = h.opts.HandshakeTimeout
+	}
+	if opts == nil || opts.RequestTimeout <= 0 {
+		o.RequestTimeout = h.opts.QueryTimeout
+	}
+	if (opts == nil || opts.ShutdownGrace <= 0) && h.opts.ShutdownGrace > 0 {
+		o.ShutdownGrace = h.opts.ShutdownGrace
+	}
+	p, err := Stdio(id, program, args, &o)
+	if err != nil {
+		return err
+	}
+	if err := h.Register(id, p); err != nil {
+		_ = p.Shutdown(context.Background())
+		return err
+	}
+	return nil
+}
+
+// AddHTTP registers an HTTP provider at url. Plain http:// to anything but a
+// loopback address is refused before any connection is attempted (C7); a
+// non-loopback provider is treated as egress whatever it declares (C4).
+func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
+	o := HTTPOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = h.opts.QueryTimeout
+	}
+	p, loopback, err := newHTTPProvider(id, url, &o)
+	if err != nil {
+		return err
+	}
+	return h.register(id, p, !loopback)
+}
+
+// IDs returns the registered provider ids in registration order.
+func (h *Host) IDs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, len(h.providers))
+	for i, e := range h.providers {
+		out[i] = e.id
+	}
+	return out
+}
+
+func (h *Host) entries() []*entry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]*entry(nil), h.providers...)
+}
+
+func (h *Host) lookup(id string) (*entry, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, newErr(id, "query", ErrClosed, "", nil)
+	}
+	e, ok := h.byID[id]
+	if !ok {
+		return nil, newErr(id, "query", ErrUnknownProvider, "", nil)
+	}
+	return e, nil
+}
+
+// Connect handshakes with provider id now (if it has not already) and
+// returns its checked acknowledgement.
+func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, error) {
+	e, err := h.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.handshake(ctx, e); err != nil {
+		return nil, err
+	}
+	return e.ack, nil
+}
+
+// Info returns the provider's declared info as the host treats it (C4
+// applied) once it has handshaken.
+func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
+	e, err := h.lookup(id)
+	if err != nil || !e.handshook || e.handErr != nil {
+		return frame.ProviderInfo{}, frame.Capabilities{}, false
+	}
+	return e.info, e.ack.Capabilities, true
+}
+
+// handshake runs the provider's handshake once and caches the outcome; every
+// later caller gets the same result.
+func (h *Host) handshake(ctx context.Context, e *entry) error {
+	e.once.Do(func() {
+		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
+		defer cancel()
+		type res struct {
+			ack *wire.HandshakeAck
+			err error
+		}
+		ch := make(chan res, 1)
+		go func() {
+			a, err := e.p.Handshake(hctx, h.opts.Version)
+			ch <- res{a, err}
+		}()
+		var r res
+		select {
+		case r = <-ch:
+		case <-hctx.Done():
+			// The transport did not honour the deadline (an in-process
+			// provider ignoring ctx): the handshake fails regardless.
+			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+h.opts.HandshakeTimeout.String(), nil)
+		}
+		if r.err == nil {
+			r.err = h.checkAck(e.id, r.ack)
+		}
+		e.handErr = r.err
+		if r.err == nil {
+			e.ack = r.ack
+			e.info = r.ack.Provider
+			if e.forceEgr {
+				e.info.DataFlow.Egress = true
+			}
+		}
+		e.handshook = true
+	})
+	return e.handErr
+}
+
+// checkAck applies the host's handshake rules: the version family (H1/H3),
+// non-blank name and version (H2), scope consistency (C5), and that a
+// provider advertising compact or reference representations declares resolve.
+func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
+	if !wire.Compatible(h.opts.Version, ack.ProtocolVersion) {
+		return &VersionMismatchError{Provider: id, HostVersion: h.opts.Version, ProviderVersion: ack.ProtocolVersion, ProviderName: ack.Provider.Name}
+	}
+	var rules []string
+	if strings.TrimSpace(ack.Provider.Name) == "" {
+		rules = append(rules, "H2 provider.name is blank")
+	}
+	if strings.TrimSpace(ack.Provider.Version) == "" {
+		rules = append(rules, "H2 provider.version is blank")
+	}
+	if !ack.Provider.DataFlow.ScopesConsistent() {
+		rules = append(rules, "C5 egress_scopes are invalid or declare an off-machine scope with egress false")
+	}
+	for _, r := range ack.Capabilities.Representations {
+		if r.Effective() != frame.RepresentationFull && !ack.Capabilities.Resolve {
+			rules = append(rules, fmt.Sprintf("P-rep capabilities advertise representation %q without resolve", r))
+			break
+		}
+	}
+	if len(rules) > 0 {
+		return newErr(id, "handshake", ErrHandshake, strings.Join(rules, "; "), nil)
+	}
+	return nil
+}
+
+// gate applies the consent rules to a handshaken provider.
+func (h *Host) gate(e *entry) error {
+	d := h.opts.Consent.Evaluate(e.id, e.info)
+	if d.Permitted {
+		return nil
+	}
+	return &ConsentError{Provider: e.id, Missing: d.Missing}
+}
+
+// QueryProvider queries one provider directly: handshake if needed, consent
+// gate, the per-request timeout. It returns typed errors (ErrUnknownProvider,
+// *ConsentError, ErrTimeout, provider errors ...) and does not audit the
+// reply; use QueryAll for audited results.
+func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*wire.Result, error) {
+	e, err := h.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.handshake(ctx, e); err != nil {
+		return nil, err
+	}
+	if err := h.gate(e); err != nil {
+		return nil, err
+	}
+	return h.query(ctx, e, q)
+}
+
+// query runs one query under the per-request timeout, whatever the
+// transport does with ctx.
+func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Result, error) {
+	qctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
+	defer cancel()
+	type res struct {
+		r   *wire.Result
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		r, err := e.p.Query(qctx, q)
+		ch <- res{r, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.r, r.err
+	case <-qctx.Done():
+		if ctx.Err() != nil {
+			return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())
+		}
+		return nil, newErr(e.id, "query", ErrTimeout, "no reply within "+h.opts.QueryTimeout.String(), nil)
+	}
+}
+
+// Close shuts every provider down (concurrently; each stdio child gets its
+// grace period, then its process group is killed) and returns their errors
+// joined. After Close the host refuses new work.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	ps := append([]*entry(nil), h.providers...)
+	h.mu.Unlock()
+	errs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	for i, e := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := e.p.Shutdown(ctx); err != nil {
+				errs[i] = fmt.Errorf("host: shutdown %q: %w", e.id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,289 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// redacted is what a Credential prints as, whatever the verb or encoding.
+const redacted = "Credential(<redacted>)"
+
+// Credential is a bearer token the host attaches to HTTP requests. Its value
+// never appears in output: every fmt verb, String, GoString, JSON and text
+// encoding print "Credential(<redacted>)" (C8). The secret lives behind a
+// pointer, so even a reflective dump of a struct holding a Credential in an
+// unexported field prints an address, not the token.
+type Credential struct{ s *secret }
+
+type secret struct{ v string }
+
+// NewCredential wraps a bearer token.
+func NewCredential(token string) Credential { return Credential{s: &secret{v: token}} }
+
+// IsZero reports whether no token is held.
+func (c Credential) IsZero() bool { return c.s == nil || c.s.v == "" }
+
+func (c Credential) value() string {
+	if c.s == nil {
+		return ""
+	}
+	return c.s.v
+}
+
+// String returns the redacted form.
+func (c Credential) String() string { return redacted }
+
+// GoString returns the redacted form (for %#v).
+func (c Credential) GoString() string { return redacted }
+
+// Format prints the redacted form for every verb.
+func (c Credential) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
+
+// MarshalJSON encodes the redacted form.
+func (c Credential) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(redacted)), nil }
+
+// MarshalText encodes the redacted form.
+func (c Credential) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+
+// HTTPOptions configures an HTTP provider. Zero fields mean the defaults.
+type HTTPOptions struct {
+	// Credential is sent as "Authorization: Bearer …" when set.
+	Credential Credential
+	// Timeout bounds each request (default: the host's QueryTimeout, 30 s).
+	Timeout time.Duration
+	// Transport carries the requests (default: a fresh http.Transport).
+	// Tests use it to observe that no connection is attempted.
+	Transport http.RoundTripper
+	// MaxBody is the largest response body read (default DefaultMaxLine).
+	MaxBody int64
+}
+
+// IsLoopback reports whether host (a URL host without port, brackets
+// allowed) is loopback: "localhost" in any case, 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// httpProvider speaks CGP with one envelope per POST.
+type httpProvider struct {
+	id     string
+	url    string
+	cred   Credential
+	client *http.Client
+	max    int64
+
+	mu         sync.Mutex
+	correlated bool
+	next       atomic.Uint64
+}
+
+// HTTP returns a Provider at rawURL. Plain http:// is accepted only for a
+// loopback host; anything else is refused with ErrInsecureTransport before a
+// client exists, so no byte is sent (C7). Credentials inside the URL are
+// refused (they would be printed wherever the URL is).
+func HTTP(id, rawURL string, opts *HTTPOptions) (Provider, error) {
+	p, _, err := newHTTPProvider(id, rawURL, opts)
+	return p, err
+}
+
+func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool, error) {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, false, newErr(id, "connect", ErrTransport, "unparsable provider URL", nil)
+	}
+	if u.User != nil {
+		return nil, false, newErr(id, "connect", ErrInsecureTransport, "credentials in the URL are refused; pass a Credential", nil)
+	}
+	loopback := IsLoopback(u.Hostname())
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !loopback {
+			return nil, false, newErr(id, "connect", ErrInsecureTransport, "plain http to non-loopback host "+strconv.Quote(u.Hostname())+" (C7); use https", nil)
+		}
+	default:
+		return nil, false, newErr(id, "connect", ErrTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultRequestTimeout
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxLine
+	}
+	rt := o.Transport
+	if rt == nil {
+		rt = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+	}
+	client := &http.Client{
+		Transport: rt,
+		Timeout:   o.Timeout,
+		// A redirect could carry the request (and its bearer) somewhere
+		// the consent and C7 checks never saw.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &httpProvider{id: id, url: u.String(), cred: o.Credential, client: client, max: o.MaxBody}, loopback, nil
+}
+
+// post sends one envelope and returns the reply envelope (nil for an empty
+// 2xx body).
+func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (wire.Envelope, error) {
+	body, err := encodeEnvelope(env)
+	if err != nil {
+		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, newErr(p.id, op, ErrTransport, "building request", nil)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if !p.cred.IsZero() {
+		req.Header.Set("Authorization", "Bearer "+p.cred.value())
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		kind := ErrTransport
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			kind = ErrTimeout
+		} else {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				kind = ErrTimeout
+			}
+		}
+		return nil, newErr(p.id, op, kind, "", scrub(err, p.cred))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, p.max+1))
+	if err != nil {
+		return nil, newErr(p.id, op, ErrTransport, "reading body", scrub(err, p.cred))
+	}
+	if int64(len(data)) > p.max {
+		return nil, newErr(p.id, op, ErrMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.max), nil)
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if e, derr := decodeEnvelope(bytes.TrimSpace(data)); derr == nil {
+			if we, ok := e.(*wire.Error); ok {
+				return nil, newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we)
+			}
+		}
+		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(string(data), 200)), nil)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, nil
+	}
+	e, err := decodeEnvelope(data)
+	if err != nil {
+		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", err)
+	}
+	if we, ok := e.(*wire.Error); ok {
+		return nil, newErr(p.id, op, ErrProviderError, "", we)
+	}
+	return e, nil
+}
+
+// scrub removes the credential's value from an error's text, in case a
+// transport ever echoes request headers.
+func scrub(err error, c Credential) error {
+	if c.IsZero() || !strings.Contains(err.Error(), c.value()) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), c.value(), redacted))
+}
+
+func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
+	e, err := p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version})
+	if err != nil {
+		return nil, err
+	}
+	ack, ok := e.(*wire.HandshakeAck)
+	if !ok {
+		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want handshake_ack", nil)
+	}
+	p.mu.Lock()
+	p.correlated = ack.Capabilities.Correlation
+	p.mu.Unlock()
+	return ack, nil
+}
+
+func typeOf(e wire.Envelope) string {
+	if e == nil {
+		return "an empty body"
+	}
+	return e.Type()
+}
+
+func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	p.mu.Lock()
+	corr := p.correlated
+	p.mu.Unlock()
+	var id string
+	if corr {
+		id = "q" + strconv.FormatUint(p.next.Add(1), 10)
+	}
+	e, err := p.post(ctx, "query", &wire.Query{ID: id, Query: *q})
+	if err != nil {
+		return nil, err
+	}
+	f, ok := e.(*wire.Frames)
+	if !ok {
+		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want frames", nil)
+	}
+	if corr && f.ID != id {
+		got := f.ID
+		if got == "" {
+			got = "<absent>"
+		}
+		return nil, &CorrelationError{Provider: p.id, Expected: id, Got: got}
+	}
+	return &f.Result, nil
+}
+
+func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	e, err := p.post(ctx, "verify", &wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	if err != nil {
+		return nil, err
+	}
+	v, ok := e.(*wire.Verified)
+	if !ok {
+		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want verified", nil)
+	}
+	return v.Response.Verdicts, nil
+}
+
+// Shutdown posts a shutdown envelope; any answer (204 included) or failure
+// is fine: the host is done with the provider either way.
+func (p *httpProvider) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
+	p.client.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,315 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// Provider is the host's connection to one CGP provider, whatever carries it
+// (in-process, stdio, HTTP). Implementations are safe for concurrent use;
+// Handshake is called once, before any Query or Verify.
+//
+// Errors are typed: each matches one of the Err* sentinels with errors.Is, a
+// provider's own error envelope is reachable with errors.As as *wire.Error.
+type Provider interface {
+	// Handshake sends the host's protocol version and returns the
+	// provider's acknowledgement, unchecked (the Host checks it).
+	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
+	// Query sends one query and returns the provider's result, unaudited.
+	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
+	// Verify asks whether held identities are still current.
+	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
+	// Shutdown ends the session and releases the transport (a child process
+	// is stopped and its process group killed). It is safe to call twice.
+	Shutdown(ctx context.Context) error
+}
+
+// Server is the provider side of CGP: what a Go value implements to be served
+// in-process (InProcess), over stdio (ServeStdio) or over HTTP (Handler).
+// Returning a *wire.Error from Query or Verify sends that error envelope, code
+// included; any other error is sent as code "internal".
+type Server interface {
+	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
+	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
+	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
+}
+
+// inProcess adapts a Server to Provider. Requests and replies are copied
+// through their JSON encoding, so the provider and the host never share
+// memory (a provider cannot change a frame after the host audited it), and a
+// panic in the provider becomes ErrProviderCrashed for that call only.
+type inProcess struct {
+	id string
+	s  Server
+}
+
+// InProcess returns a Provider serving s in the host's own process. id names
+// the provider in errors.
+func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
+
+func (p *inProcess) guard(op string, err *error) {
+	if r := recover(); r != nil {
+		*err = newErr(p.id, op, ErrProviderCrashed, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()), nil)
+	}
+}
+
+// copyJSON deep-copies v into out through JSON.
+func copyJSON(v, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+func (p *inProcess) Handshake(ctx context.Context, version string) (ack *wire.HandshakeAck, err error) {
+	defer p.guard("handshake", &err)
+	a, err := p.s.Handshake(ctx, version)
+	if err != nil {
+		return nil, p.wrap("handshake", err)
+	}
+	if a == nil {
+		return nil, newErr(p.id, "handshake", ErrMalformed, "nil acknowledgement", nil)
+	}
+	ack = new(wire.HandshakeAck)
+	if err := copyJSON(a, ack); err != nil {
+		return nil, newErr(p.id, "handshake", ErrMalformed, "", err)
+	}
+	return ack, nil
+}
+
+func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result, err error) {
+	defer p.guard("query", &err)
+	var qc frame.Query
+	if err := copyJSON(q, &qc); err != nil {
+		return nil, fmt.Errorf("host: query %q: encode: %w", p.id, err)
+	}
+	r, err := p.s.Query(ctx, &qc)
+	if err != nil {
+		return nil, p.wrap("query", err)
+	}
+	if r == nil {
+		return nil, newErr(p.id, "query", ErrMalformed, "nil result", nil)
+	}
+	res = new(wire.Result)
+	if err := copyJSON(r, res); err != nil {
+		return nil, newErr(p.id, "query", ErrMalformed, "", err)
+	}
+	return res, nil
+}
+
+func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) (vs []wire.Verdict, err error) {
+	defer p.guard("verify", &err)
+	in := append([]frame.ID(nil), ids...)
+	out, err := p.s.Verify(ctx, in)
+	if err != nil {
+		return nil, p.wrap("verify", err)
+	}
+	if err := copyJSON(out, &vs); err != nil {
+		return nil, newErr(p.id, "verify", ErrMalformed, "", err)
+	}
+	return vs, nil
+}
+
+func (p *inProcess) Shutdown(ctx context.Context) (err error) {
+	defer p.guard("shutdown", &err)
+	if c, ok := p.s.(interface{ Shutdown(context.Context) error }); ok {
+		return c.Shutdown(ctx)
+	}
+	return nil
+}
+
+func (p *inProcess) wrap(op string, err error) error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return newErr(p.id, op, ErrProviderError, "", we)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return newErr(p.id, op, ErrTimeout, "", err)
+	}
+	return newErr(p.id, op, ErrProviderError, "", err)
+}
+
+// StdioOptions configures a stdio provider. Nil or zero fields mean the
+// defaults.
+type StdioOptions struct {
+	// Env lists extra KEY=VALUE entries for the child. The child's
+	// environment is cleared: it gets PATH and HOME from the host and these
+	// entries, nothing else.
+	Env []string
+	// Dir is the child's working directory (default: the host's).
+	Dir string
+	// HandshakeTimeout bounds the handshake (default DefaultHandshakeTimeout).
+	HandshakeTimeout time.Duration
+	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// ShutdownGrace is how long Shutdown waits for the child to exit after
+	// the shutdown envelope before killing its process group (default 2 s).
+	ShutdownGrace time.Duration
+	// StderrLimit is how many trailing bytes of the child's stderr are kept
+	// for diagnostics (default DefaultStderrLimit).
+	StderrLimit int
+	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
+	MaxLine int
+}
+
+// Transport defaults.
+const (
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultRequestTimeout   = 30 * time.Second
+	DefaultShutdownGrace    = 2 * time.Second
+)
+
+func (o *StdioOptions) withDefaults() StdioOptions {
+	var v StdioOptions
+	if o != nil {
+		v = *o
+	}
+	if v.HandshakeTimeout <= 0 {
+		v.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if v.RequestTimeout <= 0 {
+		v.RequestTimeout = DefaultRequestTimeout
+	}
+	if v.ShutdownGrace <= 0 {
+		v.ShutdownGrace = DefaultShutdownGrace
+	}
+	return v
+}
+
+// stdioProvider speaks NDJSON to a child process.
+type stdioProvider struct {
+	id   string
+	opts StdioOptions
+	c    *conn
+
+	mu         sync.Mutex
+	correlated bool
+}
+
+// Stdio spawns program with args as a CGP provider speaking NDJSON on its
+// stdin and stdout. The child runs in its own process group with a cleared
+// environment; Shutdown (or Host.Close) stops it and kills its group. id
+// names the provider in errors.
+func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
+	o := opts.withDefaults()
+	p, err := startProcess(program, args, o.Env, o.Dir, o.StderrLimit)
+	if err != nil {
+		return nil, newErr(id, "spawn", ErrProviderCrashed, program, err)
+	}
+	return &stdioProvider{id: id, opts: o, c: newConn(id, p, o.MaxLine)}, nil
+}
+
+// Stderr returns the captured tail of a stdio provider's stderr ("" for other
+// transports).
+func Stderr(p Provider) string {
+	if s, ok := p.(*stdioProvider); ok {
+		return s.c.stderrTail()
+	}
+	return ""
+}
+
+func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
+	env, err := decodeEnvelope(r.line)
+	if err != nil {
+		// The stream is no longer trustworthy.
+		e := newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
+		p.c.breakWith(e)
+		p.c.proc.kill()
+		return nil, e
+	}
+	if we, ok := env.(*wire.Error); ok {
+		return nil, newErr(p.id, op, ErrProviderError, "", we)
+	}
+	return env, nil
+}
+
+func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
+	r, err := p.c.roundTrip(ctx, "handshake", p.opts.HandshakeTimeout, false, func(string) ([]byte, error) {
+		return encodeEnvelope(&wire.Handshake{ProtocolVersion: version})
+	})
+	if err != nil {
+		return nil, relabel(err, "handshake")
+	}
+	env, err := p.decode("handshake", r)
+	if err != nil {
+		return nil, err
+	}
+	ack, ok := env.(*wire.HandshakeAck)
+	if !ok {
+		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
+	}
+	p.mu.Lock()
+	p.correlated = ack.Capabilities.Correlation
+	p.mu.Unlock()
+	return ack, nil
+}
+
+func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	p.mu.Lock()
+	corr := p.correlated
+	p.mu.Unlock()
+	r, err := p.c.roundTrip(ctx, "query", p.opts.RequestTimeout, corr, func(id string) ([]byte, error) {
+		return encodeEnvelope(&wire.Query{ID: id, Query: *q})
+	})
+	if err != nil {
+		return nil, relabel(err, "query")
+	}
+	env, err := p.decode("query", r)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := env.(*wire.Frames)
+	if !ok {
+		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
+	}
+	return &f.Result, nil
+}
+
+func (p *stdioProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	r, err := p.c.roundTrip(ctx, "verify", p.opts.RequestTimeout, false, func(string) ([]byte, error) {
+		return encodeEnvelope(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	})
+	if err != nil {
+		return nil, relabel(err, "verify")
+	}
+	env, err := p.decode("verify", r)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := env.(*wire.Verified)
+	if !ok {
+		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
+	}
+	return v.Response.Verdicts, nil
+}
+
+func (p *stdioProvider) Shutdown(ctx context.Context) error {
+	line, _ := encodeEnvelope(&wire.Shutdown{})
+	_ = p.c.notify("shutdown", line, time.Now().Add(500*time.Millisecond))
+	grace := p.opts.ShutdownGrace
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < grace {
+		grace = max(time.Until(d), 0)
+	}
+	return p.c.close(grace)
+}
+
+// relabel returns err with its Op set to op when it is a host *Error raised by
+// the shared reader (whose op is "read").
+func relabel(err error, op string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Op != op {
+		c := *e
+		c.Op = op
+		return &c
+	}
+	return err
+}

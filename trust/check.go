@@ -1,0 +1,215 @@
+package trust
+
+import (
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// VerifyFrame verifies a per-frame attestation under key, in the order of
+// VerifyCommitment, against the commitment recomputed from f under
+// providerName. A correct signature over a frame without a content digest
+// yields ValidIdentityOnly: it binds identity and provenance, not content.
+func VerifyFrame(providerName string, f *frame.Frame, att *Attestation, key PublicKey) Verdict {
+	if att == nil {
+		return MalformedCommitment
+	}
+	if _, _, v := structural(att); v != 0 {
+		return v // cheap checks before hashing anything
+	}
+	return identityOnly(f, VerifyCommitment(FrameCommitment(providerName, f), att, key))
+}
+
+// VerifyFrameInclusion verifies that f is a leaf of the result root that
+// result signs, using the frame's inclusion proof. Structural checks come
+// first (the attestation's shape, then the proof: at most MaxProofSteps
+// steps, an index inside the tree, siblings well formed and on the sides
+// the tree shape dictates — any failure is MalformedCommitment); then the
+// root recomputed from f's commitment must equal the signed one
+// (CommitmentMismatch); then the signature.
+func VerifyFrameInclusion(providerName string, f *frame.Frame, proof wire.InclusionProof, result *Attestation, key PublicKey) Verdict {
+	if result == nil {
+		return MalformedCommitment
+	}
+	if _, _, v := structural(result); v != 0 {
+		return v
+	}
+	p, err := ParseProof(proof)
+	if err != nil {
+		return MalformedCommitment
+	}
+	root, err := RootFromProof(FrameCommitment(providerName, f), p)
+	if err != nil {
+		return MalformedCommitment
+	}
+	return identityOnly(f, VerifyCommitment(root, result, key))
+}
+
+func identityOnly(f *frame.Frame, v Verdict) Verdict {
+	if v == Valid && f.ContentDigest == "" {
+		return ValidIdentityOnly
+	}
+	return v
+}
+
+// Check returns what the host finds for one frame's attestation, with the
+// provider's local id used both to look up trusted keys and as the name in
+// the commitment. Use CheckNamed when the provider's handshake-declared
+// name differs from the host's id for it.
+func Check(store *Store, providerID string, f *frame.Frame, att *Attestation) State {
+	return CheckNamed(store, providerID, providerID, f, att)
+}
+
+// CheckNamed checks one frame's attestation: trusted keys are looked up
+// under providerID (the operator's name for the provider) and the
+// commitment is recomputed with providerName (the name the provider
+// declared). The order is that of PROTOCOL.md §4.5, cheapest first:
+//
+//   - no attestation ⇒ Unattested;
+//   - algorithm other than ed25519 ⇒ UnknownAlgorithm{algorithm};
+//   - no trusted key (providerID, key_id) ⇒ NoTrustedKey{key_id};
+//   - commitment or signature of the wrong length or not lowercase hex ⇒
+//     Invalid{MalformedCommitment | MalformedSignature};
+//   - recomputed commitment differs ⇒ Invalid{CommitmentMismatch};
+//   - strict Ed25519 fails ⇒ Invalid{BadSignature | MalformedSignature};
+//   - else Attested{key_id, attester_id, covers_content}, where
+//     covers_content is whether f has a content digest.
+//
+// Check never fails and never panics on peer input: an attestation that
+// cannot be verified degrades to a State. It does not change f.
+func CheckNamed(store *Store, providerID, providerName string, f *frame.Frame, att *Attestation) State {
+	if att == nil {
+		return NewUnattested()
+	}
+	key, st, ok := checkHeader(store, providerID, att)
+	if !ok {
+		return st
+	}
+	return stateOf(VerifyFrame(providerName, f, att, key), att, f)
+}
+
+// checkHeader runs the store-dependent structural checks shared by the
+// per-frame and the inclusion paths.
+func checkHeader(store *Store, providerID string, att *Attestation) (PublicKey, State, bool) {
+	if att.Algorithm != AlgorithmEd25519 {
+		return PublicKey{}, NewUnknownAlgorithm(att.Algorithm), false
+	}
+	key, ok := store.Key(providerID, att.KeyID)
+	if !ok {
+		return PublicKey{}, NewNoTrustedKey(att.KeyID), false
+	}
+	if _, _, v := structural(att); v != 0 {
+		return PublicKey{}, NewInvalid(v), false
+	}
+	return key, State{}, true
+}
+
+func stateOf(v Verdict, att *Attestation, f *frame.Frame) State {
+	switch v {
+	case Valid, ValidIdentityOnly:
+		return NewAttested(att.KeyID, att.AttesterID, f.ContentDigest != "")
+	case UnknownAlgorithm:
+		return NewUnknownAlgorithm(att.Algorithm)
+	}
+	return NewInvalid(v)
+}
+
+// CheckInclusion checks a frame attested only through the signed result
+// root (a frame_attestations entry with an inclusion proof and no
+// per-frame signature); the states are those of CheckNamed, with a
+// malformed proof reported as Invalid{MalformedCommitment}.
+func CheckInclusion(store *Store, providerID, providerName string, f *frame.Frame, proof wire.InclusionProof, result *Attestation) State {
+	if result == nil {
+		return NewUnattested()
+	}
+	key, st, ok := checkHeader(store, providerID, result)
+	if !ok {
+		return st
+	}
+	return stateOf(VerifyFrameInclusion(providerName, f, proof, result, key), result, f)
+}
+
+// CheckResult returns one State per frame of res, in res.Frames order. A
+// frame is matched to the first frame_attestations entry naming its frame
+// id and content digest (the entry's provider_id is the provider's own
+// name and is not compared); at most len(res.Frames) entries are examined,
+// so a flood of entries costs no more than one per frame. An entry with a
+// per-frame attestation is checked with CheckNamed; one with only an
+// inclusion proof is checked against result_attestation with
+// CheckInclusion; a frame with no usable entry is Unattested.
+func CheckResult(store *Store, providerID, providerName string, res *wire.Result) []State {
+	if res == nil {
+		return nil
+	}
+	type key struct{ id, digest string }
+	entries := map[key]*wire.FrameAttestation{}
+	n := min(len(res.FrameAttestations), len(res.Frames))
+	for i := 0; i < n; i++ {
+		e := &res.FrameAttestations[i]
+		k := key{e.Frame.Frame, e.Frame.Digest}
+		if _, dup := entries[k]; !dup {
+			entries[k] = e
+		}
+	}
+	root := rootChecker{store: store, providerID: providerID, providerName: providerName, att: res.ResultAttestation}
+	out := make([]State, len(res.Frames))
+	for i := range res.Frames {
+		f := &res.Frames[i]
+		e := entries[key{f.ID, f.ContentDigest}]
+		switch {
+		case e == nil:
+			out[i] = NewUnattested()
+		case e.Attestation != nil:
+			out[i] = CheckNamed(store, providerID, providerName, f, e.Attestation)
+		case e.InclusionProof != nil && res.ResultAttestation != nil:
+			out[i] = root.check(f, *e.InclusionProof)
+		default:
+			out[i] = NewUnattested()
+		}
+	}
+	return out
+}
+
+// rootChecker checks frames against one signed result root, verifying the
+// root's signature at most once however many frames refer to it. Each
+// frame's state equals what CheckInclusion returns for it.
+type rootChecker struct {
+	store                    *Store
+	providerID, providerName string
+	att                      *Attestation
+
+	headerDone bool
+	key        PublicKey
+	header     State
+	headerOK   bool
+	signed     Digest
+	sigVerdict Verdict // 0 until the signature has been checked
+}
+
+func (r *rootChecker) check(f *frame.Frame, proof wire.InclusionProof) State {
+	if !r.headerDone {
+		r.headerDone = true
+		r.key, r.header, r.headerOK = checkHeader(r.store, r.providerID, r.att)
+		if r.headerOK {
+			r.signed, _ = ParseDigest(r.att.SignedCommitment) // well formed: checkHeader passed
+		}
+	}
+	if !r.headerOK {
+		return r.header
+	}
+	p, err := ParseProof(proof)
+	if err != nil {
+		return NewInvalid(MalformedCommitment)
+	}
+	got, err := RootFromProof(FrameCommitment(r.providerName, f), p)
+	if err != nil {
+		return NewInvalid(MalformedCommitment)
+	}
+	if got != r.signed {
+		return NewInvalid(CommitmentMismatch)
+	}
+	if r.sigVerdict == 0 {
+		_, sig, _ := structural(r.att)
+		r.sigVerdict = verifyEd25519(r.key, r.signed[:], sig[:])
+	}
+	return stateOf(identityOnly(f, r.sigVerdict), r.att, f)
+}

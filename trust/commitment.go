@@ -1,0 +1,101 @@
+package trust
+
+import (
+	"sort"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// Attestation is the CGP provenance attestation record, the wire type
+// (ProvenanceAttestation): a detached Ed25519 signature over a frame
+// commitment or a result root. Only SignedCommitment is signed; KeyID
+// selects the verifying key, and Algorithm, AttesterID and IssuedAt are
+// unsigned metadata (F18) — a relay can rewrite AttesterID and IssuedAt
+// without breaking the signature, so show them as claims, never as facts.
+type Attestation = wire.Attestation
+
+// Optional members: the frame model spells an absent optional string as
+// "", so the commitment encodes "" as absent (0x00). A peer that signs a
+// present-but-empty member (0x01 00000000) computes a different commitment;
+// the protocol's validation rules give such members no meaning.
+func optional(s string) opt { return opt{s: s, ok: s != ""} }
+
+func fieldsOf(p *frame.Provenance) linkFields {
+	return linkFields{
+		typ:    p.Type,
+		uri:    optional(p.URI),
+		rng:    optional(p.Range),
+		digest: optional(p.Digest),
+		method: optional(p.Method),
+		by:     optional(p.By),
+	}
+}
+
+// EncodeLink returns the canonical encoding of one provenance link
+// (PROTOCOL.md §4.4): enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖
+// enc_opt(digest) ‖ enc_opt(method) ‖ enc_opt(by), where enc_str(s) is the
+// 4-byte big-endian byte length then the UTF-8 bytes, and enc_opt writes
+// 0x00 for absent, else 0x01 then enc_str.
+func EncodeLink(p frame.Provenance) []byte { return appendLink(nil, fieldsOf(&p)) }
+
+// ChainHead returns the head of the provenance hash chain: it starts at
+// SHA256("contextgraph/attest/1/genesis") and folds each link, source
+// first (the slice order), as SHA256("contextgraph/attest/1/link" ‖ head ‖
+// EncodeLink(link)). No link can be added, removed, reordered or edited
+// without changing the head.
+func ChainHead(links []frame.Provenance) Digest {
+	c := newChainer()
+	return c.chain(links)
+}
+
+func (c *chainer) chain(links []frame.Provenance) Digest {
+	c.reset()
+	for i := range links {
+		c.add(fieldsOf(&links[i]))
+	}
+	return c.head
+}
+
+// FrameCommitment returns the commitment a frame attestation signs:
+// SHA256("contextgraph/attest/1/frame" ‖ enc_str(providerName) ‖
+// enc_str(f.ID) ‖ enc_opt(f.ContentDigest) ‖ ChainHead(f.Provenance)).
+// providerName is the provider's handshake-declared name (ADR 0023), which
+// may differ from the host's local id for it.
+func FrameCommitment(providerName string, f *frame.Frame) Digest {
+	c := newChainer()
+	return c.commit(providerName, f)
+}
+
+func (c *chainer) commit(providerName string, f *frame.Frame) Digest {
+	head := c.chain(f.Provenance)
+	return c.frameCommitment(providerName, f.ID, optional(f.ContentDigest), head)
+}
+
+// ResultCommitments returns the identities (under providerName) and
+// commitments of frames, sorted together in canonical FrameID order — the
+// leaf order of the result root.
+func ResultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, []Digest) {
+	idx := make([]int, len(frames))
+	ids := make([]frame.ID, len(frames))
+	for i := range frames {
+		idx[i] = i
+		ids[i] = frames[i].Identity(providerName)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ids[idx[a]].Less(ids[idx[b]]) })
+	outIDs := make([]frame.ID, len(frames))
+	out := make([]Digest, len(frames))
+	c := newChainer()
+	for k, i := range idx {
+		outIDs[k] = ids[i]
+		out[k] = c.commit(providerName, &frames[i])
+	}
+	return outIDs, out
+}
+
+// ResultRoot returns the Merkle root a result attestation signs: MerkleRoot
+// over the frames' commitments in canonical FrameID order.
+func ResultRoot(providerName string, frames []frame.Frame) Digest {
+	_, cs := ResultCommitments(providerName, frames)
+	return MerkleRoot(cs)
+}

@@ -1,0 +1,467 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
+)
+
+// ErrInvalidUTF8 is wrapped by a *DecodeError when a line is not UTF-8.
+var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+
+// ErrNotObject is wrapped by a *DecodeError when a line is JSON but not an object.
+var ErrNotObject = errors.New("envelope is not a JSON object")
+
+// DecodeError is why a line or body could not be decoded into an envelope.
+// Line is the 1-based line number when decoding a stream, else 0. Err is a
+// *json.SyntaxError, *json.UnmarshalTypeError, *frame.MissingMemberError,
+// *TooLongError, ErrInvalidUTF8 or ErrNotObject.
+type DecodeError struct {
+	Line int
+	Err  error
+}
+
+// Error renders "decode line N: cause", or "decode: cause" without a line.
+func (e *DecodeError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("decode line %d: %v", e.Line, e.Err)
+	}
+	return "decode: " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Marshal returns the exact CGP encoding of env, without a line feed.
+func Marshal(env Envelope) ([]byte, error) { return AppendEnvelope(nil, env) }
+
+// AppendEnvelope appends the exact CGP encoding of env to dst. A NaN or
+// infinite f32 is an error; so is a nil envelope.
+func AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
+	if u, ok := env.(*Unknown); ok {
+		if u == nil || !json.Valid(u.Raw) {
+			return dst, errors.New("encode envelope: unknown envelope holds no valid JSON")
+		}
+		return append(dst, u.Raw...), nil
+	}
+	if env == nil {
+		return dst, errors.New("encode envelope: nil envelope")
+	}
+	w := cgpjson.W{B: dst}
+	w.Open()
+	w.Str("type", env.Type())
+	var err error
+	switch e := env.(type) {
+	case *Handshake:
+		w.Str("protocol_version", e.ProtocolVersion)
+	case *HandshakeAck:
+		w.Str("protocol_version", e.ProtocolVersion)
+		w.Key("provider")
+		w.B = e.Provider.AppendJSON(w.B)
+		w.Key("capabilities")
+		w.B = e.Capabilities.AppendJSON(w.B)
+		if len(e.AttesterKeys) > 0 {
+			w.Key("attester_keys")
+			w.OpenArray()
+			for _, k := range e.AttesterKeys {
+				w.Elem()
+				k.write(&w)
+			}
+			w.CloseArray()
+		}
+	case *Query:
+		w.OptStr("id", e.ID)
+		w.Key("query")
+		w.B, err = e.Query.AppendJSON(w.B)
+	case *Frames:
+		w.OptStr("id", e.ID)
+		w.Key("result")
+		w.B, err = e.Result.AppendJSON(w.B)
+	case *Verify:
+		w.Key("request")
+		e.Request.write(&w)
+	case *Verified:
+		w.Key("response")
+		e.Response.write(&w)
+	case *Shutdown:
+	case *Error:
+		w.OptStr("id", e.ID)
+		w.OptStr("code", string(e.Code))
+		w.Str("message", e.Message)
+	}
+	w.Close()
+	if err == nil {
+		err = w.Err
+	}
+	if err != nil {
+		return dst, fmt.Errorf("encode %s envelope: %w", env.Type(), err)
+	}
+	return w.B, nil
+}
+
+// AppendJSON appends the CGP encoding of r (a ContextQueryResult) to dst.
+// Frames is written as [] when nil.
+func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	w.Open()
+	w.Key("frames")
+	w.OpenArray()
+	for i := range r.Frames {
+		w.Elem()
+		var err error
+		if w.B, err = r.Frames[i].AppendJSON(w.B); err != nil {
+			return dst, fmt.Errorf("frames[%d]: %w", i, err)
+		}
+	}
+	w.CloseArray()
+	w.Bool("truncated", r.Truncated)
+	w.OptUint("dropped_estimate", r.DroppedEstimate)
+	if len(r.FrameAttestations) > 0 {
+		w.Key("frame_attestations")
+		w.OpenArray()
+		for i := range r.FrameAttestations {
+			w.Elem()
+			r.FrameAttestations[i].write(&w)
+		}
+		w.CloseArray()
+	}
+	if r.ResultAttestation != nil {
+		w.Key("result_attestation")
+		r.ResultAttestation.write(&w)
+	}
+	w.Close()
+	return w.B, w.Err
+}
+
+// MarshalJSON returns the CGP encoding of r.
+func (r Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+
+// UnmarshalJSON decodes a result; frames and truncated are required.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	var aux struct {
+		plain
+		Frames    *[]frame.Frame `json:"frames"`
+		Truncated *bool          `json:"truncated"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Frames == nil {
+		return &frame.MissingMemberError{Object: "ContextQueryResult", Member: "frames"}
+	}
+	if aux.Truncated == nil {
+		return &frame.MissingMemberError{Object: "ContextQueryResult", Member: "truncated"}
+	}
+	*r = Result(aux.plain)
+	r.Frames, r.Truncated = *aux.Frames, *aux.Truncated
+	return nil
+}
+
+func (a *Attestation) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("signed_commitment", a.SignedCommitment)
+	w.Str("key_id", a.KeyID)
+	w.Str("algorithm", a.Algorithm)
+	w.Str("attester_id", a.AttesterID)
+	w.Str("signature", a.Signature)
+	w.Str("issued_at", a.IssuedAt)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of a.
+func (a Attestation) MarshalJSON() ([]byte, error) {
+	w := cgpjson.W{}
+	a.write(&w)
+	return w.B, nil
+}
+
+func (f *FrameAttestation) write(w *cgpjson.W) {
+	w.Open()
+	w.Key("frame")
+	w.B = f.Frame.AppendJSON(w.B)
+	if f.Attestation != nil {
+		w.Key("attestation")
+		f.Attestation.write(w)
+	}
+	if f.InclusionProof != nil {
+		w.Key("inclusion_proof")
+		p := f.InclusionProof
+		w.Open()
+		w.Uint("leaf_index", p.LeafIndex)
+		w.Uint("leaf_count", p.LeafCount)
+		w.Key("path")
+		w.OpenArray()
+		for _, s := range p.Path {
+			w.Elem()
+			w.Open()
+			w.Str("sibling", s.Sibling)
+			w.Bool("sibling_is_left", s.SiblingIsLeft)
+			w.Close()
+		}
+		w.CloseArray()
+		w.Close()
+	}
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of f.
+func (f FrameAttestation) MarshalJSON() ([]byte, error) {
+	w := cgpjson.W{}
+	f.write(&w)
+	return w.B, nil
+}
+
+func (k *AttesterKey) write(w *cgpjson.W) {
+	w.Open()
+	w.Str("key_id", k.KeyID)
+	w.Str("algorithm", k.Algorithm)
+	w.Str("public_key", k.PublicKey)
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of k.
+func (k AttesterKey) MarshalJSON() ([]byte, error) {
+	w := cgpjson.W{}
+	k.write(&w)
+	return w.B, nil
+}
+
+func (r *VerifyRequest) write(w *cgpjson.W) {
+	w.Open()
+	w.Key("frames")
+	w.OpenArray()
+	for _, id := range r.Frames {
+		w.Elem()
+		w.B = id.AppendJSON(w.B)
+	}
+	w.CloseArray()
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of r.
+func (r VerifyRequest) MarshalJSON() ([]byte, error) {
+	w := cgpjson.W{}
+	r.write(&w)
+	return w.B, nil
+}
+
+// UnmarshalJSON decodes a verify request; frames is required.
+func (r *VerifyRequest) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Frames *[]frame.ID `json:"frames"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Frames == nil {
+		return &frame.MissingMemberError{Object: "VerifyRequest", Member: "frames"}
+	}
+	r.Frames = *aux.Frames
+	return nil
+}
+
+func (r *VerifyResponse) write(w *cgpjson.W) {
+	w.Open()
+	w.Key("verdicts")
+	w.OpenArray()
+	for i := range r.Verdicts {
+		w.Elem()
+		v := &r.Verdicts[i]
+		w.Open()
+		w.Key("frame")
+		w.B = v.Frame.AppendJSON(w.B)
+		w.Str("status", string(v.Status))
+		w.OptStr("replacement_digest", v.ReplacementDigest)
+		w.Close()
+	}
+	w.CloseArray()
+	w.Close()
+}
+
+// MarshalJSON returns the CGP encoding of r.
+func (r VerifyResponse) MarshalJSON() ([]byte, error) {
+	w := cgpjson.W{}
+	r.write(&w)
+	return w.B, nil
+}
+
+// UnmarshalJSON decodes a verify response; verdicts is required.
+func (r *VerifyResponse) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Verdicts *[]Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Verdicts == nil {
+		return &frame.MissingMemberError{Object: "VerifyResponse", Member: "verdicts"}
+	}
+	r.Verdicts = *aux.Verdicts
+	return nil
+}
+
+// UnmarshalJSON decodes a verdict; frame and status are required.
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Frame             *frame.ID `json:"frame"`
+		Status            *Status   `json:"status"`
+		ReplacementDigest string    `json:"replacement_digest"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Frame == nil {
+		return &frame.MissingMemberError{Object: "FrameVerdict", Member: "frame"}
+	}
+	if aux.Status == nil {
+		return &frame.MissingMemberError{Object: "FrameVerdict", Member: "status"}
+	}
+	*v = Verdict{Frame: *aux.Frame, Status: *aux.Status, ReplacementDigest: aux.ReplacementDigest}
+	return nil
+}
+
+// Unmarshal decodes one envelope (one NDJSON line without its line feed, or
+// one HTTP body). An envelope of a type this revision does not define decodes
+// to *Unknown. Failures are *DecodeError.
+func Unmarshal(data []byte) (Envelope, error) {
+	env, err := unmarshal(data)
+	if err != nil {
+		return nil, &DecodeError{Err: err}
+	}
+	return env, nil
+}
+
+func unmarshal(data []byte) (Envelope, error) {
+	if !utf8.Valid(data) {
+		return nil, ErrInvalidUTF8
+	}
+	if first := firstByte(data); first != '{' && json.Valid(data) {
+		return nil, ErrNotObject
+	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	if head.Type == nil {
+		return nil, &frame.MissingMemberError{Object: "envelope", Member: "type"}
+	}
+	var err error
+	switch *head.Type {
+	case TypeHandshake:
+		var aux struct {
+			ProtocolVersion *string `json:"protocol_version"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.ProtocolVersion == nil {
+			return nil, missing(TypeHandshake, "protocol_version")
+		}
+		return &Handshake{ProtocolVersion: *aux.ProtocolVersion}, nil
+	case TypeHandshakeAck:
+		var aux struct {
+			ProtocolVersion *string             `json:"protocol_version"`
+			Provider        *frame.ProviderInfo `json:"provider"`
+			Capabilities    *frame.Capabilities `json:"capabilities"`
+			AttesterKeys    []AttesterKey       `json:"attester_keys"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		switch {
+		case aux.ProtocolVersion == nil:
+			return nil, missing(TypeHandshakeAck, "protocol_version")
+		case aux.Provider == nil:
+			return nil, missing(TypeHandshakeAck, "provider")
+		case aux.Capabilities == nil:
+			return nil, missing(TypeHandshakeAck, "capabilities")
+		}
+		return &HandshakeAck{ProtocolVersion: *aux.ProtocolVersion, Provider: *aux.Provider,
+			Capabilities: *aux.Capabilities, AttesterKeys: aux.AttesterKeys}, nil
+	case TypeQuery:
+		var aux struct {
+			ID    string       `json:"id"`
+			Query *frame.Query `json:"query"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.Query == nil {
+			return nil, missing(TypeQuery, "query")
+		}
+		return &Query{ID: aux.ID, Query: *aux.Query}, nil
+	case TypeFrames:
+		var aux struct {
+			ID     string  `json:"id"`
+			Result *Result `json:"result"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.Result == nil {
+			return nil, missing(TypeFrames, "result")
+		}
+		return &Frames{ID: aux.ID, Result: *aux.Result}, nil
+	case TypeVerify:
+		var aux struct {
+			Request *VerifyRequest `json:"request"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.Request == nil {
+			return nil, missing(TypeVerify, "request")
+		}
+		return &Verify{Request: *aux.Request}, nil
+	case TypeVerified:
+		var aux struct {
+			Response *VerifyResponse `json:"response"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.Response == nil {
+			return nil, missing(TypeVerified, "response")
+		}
+		return &Verified{Response: *aux.Response}, nil
+	case TypeShutdown:
+		return &Shutdown{}, nil
+	case TypeError:
+		var aux struct {
+			ID      string  `json:"id"`
+			Code    Code    `json:"code"`
+			Message *string `json:"message"`
+		}
+		if err = json.Unmarshal(data, &aux); err != nil {
+			return nil, err
+		}
+		if aux.Message == nil {
+			return nil, missing(TypeError, "message")
+		}
+		return &Error{ID: aux.ID, Code: aux.Code, Message: *aux.Message}, nil
+	default:
+		return &Unknown{Tag: *head.Type, Raw: append([]byte(nil), data...)}, nil
+	}
+}
+
+func missing(envelope, member string) error {
+	return &frame.MissingMemberError{Object: envelope + " envelope", Member: member}
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}

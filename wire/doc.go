@@ -1,0 +1,15 @@
+// Package wire is the Context Graph Protocol wire: the envelopes a host and a
+// provider exchange, their byte-exact JSON encoding, an NDJSON encoder and a
+// bounded line decoder for stdio, one-envelope bodies for HTTP, error codes,
+// and protocol-version families.
+//
+// An envelope is one of the concrete types Handshake, HandshakeAck, Query,
+// Frames, Verify, Verified, Shutdown and Error, or Unknown for a type this
+// revision does not define (which a receiver answers or ignores; decoding it
+// is not an error). Decoding follows rule U1: unknown members are ignored at
+// every level and null stands for an absent optional member.
+//
+// Encoding reproduces the reference serializer byte for byte: members in
+// protocol order, absent optionals omitted, no HTML escaping, f32 numbers in
+// their shortest form with ".0" on integral values.
+package wire
