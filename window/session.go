@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,9 +61,11 @@ var ErrUsage = errors.New("invalid usage report")
 //   - reports a compaction that did not reduce the estimate and latches
 //     ShouldCompact off until the history grows again.
 //
-// Messages passed to Assess are treated as immutable: a message whose
-// bytes change must be passed as a new slice. A Session is safe for
-// concurrent use.
+// Messages are matched to the cache by position and content: a history
+// re-serialized into new byte slices is recognised (at the cost of a
+// memory comparison), and the same slice is recognised without one, so
+// a message must not be modified in place once passed to Assess. A
+// Session is safe for concurrent use.
 type Session struct {
 	mu      sync.Mutex
 	project string
@@ -241,7 +244,8 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	// same slice; the first difference marks a rewrite.
 	rewrite := len(messages) < len(s.cache)
 	for i, m := range messages {
-		if i < len(s.cache) && sameSlice(s.cache[i].msg, m) {
+		if i < len(s.cache) && sameBytes(s.cache[i].msg, m) {
+			s.cache[i].msg = m // later calls compare pointers first
 			continue
 		}
 		if i < len(s.cache) {
@@ -301,12 +305,13 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	return a
 }
 
-// sameSlice reports whether a and b are the same bytes in memory.
-func sameSlice(a, b json.RawMessage) bool {
+// sameBytes reports whether a and b hold the same bytes, comparing the
+// pointers first so an unchanged history costs no memory comparison.
+func sameBytes(a, b json.RawMessage) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	return len(a) == 0 || &a[0] == &b[0]
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
 }
 
 // ObserveUsage records that the provider billed reportedInputTokens of

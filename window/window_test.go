@@ -201,6 +201,16 @@ func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 	if cc.bytes.Load() != before {
 		t.Fatal("unchanged history recounted")
 	}
+	// The same history re-serialized into new slices: recognised by
+	// content, nothing counted, and not mistaken for a rewrite.
+	copied := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		copied[i] = append(json.RawMessage(nil), m...)
+	}
+	third := s.Assess(copied)
+	if cc.bytes.Load() != before || third.Compaction != nil || third.Breakdown != second.Breakdown {
+		t.Fatalf("re-serialized history recounted or treated as a rewrite: %+v", third.Compaction)
+	}
 }
 
 func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
@@ -268,6 +278,19 @@ func TestCompactionLoopGuard(t *testing.T) {
 	a := s.Assess(msgs)
 	if !a.ShouldCompact() {
 		t.Fatalf("want compaction advice: used %d budget %d", a.Used(), a.Budget())
+	}
+	// Growing the history (re-serialized into new slices) is no compaction.
+	grownCopy := make([]json.RawMessage, 0, len(msgs)+1)
+	for _, m := range msgs {
+		grownCopy = append(grownCopy, append(json.RawMessage(nil), m...))
+	}
+	grownCopy = append(grownCopy, raw(t, obj{"role": "user", "content": "more"}))
+	if g := s.Assess(grownCopy); g.Compaction != nil || !g.ShouldCompact() {
+		t.Fatalf("append mistaken for compaction: %+v", g.Compaction)
+	}
+	a = s.Assess(msgs) // back to the advised history (a shrink: reported, reduced)
+	if a.Compaction == nil || !a.Compaction.Reduced || !a.ShouldCompact() {
+		t.Fatalf("shrink not reported as an effective compaction: %+v", a.Compaction)
 	}
 	// A "compaction" that produced a summary as big as what it replaced.
 	huge := raw(t, obj{"role": "user", "content": strings.Repeat("a useless summary ", 10+a.Used()/3)})
