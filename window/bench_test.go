@@ -36,26 +36,30 @@ func longHistory(tb testing.TB, n int) []json.RawMessage {
 // BenchmarkAssess: Assess on a 1,000-message history, first call (every
 // message counted) and, through a Session, after appending one message.
 func BenchmarkAssess(b *testing.B) {
-	msgs := longHistory(b, 1000)
-	for _, model := range []string{"claude-sonnet-4-6", "gpt-4o"} {
-		b.Run(model+"/first-call", func(b *testing.B) {
+	for _, bc := range []struct {
+		model string
+		n     int
+	}{{"claude-sonnet-4-6", 250}, {"claude-sonnet-4-6", 1000}, {"claude-sonnet-4-6", 4000}, {"gpt-4o", 1000}} {
+		msgs := longHistory(b, bc.n)
+		name := fmt.Sprintf("%s/%d", bc.model, bc.n)
+		b.Run(name+"/first-call", func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
-				a := NewSession(&SessionOptions{Model: model}).Assess(msgs)
-				if a.HistoryMessages != 1000 {
+				a := NewSession(&SessionOptions{Model: bc.model}).Assess(msgs)
+				if a.HistoryMessages != bc.n {
 					b.Fatal(a.HistoryMessages)
 				}
 			}
 			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
-		b.Run(model+"/append-one", func(b *testing.B) {
-			s := NewSession(&SessionOptions{Model: model})
+		b.Run(name+"/append-one", func(b *testing.B) {
+			s := NewSession(&SessionOptions{Model: bc.model})
 			used := s.Assess(msgs).Used()
-			// Alternate two distinct appended messages at position 1,000 so
+			// Alternate two distinct appended messages at position n so
 			// that every call counts exactly one new message.
 			next := [2][]json.RawMessage{
-				append(msgs[:1000:1000], raw(b, obj{"role": "user", "content": "Please summarise the last answer in one line."})),
-				append(msgs[:1000:1000], raw(b, obj{"role": "user", "content": "Now list three follow-up questions."})),
+				append(msgs[:bc.n:bc.n], raw(b, obj{"role": "user", "content": "Please summarise the last answer in one line."})),
+				append(msgs[:bc.n:bc.n], raw(b, obj{"role": "user", "content": "Now list three follow-up questions."})),
 			}
 			i := 0
 			start := cpuTime()

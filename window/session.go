@@ -263,9 +263,9 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	if s.anchor != nil && len(messages) < s.anchor.messages {
 		s.anchor = nil
 	}
-	costs := make([]messageCost, len(s.cache))
-	for i, c := range s.cache {
-		costs[i] = c.cost
+	var h historyTotals
+	for i := range s.cache {
+		h.add(i, s.cache[i].cost)
 	}
 
 	if !s.lanesValid {
@@ -277,7 +277,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 		r.warnings = append(r.warnings, s.laneWarnings...)
 	}
 	factor := max(s.calibration[in.Model], 1)
-	a := r.finish(&in, s.lanes, costs, factor)
+	a := r.finish(&in, s.lanes, h, factor)
 
 	if an := s.anchor; an != nil && an.model == in.Model {
 		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: scale(an.estimate, factor)}
