@@ -58,8 +58,9 @@ type Inputs struct {
 	// Model the request targets; selects the catalog entry and counter.
 	Model string
 	// Window is the effective context window in tokens; 0 means the
-	// catalog's (DefaultWindow for an unknown model). A negative window
-	// is treated as 0 tokens: nothing fits.
+	// catalog's (DefaultWindow for an unknown model). An explicit window
+	// replaces the catalog's input limit too. A negative window is treated
+	// as 0 tokens: nothing fits.
 	Window int
 	// System is the effective system prompt.
 	System string

@@ -33,6 +33,19 @@ func (w Wire) String() string {
 	return string(w)
 }
 
+// MarshalText implements encoding.TextMarshaler with String's spelling.
+func (w Wire) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseWire.
+func (w *Wire) UnmarshalText(b []byte) error {
+	v, err := ParseWire(string(b))
+	if err != nil {
+		return err
+	}
+	*w = v
+	return nil
+}
+
 // ParseWire parses a wire name ("anthropic", "openai", "gemini", or
 // "unknown"/"" for WireUnknown).
 func ParseWire(s string) (Wire, error) {
@@ -181,9 +194,6 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 			return nil, bad("input_limit out of range")
 		case m.ImageTokens < 0 || m.ImageTokens > maxTokens:
 			return nil, bad("image_tokens out of range")
-		}
-		if _, err := ParseWire(string(m.Wire)); err != nil {
-			return nil, bad(err.Error())
 		}
 		if m.Tokenizer != "" {
 			if _, ok := tokens.ByName(m.Tokenizer); !ok {

@@ -42,6 +42,7 @@ type ProjectMismatchError struct {
 	Contribution string // the contribution's project
 }
 
+// Error describes the refusal.
 func (e *ProjectMismatchError) Error() string {
 	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
 }

@@ -140,6 +140,9 @@ func TestWindowDefaultsAndInputLimit(t *testing.T) {
 		t.Fatalf("budget %d, want %d", got, want)
 	}
 	u := Assess(Inputs{Model: "mystery"})
+	if b, _ := json.Marshal(u); !bytes.Contains(b, []byte(`"wire":"unknown"`)) {
+		t.Fatalf("unknown wire spelled %s", b)
+	}
 	if u.Window != DefaultWindow || u.Reserves.Output != DefaultMaxOutput || u.Counter != "safe" || u.Wire != WireUnknown {
 		t.Fatalf("unknown model: %+v", u)
 	}
