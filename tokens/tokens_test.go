@@ -311,3 +311,25 @@ func FuzzCounters(f *testing.F) {
 		}
 	})
 }
+
+// Counters are safe for concurrent use (run under -race in CI).
+func TestExactConcurrentUse(t *testing.T) {
+	e := O200kBase()
+	text := strings.Repeat("concurrent counting shares one cache. ", 20)
+	want := e.Count(text)
+	done := make(chan int)
+	for g := range 4 {
+		go func() {
+			n := 0
+			for i := range 20 {
+				n += e.Count(text + strings.Repeat("!", (g+i)%3))
+			}
+			done <- n
+		}()
+	}
+	for range 4 {
+		if n := <-done; n < 20*want {
+			t.Fatalf("concurrent counts too low: %d", n)
+		}
+	}
+}

@@ -400,3 +400,27 @@ func FuzzEstimateMessage(f *testing.F) {
 		}
 	})
 }
+
+// A Session is safe for concurrent use (run under -race in CI).
+func TestSessionConcurrentUse(t *testing.T) {
+	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", ProjectID: "p"})
+	msgs := history(t, 20, "concurrent")
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			for i := range 20 {
+				a := s.Assess(msgs[:10+(g+i)%10])
+				if a.Used() <= 0 {
+					t.Error("empty assessment")
+				}
+				_ = s.ObserveUsage(a.Used(), 1)
+				s.SetSystemPrompt(fmt.Sprint("prompt ", i))
+				_ = s.HoldMemoryContribution(MemoryContribution{ProjectID: "p", Rendered: "m"})
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
