@@ -202,8 +202,8 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 		}
 		for j, p := range m.Match {
 			p = strings.ToLower(strings.TrimSpace(p))
-			if p == "" {
-				return nil, bad("empty match prefix")
+			if p == "" || strings.ContainsRune(p, '/') {
+				return nil, bad(fmt.Sprintf("match prefix %q is empty or holds a provider path", p))
 			}
 			doc.Models[i].Match[j] = p
 		}

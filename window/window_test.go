@@ -424,3 +424,33 @@ func TestSessionConcurrentUse(t *testing.T) {
 		<-done
 	}
 }
+
+// FuzzLoadCatalog: any bytes either fail with ErrInvalidCatalog or load a
+// catalog whose every entry is usable.
+func FuzzLoadCatalog(f *testing.F) {
+	f.Add(DefaultCatalogJSON())
+	f.Add([]byte(`{"models":[{"name":"x","match":["X "],"wire":"unknown","window":1,"max_output":0}]}`))
+	f.Add([]byte(`{"models":[{"name":"x","match":["x"],"wire":"gemini","window":1e3,"max_output":-1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cat, err := LoadCatalog(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrInvalidCatalog) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		for _, m := range cat.Models() {
+			if m.Window <= 0 || m.MaxOutput < 0 || len(m.Match) == 0 {
+				t.Fatalf("invalid entry accepted: %+v", m)
+			}
+			got, ok := cat.Lookup(m.Match[0])
+			if !ok || got.Window <= 0 {
+				t.Fatalf("entry %q not found by its own prefix", m.Name)
+			}
+			a := Assess(Inputs{Model: m.Match[0], Catalog: cat})
+			if a.Budget() < 0 || a.Window != got.Window {
+				t.Fatalf("assessment %+v", a)
+			}
+		}
+	})
+}

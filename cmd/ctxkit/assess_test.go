@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/window"
 )
 
 // screenshotRequest is an Anthropic Messages request carrying a 3 MB
@@ -155,4 +157,28 @@ func TestAssessFlagsAndBadInput(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(errOut, "usage: ctxkit assess") {
 		t.Fatalf("help: %d %s", code, errOut)
 	}
+}
+
+// FuzzParseRequest: any body either fails with an error or yields inputs
+// that assess without panicking, with non-negative figures.
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"model":"claude-sonnet-4-6","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":-1}}}`))
+	f.Add([]byte(`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AA"}]}],"instructions":[{"text":"a"}]}`))
+	f.Add([]byte(`{"messages":null,"system":{"weird":true},"thinking":{"budget_tokens":1e99}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, wire := range []string{"", "anthropic", "openai", "gemini"} {
+			w, _ := window.ParseWire(wire)
+			req, err := parseRequest(body, w, "")
+			if err != nil {
+				continue
+			}
+			a := window.Assess(window.Inputs{Model: req.model, System: req.system, Tools: req.tools, Messages: req.messages,
+				ThinkingBudget: req.thinking, OutputReserve: req.output, Wire: req.wire})
+			if a.Used() < 0 || a.Budget() < 0 || a.Remaining() < 0 || req.output < 0 || req.thinking < 0 {
+				t.Fatalf("negative figures: %+v", a)
+			}
+		}
+	})
 }
