@@ -50,6 +50,11 @@ type Options struct {
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
 	Consent *ConsentStore
+	// EmbeddingsFingerprint names the model behind query embeddings
+	// ("<model-id>/<dims>[/<norm>]"). A query's embedding is sent only to
+	// providers declaring exactly this fingerprint (E1); with none set, no
+	// embedding is ever sent.
+	EmbeddingsFingerprint string
 	// Trust holds the operator's attester keys; FanOut.Ledger checks
 	// attestations against it (nil: no key is trusted).
 	Trust *trust.Store
@@ -329,7 +334,9 @@ func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*w
 	if err := h.gate(e); err != nil {
 		return nil, err
 	}
-	return h.query(ctx, e, q)
+	qc := *q
+	h.tailor(e, &qc)
+	return h.query(ctx, e, &qc)
 }
 
 // query runs one query under the per-request timeout, whatever the
