@@ -65,6 +65,13 @@ func TestStoreAddRevokeList(t *testing.T) {
 	}
 }
 
+func TestNilStoreIsEmpty(t *testing.T) {
+	var s *Store
+	if _, ok := s.Key("p", "k"); ok || s.Len() != 0 || len(s.List()) != 0 {
+		t.Fatal("nil store not empty")
+	}
+}
+
 func TestStorePersistence(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -25,12 +25,12 @@ type DecodeError struct {
 	Err  error
 }
 
-// Error renders "decode envelope: line N: cause".
+// Error renders "decode line N: cause", or "decode: cause" without a line.
 func (e *DecodeError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("decode envelope: line %d: %v", e.Line, e.Err)
+		return fmt.Sprintf("decode line %d: %v", e.Line, e.Err)
 	}
-	return "decode envelope: " + e.Err.Error()
+	return "decode: " + e.Err.Error()
 }
 
 // Unwrap returns the cause.

@@ -41,10 +41,14 @@ type command struct {
 func commands() []command {
 	return []command{
 		validateCommand(),
+		serveCommand(),
 		trustCommand(),
+		composeCommand(),
 		queryCommand(),
 		providerCommand(),
 		consentCommand(),
+		conformCommand(),
+		fixtureProviderCommand(),
 	}
 }
 

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/conformance"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// ctxkitBinary builds the command once per test run: the conformance suites
+// start it as `ctxkit fixture-provider` in child processes.
+func ctxkitBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "ctxkit-conform-test-")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "ctxkit")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("go build: %s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building ctxkit: %v", buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// runCLI runs the built binary and returns its exit status and output.
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(ctxkitBinary(t), args...)
+	cmd.Dir = filepath.Join("..", "..")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// jsonReport checks that stdout is exactly one JSON report and nothing else.
+func jsonReport(t *testing.T, stdout string) *conformance.Report {
+	t.Helper()
+	if strings.Count(stdout, "\n") != 1 || !strings.HasPrefix(stdout, "{") {
+		t.Fatalf("stdout is not one JSON line: %q", stdout)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
+		t.Fatalf("stdout is not JSON: %v", err)
+	}
+	rep, err := conformance.ReadReport(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestConformProviderHonestJSON(t *testing.T) {
+	t.Parallel()
+	bin := ctxkitBinary(t)
+	code, out, errOut := runBinary(t, "conform", "provider", "--json", "--", bin, "fixture-provider")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr %s; stdout %s", code, errOut, out)
+	}
+	rep := jsonReport(t, out)
+	if p, f, s := rep.Tally(); p != 14 || f != 0 || s != 0 {
+		t.Fatalf("tally %d/%d/%d: %+v", p, f, s, rep.Checks)
+	}
+}
+
+func TestConformProviderMisbehavingExits1(t *testing.T) {
+	t.Parallel()
+	bin := ctxkitBinary(t)
+	code, out, _ := runBinary(t, "conform", "provider", "--json", "--", bin, "fixture-provider", "--misbehave", "under-report-cost")
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	rep := jsonReport(t, out)
+	if c, _ := rep.Check(conformance.CheckBudgetHonesty); c.Status != conformance.Fail || !strings.Contains(c.Evidence, "B3") {
+		t.Fatalf("budget-honesty: %+v", c)
+	}
+}
+
+func TestConformProviderOverHTTP(t *testing.T) {
+	t.Parallel()
+	p, err := conformance.NewFixtureProvider(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"conform", "provider", "--http", srv.URL, "--json"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
+	}
+	rep := jsonReport(t, out.String())
+	if p, f, s := rep.Tally(); p != 11 || f != 0 || s != 3 {
+		t.Fatalf("tally %d/%d/%d", p, f, s)
+	}
+}
+
+func TestConformHostText(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"conform", "host"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "host-crash-isolation") || !strings.Contains(out.String(), "CONFORMANT") {
+		t.Fatalf("text report: %s", out.String())
+	}
+}
+
+func TestConformCompositionReference(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runBinary(t, "conform", "composition", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	rep := jsonReport(t, out)
+	if p, f, _ := rep.Tally(); p != len(conformance.CompositionChecks()) || f != 0 {
+		t.Fatalf("report %+v", rep.Checks)
+	}
+}
+
+// TestConformCompositionBrokenPythonHost is the acceptance run through the
+// CLI: the broken variant of the Python example host exits 1 with evidence
+// naming the violated check. (That the working example passes is shown, at
+// the same cost, by conformance.TestPythonExampleHostPasses.)
+func TestConformCompositionBrokenPythonHost(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runBinary(t, "conform", "composition", "--json", "--exec", "python3", "examples/composing-host/broken_host.py")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
+	}
+	rep := jsonReport(t, out)
+	if f := rep.Failed(); len(f) != 1 || f[0] != conformance.CheckQuarantine {
+		t.Fatalf("failed %v", f)
+	}
+	c, _ := rep.Check(conformance.CheckQuarantine)
+	if !strings.Contains(c.Evidence, "flooder") || !strings.Contains(c.Evidence, "expected:") {
+		t.Fatalf("evidence %s", c.Evidence)
+	}
+}
+
+func TestConformUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"conform"},
+		{"conform", "bogus"},
+		{"conform", "provider"},
+		{"conform", "provider", "--json"},
+		{"conform", "provider", "--http", "http://127.0.0.1:1", "--", "x"},
+		{"conform", "provider", "--", "/nonexistent/ctxkit-provider"},
+		{"conform", "composition", "--exec"},
+		{"conform", "composition", "--exec", "/nonexistent/host"},
+		{"conform", "composition", "stray"},
+		{"conform", "host", "stray"},
+		{"conform", "provider", "--bogus-flag"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: stdout %q on a usage error", args, out.String())
+		}
+		if errb.Len() == 0 {
+			t.Errorf("%v: no message on stderr", args)
+		}
+	}
+}
+
+func TestFixtureProviderHelpListsEveryMode(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"fixture-provider", "--help"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, m := range conformance.MisbehaveModes() {
+		if !strings.Contains(out.String(), m.Name) {
+			t.Errorf("--help does not list %s", m.Name)
+		}
+	}
+	for _, args := range [][]string{{"fixture-provider", "--misbehave", "nope"}, {"fixture-provider", "--scenario", "quarantine"}, {"fixture-provider", "extra"}} {
+		errb.Reset()
+		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}

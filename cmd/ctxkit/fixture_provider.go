@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ctxkit/ctxkit/conformance"
+)
+
+// exitCrash is the status a crash-mode fixture provider exits with.
+const exitCrash = 3
+
+func fixtureProviderCommand() command {
+	return command{name: "fixture-provider", summary: "a CGP provider for conformance runs: honest, misbehaving on purpose, or serving a composition scenario", run: runFixtureProvider}
+}
+
+func fixtureProviderUsage(fs *flag.FlagSet) func() {
+	return func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s fixture-provider [--misbehave MODE] [--docs DIR] [--http ADDR]\n", programName)
+		fmt.Fprintf(w, "       %s fixture-provider --scenario NAME --provider ID [--http ADDR]\n\n", programName)
+		fmt.Fprintln(w, "Serves CGP over stdio (one envelope per line) or, with --http, one envelope per POST.")
+		fmt.Fprintln(w, "Honest by default: two documents with file provenance, verify, correlation, graph.")
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(w, "\nmisbehave modes (each trips the provider checks in brackets):")
+		for _, m := range conformance.MisbehaveModes() {
+			fmt.Fprintf(w, "  %-24s %s [%s]\n", m.Name, m.Summary, strings.Join(m.Targets, ", "))
+		}
+		fmt.Fprintln(w, "\ncomposition scenarios:")
+		for _, name := range conformance.ScenarioNames() {
+			s, _ := conformance.LookupScenario(name)
+			ids := make([]string, len(s.Providers))
+			for i, p := range s.Providers {
+				ids[i] = p.ID
+			}
+			fmt.Fprintf(w, "  %-22s providers %s\n", name, strings.Join(ids, ", "))
+		}
+		fmt.Fprintln(w, "\nexamples:")
+		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider\n", programName, programName)
+		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider --misbehave lying-costs\n", programName, programName)
+	}
+}
+
+func runFixtureProvider(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("fixture-provider", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	var o conformance.FixtureOptions
+	fs.StringVar(&o.Misbehave, "misbehave", "", "break one protocol rule on purpose (see the modes below)")
+	fs.StringVar(&o.Scenario, "scenario", "", "serve a composition scenario's provider (with --provider)")
+	fs.StringVar(&o.Provider, "provider", "", "the scenario provider id to serve")
+	fs.StringVar(&o.DocsDir, "docs", "", "write the fixture documents here (default: a temporary directory, removed on exit)")
+	addr := fs.String("http", "", "serve HTTP on `ADDR` (e.g. 127.0.0.1:0; the chosen address is printed on stderr)")
+	fs.Usage = fixtureProviderUsage(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(s.out)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "fixture-provider: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if (o.Scenario == "") != (o.Provider == "") {
+		fmt.Fprintln(s.err, "fixture-provider: --scenario and --provider go together")
+		return exitUsage
+	}
+	p, err := conformance.NewFixtureProvider(&o)
+	if err != nil {
+		fmt.Fprintln(s.err, err)
+		return exitUsage
+	}
+	defer p.Close()
+	if *addr != "" {
+		return serveFixtureHTTP(ctx, p, *addr, s)
+	}
+	err = p.ServeStdio(ctx, s.in, s.out)
+	switch {
+	case errors.Is(err, conformance.ErrFixtureCrash):
+		return exitCrash
+	case err != nil && ctx.Err() == nil:
+		fmt.Fprintln(s.err, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func serveFixtureHTTP(ctx context.Context, p *conformance.FixtureProvider, addr string, s stdio) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(s.err, "fixture-provider: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(s.err, "fixture-provider: serving http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(s.err, "fixture-provider: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

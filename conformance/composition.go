@@ -1,0 +1,563 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// Names of the composition checks, in report order.
+const (
+	// CheckBudgetBound: the admitted frames' summed cost stays within the
+	// query's max_tokens even when every provider is honest and only the
+	// cross-provider sum overflows, and the host reports what it dropped.
+	CheckBudgetBound = "composition-budget-bound"
+	// CheckTotalPartition: every offered frame is admitted or reported
+	// dropped; nothing is silently truncated and nothing is invented.
+	CheckTotalPartition = "composition-total-partition"
+	// CheckQuarantine: frames of a provider the host's own audit rejected
+	// (a frame flood, B4) never reach the prompt.
+	CheckQuarantine = "composition-quarantine"
+	// CheckDeterminism: the same frame set composes to the same admitted
+	// sequence twice running.
+	CheckDeterminism = "composition-determinism"
+	// CheckArrivalOrder: registering the same providers in another order
+	// yields the same admitted sequence.
+	CheckArrivalOrder = "composition-arrival-order"
+	// CheckDuplicateEvidence: the same evidence served by two providers
+	// (equal content_digest) is admitted once, the other copy reported
+	// dropped.
+	CheckDuplicateEvidence = "composition-duplicate-evidence"
+	// CheckInvalidFrames: a frame that breaks a protocol rule (F1 score
+	// range, F3 citation label, B3 cost honesty) is never admitted.
+	CheckInvalidFrames = "composition-invalid-frames"
+)
+
+// CompositionChecks lists the composition checks in report order.
+func CompositionChecks() []string {
+	return []string{CheckBudgetBound, CheckTotalPartition, CheckQuarantine, CheckDeterminism,
+		CheckArrivalOrder, CheckDuplicateEvidence, CheckInvalidFrames}
+}
+
+// FrameRef names one frame by the provider id it was registered under and
+// its frame id. Its JSON form is a two-element array ["provider", "frame_id"].
+type FrameRef struct {
+	Provider string
+	Frame    string
+}
+
+// String returns "provider/frame".
+func (r FrameRef) String() string { return r.Provider + "/" + r.Frame }
+
+// MarshalJSON writes ["provider", "frame_id"].
+func (r FrameRef) MarshalJSON() ([]byte, error) {
+	return marshalNoEscape([2]string{r.Provider, r.Frame})
+}
+
+// UnmarshalJSON reads ["provider", "frame_id"].
+func (r *FrameRef) UnmarshalJSON(b []byte) error {
+	var pair []string
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("frame ref: want [provider, frame_id]: %w", err)
+	}
+	if len(pair) != 2 {
+		return fmt.Errorf("frame ref: want [provider, frame_id], got %d elements", len(pair))
+	}
+	r.Provider, r.Frame = pair[0], pair[1]
+	return nil
+}
+
+// Composition is what a composing host did with one scenario: the frames
+// that reach the prompt, in render order, and the frames it reports having
+// dropped on the way. Frames a host's per-provider audit quarantined need
+// not be listed in Dropped.
+type Composition struct {
+	Admitted []FrameRef `json:"admitted"`
+	Dropped  []FrameRef `json:"dropped"`
+}
+
+// ScenarioProvider is one fixture provider of a scenario: its id (the host's
+// routing key and FrameID provider) and its reply to the scenario's query.
+type ScenarioProvider struct {
+	ID string
+	// Frames is the provider's reply, in reply order. A host that runs its
+	// providers in-process serves exactly these; over stdio,
+	// `ctxkit fixture-provider --scenario NAME --provider ID` serves them.
+	Frames []*frame.Frame
+}
+
+// Scenario is one composition input: providers in registration order and
+// the query the host fans out.
+type Scenario struct {
+	Name      string
+	Providers []ScenarioProvider
+	Query     frame.Query
+}
+
+// ComposingHost is a host's composition layer as the composition suite sees
+// it: given the providers of a scenario and its query, what reaches the
+// prompt and what was dropped getting there. An implementation should build
+// a fresh host per call: provider ids are reused across scenarios.
+type ComposingHost interface {
+	Compose(ctx context.Context, s *Scenario) (*Composition, error)
+}
+
+// ComposingHostFunc adapts a function to ComposingHost.
+type ComposingHostFunc func(ctx context.Context, s *Scenario) (*Composition, error)
+
+// Compose calls f.
+func (f ComposingHostFunc) Compose(ctx context.Context, s *Scenario) (*Composition, error) {
+	return f(ctx, s)
+}
+
+// CompositionOptions configures RunComposition. A nil *CompositionOptions
+// means the defaults.
+type CompositionOptions struct {
+	// Target names the host in the report; "" means "composing host".
+	Target string
+}
+
+// RunComposition runs every composition check against h and returns the
+// report, checks in CompositionChecks order. Each check composes its
+// adversarial scenario and a well-behaved counterpart; a host error or a
+// cancelled ctx fails the check that was running, with the error as
+// evidence.
+func RunComposition(ctx context.Context, h ComposingHost, opts *CompositionOptions) Report {
+	target := "composing host"
+	if opts != nil && opts.Target != "" {
+		target = opts.Target
+	}
+	rep := Report{Target: target}
+	r := &compRun{ctx: ctx, h: h, rep: &rep}
+	r.budgetBound()
+	r.totalPartition()
+	r.quarantine()
+	r.determinism()
+	r.arrivalOrder()
+	r.duplicateEvidence()
+	r.invalidFrames()
+	return rep
+}
+
+type compRun struct {
+	ctx context.Context
+	h   ComposingHost
+	rep *Report
+}
+
+// compose runs one scenario; on a host error it records the failure of
+// check and returns ok=false.
+func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
+	s, ok := LookupScenario(name)
+	if !ok {
+		r.rep.add(check, Fail, "harness: no scenario %q", name)
+		return nil, nil, false
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.rep.add(check, Fail, "sent: nothing (%v) scenario %s; expected: a composition", err, name)
+		return nil, nil, false
+	}
+	c, err := r.h.Compose(r.ctx, s)
+	if err == nil && c == nil {
+		err = fmt.Errorf("host returned no composition")
+	}
+	if err != nil {
+		r.rep.add(check, Fail, "sent: %s; got: host error: %v; expected: a composition", describeScenario(s), err)
+		return nil, nil, false
+	}
+	return s, c, true
+}
+
+func (r *compRun) fail(check string, s *Scenario, c *Composition, expected string) {
+	r.rep.add(check, Fail, "sent: %s; got: %s; expected: %s", describeScenario(s), describeComposition(c), expected)
+}
+
+func (r *compRun) budgetBound() {
+	const check = CheckBudgetBound
+	s, c, ok := r.compose(check, ScenarioBudgetOverflow)
+	if !ok {
+		return
+	}
+	used, budget := admittedCost(s, c), int64(s.Query.MaxTokens)
+	switch {
+	case len(c.Admitted) == 0:
+		r.fail(check, s, c, "at least one frame admitted (each provider is honest and fits alone)")
+		return
+	case used > budget:
+		r.fail(check, s, c, fmt.Sprintf("admitted cost ≤ max_tokens %d (admitted %d)", budget, used))
+		return
+	case len(c.Dropped) == 0:
+		r.fail(check, s, c, fmt.Sprintf("a reported drop: the offered frames cost %d > max_tokens %d, so something must have been left out and said so", offeredCost(s), budget))
+		return
+	}
+	cs, cc, ok := r.compose(check, ScenarioBudgetFits)
+	if !ok {
+		return
+	}
+	if missing := notAdmitted(cs, cc); len(missing) > 0 || len(cc.Dropped) > 0 {
+		r.fail(check, cs, cc, fmt.Sprintf("counterpart: all %d frames admitted and nothing dropped (the offer costs %d ≤ %d)", countOffered(cs), offeredCost(cs), cs.Query.MaxTokens))
+		return
+	}
+	r.rep.add(check, Pass, "3 honest providers overflowing %d together: admitted %d tokens (%s), dropped %s; counterpart under budget: all admitted, no drops",
+		budget, used, refList(c.Admitted), refList(c.Dropped))
+}
+
+func (r *compRun) totalPartition() {
+	const check = CheckTotalPartition
+	s, c, ok := r.compose(check, ScenarioBudgetOverflow)
+	if !ok {
+		return
+	}
+	if why := partitionViolation(s, c); why != "" {
+		r.fail(check, s, c, "every offered frame exactly once in admitted ∪ dropped, nothing else: "+why)
+		return
+	}
+	cs, cc, ok := r.compose(check, ScenarioBudgetFits)
+	if !ok {
+		return
+	}
+	if why := partitionViolation(cs, cc); why != "" {
+		r.fail(check, cs, cc, "counterpart: every offered frame admitted or dropped: "+why)
+		return
+	}
+	if len(cc.Dropped) > 0 || len(cc.Admitted) == 0 {
+		r.fail(check, cs, cc, "counterpart: every frame admitted and no drops reported (the offer fits the budget)")
+		return
+	}
+	r.rep.add(check, Pass, "overflowing offer of %d frames: %d admitted + %d dropped, none missing or invented; counterpart: %d admitted, no drops",
+		countOffered(s), len(c.Admitted), len(c.Dropped), len(cc.Admitted))
+}
+
+func (r *compRun) quarantine() {
+	const check = CheckQuarantine
+	s, c, ok := r.compose(check, ScenarioQuarantine)
+	if !ok {
+		return
+	}
+	var leaked []FrameRef
+	for _, a := range c.Admitted {
+		if a.Provider == ProviderFlooder {
+			leaked = append(leaked, a)
+		}
+	}
+	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
+	switch {
+	case len(leaked) > 0:
+		r.fail(check, s, c, fmt.Sprintf("no frame of %q, which returned %d frames for max_frames %d (B4 flood), admitted; leaked %s",
+			ProviderFlooder, len(s.Providers[0].Frames), s.Query.MaxFrames, refList(leaked)))
+	case !contains(c.Admitted, honest):
+		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honest))
+	default:
+		r.rep.add(check, Pass, "flooder (%d frames for max_frames %d) contributed nothing; honest frame %s admitted",
+			len(s.Providers[0].Frames), s.Query.MaxFrames, honest)
+	}
+}
+
+func (r *compRun) determinism() {
+	const check = CheckDeterminism
+	s, c1, ok := r.compose(check, ScenarioDeterminism)
+	if !ok {
+		return
+	}
+	_, c2, ok := r.compose(check, ScenarioDeterminism)
+	if !ok {
+		return
+	}
+	switch {
+	case len(c1.Admitted) == 0:
+		r.fail(check, s, c1, "a non-empty admitted sequence (the offer fits the budget)")
+	case !sameRefs(c1.Admitted, c2.Admitted):
+		r.fail(check, s, c2, fmt.Sprintf("the admitted sequence of the first run, %s", refList(c1.Admitted)))
+	default:
+		r.rep.add(check, Pass, "same set composed twice: identical admitted sequence %s", refList(c1.Admitted))
+	}
+}
+
+func (r *compRun) arrivalOrder() {
+	const check = CheckArrivalOrder
+	pairs := [][2]string{
+		{ScenarioArrivalForward, ScenarioArrivalRotated},
+		{ScenarioArrivalFitsForward, ScenarioArrivalFitsRotated},
+	}
+	var notes []string
+	for i, p := range pairs {
+		s1, c1, ok := r.compose(check, p[0])
+		if !ok {
+			return
+		}
+		s2, c2, ok := r.compose(check, p[1])
+		if !ok {
+			return
+		}
+		label := "adversarial (ties under an overflowing budget)"
+		if i == 1 {
+			label = "counterpart (ties under budget)"
+		}
+		if len(c1.Admitted) == 0 {
+			r.fail(check, s1, c1, label+": a non-empty admitted sequence")
+			return
+		}
+		if i == 1 && len(notAdmitted(s1, c1)) > 0 {
+			r.fail(check, s1, c1, label+": every frame admitted (the offer fits the budget)")
+			return
+		}
+		if !sameRefs(c1.Admitted, c2.Admitted) {
+			r.fail(check, s2, c2, fmt.Sprintf("%s: the admitted sequence of %s (%s), %s", label, s1.Name, providerOrder(s1), refList(c1.Admitted)))
+			return
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s in both orders", label, refList(c1.Admitted)))
+	}
+	r.rep.add(check, Pass, "%s", strings.Join(notes, "; "))
+}
+
+func (r *compRun) duplicateEvidence() {
+	const check = CheckDuplicateEvidence
+	s, c, ok := r.compose(check, ScenarioDuplicate)
+	if !ok {
+		return
+	}
+	a := FrameRef{Provider: "alpha", Frame: "alpha-shared"}
+	b := FrameRef{Provider: "beta", Frame: "beta-shared"}
+	g := FrameRef{Provider: "gamma", Frame: "gamma-own"}
+	na := countRef(c.Admitted, a) + countRef(c.Admitted, b)
+	switch {
+	case na != 1:
+		r.fail(check, s, c, fmt.Sprintf("exactly one of %s and %s (same content_digest) admitted; got %d", a, b, na))
+		return
+	case !contains(c.Dropped, a) && !contains(c.Dropped, b):
+		r.fail(check, s, c, fmt.Sprintf("the copy not admitted among %s, %s reported dropped", a, b))
+		return
+	case !contains(c.Admitted, g):
+		r.fail(check, s, c, fmt.Sprintf("the distinct frame %s admitted", g))
+		return
+	}
+	cs, cc, ok := r.compose(check, ScenarioDuplicateDistinct)
+	if !ok {
+		return
+	}
+	if missing := notAdmitted(cs, cc); len(missing) > 0 {
+		r.fail(check, cs, cc, fmt.Sprintf("counterpart: distinct evidence (different digests) all admitted; missing %s", refList(missing)))
+		return
+	}
+	r.rep.add(check, Pass, "shared evidence admitted once (%s), the copy reported dropped; counterpart with distinct digests: all %d admitted",
+		refList(intersect(c.Admitted, []FrameRef{a, b})), len(cc.Admitted))
+}
+
+func (r *compRun) invalidFrames() {
+	const check = CheckInvalidFrames
+	s, c, ok := r.compose(check, ScenarioInvalid)
+	if !ok {
+		return
+	}
+	var bad []FrameRef
+	for _, a := range c.Admitted {
+		if a.Provider == ProviderDefective {
+			bad = append(bad, a)
+		}
+	}
+	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
+	switch {
+	case len(bad) > 0:
+		r.fail(check, s, c, fmt.Sprintf("no frame breaking F1 (score 1.5), F3 (blank citation_label) or B3 (token_cost 1 for 100 tokens of content) admitted; admitted %s", refList(bad)))
+		return
+	case !contains(c.Admitted, honest):
+		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honest))
+		return
+	}
+	cs, cc, ok := r.compose(check, ScenarioInvalidRepaired)
+	if !ok {
+		return
+	}
+	if missing := notAdmitted(cs, cc); len(missing) > 0 {
+		r.fail(check, cs, cc, fmt.Sprintf("counterpart: the same frames made valid all admitted; missing %s", refList(missing)))
+		return
+	}
+	r.rep.add(check, Pass, "no rule-breaking frame admitted (admitted %s); counterpart with the frames repaired: all %d admitted",
+		refList(c.Admitted), len(cc.Admitted))
+}
+
+// partitionViolation returns "" when every offered frame appears exactly
+// once in admitted ∪ dropped and nothing else appears there.
+func partitionViolation(s *Scenario, c *Composition) string {
+	offered := map[FrameRef]bool{}
+	for _, p := range s.Providers {
+		for _, f := range p.Frames {
+			offered[FrameRef{Provider: p.ID, Frame: f.ID}] = true
+		}
+	}
+	seen := map[FrameRef]int{}
+	var problems []string
+	for _, list := range [][]FrameRef{c.Admitted, c.Dropped} {
+		for _, r := range list {
+			if !offered[r] {
+				problems = append(problems, "phantom "+r.String())
+			}
+			seen[r]++
+		}
+	}
+	for _, p := range s.Providers {
+		for _, f := range p.Frames {
+			r := FrameRef{Provider: p.ID, Frame: f.ID}
+			switch n := seen[r]; {
+			case n == 0:
+				problems = append(problems, "silently truncated "+r.String())
+			case n > 1:
+				problems = append(problems, fmt.Sprintf("%s reported %d times", r, n))
+			}
+		}
+	}
+	return strings.Join(problems, ", ")
+}
+
+func notAdmitted(s *Scenario, c *Composition) []FrameRef {
+	var out []FrameRef
+	for _, p := range s.Providers {
+		for _, f := range p.Frames {
+			r := FrameRef{Provider: p.ID, Frame: f.ID}
+			if !contains(c.Admitted, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// admittedCost sums the canonical content cost of the admitted frames that
+// were offered (phantoms are the partition check's concern).
+func admittedCost(s *Scenario, c *Composition) int64 {
+	var sum int64
+	for _, a := range c.Admitted {
+		if f := s.frame(a); f != nil {
+			sum += int64(frameCost(f))
+		}
+	}
+	return sum
+}
+
+func offeredCost(s *Scenario) int64 {
+	var sum int64
+	for _, p := range s.Providers {
+		for _, f := range p.Frames {
+			sum += int64(frameCost(f))
+		}
+	}
+	return sum
+}
+
+func countOffered(s *Scenario) int {
+	n := 0
+	for _, p := range s.Providers {
+		n += len(p.Frames)
+	}
+	return n
+}
+
+func (s *Scenario) frame(r FrameRef) *frame.Frame {
+	for _, p := range s.Providers {
+		if p.ID != r.Provider {
+			continue
+		}
+		for _, f := range p.Frames {
+			if f.ID == r.Frame {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []FrameRef, r FrameRef) bool { return countRef(list, r) > 0 }
+
+func countRef(list []FrameRef, r FrameRef) int {
+	n := 0
+	for _, x := range list {
+		if x == r {
+			n++
+		}
+	}
+	return n
+}
+
+func intersect(list, want []FrameRef) []FrameRef {
+	var out []FrameRef
+	for _, x := range list {
+		if contains(want, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func sameRefs(a, b []FrameRef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func refList(rs []FrameRef) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func providerOrder(s *Scenario) string {
+	ids := make([]string, len(s.Providers))
+	for i, p := range s.Providers {
+		ids[i] = p.ID
+	}
+	return "providers registered as " + strings.Join(ids, ", ")
+}
+
+func describeScenario(s *Scenario) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s (max_tokens %d, max_frames %d;", s.Name, s.Query.MaxTokens, s.Query.MaxFrames)
+	for _, p := range s.Providers {
+		if len(p.Frames) > 4 {
+			fmt.Fprintf(&b, " %s: %d frames of %d tokens;", p.ID, len(p.Frames), frameCost(p.Frames[0]))
+			continue
+		}
+		fmt.Fprintf(&b, " %s:", p.ID)
+		for _, f := range p.Frames {
+			fmt.Fprintf(&b, " %s %d tok%s", f.ID, frameCost(f), frameDefects(f))
+		}
+		b.WriteString(";")
+	}
+	out := strings.TrimSuffix(b.String(), ";")
+	return out + ")"
+}
+
+func describeComposition(c *Composition) string {
+	return fmt.Sprintf("admitted %s, dropped %s", refList(c.Admitted), refList(c.Dropped))
+}
+
+// frameDefects names the protocol rules a fixture frame breaks, for evidence.
+func frameDefects(f *frame.Frame) string {
+	var d []string
+	if f.Score < 0 || f.Score > 1 {
+		d = append(d, fmt.Sprintf("score %g", f.Score))
+	}
+	if strings.TrimSpace(f.CitationLabel) == "" {
+		d = append(d, "blank citation_label")
+	}
+	if int(f.TokenCost) != frameCost(f) {
+		d = append(d, fmt.Sprintf("declares token_cost %d", f.TokenCost))
+	}
+	if f.ContentDigest != "" {
+		d = append(d, "digest "+f.ContentDigest[:min(len(f.ContentDigest), 19)]+"…")
+	}
+	if len(d) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(d, ", ") + ")"
+}

@@ -1,0 +1,1031 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// Names of the provider checks, in report order: the 13 of PROTOCOL.md §5.1
+// (same names and semantics) and ctxkit's unknown-envelope check.
+const (
+	CheckHandshake             = "handshake"
+	CheckConsentScope          = "consent-scope"
+	CheckFrameValidity         = "frame-validity"
+	CheckVerifyHonesty         = "verify-honesty"
+	CheckBudgetHonesty         = "budget-honesty"
+	CheckAsOf                  = "as-of-temporal"
+	CheckKindsFilter           = "kinds-filter"
+	CheckAnchorRelevance       = "anchor-relevance"
+	CheckProvenanceConsistency = "provenance-fixture-consistency"
+	CheckShutdownClean         = "shutdown-clean"
+	CheckMalformedInput        = "malformed-input-tolerance"
+	CheckEmbedding             = "embedding-fingerprint"
+	CheckCorrelation           = "correlation"
+	// CheckUnknownEnvelope: an envelope of a type the provider does not
+	// know is answered with bad_request or ignored, and the provider keeps
+	// serving (U1, R1).
+	CheckUnknownEnvelope = "unknown-envelope"
+)
+
+// ProviderChecks lists the provider checks in report order.
+func ProviderChecks() []string {
+	return []string{CheckHandshake, CheckConsentScope, CheckFrameValidity, CheckVerifyHonesty,
+		CheckBudgetHonesty, CheckAsOf, CheckKindsFilter, CheckAnchorRelevance, CheckProvenanceConsistency,
+		CheckShutdownClean, CheckMalformedInput, CheckEmbedding, CheckCorrelation, CheckUnknownEnvelope}
+}
+
+// Probe values the provider suite sends.
+const (
+	// ProbeProviderID is the id the harness registers the provider under;
+	// it is the provider_id of every FrameID the harness sends.
+	ProbeProviderID = "provider-under-test"
+	// ProbeCorrelationID is the id of the correlation probe.
+	ProbeCorrelationID = "cgp-conformance-h4-7f3a"
+	// ProbeAsOf is the as_of pin of the temporal probe.
+	ProbeAsOf = "2026-07-01T00:00:00Z"
+	// ProbeUnknownType is the type of the unknown-envelope probe.
+	ProbeUnknownType = "cgp-conformance-unknown"
+	probeGarbage     = "this is not valid json {{{"
+	mutatedSuffix    = "-contextgraph-conformance-mutated"
+)
+
+// ProviderTarget is the provider under test: a command spoken to over
+// stdio, or an HTTP endpoint. Exactly one of Command and URL is set.
+type ProviderTarget struct {
+	// Command is the program and its arguments.
+	Command []string
+	// Dir is the command's working directory ("" = the harness's).
+	Dir string
+	// URL is the provider's HTTP endpoint (one envelope per POST).
+	URL string
+	// Client is the HTTP client; nil means a client without a total
+	// timeout (each exchange is bounded by the suite's Timeout).
+	Client *http.Client
+}
+
+// String returns "stdio: program args" or "http: url".
+func (t ProviderTarget) String() string {
+	if t.URL != "" {
+		return "http: " + t.URL
+	}
+	return "stdio: " + strings.Join(t.Command, " ")
+}
+
+// ProviderOptions configures RunProvider. A nil *ProviderOptions means the
+// defaults.
+type ProviderOptions struct {
+	// Query is the sample query; nil means SampleQuery().
+	Query *frame.Query
+	// Timeout bounds each wait for one reply; 0 means 10 s.
+	Timeout time.Duration
+	// Stderr receives a stdio provider's stderr; nil discards it.
+	Stderr io.Writer
+}
+
+// SampleQuery is the provider suite's sample query (PROTOCOL.md §5.1):
+// any kind, max_frames 8, max_tokens 4096.
+func SampleQuery() frame.Query {
+	return frame.Query{
+		Goal:      "conformance probe: return your most relevant frames",
+		QueryText: "conformance probe",
+		MaxFrames: 8,
+		MaxTokens: 4096,
+	}
+}
+
+// ErrTarget reports a provider target the harness cannot use at all (no
+// command and no URL, or both). RunProvider reports other failures as checks.
+var ErrTarget = errors.New("conformance: provider target needs exactly one of a command and a URL")
+
+// RunProvider drives the provider through every provider check and returns
+// the report, checks in ProviderChecks order. A provider that cannot be
+// started or fails its handshake fails the handshake check; the checks that
+// need a session are then skipped and the wire probes still run. Over HTTP
+// the three stdio wire probes are skipped.
+func RunProvider(ctx context.Context, t ProviderTarget, opts *ProviderOptions) (Report, error) {
+	if (len(t.Command) == 0) == (t.URL == "") {
+		return Report{}, ErrTarget
+	}
+	o := ProviderOptions{Timeout: 10 * time.Second}
+	if opts != nil {
+		if opts.Query != nil {
+			o.Query = opts.Query
+		}
+		if opts.Timeout > 0 {
+			o.Timeout = opts.Timeout
+		}
+		o.Stderr = opts.Stderr
+	}
+	if o.Query == nil {
+		q := SampleQuery()
+		o.Query = &q
+	}
+	r := &provRun{ctx: ctx, t: t, o: o, rep: &Report{Target: t.String()}}
+	r.run()
+	return *r.rep, nil
+}
+
+type provRun struct {
+	ctx context.Context
+	t   ProviderTarget
+	o   ProviderOptions
+	rep *Report
+
+	conn   conn
+	ack    *wire.HandshakeAck
+	sample *wire.Frames
+	// sampleGot describes the sample reply for evidence.
+	sampleGot string
+}
+
+func (r *provRun) run() {
+	defer func() {
+		if r.conn != nil {
+			r.conn.close()
+		}
+	}()
+	r.handshake()
+	if r.ack == nil {
+		for _, name := range []string{CheckConsentScope, CheckFrameValidity, CheckVerifyHonesty, CheckBudgetHonesty,
+			CheckAsOf, CheckKindsFilter, CheckAnchorRelevance, CheckProvenanceConsistency, CheckShutdownClean} {
+			r.rep.add(name, Skipped, "no session: the handshake failed")
+		}
+	} else {
+		r.consentScope()
+		r.sampleQuery()
+		r.frameValidity()
+		r.verifyHonesty()
+		r.budgetHonesty()
+		r.asOf()
+		r.kindsFilter()
+		r.anchorRelevance()
+		r.provenance()
+		r.shutdownClean()
+	}
+	if r.t.URL != "" {
+		for _, name := range []string{CheckMalformedInput, CheckEmbedding, CheckCorrelation} {
+			r.rep.add(name, Skipped, "stdio only: the probe needs a raw line connection")
+		}
+	} else {
+		r.malformedInput()
+		r.embedding()
+		r.correlation()
+	}
+	r.unknownEnvelope()
+}
+
+// sent/got/expected evidence.
+func ev(sent, got, expected string) string {
+	return fmt.Sprintf("sent: %s; got: %s; expected: %s", sent, got, expected)
+}
+
+func (r *provRun) fail(name, sent, got, expected string) {
+	r.rep.add(name, Fail, "%s", ev(sent, got, expected))
+}
+
+// dial starts a session and performs the handshake, returning the ack.
+func (r *provRun) dial() (conn, *wire.HandshakeAck, string, error) {
+	var c conn
+	var err error
+	if r.t.URL != "" {
+		c = newHTTPConn(r.t, r.o.Timeout)
+	} else {
+		c, err = startStdio(r.ctx, r.t, r.o.Stderr, r.o.Timeout)
+		if err != nil {
+			return nil, nil, "", err
+		}
+	}
+	line, _ := encodeEnvelope(&wire.Handshake{ProtocolVersion: wire.ProtocolVersion})
+	reply, err := c.roundTrip(r.ctx, line)
+	if err != nil {
+		c.close()
+		return nil, nil, "", fmt.Errorf("handshake: %w", err)
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		c.close()
+		return nil, nil, clip(string(reply), 300), fmt.Errorf("handshake reply: %w", err)
+	}
+	ack, ok := env.(*wire.HandshakeAck)
+	if !ok {
+		c.close()
+		return nil, nil, clip(string(reply), 300), fmt.Errorf("handshake answered with %s", env.Type())
+	}
+	return c, ack, clip(string(reply), 300), nil
+}
+
+func (r *provRun) handshake() {
+	sent := fmt.Sprintf("handshake %s", wire.ProtocolVersion)
+	c, ack, raw, err := r.dial()
+	if err != nil {
+		got := err.Error()
+		if raw != "" {
+			got += ": " + raw
+		}
+		r.fail(CheckHandshake, sent, got, "a handshake_ack")
+		return
+	}
+	if !wire.Compatible(wire.ProtocolVersion, ack.ProtocolVersion) {
+		c.close()
+		r.fail(CheckHandshake, sent, "handshake_ack with protocol_version "+ack.ProtocolVersion,
+			"a version in family "+wire.Family(wire.ProtocolVersion)+" (H1); a host refuses this provider")
+		return
+	}
+	r.conn, r.ack = c, ack
+	if strings.TrimSpace(ack.Provider.Name) == "" || strings.TrimSpace(ack.Provider.Version) == "" {
+		r.fail(CheckHandshake, sent, fmt.Sprintf("provider name %q version %q", ack.Provider.Name, ack.Provider.Version),
+			"non-blank provider name and version (H2)")
+		return
+	}
+	r.rep.add(CheckHandshake, Pass, "%s %s acknowledged %s", ack.Provider.Name, ack.Provider.Version, ack.ProtocolVersion)
+}
+
+func (r *provRun) consentScope() {
+	df := r.ack.Provider.DataFlow
+	if !df.ScopesConsistent() {
+		r.fail(CheckConsentScope, "handshake", fmt.Sprintf("data_flow egress=%v egress_scopes=%v", df.Egress, df.EgressScopes),
+			"valid scopes, and no off-machine scope unless egress is true (C5, U3)")
+		return
+	}
+	r.rep.add(CheckConsentScope, Pass, "egress=%v scopes=%v consistent", df.Egress, df.EgressScopes)
+}
+
+// query sends q on the main session and returns the frames reply, or a
+// description of what came back instead.
+func (r *provRun) query(q frame.Query, id string) (*wire.Frames, string) {
+	if r.conn == nil {
+		return nil, "no session (lost earlier)"
+	}
+	line, _ := encodeEnvelope(&wire.Query{ID: id, Query: q})
+	reply, err := r.conn.roundTrip(r.ctx, line)
+	if err != nil {
+		return nil, err.Error()
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		return nil, fmt.Sprintf("%v: %s", err, clip(string(reply), 300))
+	}
+	if f, ok := env.(*wire.Frames); ok {
+		return f, describeFrames(f.Result.Frames)
+	}
+	return nil, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
+}
+
+func describeQuery(q frame.Query) string {
+	b, _ := marshalNoEscape(q)
+	return "query " + string(b)
+}
+
+func describeFrames(fs []frame.Frame) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s(%s, score %g, token_cost %d)", f.ID, f.Kind, f.Score, f.TokenCost)
+	}
+	return fmt.Sprintf("%d frames [%s]", len(fs), clip(strings.Join(parts, " "), 600))
+}
+
+func (r *provRun) sampleQuery() {
+	r.sample, r.sampleGot = r.query(*r.o.Query, "")
+}
+
+func (r *provRun) frameValidity() {
+	sent := describeQuery(*r.o.Query)
+	if r.sample == nil {
+		r.fail(CheckFrameValidity, sent, r.sampleGot, "a frames reply")
+		return
+	}
+	var bad []string
+	for i := range r.sample.Result.Frames {
+		for _, v := range frameViolations(&r.sample.Result.Frames[i]) {
+			bad = append(bad, r.sample.Result.Frames[i].ID+": "+v)
+		}
+	}
+	if len(bad) > 0 {
+		r.fail(CheckFrameValidity, sent, strings.Join(bad, "; "), "every frame valid (F1–F5, D1, P1–P3, G1, G2)")
+		return
+	}
+	r.rep.add(CheckFrameValidity, Pass, "%d frames, all valid", len(r.sample.Result.Frames))
+}
+
+func (r *provRun) budgetHonesty() {
+	q := *r.o.Query
+	sent := describeQuery(q)
+	if r.sample == nil {
+		r.fail(CheckBudgetHonesty, sent, r.sampleGot, "a frames reply")
+		return
+	}
+	fs := r.sample.Result.Frames
+	var bad []string
+	var sum uint64
+	for _, f := range fs {
+		sum += uint64(f.TokenCost)
+		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
+			bad = append(bad, fmt.Sprintf("B3: %s declares token_cost %d, its content costs %d", f.ID, f.TokenCost, want))
+		}
+	}
+	if sum > uint64(q.MaxTokens) {
+		bad = append(bad, fmt.Sprintf("B1: Σ token_cost %d > max_tokens %d", sum, q.MaxTokens))
+	}
+	if len(fs) > int(q.MaxFrames) {
+		bad = append(bad, fmt.Sprintf("B4: %d frames > max_frames %d", len(fs), q.MaxFrames))
+	}
+	if len(bad) > 0 {
+		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
+		return
+	}
+	r.rep.add(CheckBudgetHonesty, Pass, "%d frames, Σ token_cost %d ≤ %d, every cost canonical", len(fs), sum, q.MaxTokens)
+}
+
+func (r *provRun) verifyHonesty() {
+	if !r.ack.Capabilities.Verify {
+		r.rep.add(CheckVerifyHonesty, Skipped, "the provider does not declare verify")
+		return
+	}
+	if r.sample == nil {
+		r.fail(CheckVerifyHonesty, describeQuery(*r.o.Query), r.sampleGot, "frames to verify")
+		return
+	}
+	var ids []frame.ID
+	for _, f := range r.sample.Result.Frames {
+		if f.ContentDigest != "" {
+			ids = append(ids, f.Identity(ProbeProviderID))
+		}
+	}
+	if len(ids) == 0 {
+		r.rep.add(CheckVerifyHonesty, Skipped, "no served frame carries a content_digest")
+		return
+	}
+	mutated := make([]frame.ID, len(ids))
+	for i, id := range ids {
+		id.Digest += mutatedSuffix
+		mutated[i] = id
+	}
+	for round, req := range [][]frame.ID{ids, mutated} {
+		want := wire.StatusValid
+		if round == 1 {
+			want = wire.StatusStale
+		}
+		sent := fmt.Sprintf("verify of %d served identities", len(req))
+		if round == 1 {
+			sent = fmt.Sprintf("verify of %d served identities with digests mutated (+%q)", len(req), mutatedSuffix)
+		}
+		verdicts, got := r.verify(req)
+		if verdicts == nil {
+			r.fail(CheckVerifyHonesty, sent, got, "a verified reply")
+			return
+		}
+		var bad []string
+		for _, id := range req {
+			st := wire.StatusUnknown // V2: a missing verdict reads as unknown
+			for _, v := range verdicts {
+				if v.Frame == id {
+					st = v.Status
+				}
+			}
+			if st != want {
+				bad = append(bad, fmt.Sprintf("%s: %s", id.Frame, st))
+			}
+		}
+		if len(bad) > 0 {
+			r.fail(CheckVerifyHonesty, sent, strings.Join(bad, ", "), fmt.Sprintf("every verdict %s", want))
+			return
+		}
+	}
+	r.rep.add(CheckVerifyHonesty, Pass, "%d served identities verified valid; mutated digests verified stale", len(ids))
+}
+
+func (r *provRun) verify(ids []frame.ID) ([]wire.Verdict, string) {
+	if r.conn == nil {
+		return nil, "no session (lost earlier)"
+	}
+	line, _ := encodeEnvelope(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	reply, err := r.conn.roundTrip(r.ctx, line)
+	if err != nil {
+		return nil, err.Error()
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		return nil, fmt.Sprintf("%v: %s", err, clip(string(reply), 300))
+	}
+	v, ok := env.(*wire.Verified)
+	if !ok {
+		return nil, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
+	}
+	if v.Response.Verdicts == nil {
+		return []wire.Verdict{}, ""
+	}
+	return v.Response.Verdicts, ""
+}
+
+func (r *provRun) asOf() {
+	q := *r.o.Query
+	q.AsOf = ProbeAsOf
+	sent := describeQuery(q)
+	res, got := r.query(q, "")
+	if res == nil {
+		r.fail(CheckAsOf, sent, got, "a frames reply")
+		return
+	}
+	var late []string
+	for _, f := range res.Result.Frames {
+		if f.ValidFrom != "" && f.ValidFrom > ProbeAsOf {
+			late = append(late, fmt.Sprintf("%s valid_from %s", f.ID, f.ValidFrom))
+		}
+	}
+	if len(late) > 0 {
+		r.fail(CheckAsOf, sent, strings.Join(late, ", "), "no frame valid only after the as_of pin "+ProbeAsOf)
+		return
+	}
+	r.rep.add(CheckAsOf, Pass, "%d frames, none valid only after %s", len(res.Result.Frames), ProbeAsOf)
+}
+
+func (r *provRun) kindsFilter() {
+	kinds := r.ack.Capabilities.Query.Kinds
+	if len(kinds) == 0 {
+		r.rep.add(CheckKindsFilter, Skipped, "the provider declares no kinds")
+		return
+	}
+	k := kinds[0]
+	if !k.IsBase() {
+		r.rep.add(CheckKindsFilter, Skipped, "the first declared kind %q is not a base kind", k)
+		return
+	}
+	q := *r.o.Query
+	q.Kinds = []frame.Kind{k}
+	sent := describeQuery(q)
+	res, got := r.query(q, "")
+	if res == nil {
+		r.fail(CheckKindsFilter, sent, got, "a frames reply")
+		return
+	}
+	var other []string
+	for _, f := range res.Result.Frames {
+		if f.Kind != k {
+			other = append(other, fmt.Sprintf("%s is %s", f.ID, f.Kind))
+		}
+	}
+	if len(other) > 0 {
+		r.fail(CheckKindsFilter, sent, strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
+		return
+	}
+	r.rep.add(CheckKindsFilter, Pass, "%d frames, all of kind %s", len(res.Result.Frames), k)
+}
+
+func anchoredTo(f *frame.Frame, a string) bool { return isAnchored(f, []string{a}) }
+
+func (r *provRun) anchorRelevance() {
+	if !r.ack.Capabilities.Graph {
+		r.rep.add(CheckAnchorRelevance, Skipped, "the provider does not declare graph")
+		return
+	}
+	if r.sample == nil {
+		r.fail(CheckAnchorRelevance, describeQuery(*r.o.Query), r.sampleGot, "a baseline frames reply")
+		return
+	}
+	anchor := ""
+	for _, f := range r.sample.Result.Frames {
+		for _, rel := range f.Relations {
+			if anchor == "" && rel.TargetURI != "" {
+				anchor = rel.TargetURI
+			}
+		}
+	}
+	for _, f := range r.sample.Result.Frames {
+		if anchor == "" && f.URI != "" {
+			anchor = f.URI
+		}
+	}
+	if anchor == "" {
+		r.rep.add(CheckAnchorRelevance, Skipped, "no served frame has a relation target or uri to anchor on")
+		return
+	}
+	q := *r.o.Query
+	q.Anchors = []string{anchor}
+	sent := describeQuery(q)
+	res, got := r.query(q, "")
+	if res == nil {
+		r.fail(CheckAnchorRelevance, sent, got, "a frames reply")
+		return
+	}
+	n, first := 0, false
+	for i := range res.Result.Frames {
+		if anchoredTo(&res.Result.Frames[i], anchor) {
+			n++
+			first = first || i == 0
+		}
+	}
+	if n == 0 {
+		r.fail(CheckAnchorRelevance, sent, describeFrames(res.Result.Frames), "at least one frame anchored to "+anchor+" (G4): the baseline served one")
+		return
+	}
+	r.rep.add(CheckAnchorRelevance, Pass, "%d frames anchored to %s (first-ranked anchored: %v)", n, anchor, first)
+}
+
+func (r *provRun) provenance() {
+	sent := describeQuery(*r.o.Query)
+	if r.sample == nil {
+		r.fail(CheckProvenanceConsistency, sent, r.sampleGot, "a frames reply")
+		return
+	}
+	checked := 0
+	var bad []string
+	for _, f := range r.sample.Result.Frames {
+		for _, p := range f.Provenance {
+			if p.Type != frame.ProvenanceFile {
+				continue
+			}
+			actual, err := fileRangeDigest(p.URI, p.Range)
+			if err != nil {
+				continue // not locally readable: nothing to compare
+			}
+			checked++
+			if actual != p.Digest {
+				bad = append(bad, fmt.Sprintf("%s: %s %s declares %s, the bytes hash to %s", f.ID, p.URI, p.Range, p.Digest, actual))
+			}
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		r.fail(CheckProvenanceConsistency, sent, strings.Join(bad, "; "), "every file provenance digest equal to the SHA-256 of the bytes it addresses")
+	case checked == 0:
+		r.rep.add(CheckProvenanceConsistency, Skipped, "no file provenance readable on this machine")
+	default:
+		r.rep.add(CheckProvenanceConsistency, Pass, "%d file provenance links re-read, every digest matches", checked)
+	}
+}
+
+func (r *provRun) shutdownClean() {
+	if r.conn == nil {
+		r.fail(CheckShutdownClean, "shutdown", "no session (lost earlier)", "a clean shutdown")
+		return
+	}
+	c := r.conn
+	r.conn = nil
+	got, ok := c.shutdown(r.ctx)
+	if !ok {
+		r.fail(CheckShutdownClean, "shutdown", got, "a clean exit (status 0 over stdio, a 2xx over HTTP) within the timeout (R2)")
+		return
+	}
+	r.rep.add(CheckShutdownClean, Pass, "%s", got)
+}
+
+// probe opens a fresh stdio session for a wire probe.
+func (r *provRun) probe(name string) (conn, *wire.HandshakeAck, bool) {
+	c, ack, raw, err := r.dial()
+	if err != nil {
+		got := err.Error()
+		if raw != "" {
+			got += ": " + raw
+		}
+		r.fail(name, "handshake on a fresh connection", got, "a handshake_ack")
+		return nil, nil, false
+	}
+	return c, ack, true
+}
+
+func (r *provRun) malformedInput() {
+	c, _, ok := r.probe(CheckMalformedInput)
+	if !ok {
+		return
+	}
+	defer c.close()
+	q, _ := encodeEnvelope(&wire.Query{Query: *r.o.Query})
+	sent := fmt.Sprintf("%q then %s", probeGarbage, describeQuery(*r.o.Query))
+	if err := c.send([]byte(probeGarbage)); err != nil {
+		r.fail(CheckMalformedInput, sent, err.Error(), "the provider to keep reading")
+		return
+	}
+	if err := c.send(q); err != nil {
+		r.fail(CheckMalformedInput, sent, err.Error(), "the provider to keep reading")
+		return
+	}
+	reply, err := c.next(r.ctx)
+	expected := "a frames reply, or an error with code bad_request (R1)"
+	if err != nil {
+		r.fail(CheckMalformedInput, sent, err.Error(), expected)
+		return
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		r.fail(CheckMalformedInput, sent, clip(string(reply), 300), expected)
+		return
+	}
+	switch e := env.(type) {
+	case *wire.Frames:
+		r.rep.add(CheckMalformedInput, Pass, "malformed line ignored; the next query answered with frames")
+	case *wire.Error:
+		if e.Code != wire.CodeBadRequest {
+			r.fail(CheckMalformedInput, sent, fmt.Sprintf("error code %q: %s", e.Code, e.Message), expected)
+			return
+		}
+		r.rep.add(CheckMalformedInput, Pass, "malformed line answered with bad_request")
+	default:
+		r.fail(CheckMalformedInput, sent, "a "+env.Type()+" envelope", expected)
+	}
+}
+
+func (r *provRun) embedding() {
+	fp := ""
+	if r.ack != nil {
+		fp = r.ack.Capabilities.EmbeddingsFingerprint
+	}
+	if fp == "" {
+		// The handshake may have failed on the main session; ask a fresh one.
+		c, ack, _, err := r.dial()
+		if err == nil {
+			fp = ack.Capabilities.EmbeddingsFingerprint
+			c.close()
+		}
+	}
+	if fp == "" {
+		r.rep.add(CheckEmbedding, Skipped, "the provider declares no embeddings_fingerprint")
+		return
+	}
+	n := 1
+	if parsed, err := frame.ParseFingerprint(fp); err == nil && parsed.Dims == 1 {
+		n = 2
+	}
+	c, _, ok := r.probe(CheckEmbedding)
+	if !ok {
+		return
+	}
+	defer c.close()
+	q := *r.o.Query
+	q.Embedding = make([]float32, n)
+	line, _ := encodeEnvelope(&wire.Query{Query: q})
+	sent := fmt.Sprintf("query with a %d-dimension embedding to a provider declaring %s", n, fp)
+	expected := "an error (bad_request) refusing the wrong-length embedding (E1)"
+	reply, err := c.roundTrip(r.ctx, line)
+	if err != nil {
+		r.fail(CheckEmbedding, sent, err.Error(), expected)
+		return
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		r.fail(CheckEmbedding, sent, clip(string(reply), 300), expected)
+		return
+	}
+	switch e := env.(type) {
+	case *wire.Error:
+		if e.Code == wire.CodeBadRequest {
+			r.rep.add(CheckEmbedding, Pass, "wrong-length embedding refused with bad_request")
+		} else {
+			r.rep.add(CheckEmbedding, Pass, "wrong-length embedding refused (code %q; bad_request is the clean answer)", e.Code)
+		}
+	default:
+		r.fail(CheckEmbedding, sent, "a "+env.Type()+" envelope", expected)
+	}
+}
+
+func (r *provRun) correlation() {
+	var ack *wire.HandshakeAck
+	c, a, ok := r.probe(CheckCorrelation)
+	if !ok {
+		return
+	}
+	defer c.close()
+	ack = a
+	if !ack.Capabilities.Correlation {
+		r.rep.add(CheckCorrelation, Skipped, "the provider does not declare correlation")
+		return
+	}
+	line, _ := encodeEnvelope(&wire.Query{ID: ProbeCorrelationID, Query: *r.o.Query})
+	sent := fmt.Sprintf("query with id %q", ProbeCorrelationID)
+	expected := fmt.Sprintf("a reply echoing id %q (H4)", ProbeCorrelationID)
+	reply, err := c.roundTrip(r.ctx, line)
+	if err != nil {
+		r.fail(CheckCorrelation, sent, err.Error(), expected)
+		return
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		r.fail(CheckCorrelation, sent, clip(string(reply), 300), expected)
+		return
+	}
+	id := ""
+	switch e := env.(type) {
+	case *wire.Frames:
+		id = e.ID
+	case *wire.Error:
+		id = e.ID
+	}
+	if id != ProbeCorrelationID {
+		r.fail(CheckCorrelation, sent, fmt.Sprintf("%s with id %q", env.Type(), id), expected)
+		return
+	}
+	r.rep.add(CheckCorrelation, Pass, "id %q echoed", id)
+}
+
+func (r *provRun) unknownEnvelope() {
+	const name = CheckUnknownEnvelope
+	c, _, ok := r.probe(name)
+	if !ok {
+		return
+	}
+	defer c.close()
+	unknown := []byte(`{"type":"` + ProbeUnknownType + `","probe":"ctxkit"}`)
+	q, _ := encodeEnvelope(&wire.Query{Query: *r.o.Query})
+	sent := fmt.Sprintf("%s then %s", unknown, describeQuery(*r.o.Query))
+	expected := "an error with code bad_request or no reply, and the provider still answering the next query"
+	var first []byte
+	var err error
+	if r.t.URL != "" {
+		first, err = c.roundTrip(r.ctx, unknown)
+		if err == nil && len(bytes.TrimSpace(first)) == 0 {
+			first = nil // ignored
+		}
+	} else {
+		if err = c.send(unknown); err == nil {
+			err = c.send(q)
+		}
+		if err == nil {
+			first, err = c.next(r.ctx)
+		}
+	}
+	if err != nil {
+		r.fail(name, sent, err.Error(), expected)
+		return
+	}
+	answered := "ignored"
+	if first != nil {
+		env, derr := decodeEnvelope(first)
+		switch e := env.(type) {
+		case *wire.Error:
+			if e.Code != wire.CodeBadRequest {
+				r.fail(name, sent, fmt.Sprintf("error code %q: %s", e.Code, e.Message), expected)
+				return
+			}
+			answered = "answered bad_request"
+		case *wire.Frames:
+			if r.t.URL != "" {
+				r.fail(name, sent, "a frames envelope in reply to the unknown envelope", expected)
+				return
+			}
+			r.rep.add(name, Pass, "unknown envelope ignored; the next query answered with frames")
+			return
+		default:
+			got := clip(string(first), 300)
+			if derr != nil {
+				got = derr.Error() + ": " + got
+			}
+			r.fail(name, sent, got, expected)
+			return
+		}
+	}
+	var next []byte
+	if r.t.URL != "" {
+		next, err = c.roundTrip(r.ctx, q)
+	} else {
+		next, err = c.next(r.ctx)
+	}
+	if err != nil {
+		r.fail(name, sent, fmt.Sprintf("unknown envelope %s, then %v", answered, err), expected)
+		return
+	}
+	env, derr := decodeEnvelope(next)
+	if derr != nil {
+		r.fail(name, sent, fmt.Sprintf("unknown envelope %s, then %s", answered, clip(string(next), 300)), expected)
+		return
+	}
+	if _, ok := env.(*wire.Frames); !ok {
+		r.fail(name, sent, fmt.Sprintf("unknown envelope %s, then a %s envelope", answered, env.Type()), expected)
+		return
+	}
+	r.rep.add(name, Pass, "unknown envelope %s; the provider kept serving", answered)
+}
+
+// conn is one session with a provider.
+type conn interface {
+	// roundTrip sends one envelope and waits for one reply.
+	roundTrip(ctx context.Context, line []byte) ([]byte, error)
+	// send writes one line without waiting (stdio only).
+	send(line []byte) error
+	// next waits for the next reply line (stdio only).
+	next(ctx context.Context) ([]byte, error)
+	// shutdown sends shutdown and judges the teardown; it closes the conn.
+	shutdown(ctx context.Context) (string, bool)
+	close()
+}
+
+type stdioConn struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan []byte
+	readErr error // set before lines is closed
+	timeout time.Duration
+	done    chan struct{} // closed when the process has exited
+	waitErr error
+	once    sync.Once
+}
+
+func startStdio(ctx context.Context, t ProviderTarget, stderr io.Writer, timeout time.Duration) (*stdioConn, error) {
+	cmd := exec.Command(t.Command[0], t.Command[1:]...)
+	cmd.Dir = t.Dir
+	cmd.Env = os.Environ()
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 2 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
+	}
+	c := &stdioConn{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), timeout: timeout, done: make(chan struct{})}
+	go func() {
+		br := newLineReader(stdout)
+		for {
+			line, err := br()
+			if err != nil {
+				c.readErr = err
+				close(c.lines)
+				return
+			}
+			c.lines <- line
+		}
+	}()
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+func (c *stdioConn) send(line []byte) error {
+	if _, err := c.stdin.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+		return fmt.Errorf("write to provider: %w (the provider has exited?)", err)
+	}
+	return nil
+}
+
+func (c *stdioConn) next(ctx context.Context) ([]byte, error) {
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			return nil, fmt.Errorf("the provider closed its output (%v)%s", c.readErr, c.exitNote())
+		}
+		return line, nil
+	case <-timer.C:
+		return nil, fmt.Errorf("no reply within %v", c.timeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *stdioConn) exitNote() string {
+	select {
+	case <-c.done:
+		if c.waitErr != nil {
+			return "; it exited: " + c.waitErr.Error()
+		}
+		return "; it exited with status 0"
+	case <-time.After(200 * time.Millisecond):
+		return ""
+	}
+}
+
+func (c *stdioConn) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
+	if err := c.send(line); err != nil {
+		return nil, err
+	}
+	return c.next(ctx)
+}
+
+func (c *stdioConn) shutdown(ctx context.Context) (string, bool) {
+	defer c.close()
+	line, _ := encodeEnvelope(&wire.Shutdown{})
+	if err := c.send(line); err != nil {
+		return err.Error(), false
+	}
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+		if c.waitErr != nil {
+			return "the provider exited: " + c.waitErr.Error(), false
+		}
+		return "the provider exited with status 0", true
+	case <-timer.C:
+		return fmt.Sprintf("the provider was still running %v after shutdown", c.timeout), false
+	case <-ctx.Done():
+		return ctx.Err().Error(), false
+	}
+}
+
+func (c *stdioConn) close() {
+	c.once.Do(func() {
+		_ = c.stdin.Close()
+		select {
+		case <-c.done:
+		case <-time.After(500 * time.Millisecond):
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+}
+
+// newLineReader returns a function reading bounded lines from r.
+func newLineReader(r io.Reader) func() ([]byte, error) {
+	dec := wire.NewDecoder(r, nil)
+	return func() ([]byte, error) {
+		line, err := dec.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		return append([]byte(nil), line...), nil
+	}
+}
+
+type httpConn struct {
+	url     string
+	client  *http.Client
+	timeout time.Duration
+}
+
+func newHTTPConn(t ProviderTarget, timeout time.Duration) *httpConn {
+	c := t.Client
+	if c == nil {
+		c = &http.Client{}
+	}
+	return &httpConn{url: t.URL, client: c, timeout: timeout}
+}
+
+func (c *httpConn) post(ctx context.Context, line []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(line))
+	if err != nil {
+		return 0, nil, fmt.Errorf("post: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("post: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxLine+1))
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
+	}
+	if len(body) > maxLine {
+		return resp.StatusCode, nil, fmt.Errorf("response longer than %d bytes", maxLine)
+	}
+	return resp.StatusCode, body, nil
+}
+
+func (c *httpConn) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
+	status, body, err := c.post(ctx, line)
+	if err != nil {
+		return nil, err
+	}
+	if status/100 != 2 && !bytes.Contains(body, []byte(`"error"`)) {
+		return nil, fmt.Errorf("HTTP %d: %s", status, clip(string(body), 200))
+	}
+	return body, nil
+}
+
+func (c *httpConn) send([]byte) error { return errors.New("http: no raw line connection") }
+
+func (c *httpConn) next(context.Context) ([]byte, error) {
+	return nil, errors.New("http: no raw line connection")
+}
+
+func (c *httpConn) shutdown(ctx context.Context) (string, bool) {
+	line, _ := encodeEnvelope(&wire.Shutdown{})
+	status, body, err := c.post(ctx, line)
+	if err != nil {
+		return err.Error(), false
+	}
+	if status/100 != 2 {
+		return fmt.Sprintf("HTTP %d: %s", status, clip(string(body), 200)), false
+	}
+	if env, derr := decodeEnvelope(body); derr == nil {
+		if e, ok := env.(*wire.Error); ok {
+			return fmt.Sprintf("error %q: %s", e.Code, e.Message), false
+		}
+	}
+	return fmt.Sprintf("HTTP %d", status), true
+}
+
+func (c *httpConn) close() {}

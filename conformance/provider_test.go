@@ -1,0 +1,118 @@
+package conformance
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func checkStatuses(t *testing.T, rep Report, want map[string]Status) {
+	t.Helper()
+	if got, names := len(rep.Checks), ProviderChecks(); got != len(names) {
+		t.Fatalf("report has %d checks, want %d: %+v", got, len(names), rep.Checks)
+	}
+	for i, c := range rep.Checks {
+		if c.Name != ProviderChecks()[i] {
+			t.Errorf("check %d is %q, want %q", i, c.Name, ProviderChecks()[i])
+		}
+		if w, ok := want[c.Name]; ok && c.Status != w {
+			t.Errorf("%s: %s, want %s; evidence: %s", c.Name, c.Status, w, c.Evidence)
+		}
+	}
+}
+
+func TestHonestFixturePassesEveryProviderCheckOverStdio(t *testing.T) {
+	rep, err := RunProvider(context.Background(), ProviderTarget{Command: fixtureCommand()}, &ProviderOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Status{}
+	for _, n := range ProviderChecks() {
+		want[n] = Pass
+	}
+	checkStatuses(t, rep, want)
+}
+
+func TestHonestFixturePassesOverHTTP(t *testing.T) {
+	p, err := NewFixtureProvider(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Status{}
+	for _, n := range ProviderChecks() {
+		want[n] = Pass
+	}
+	for _, n := range []string{CheckMalformedInput, CheckEmbedding, CheckCorrelation} {
+		want[n] = Skipped
+	}
+	checkStatuses(t, rep, want)
+	if !strings.HasPrefix(rep.Target, "http: ") {
+		t.Errorf("target %q", rep.Target)
+	}
+}
+
+// TestRedRun: every misbehave mode trips every check it targets, and only
+// an honest provider passes everything.
+func TestRedRun(t *testing.T) {
+	modes := MisbehaveModes()
+	if len(modes) < 21 {
+		t.Fatalf("%d modes, want at least the 21 of PROTOCOL.md §5.2", len(modes))
+	}
+	for _, m := range modes {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := RunProvider(context.Background(), ProviderTarget{Command: fixtureCommand("--misbehave", m.Name)},
+				&ProviderOptions{Timeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Passed() {
+				t.Fatalf("mode %s passed the suite", m.Name)
+			}
+			for _, target := range m.Targets {
+				c, ok := rep.Check(target)
+				if !ok || c.Status != Fail {
+					t.Errorf("mode %s: %s is %s, want fail; evidence: %s", m.Name, target, c.Status, c.Evidence)
+				}
+			}
+			for _, c := range rep.Checks {
+				if c.Status == Fail && !slices.Contains(m.Targets, c.Name) {
+					t.Logf("also failed: %s: %s", c.Name, c.Evidence)
+				}
+			}
+		})
+	}
+}
+
+func TestRunProviderRejectsBadTarget(t *testing.T) {
+	if _, err := RunProvider(context.Background(), ProviderTarget{}, nil); err != ErrTarget {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"x"}, URL: "http://x"}, nil); err != ErrTarget {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUnstartableProviderFailsHandshake(t *testing.T) {
+	rep, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"/nonexistent/provider"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := rep.Check(CheckHandshake)
+	if c.Status != Fail || !strings.Contains(c.Evidence, "/nonexistent/provider") {
+		t.Fatalf("handshake: %+v", c)
+	}
+	if s, _ := rep.Check(CheckBudgetHonesty); s.Status != Skipped {
+		t.Fatalf("budget-honesty: %+v", s)
+	}
+}

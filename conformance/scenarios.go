@@ -1,0 +1,185 @@
+package conformance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// Names of the composition scenarios. Each is one call to a ComposingHost;
+// `ctxkit fixture-provider --scenario NAME --provider ID` serves one of its
+// providers over stdio.
+const (
+	// ScenarioBudgetOverflow: p0, p1, p2 each serve one honest 400-token
+	// frame against max_tokens 1000.
+	ScenarioBudgetOverflow = "budget-overflow"
+	// ScenarioBudgetFits: the counterpart, three 200-token frames.
+	ScenarioBudgetFits = "budget-fits"
+	// ScenarioQuarantine: "flooder" serves max_frames+9 one-token frames
+	// (a B4 frame flood), "honest" one 100-token frame.
+	ScenarioQuarantine = "quarantine"
+	// ScenarioDeterminism: three 100-token frames, composed twice.
+	ScenarioDeterminism = "determinism"
+	// ScenarioArrivalForward and ScenarioArrivalRotated: three tied
+	// 400-token frames (only two fit), providers registered p0, p1, p2 and
+	// then p2, p0, p1.
+	ScenarioArrivalForward = "arrival-forward"
+	ScenarioArrivalRotated = "arrival-rotated"
+	// ScenarioArrivalFitsForward and ScenarioArrivalFitsRotated: the
+	// counterpart, three tied 200-token frames in the same two orders.
+	ScenarioArrivalFitsForward = "arrival-fits-forward"
+	ScenarioArrivalFitsRotated = "arrival-fits-rotated"
+	// ScenarioDuplicate: "alpha" and "beta" serve the same evidence (equal
+	// content and content_digest) under different frame ids; "gamma" serves
+	// distinct evidence.
+	ScenarioDuplicate = "duplicate"
+	// ScenarioDuplicateDistinct: the counterpart, alpha and beta serve
+	// different evidence with different digests.
+	ScenarioDuplicateDistinct = "duplicate-distinct"
+	// ScenarioInvalid: "defective" serves three frames that each break one
+	// protocol rule (F1, F3, B3); "honest" serves one valid frame.
+	ScenarioInvalid = "invalid"
+	// ScenarioInvalidRepaired: the counterpart, the same frames made valid.
+	ScenarioInvalidRepaired = "invalid-repaired"
+)
+
+// Provider ids used by the scenarios.
+const (
+	ProviderFlooder   = "flooder"
+	ProviderHonest    = "honest"
+	ProviderDefective = "defective"
+)
+
+// ProbeQuery is the query every composition scenario fans out: max_frames 8,
+// max_tokens 1000.
+func ProbeQuery() frame.Query {
+	return frame.Query{
+		Goal:      "conformance probe: return your most relevant frames",
+		QueryText: "conformance probe",
+		MaxFrames: 8,
+		MaxTokens: 1000,
+	}
+}
+
+// ScenarioNames lists every composition scenario.
+func ScenarioNames() []string {
+	return []string{ScenarioBudgetOverflow, ScenarioBudgetFits, ScenarioQuarantine, ScenarioDeterminism,
+		ScenarioArrivalForward, ScenarioArrivalRotated, ScenarioArrivalFitsForward, ScenarioArrivalFitsRotated,
+		ScenarioDuplicate, ScenarioDuplicateDistinct, ScenarioInvalid, ScenarioInvalidRepaired}
+}
+
+// LookupScenario returns a fresh copy of the named scenario; the caller may
+// modify it.
+func LookupScenario(name string) (*Scenario, bool) {
+	s := &Scenario{Name: name, Query: ProbeQuery()}
+	trio := func(cost int, order ...int) {
+		for _, i := range order {
+			id := fmt.Sprintf("p%d", i)
+			s.Providers = append(s.Providers, ScenarioProvider{ID: id, Frames: []*frame.Frame{fixtureFrame(id, id+"-f", cost)}})
+		}
+	}
+	switch name {
+	case ScenarioBudgetOverflow:
+		trio(400, 0, 1, 2)
+	case ScenarioBudgetFits:
+		trio(200, 0, 1, 2)
+	case ScenarioDeterminism:
+		trio(100, 0, 1, 2)
+	case ScenarioArrivalForward:
+		trio(400, 0, 1, 2)
+	case ScenarioArrivalRotated:
+		trio(400, 2, 0, 1)
+	case ScenarioArrivalFitsForward:
+		trio(200, 0, 1, 2)
+	case ScenarioArrivalFitsRotated:
+		trio(200, 2, 0, 1)
+	case ScenarioQuarantine:
+		n := int(s.Query.MaxFrames) + 9
+		flood := make([]*frame.Frame, n)
+		for i := range flood {
+			flood[i] = fixtureFrame(ProviderFlooder, fmt.Sprintf("flood-%02d", i), 1)
+		}
+		s.Providers = []ScenarioProvider{
+			{ID: ProviderFlooder, Frames: flood},
+			{ID: ProviderHonest, Frames: []*frame.Frame{fixtureFrame(ProviderHonest, "honest-f", 100)}},
+		}
+	case ScenarioDuplicate, ScenarioDuplicateDistinct:
+		a := fixtureFrame("shared", "evidence", 100)
+		b := fixtureFrame("shared", "evidence", 100)
+		if name == ScenarioDuplicateDistinct {
+			b = fixtureFrame("beta", "evidence", 100)
+		}
+		a.ID, a.Title, a.CitationLabel, a.Score = "alpha-shared", "alpha-shared", "alpha-shared", 0.7
+		b.ID, b.Title, b.CitationLabel, b.Score = "beta-shared", "beta-shared", "beta-shared", 0.6
+		a.ContentDigest, b.ContentDigest = digestOf(a.Content), digestOf(b.Content)
+		g := fixtureFrame("gamma", "gamma-own", 100)
+		g.ContentDigest = digestOf(g.Content)
+		s.Providers = []ScenarioProvider{
+			{ID: "alpha", Frames: []*frame.Frame{a}},
+			{ID: "beta", Frames: []*frame.Frame{b}},
+			{ID: "gamma", Frames: []*frame.Frame{g}},
+		}
+	case ScenarioInvalid, ScenarioInvalidRepaired:
+		score := fixtureFrame(ProviderDefective, "score-frame", 50)
+		cite := fixtureFrame(ProviderDefective, "cite-frame", 50)
+		cost := fixtureFrame(ProviderDefective, "cost-frame", 100)
+		if name == ScenarioInvalid {
+			score.Score = 1.5        // F1: score outside [0, 1]
+			cite.CitationLabel = " " // F3: blank citation label
+			cost.TokenCost = 1       // B3: declares 1 for 100 tokens of content
+		}
+		s.Providers = []ScenarioProvider{
+			{ID: ProviderDefective, Frames: []*frame.Frame{score, cite, cost}},
+			{ID: ProviderHonest, Frames: []*frame.Frame{fixtureFrame(ProviderHonest, "honest-f", 100)}},
+		}
+	default:
+		return nil, false
+	}
+	return s, true
+}
+
+// Provider returns the scenario's provider with the given id.
+func (s *Scenario) Provider(id string) (ScenarioProvider, bool) {
+	for _, p := range s.Providers {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return ScenarioProvider{}, false
+}
+
+// fixtureFrame is a valid, B3-honest doc frame of exactly cost budget
+// tokens. Its content starts with a tag naming provider and id, so no two
+// fixture frames share content unless a scenario says so.
+func fixtureFrame(provider, id string, cost int) *frame.Frame {
+	tag := provider + "/" + id + " "
+	n := 4 * cost
+	var content string
+	if len(tag) <= n {
+		content = tag + strings.Repeat("x", n-len(tag))
+	} else {
+		content = id[len(id)-min(n, len(id)):] // short frames: the tail of the id keeps them distinct
+		content += strings.Repeat("x", n-len(content))
+	}
+	return &frame.Frame{
+		ID:            id,
+		Kind:          "doc",
+		Title:         id,
+		Content:       content,
+		Score:         0.5,
+		TokenCost:     uint32(frame.BudgetTokens(content)),
+		CitationLabel: id,
+	}
+}
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// frameCost is the canonical cost of a frame's inline content (B3), which
+// is what the budget is measured in, whatever the frame declares.
+func frameCost(f *frame.Frame) int { return f.ExpectedInlineCost() }

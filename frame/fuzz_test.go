@@ -1,0 +1,97 @@
+package frame
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/fixtures"
+)
+
+// FuzzValidate decodes arbitrary bytes as a frame and validates it. Nothing
+// may panic; a decode failure is a JSON or *MissingMemberError; every
+// violation names a rule, a field and a detail; validation is deterministic;
+// and the frame's encoding is stable under decode and re-encode. Seeds:
+// testdata/fuzz/FuzzValidate (the fixture frames) plus the embedded fixtures.
+func FuzzValidate(f *testing.F) {
+	f.Add(fixtures.ContextFrameCompact())
+	f.Add(fixtures.ContextFrameReference())
+	f.Add([]byte(`{"id":"a","kind":"doc","title":" ","content":"abc","score":1.5,"token_cost":9,"provenance":[{"type":"file","range":"L0"}],"relations":[{"rel":"r","target_uri":" ","display_name":" "}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fr Frame
+		if err := json.Unmarshal(data, &fr); err != nil {
+			var me *MissingMemberError
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &me) && !errors.As(err, &se) && !errors.As(err, &te) && !strings.HasPrefix(err.Error(), "json: ") {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			return
+		}
+		v1 := fr.Validate()
+		for _, e := range v1 {
+			if e.Rule == "" || e.Field == "" || e.Detail == "" {
+				t.Fatalf("incomplete violation %+v", e)
+			}
+		}
+		if v2 := fr.Validate(); v1.Error() != v2.Error() {
+			t.Fatal("validation is not deterministic")
+		}
+		enc1, err := json.Marshal(fr)
+		if err != nil {
+			t.Fatalf("decoded frame does not encode: %v", err)
+		}
+		var back Frame
+		if err := json.Unmarshal(enc1, &back); err != nil {
+			t.Fatalf("own encoding %s does not decode: %v", enc1, err)
+		}
+		enc2, _ := json.Marshal(back)
+		if !bytes.Equal(enc1, enc2) {
+			t.Fatalf("encoding not stable:\n%s\n%s", enc1, enc2)
+		}
+		if back.Validate().Error() != v1.Error() {
+			t.Fatalf("re-encoded frame validates differently: %v vs %v", back.Validate(), v1)
+		}
+	})
+}
+
+// FuzzGrammars checks the timestamp, line-range, digest and fingerprint
+// parsers against independent statements of their grammars.
+func FuzzGrammars(f *testing.F) {
+	for _, s := range []string{"2026-07-21T12:34:56Z", "2016-12-31T23:59:60.5Z", "2026-02-30T00:00:00Z", "L1-40", "L0", "L9-3",
+		"sha256:" + strings.Repeat("a", 64), "bge-small-en-v1.5/384/l2", "m/0", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckTimestamp(s) == nil {
+			if !strings.HasSuffix(s, "Z") || len(s) < 20 || s[10] != 'T' {
+				t.Fatalf("accepted %q", s)
+			}
+			if s[17:19] != "60" {
+				if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+					t.Fatalf("accepted %q which time.Parse rejects: %v", s, err)
+				}
+			}
+		} else if len(s) >= 20 && s[17:19] != "60" && s[len(s)-1] == 'Z' && !strings.ContainsAny(s, "+-z") {
+			// Only reject what a strict RFC 3339 reading also rejects or what
+			// the grammar excludes (offsets are already excluded above).
+			if tm, err := time.Parse(time.RFC3339Nano, s); err == nil && tm.Format(time.RFC3339Nano) == s {
+				t.Fatalf("rejected canonical %q", s)
+			}
+		}
+		if r, err := ParseLineRange(s); err == nil {
+			if r.Start < 1 || r.End < r.Start || !strings.HasPrefix(s, "L") || strings.Contains(s, "L0") {
+				t.Fatalf("accepted range %q as %+v", s, r)
+			}
+		}
+		if WellFormedDigest(s) && (len(s) != 71 || !strings.HasPrefix(s, "sha256:") || strings.ToLower(s) != s) {
+			t.Fatalf("accepted digest %q", s)
+		}
+		if fp, err := ParseFingerprint(s); err == nil && (fp.Dims < 1 || fp.Model == "" || strings.Count(s, "/") > 2) {
+			t.Fatalf("accepted fingerprint %q as %+v", s, fp)
+		}
+	})
+}

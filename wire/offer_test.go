@@ -1,0 +1,86 @@
+package wire
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+func TestReadOffersNDJSON(t *testing.T) {
+	in := `{"provider":"alpha","frame":` + frameJSON + `}
+
+{"frame":` + frameJSON + `,"provider":"beta","note":"ignored"}
+`
+	offers, err := ReadOffers(strings.NewReader(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) != 2 || offers[0].Provider != "alpha" || offers[0].Line != 1 || offers[1].Provider != "beta" || offers[1].Line != 3 {
+		t.Fatalf("offers %+v", offers)
+	}
+	if id := offers[1].Identity(); id != (frame.ID{Provider: "beta", Frame: "a"}) {
+		t.Fatalf("identity %v", id)
+	}
+	b, err := offers[0].MarshalJSON()
+	if err != nil || string(b) != `{"provider":"alpha","frame":`+frameJSON+`}` {
+		t.Fatalf("encoded %s %v", b, err)
+	}
+}
+
+func TestReadOffersArray(t *testing.T) {
+	in := "[\n" + `{"provider":"a","frame":` + frameJSON + "},\n" + `{"provider":"b","frame":` + frameJSON + "}\n]\n"
+	offers, err := ReadOffers(strings.NewReader(in), nil)
+	if err != nil || len(offers) != 2 || offers[1].Provider != "b" || offers[1].Line != 2 {
+		t.Fatalf("%+v %v", offers, err)
+	}
+	if offers, err := ReadOffers(strings.NewReader(""), nil); err != nil || offers != nil {
+		t.Fatalf("empty input: %v %v", offers, err)
+	}
+}
+
+func TestReadOffersErrorsNameTheLine(t *testing.T) {
+	cases := map[string]int{
+		`{"provider":"a","frame":` + frameJSON + "}\n" + `{"provider":"b"}`:               2,
+		`{"frame":` + frameJSON + `}`:                                                     1,
+		`{"provider":"a","frame":` + frameJSON + "}\n{\"provider\":\"a\",\"frame\":\xff}": 2,
+		`[{"provider":"a","frame":` + frameJSON + `},{"provider":"b"}]`:                   2,
+		"[{\"provider\":\"a\"": 1,
+	}
+	for in, line := range cases {
+		_, err := ReadOffers(strings.NewReader(in), nil)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Line != line {
+			t.Errorf("%q: err = %v", in, err)
+		}
+	}
+	_, err := ReadOffers(strings.NewReader("[\n"+strings.Repeat("  \n", 40)+"]"), &DecoderOptions{MaxLineBytes: 50})
+	var tl *TooLongError
+	if !errors.As(err, &tl) || tl.What != "document" {
+		t.Fatalf("over-long array: %v", err)
+	}
+}
+
+func TestCheckInputShapes(t *testing.T) {
+	in := `{"type":"shutdown"}
+` + frameJSON + `
+{"provider":"p","frame":` + frameJSON + `}
+[` + frameJSON + `,{"type":"handshake","protocol_version":"contextgraph/1.0"}]
+{"cases":[{"source":` + frameJSON + `,"expected_normalized":` + strings.Replace(frameJSON, `"score":0.5`, `"score":-1`, 1) + `}]}
+`
+	rep, err := CheckInput(strings.NewReader(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Items != 7 || len(rep.Errors) != 0 || len(rep.Violations) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	f := rep.Violations[0]
+	if f.Line != 5 || f.Rule != "F1" || f.Field != "cases[0].expected_normalized.score" {
+		t.Fatalf("finding %v", f)
+	}
+	if rep.Valid() {
+		t.Fatal("report with a violation is valid")
+	}
+}
