@@ -561,3 +561,30 @@ func (f *fpProvider) Handshake(ctx context.Context, v string) (*wire.HandshakeAc
 	a.Capabilities.EmbeddingsFingerprint = f.fp
 	return a, nil
 }
+
+func TestCrashFailsEveryWaiter(t *testing.T) {
+	noLeak(t)
+	h := New(testOpts(nil))
+	defer closeAndCheck(t, h)
+	// The child reads the first query and dies; the others are in flight.
+	addFake(t, h, "c", "crash", "CTXKIT_CORR=1")
+	if _, err := h.Connect(context.Background(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make(chan error, 10)
+	for range 10 {
+		go func() {
+			_, err := h.QueryProvider(context.Background(), "c", probe())
+			errs <- err
+		}()
+	}
+	for range 10 {
+		if err := <-errs; !errors.Is(err, ErrProviderCrashed) {
+			t.Errorf("waiter got %v", err)
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("waiters failed after %v", d)
+	}
+}
