@@ -220,11 +220,9 @@ func Stderr(p Provider) string {
 func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	env, err := decodeEnvelope(r.line)
 	if err != nil {
-		// The stream is no longer trustworthy.
-		e := newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
-		p.c.breakWith(e)
-		p.c.proc.kill()
-		return nil, e
+		// The line was framed and routed correctly, so the stream stays
+		// usable; only this request fails.
+		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
 	}
 	if we, ok := env.(*wire.Error); ok {
 		return nil, newErr(p.id, op, ErrProviderError, "", we)
