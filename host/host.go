@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -74,7 +75,7 @@ type entry struct {
 	ack       *wire.HandshakeAck
 	info      frame.ProviderInfo // ack.Provider with C4 applied
 	handErr   error
-	handshook bool
+	handshook atomic.Bool // set (after the fields above) once the handshake ran
 }
 
 // Host talks to CGP providers: it handshakes, gates payloads on consent, fans
@@ -236,14 +237,15 @@ func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, erro
 // applied) once it has handshaken.
 func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 	e, err := h.lookup(id)
-	if err != nil || !e.handshook || e.handErr != nil {
+	if err != nil || !e.handshook.Load() || e.handErr != nil {
 		return frame.ProviderInfo{}, frame.Capabilities{}, false
 	}
 	return e.info, e.ack.Capabilities, true
 }
 
 // handshake runs the provider's handshake once and caches the outcome; every
-// later caller gets the same result.
+// later caller gets the same result (a failed handshake, a timeout included,
+// is final: register the provider again under a new id to retry).
 func (h *Host) handshake(ctx context.Context, e *entry) error {
 	e.once.Do(func() {
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
@@ -276,7 +278,7 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 				e.info.DataFlow.Egress = true
 			}
 		}
-		e.handshook = true
+		e.handshook.Store(true)
 	})
 	return e.handErr
 }
