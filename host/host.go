@@ -36,6 +36,9 @@ func (p AuditPolicy) String() string {
 	return "exclude-frames"
 }
 
+// MarshalText spells the policy for JSON.
+func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
 type Options struct {
 	// Version is the protocol version the host speaks (default

@@ -52,7 +52,9 @@ type inProcess struct {
 }
 
 // InProcess returns a Provider serving s in the host's own process. id names
-// the provider in errors.
+// the provider in errors. The host stops waiting for a call at its deadline
+// whatever s does; a Server that ignores ctx keeps its own goroutine until it
+// returns, so in-process providers should honour ctx.
 func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
 
 func (p *inProcess) guard(op string, err *error) {
