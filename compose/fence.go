@@ -58,14 +58,16 @@ const (
 	clsLetter        // an ASCII letter (folded to lower case)
 )
 
-// unit is what one encoded or raw unit of text stands for once decoded: at
-// most two runes (some HTML references decode to two).
-type unit struct {
-	r    [2]rune
-	n    int  // runes in r
-	w    int  // width in bytes of the source unit
-	json bool // a JSON/JS backslash escape
-}
+// Trigger contexts: which encodings the look-ahead decodes. HTML references
+// are always decoded (entity decoding is one of the views the fence must
+// survive); JSON/JS and percent escapes only after a trigger of that
+// encoding, so text like <\/frame> (no fence token in any view we guarantee)
+// keeps the seed's exact bytes.
+const (
+	ctxPlain = iota
+	ctxJSON
+	ctxPercent
+)
 
 // scanFence reports, in increasing order, each byte offset of s at which a
 // breaker must be inserted, with the breaker to insert there.
@@ -73,42 +75,81 @@ func scanFence(s string, emit func(at int, brk string)) {
 	i := 0
 	for i < len(s) {
 		c := s[i]
-		if c < utf8.RuneSelf && c != '<' && c != '&' && c != '\\' && c != '%' {
+		if byteFlags[c]&flagTrigger == 0 {
 			i++
 			continue
 		}
-		var (
-			width int
-			brk   string
-		)
-		switch {
-		case c == '<':
-			width, brk = 1, breakPlain
-		case c >= utf8.RuneSelf:
+		width, ctx := 0, ctxPlain
+		if c < utf8.RuneSelf {
+			switch c {
+			case '<':
+				if i+1 < len(s) && byteFlags[s[i+1]]&flagMayFollow == 0 {
+					i++ // "<<", "<div", "< b": cannot start a fence token
+					continue
+				}
+				width = 1
+			case '&':
+				if i+1 < len(s) && (s[i+1] == '#' || isAlnum(s[i+1])) {
+					if text, n := decodeRef(s, i+1, 1); n > 0 && textStartsWithLT(text) {
+						width = n + 1
+					}
+				}
+			case '\\':
+				if r, w := decodeBackslash(s, i); w > 0 && foldsToLT(r) {
+					width, ctx = w, ctxJSON
+				}
+			case '%':
+				if r, w := decodePercent(s, i); w > 0 && foldsToLT(r) {
+					width, ctx = w, ctxPercent
+				}
+			}
+			if width == 0 {
+				i++
+				continue
+			}
+		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
 			if !isLTLookalike(r) {
 				i += w
 				continue
 			}
-			width, brk = w, breakPlain
-		default:
-			u := decodeUnit(s, i)
-			if u.w < 2 || !u.startsWithLT() {
-				i++
-				continue
-			}
-			width, brk = u.w, breakPlain
-			if u.json {
-				brk = breakJSON
-			}
+			width = w
 		}
 		at := i + width
-		if matchesFenceName(s, at) {
-			emit(at, brk)
+		if matchesFenceName(s, at, ctx) {
+			if ctx == ctxJSON {
+				emit(at, breakJSON)
+			} else {
+				emit(at, breakPlain)
+			}
 		}
 		i = at
 	}
 }
+
+// Byte flags for the scanner's fast paths.
+const (
+	flagTrigger   = 1 << iota // may start a less-than unit
+	flagMayFollow             // may be the first byte after a less-than in a fence token
+)
+
+// byteFlags classifies every byte for the fast paths. It is computed once
+// and never written.
+var byteFlags = func() (t [256]uint8) {
+	for _, c := range []byte("<&\\%") {
+		t[c] |= flagTrigger
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] |= flagTrigger | flagMayFollow
+	}
+	for c := 0; c < 0x20; c++ {
+		t[c] |= flagMayFollow // whitespace and (invisible) controls
+	}
+	for _, c := range []byte(" /fF&\\%\x7f") {
+		t[c] |= flagMayFollow
+	}
+	return t
+}()
 
 // fenceMatcher recognises whitespace/slashes then "frame", fed folded runes.
 type fenceMatcher struct{ matched int }
@@ -138,28 +179,25 @@ func (m *fenceMatcher) feed(f rune) int {
 	return -1
 }
 
-// feedRune folds r (confusables to their ASCII model, anything else through
-// NFKC) and feeds the result.
+// feedRune folds r (a confusable to its ASCII model, anything else through
+// its compatibility decomposition) and feeds the result.
 func (m *fenceMatcher) feedRune(r rune) int {
-	if r < utf8.RuneSelf || isInvisible(r) || unicode.IsSpace(r) || isLTLookalike(r) {
+	if r < utf8.RuneSelf {
 		return m.feed(r)
 	}
 	if c := confusable(r); c != 0 {
 		return m.feed(rune(c))
 	}
-	var src [utf8.UTFMax]byte
-	var dst [32]byte
-	out := norm.NFKC.Append(dst[:0], src[:utf8.EncodeRune(src[:], r)]...)
-	for len(out) > 0 {
-		f, w := utf8.DecodeRune(out)
-		out = out[w:]
-		if f == r {
-			// Stable under NFKC: classify as is.
-			if res := m.feed(f); res != 0 {
-				return res
-			}
-			continue
-		}
+	if plainLetterBlock(r) {
+		return -1
+	}
+	d := decomposition(r)
+	if len(d) == 0 {
+		return m.feed(r)
+	}
+	for len(d) > 0 {
+		f, w := utf8.DecodeRune(d)
+		d = d[w:]
 		if c := confusable(f); c != 0 {
 			f = rune(c)
 		}
@@ -170,82 +208,99 @@ func (m *fenceMatcher) feedRune(r rune) int {
 	return 0
 }
 
-// startsWithLT reports whether the first visible rune of u, once folded,
-// is a less-than sign.
-func (u unit) startsWithLT() bool {
-	for k := 0; k < u.n; k++ {
-		r := u.r[k]
-		if isInvisible(r) {
+// decomposition returns the full compatibility decomposition of r (the
+// runes NFKC builds it from), or nil when r has none. It does not allocate.
+func decomposition(r rune) []byte {
+	var b [utf8.UTFMax]byte
+	return norm.NFKC.Properties(b[:utf8.EncodeRune(b[:], r)]).Decomposition()
+}
+
+// plainLetterBlock reports whether r lies in a large block (CJK ideographs,
+// Hangul syllables, emoji) none of whose runes is invisible, a space, a
+// slash, a less-than or a letter look-alike: a fast reject.
+func plainLetterBlock(r rune) bool {
+	return 0x3400 <= r && r <= 0x4DBF || 0x4E00 <= r && r <= 0x9FFF ||
+		0xAC00 <= r && r <= 0xD7A3 || 0x1F300 <= r && r <= 0x1FAFF
+}
+
+// foldsToLT reports whether r is, or folds to, a less-than sign.
+func foldsToLT(r rune) bool {
+	if r < utf8.RuneSelf || isLTLookalike(r) {
+		return r == '<' || isLTLookalike(r)
+	}
+	if plainLetterBlock(r) {
+		return false
+	}
+	d := decomposition(r)
+	f, _ := utf8.DecodeRune(d)
+	return len(d) > 0 && isLTLookalike(f)
+}
+
+// textStartsWithLT reports whether the first visible rune of a decoded
+// reference folds to a less-than sign.
+func textStartsWithLT(text string) bool {
+	for _, r := range text {
+		if r >= utf8.RuneSelf && isInvisible(r) {
 			continue
 		}
-		if r < utf8.RuneSelf || isLTLookalike(r) || confusable(r) != 0 {
-			return isLTLookalike(r)
-		}
-		var src [utf8.UTFMax]byte
-		var dst [32]byte
-		out := norm.NFKC.Append(dst[:0], src[:utf8.EncodeRune(src[:], r)]...)
-		for len(out) > 0 {
-			f, w := utf8.DecodeRune(out)
-			out = out[w:]
-			if !isInvisible(f) {
-				return isLTLookalike(f)
-			}
-		}
+		return foldsToLT(r)
 	}
 	return false
 }
 
 // matchesFenceName reports whether, starting at byte offset at (just after a
 // less-than unit), s continues with skippable whitespace, slashes and
-// invisible characters and then the letters "frame".
-func matchesFenceName(s string, at int) bool {
+// invisible characters and then the letters "frame". HTML references are
+// decoded; JSON/JS or percent escapes too when ctx says the trigger was one.
+func matchesFenceName(s string, at, ctx int) bool {
 	var m fenceMatcher
 	for pos := at; pos < len(s); {
-		if c := s[pos]; c < utf8.RuneSelf && c != '&' && c != '\\' && c != '%' {
+		c := s[pos]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '&' && pos+1 < len(s) && (s[pos+1] == '#' || isAlnum(s[pos+1])):
+				if text, n := decodeRef(s, pos+1, 1); n > 0 {
+					pos += n + 1
+					for _, r := range text {
+						if res := m.feedRune(r); res != 0 {
+							return res > 0
+						}
+					}
+					continue
+				}
+			case c == '\\' && ctx == ctxJSON:
+				if r, w := decodeBackslash(s, pos); w > 0 {
+					pos += w
+					if res := m.feedRune(r); res != 0 {
+						return res > 0
+					}
+					continue
+				}
+			case c == '%' && ctx == ctxPercent:
+				if r, w := decodePercent(s, pos); w > 0 {
+					pos += w
+					if res := m.feedRune(r); res != 0 {
+						return res > 0
+					}
+					continue
+				}
+			}
 			pos++
 			if res := m.feed(rune(c)); res != 0 {
 				return res > 0
 			}
 			continue
 		}
-		u := decodeUnit(s, pos)
-		pos += u.w
-		for k := 0; k < u.n; k++ {
-			if res := m.feedRune(u.r[k]); res != 0 {
-				return res > 0
-			}
+		r, w := utf8.DecodeRuneInString(s[pos:])
+		pos += w
+		if w == 1 {
+			continue // an invalid byte is invisible
+		}
+		if res := m.feedRune(r); res != 0 {
+			return res > 0
 		}
 	}
 	return false
-}
-
-// decodeUnit decodes the unit starting at s[i]: an HTML character
-// reference, a JSON/JS escape, a percent escape, or else one rune (an
-// invalid byte is a width-1 utf8.RuneError).
-func decodeUnit(s string, i int) unit {
-	switch s[i] {
-	case '&':
-		if text, n := decodeRef(s, i+1, 1); n > 0 {
-			u := unit{w: n + 1}
-			for _, r := range text {
-				if u.n < len(u.r) {
-					u.r[u.n] = r
-					u.n++
-				}
-			}
-			return u
-		}
-	case '\\':
-		if r, w := decodeBackslash(s, i); w > 0 {
-			return unit{r: [2]rune{r}, n: 1, w: w, json: true}
-		}
-	case '%':
-		if r, w := decodePercent(s, i); w > 0 {
-			return unit{r: [2]rune{r}, n: 1, w: w}
-		}
-	}
-	r, w := utf8.DecodeRuneInString(s[i:])
-	return unit{r: [2]rune{r}, n: 1, w: w}
 }
 
 // longestEntityName bounds the named-reference names that can match exactly;
@@ -281,6 +336,9 @@ func decodeRef(s string, j, depth int) (string, int) {
 		// Only a no-semicolon prefix (at most six letters) can match.
 		name = name[:7]
 	}
+	if t, ok := commonRef(name); ok {
+		return decodedRef(s, j, len(name), t, depth)
+	}
 	ref := "&" + name
 	out := html.UnescapeString(ref)
 	if out == ref {
@@ -293,12 +351,39 @@ func decodeRef(s string, j, depth int) (string, int) {
 			text, n = out[:sz], len(name)-len(rest)
 		}
 	}
-	if text == "&" && depth > 0 {
+	return decodedRef(s, j, n, text, depth)
+}
+
+// decodedRef finishes decodeRef: a reference that decodes to '&' is looked
+// through once more when depth allows.
+func decodedRef(s string, j, n int, text string, depth int) (string, int) {
+	if text == "&" && depth > 0 && j+n < len(s) && (s[j+n] == '#' || isAlnum(s[j+n])) {
 		if inner, m := decodeRef(s, j+n, depth-1); m > 0 {
 			return inner, n + m
 		}
 	}
 	return text, n
+}
+
+// commonRef decodes the references that dominate real text without a
+// round trip through html.UnescapeString. name is the full alphanumeric run
+// plus an optional semicolon.
+func commonRef(name string) (string, bool) {
+	switch name {
+	case "lt;", "lt", "LT;", "LT":
+		return "<", true
+	case "gt;", "gt", "GT;", "GT":
+		return ">", true
+	case "amp;", "amp", "AMP;", "AMP":
+		return "&", true
+	case "quot;", "quot", "QUOT;", "QUOT":
+		return "\"", true
+	case "sol;":
+		return "/", true
+	case "nbsp;", "nbsp":
+		return "\u00a0", true
+	}
+	return "", false
 }
 
 // decodeNumericRef decodes the digits of "&#NNN;" / "&#xHH;" starting at

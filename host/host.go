@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -43,9 +44,15 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// QueryTimeout bounds each leg's query and each verify (default 30 s).
 	QueryTimeout time.Duration
+	// ShutdownGrace is how long Close lets each stdio child exit by itself
+	// before killing its process group (default 2 s).
+	ShutdownGrace time.Duration
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
 	Consent *ConsentStore
+	// Trust holds the operator's attester keys; FanOut.Ledger checks
+	// attestations against it (nil: no key is trusted).
+	Trust *trust.Store
 	// Policy is the per-frame audit policy (default ExcludeFrames).
 	Policy AuditPolicy
 	// TrustedRoots are the directories under which file provenance may be
@@ -144,6 +151,9 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	}
 	if opts == nil || opts.RequestTimeout <= 0 {
 		o.RequestTimeout = h.opts.QueryTimeout
+	}
+	if (opts == nil || opts.ShutdownGrace <= 0) && h.opts.ShutdownGrace > 0 {
+		o.ShutdownGrace = h.opts.ShutdownGrace
 	}
 	p, err := Stdio(id, program, args, &o)
 	if err != nil {

@@ -57,10 +57,10 @@ func bash(t *testing.T, h *Host, id, script string) {
 
 func TestVersionRejectUnderDeadline(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	bash(t, h, "v2", `read h; printf '%s\n' '`+ackLine("contextgraph/2.0", false, "")+`'; sleep 30`)
-	bash(t, h, "v1", `read h; printf '%s\n' '`+ackLine(wire.ProtocolVersion, false, "")+`'; sleep 30`)
+	bash(t, h, "v1", `read h; printf '%s\n' '`+ackLine(wire.ProtocolVersion, false, "")+`'; read q; printf '%s\n' '{"type":"frames","result":{"frames":[],"truncated":false}}'; sleep 30`)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -86,7 +86,7 @@ func TestVersionRejectUnderDeadline(t *testing.T) {
 
 func TestHandshakeTimeout(t *testing.T) {
 	noLeak(t)
-	h := New(&Options{HandshakeTimeout: 300 * time.Millisecond})
+	h := New(testOpts(&Options{HandshakeTimeout: 300 * time.Millisecond}))
 	defer closeAndCheck(t, h)
 	bash(t, h, "mute", `sleep 30`)
 	_, err := h.Connect(context.Background(), "mute")
@@ -110,7 +110,7 @@ func TestHandshakeRules(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := New(nil)
+			h := New(testOpts(nil))
 			defer h.Close(context.Background())
 			h.AddInProcess("p", &fixedAck{c.ack})
 			_, err := h.Connect(context.Background(), "p")
@@ -130,7 +130,7 @@ func (f *fixedAck) Query(context.Context, *frame.Query) (*wire.Result, error) {
 func (f *fixedAck) Verify(context.Context, []frame.ID) ([]wire.Verdict, error) { return nil, nil }
 
 func TestBudgetDrop(t *testing.T) {
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	h.AddInProcess("liar", &honest{frames: []frame.Frame{lying("big", 1200)}})
 	h.AddInProcess("fine", &honest{frames: []frame.Frame{lying("ok", 200)}})
@@ -152,7 +152,7 @@ func TestBudgetDrop(t *testing.T) {
 	if o := fo.Outcomes[1]; o.Status != StatusFrames || len(o.Excluded) != 1 || o.Excluded[0].Rule != "B3" {
 		t.Errorf("counterpart outcome = %+v", o)
 	}
-	h2 := New(nil)
+	h2 := New(testOpts(nil))
 	defer h2.Close(context.Background())
 	h2.AddInProcess("fine", &honest{frames: []frame.Frame{mkFrame("ok", strings.Repeat("x", 800), 0.5)}})
 	fo = h2.QueryAll(context.Background(), probe())
@@ -167,7 +167,7 @@ func TestFrameFlood(t *testing.T) {
 		many = append(many, mkFrame("f"+string(rune('a'+i)), "abcd", 0.5))
 	}
 	two = many[:2]
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	h.AddInProcess("flood", &honest{frames: many})
 	h.AddInProcess("two", &honest{frames: two})
@@ -183,7 +183,7 @@ func TestFrameFlood(t *testing.T) {
 }
 
 func TestBudgetedSplitAndAudit(t *testing.T) {
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	seen := make(chan frame.Query, 3)
 	for _, id := range []string{"a", "b", "c"} {
@@ -221,7 +221,7 @@ func TestKindAndValidityPolicy(t *testing.T) {
 	q := probe()
 	q.Kinds = []frame.Kind{frame.KindDoc}
 
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	h.AddInProcess("p", &honest{frames: frames, kinds: []frame.Kind{frame.KindDoc}})
 	fo := h.QueryAll(context.Background(), q)
@@ -237,14 +237,14 @@ func TestKindAndValidityPolicy(t *testing.T) {
 		t.Errorf("excluded rules = %v", rules)
 	}
 
-	h2 := New(&Options{Policy: DropLeg})
+	h2 := New(testOpts(&Options{Policy: DropLeg}))
 	defer h2.Close(context.Background())
 	h2.AddInProcess("p", &honest{frames: frames, kinds: []frame.Kind{frame.KindDoc}})
 	fo = h2.QueryAll(context.Background(), q)
 	if o := fo.Outcomes[0]; o.Status != StatusKindViolation || len(o.Frames) != 0 || len(o.Excluded) != 3 {
 		t.Fatalf("drop-leg: %+v", o)
 	}
-	h3 := New(&Options{Policy: DropLeg})
+	h3 := New(testOpts(&Options{Policy: DropLeg}))
 	defer h3.Close(context.Background())
 	h3.AddInProcess("p", &honest{frames: []frame.Frame{badScore, good}})
 	if o := h3.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusInvalidFrames {
@@ -255,7 +255,7 @@ func TestKindAndValidityPolicy(t *testing.T) {
 func TestConsentGate(t *testing.T) {
 	noLeak(t)
 	rec := filepath.Join(t.TempDir(), "received")
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "egress", "record", "CTXKIT_RECORD="+rec, `CTXKIT_FLOW={"reads":true,"writes":false,"egress":true}`)
 	q := probe()
@@ -291,7 +291,7 @@ func TestConsentGate(t *testing.T) {
 }
 
 func TestScopeReceipt(t *testing.T) {
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	seen := make(chan frame.Query, 1)
 	flow := frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly, frame.ScopeThirdPartyModel}}
@@ -324,7 +324,7 @@ func TestScopeReceipt(t *testing.T) {
 
 func TestCrashIsolation(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	h.AddInProcess("healthy", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
 	addFake(t, h, "crasher", "crash")
@@ -346,7 +346,7 @@ func TestCrashIsolation(t *testing.T) {
 		t.Errorf("failures = %d", len(fo.Failures()))
 	}
 	// Counterpart: healthy in-process + healthy stdio both contribute.
-	h2 := New(nil)
+	h2 := New(testOpts(nil))
 	defer closeAndCheck(t, h2)
 	h2.AddInProcess("healthy", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
 	addFake(t, h2, "child", "healthy")
@@ -358,7 +358,7 @@ func TestCrashIsolation(t *testing.T) {
 
 func TestHangingProviderTimesOut(t *testing.T) {
 	noLeak(t)
-	h := New(&Options{QueryTimeout: 300 * time.Millisecond})
+	h := New(testOpts(&Options{QueryTimeout: 300 * time.Millisecond}))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "hang", "hang")
 	h.AddInProcess("slow-inproc", &honest{delay: time.Hour})
@@ -380,7 +380,7 @@ func TestHangingProviderTimesOut(t *testing.T) {
 
 func TestHugeLineIsBounded(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "big", "bigline")
 	fo := h.QueryAll(context.Background(), probe())
@@ -392,7 +392,7 @@ func TestHugeLineIsBounded(t *testing.T) {
 
 func TestGarbageAndWrongID(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "garbage", "garbage")
 	addFake(t, h, "wrongid", "wrongid", "CTXKIT_CORR=1")
@@ -419,7 +419,7 @@ func TestGarbageAndWrongID(t *testing.T) {
 
 func TestConcurrentCorrelatedQueries(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "child", "healthy", "CTXKIT_CORR=1")
 	if _, err := h.Connect(context.Background(), "child"); err != nil {
@@ -440,7 +440,7 @@ func TestConcurrentCorrelatedQueries(t *testing.T) {
 }
 
 func TestStderrCapturedBounded(t *testing.T) {
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "noisy", "stderr")
 	fo := h.QueryAll(context.Background(), probe())
@@ -456,7 +456,7 @@ func TestStderrCapturedBounded(t *testing.T) {
 
 func TestCloseKillsGrandchildren(t *testing.T) {
 	noLeak(t)
-	h := New(nil)
+	h := New(testOpts(nil))
 	bash(t, h, "spawner", `sleep 300 & read h; printf '%s\n' '`+ackLine(wire.ProtocolVersion, false, "")+`'; read q; sleep 300`)
 	if _, err := h.Connect(context.Background(), "spawner"); err != nil {
 		t.Fatal(err)
@@ -470,7 +470,7 @@ func TestCloseKillsGrandchildren(t *testing.T) {
 func TestChildEnvironmentIsCleared(t *testing.T) {
 	t.Setenv("CTXKIT_SECRET_FOR_TEST", "leaked")
 	out := filepath.Join(t.TempDir(), "env")
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	if err := h.AddStdio("env", "bash", []string{"-c", `env > "$OUT"; read h; printf '%s\n' '` + ackLine(wire.ProtocolVersion, false, "") + `'; sleep 30`},
 		&StdioOptions{Env: []string{"OUT=" + out}}); err != nil {
@@ -487,7 +487,7 @@ func TestChildEnvironmentIsCleared(t *testing.T) {
 }
 
 func TestInProcessPanicIsolated(t *testing.T) {
-	h := New(nil)
+	h := New(testOpts(nil))
 	defer h.Close(context.Background())
 	h.AddInProcess("panics", &panicky{})
 	h.AddInProcess("ok", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
@@ -500,3 +500,13 @@ func TestInProcessPanicIsolated(t *testing.T) {
 type panicky struct{ honest }
 
 func (p *panicky) Query(context.Context, *frame.Query) (*wire.Result, error) { panic("boom") }
+
+// testOpts shortens the shutdown grace so tests with children that ignore
+// shutdown stay fast.
+func testOpts(o *Options) *Options {
+	if o == nil {
+		o = &Options{}
+	}
+	o.ShutdownGrace = 200 * time.Millisecond
+	return o
+}

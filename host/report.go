@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
 )
 
 // FanOut is the result of QueryAll or QueryAllBudgeted: one Outcome per leg
@@ -38,6 +40,51 @@ func (f *FanOut) Accepted() []ProviderFrame {
 		}
 	}
 	return out
+}
+
+// Offers returns the accepted frames as composer offers (Accepted's order).
+func (f *FanOut) Offers() []compose.Offer {
+	acc := f.Accepted()
+	out := make([]compose.Offer, len(acc))
+	for i, pf := range acc {
+		out[i] = compose.Offer{Provider: pf.Provider, Frame: pf.Frame}
+	}
+	return out
+}
+
+// Ledger checks the attestations each accepted leg carried against the
+// host's trust store (Options.Trust; an empty store when nil) and returns the
+// resulting ledger, keyed by FrameID with the host's provider ids. The
+// commitment is recomputed with the provider's declared name. The ledger
+// only annotates: it never changes which frames are accepted.
+func (f *FanOut) Ledger() *trust.Ledger {
+	l := trust.NewLedger()
+	store := trust.NewStore()
+	if f.host != nil && f.host.opts.Trust != nil {
+		store = f.host.opts.Trust
+	}
+	for i := range f.Outcomes {
+		o := &f.Outcomes[i]
+		if o.Status != StatusFrames || o.Result == nil {
+			continue
+		}
+		l.AddResult(store, o.Provider, o.ProviderName, o.Result)
+	}
+	return l
+}
+
+// Compose composes the accepted frames under budget (canonical budget
+// tokens) with compose.ForPrompt, passing the fan-out's attestation ledger
+// unless opts already carries one.
+func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
+	var o compose.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Ledger == nil {
+		o.Ledger = f.Ledger()
+	}
+	return compose.ForPrompt(f.Offers(), budget, &o)
 }
 
 // ProviderFrame is an accepted frame with the host id of its provider.

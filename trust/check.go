@@ -150,6 +150,7 @@ func CheckResult(store *Store, providerID, providerName string, res *wire.Result
 			entries[k] = e
 		}
 	}
+	root := rootChecker{store: store, providerID: providerID, providerName: providerName, att: res.ResultAttestation}
 	out := make([]State, len(res.Frames))
 	for i := range res.Frames {
 		f := &res.Frames[i]
@@ -160,10 +161,55 @@ func CheckResult(store *Store, providerID, providerName string, res *wire.Result
 		case e.Attestation != nil:
 			out[i] = CheckNamed(store, providerID, providerName, f, e.Attestation)
 		case e.InclusionProof != nil && res.ResultAttestation != nil:
-			out[i] = CheckInclusion(store, providerID, providerName, f, *e.InclusionProof, res.ResultAttestation)
+			out[i] = root.check(f, *e.InclusionProof)
 		default:
 			out[i] = NewUnattested()
 		}
 	}
 	return out
+}
+
+// rootChecker checks frames against one signed result root, verifying the
+// root's signature at most once however many frames refer to it. Each
+// frame's state equals what CheckInclusion returns for it.
+type rootChecker struct {
+	store                    *Store
+	providerID, providerName string
+	att                      *Attestation
+
+	headerDone bool
+	key        PublicKey
+	header     State
+	headerOK   bool
+	signed     Digest
+	sigVerdict Verdict // 0 until the signature has been checked
+}
+
+func (r *rootChecker) check(f *frame.Frame, proof wire.InclusionProof) State {
+	if !r.headerDone {
+		r.headerDone = true
+		r.key, r.header, r.headerOK = checkHeader(r.store, r.providerID, r.att)
+		if r.headerOK {
+			r.signed, _ = ParseDigest(r.att.SignedCommitment) // well formed: checkHeader passed
+		}
+	}
+	if !r.headerOK {
+		return r.header
+	}
+	p, err := ParseProof(proof)
+	if err != nil {
+		return NewInvalid(MalformedCommitment)
+	}
+	got, err := RootFromProof(FrameCommitment(r.providerName, f), p)
+	if err != nil {
+		return NewInvalid(MalformedCommitment)
+	}
+	if got != r.signed {
+		return NewInvalid(CommitmentMismatch)
+	}
+	if r.sigVerdict == 0 {
+		_, sig, _ := structural(r.att)
+		r.sigVerdict = verifyEd25519(r.key, r.signed[:], sig[:])
+	}
+	return stateOf(identityOnly(f, r.sigVerdict), r.att, f)
 }

@@ -350,3 +350,57 @@ func TestLedger(t *testing.T) {
 		t.Fatal("duplicate identity accepted")
 	}
 }
+
+// TestCheckResultRootOnceAgreesWithCheckInclusion: verifying the root's
+// signature once per result gives each frame exactly the state
+// CheckInclusion gives it alone, for good, forged and tampered results.
+func TestCheckResultRootOnceAgreesWithCheckInclusion(t *testing.T) {
+	s := testSigner(t, 1)
+	st := trustedStore(t, "prov", s)
+	frames := []frame.Frame{sampleFrame("a", true), sampleFrame("b", false), sampleFrame("c", true), sampleFrame("d", true)}
+	good := signedResult(t, s, "prov", frames, false)
+
+	forged := *good
+	bad := *good.ResultAttestation
+	flip := []byte(bad.Signature)
+	flip[10] ^= 1 // a bit of R: still hex, no longer the signer's R
+	bad.Signature = string(flip)
+	forged.ResultAttestation = &bad
+
+	tampered := *good
+	tampered.Frames = append([]frame.Frame(nil), good.Frames...)
+	tampered.Frames[2].ID = "c2"
+	tampered.FrameAttestations = append([]wire.FrameAttestation(nil), good.FrameAttestations...)
+	tampered.FrameAttestations[2].Frame.Frame = "c2"
+
+	unknownKey := *good
+	uk := *good.ResultAttestation
+	uk.KeyID = "nobody"
+	unknownKey.ResultAttestation = &uk
+
+	for name, res := range map[string]*wire.Result{"good": good, "forged": &forged, "tampered": &tampered, "unknown key": &unknownKey} {
+		states := CheckResult(st, "prov", "prov", res)
+		for i := range res.Frames {
+			f := &res.Frames[i]
+			var proof *wire.InclusionProof
+			for _, e := range res.FrameAttestations {
+				if e.Frame.Frame == f.ID && e.Frame.Digest == f.ContentDigest {
+					proof = e.InclusionProof
+				}
+			}
+			want := CheckInclusion(st, "prov", "prov", f, *proof, res.ResultAttestation)
+			if states[i] != want {
+				t.Errorf("%s frame %s: CheckResult %#v, CheckInclusion %#v", name, f.ID, states[i], want)
+			}
+		}
+		if name == "forged" && states[0] != NewInvalid(BadSignature) {
+			t.Errorf("forged root: %#v", states[0])
+		}
+		if name == "tampered" && (states[2] != NewInvalid(CommitmentMismatch) || !states[0].IsAttested()) {
+			t.Errorf("tampered: %v", states)
+		}
+		if name == "unknown key" && states[1] != NewNoTrustedKey("nobody") {
+			t.Errorf("unknown key: %#v", states[1])
+		}
+	}
+}

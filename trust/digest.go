@@ -84,13 +84,3 @@ func lowerHexDigit(c byte) (byte, bool) {
 	}
 	return 0, false
 }
-
-// isLowerHex reports whether s consists of lowercase hex digits only.
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if _, ok := lowerHexDigit(s[i]); !ok {
-			return false
-		}
-	}
-	return true
-}

@@ -8,5 +8,6 @@
 // Attestation describes, it never decides: a State annotates a frame and
 // nothing in this package removes or reorders frames.
 //
-// The package does no I/O except Store's Load and Save.
+// The package does no I/O except LoadStore and Store.Save, which read and
+// atomically replace the operator's store file.
 package trust

@@ -23,8 +23,6 @@ type opt struct {
 	ok bool
 }
 
-func some(s string) opt { return opt{s: s, ok: true} }
-
 // linkFields are the six members of a provenance link in their normative
 // encoding order.
 type linkFields struct {

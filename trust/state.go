@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -125,8 +126,9 @@ func (k StateKind) String() string {
 }
 
 // MaxEchoBytes bounds how much of a peer-supplied string (an unknown
-// algorithm name, a key id) a State keeps, so a hostile attestation cannot
-// bloat an audit.
+// algorithm name, a key id, an attester id) a State keeps, so a hostile
+// attestation cannot bloat an audit. The constructors also replace invalid
+// UTF-8 with U+FFFD, so every State survives a JSON round trip unchanged.
 const MaxEchoBytes = 128
 
 // State is what a host found when it checked one frame's attestation. It is
@@ -155,20 +157,20 @@ func NewUnattested() State { return State{kind: Unattested} }
 // under trusted key keyID. coversContent is true when the frame had a
 // content digest, so the signature binds its content too.
 func NewAttested(keyID, attesterID string, coversContent bool) State {
-	return State{kind: Attested, keyID: truncate(keyID, MaxEchoBytes), attesterID: truncate(attesterID, MaxEchoBytes), coversContent: coversContent}
+	return State{kind: Attested, keyID: echo(keyID), attesterID: echo(attesterID), coversContent: coversContent}
 }
 
 // NewNoTrustedKey returns the state of a frame whose attestation names
 // key keyID that the operator has not trusted for its provider.
 func NewNoTrustedKey(keyID string) State {
-	return State{kind: NoTrustedKey, keyID: truncate(keyID, MaxEchoBytes)}
+	return State{kind: NoTrustedKey, keyID: echo(keyID)}
 }
 
 // NewUnknownAlgorithm returns the state of a frame whose attestation
 // names an algorithm other than ed25519; the name is kept up to
 // MaxEchoBytes bytes.
 func NewUnknownAlgorithm(algorithm string) State {
-	return State{kind: UnknownAlgorithmState, algorithm: truncate(algorithm, MaxEchoBytes)}
+	return State{kind: UnknownAlgorithmState, algorithm: echo(algorithm)}
 }
 
 // NewInvalid returns the state of a frame whose attestation failed with
@@ -308,6 +310,13 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		*s = NewInvalid(*j.Verdict)
 	}
 	return nil
+}
+
+// echo makes a peer-supplied string safe to keep: invalid UTF-8 becomes
+// U+FFFD (so the state survives a JSON round trip unchanged) and the result
+// is cut to MaxEchoBytes.
+func echo(s string) string {
+	return truncate(strings.ToValidUTF8(s, "\uFFFD"), MaxEchoBytes)
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

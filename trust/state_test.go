@@ -115,6 +115,9 @@ func TestStateEchoIsBounded(t *testing.T) {
 	if len(s.Algorithm()) != 128 {
 		t.Fatalf("cut at %d bytes, want 128 (64 two-byte runes)", len(s.Algorithm()))
 	}
+	if got := NewUnknownAlgorithm("a\xffb").Algorithm(); got != "a\uFFFDb" {
+		t.Fatalf("invalid UTF-8 kept: %q", got)
+	}
 	s = NewNoTrustedKey("a" + long)
 	if len(s.KeyID()) != 127 {
 		t.Fatalf("cut mid-rune: %d bytes", len(s.KeyID()))

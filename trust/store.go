@@ -21,8 +21,9 @@ import (
 // use), trust is per provider and not transitive, and the only revocation
 // is removal. Rotation means adding a new key id.
 //
-// The zero Store is not usable; call NewStore or LoadStore. A Store is not
-// safe for concurrent mutation; concurrent Key lookups are safe.
+// Use NewStore or LoadStore; a nil *Store is an empty store for Key, Len
+// and List. A Store is not safe for concurrent mutation; concurrent lookups
+// are safe.
 type Store struct {
 	keys map[string]map[string]PublicKey
 }
@@ -127,6 +128,9 @@ func (s *Store) Key(provider, keyID string) (PublicKey, bool) {
 
 // Len returns the number of trusted keys.
 func (s *Store) Len() int {
+	if s == nil {
+		return 0
+	}
 	n := 0
 	for _, ks := range s.keys {
 		n += len(ks)
@@ -137,6 +141,9 @@ func (s *Store) Len() int {
 // List returns every trusted key ordered by provider id, then key id.
 func (s *Store) List() []Entry {
 	out := make([]Entry, 0, s.Len())
+	if s == nil {
+		return out
+	}
 	for p, ks := range s.keys {
 		for id, k := range ks {
 			out = append(out, Entry{Provider: p, KeyID: id, Key: k})

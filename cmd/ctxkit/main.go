@@ -41,6 +41,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		validateCommand(),
+		serveCommand(),
+		trustCommand(),
+		composeCommand(),
+		queryCommand(),
+		providerCommand(),
+		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
 	}

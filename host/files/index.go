@@ -71,6 +71,7 @@ type posting struct {
 // frame always carries the bytes its provenance digest describes.
 type Index struct {
 	root     string
+	label    string // prefix shown in titles and citation labels
 	files    []fileEntry
 	chunks   []chunk
 	postings map[string][]posting
@@ -109,7 +110,13 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	if !st.IsDir() {
 		return nil, fmt.Errorf("files: index %s: not a directory", root)
 	}
-	ix := &Index{root: abs, postings: make(map[string][]posting), byPath: make(map[string]uint32)}
+	label := ""
+	if !filepath.IsAbs(root) {
+		if c := filepath.ToSlash(filepath.Clean(root)); c != "." && !strings.HasPrefix(c, "../") && c != ".." {
+			label = c + "/"
+		}
+	}
+	ix := &Index{root: abs, label: label, postings: make(map[string][]posting), byPath: make(map[string]uint32)}
 	var totalLen int64
 	lastReport := time.Now()
 	seen := 0

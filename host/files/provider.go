@@ -264,7 +264,7 @@ func (p *Provider) makeFrame(fe fileEntry, ch chunk, content []byte, mod time.Ti
 	if fe.doc {
 		kind = frame.KindDoc
 	}
-	title := fe.rel
+	title := p.ix.label + fe.rel
 	if ch.heading != "" {
 		title += " — " + ch.heading
 	}
@@ -281,7 +281,7 @@ func (p *Provider) makeFrame(fe fileEntry, ch chunk, content []byte, mod time.Ti
 		TokenCost:     uint32(frame.BudgetTokensBytes(content)),
 		ValidFrom:     timestamp(mod),
 		Provenance:    []frame.Provenance{{Type: frame.ProvenanceFile, URI: uri, Range: rng, Digest: d}},
-		CitationLabel: fe.rel + ":" + strconv.Itoa(ch.startLine) + "-" + strconv.Itoa(end),
+		CitationLabel: p.ix.label + fe.rel + ":" + strconv.Itoa(ch.startLine) + "-" + strconv.Itoa(end),
 	}
 }
 

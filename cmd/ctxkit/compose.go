@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+const composeUsage = `usage: ctxkit compose [FILE|-] --budget N [--strategy NAME] [--packer NAME]
+                     [--format text|json] [--skip-invalid]
+
+Compose offered frames into one prompt block under a budget of N canonical
+budget tokens (ceil(bytes/4) of each rendered block, fence included; the
+preamble is not charged): cross-provider dedup, ranking, packing, placement
+at the edges, injection-proof fences, a citation map and an audit that names
+every frame's fate.
+
+FILE (or standard input when it is "-" or absent) holds offers: NDJSON of
+{"provider": ID, "frame": FRAME}, or one JSON array of them.
+
+Every offer is validated first. By default any violation is printed as
+"line N: RULE field: detail" and nothing is composed (exit 1).
+--skip-invalid composes the valid offers and lists each skipped one with its
+rule on standard error.
+
+--strategy   score-descending (default), round-robin-by-rank,
+             per-provider-quota (K=3) or per-provider-quota:K
+--packer     first-fit (default) or stop-at-first-miss
+--format     text (default): the prompt on standard output, one audit line per
+             frame and a summary on standard error;
+             json: the whole result {"prompt","citations","audit"} on
+             standard output
+
+Exit status: 0 composed, 1 an offer is invalid (without --skip-invalid),
+2 usage error or input that cannot be read or parsed.
+
+Example:
+  ctxkit compose --budget 200 cmd/ctxkit/testdata/compose/worked-vector.ndjson
+`
+
+func composeCommand() command {
+	return command{name: "compose", summary: "compose offered frames into a fenced, budgeted, audited prompt", run: runCompose}
+}
+
+// composeFlags are the parsed arguments of ctxkit compose.
+type composeFlags struct {
+	file        string
+	budget      int
+	haveBudget  bool
+	strategy    compose.Strategy
+	packer      compose.Packer
+	json        bool
+	skipInvalid bool
+}
+
+func parseComposeFlags(args []string) (*composeFlags, error) {
+	fl := &composeFlags{strategy: compose.ScoreDescending{}}
+	var files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' {
+			files = append(files, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		needValue := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		switch name {
+		case "budget":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("--budget wants a non-negative integer, got %q", v)
+			}
+			fl.budget, fl.haveBudget = n, true
+		case "strategy":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			s, err := parseStrategy(v)
+			if err != nil {
+				return nil, err
+			}
+			fl.strategy = s
+		case "packer":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			p, ok := compose.ParsePacker(v)
+			if !ok {
+				return nil, fmt.Errorf("unknown packer %q (first-fit, stop-at-first-miss)", v)
+			}
+			fl.packer = p
+		case "format":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			switch v {
+			case "text":
+				fl.json = false
+			case "json":
+				fl.json = true
+			default:
+				return nil, fmt.Errorf("unknown format %q (text, json)", v)
+			}
+		case "skip-invalid":
+			if hasValue {
+				return nil, fmt.Errorf("--skip-invalid takes no value")
+			}
+			fl.skipInvalid = true
+		default:
+			return nil, fmt.Errorf("unknown flag %s", a)
+		}
+	}
+	if len(files) > 1 {
+		return nil, fmt.Errorf("one input at a time, got %d", len(files))
+	}
+	if len(files) == 1 {
+		fl.file = files[0]
+	}
+	if !fl.haveBudget {
+		return nil, fmt.Errorf("--budget is required")
+	}
+	return fl, nil
+}
+
+func parseStrategy(v string) (compose.Strategy, error) {
+	name, arg, hasArg := strings.Cut(v, ":")
+	switch {
+	case name == compose.NameScoreDescending && !hasArg:
+		return compose.ScoreDescending{}, nil
+	case name == compose.NameRoundRobinByRank && !hasArg:
+		return compose.RoundRobinByRank{}, nil
+	case name == compose.NamePerProviderQuota && !hasArg:
+		return compose.DefaultPerProviderQuota(), nil
+	case name == compose.NamePerProviderQuota:
+		k, err := strconv.Atoi(arg)
+		if err != nil || k < 0 {
+			return nil, fmt.Errorf("per-provider-quota:K wants a non-negative integer K, got %q", arg)
+		}
+		return compose.PerProviderQuota{K: k}, nil
+	}
+	return nil, fmt.Errorf("unknown strategy %q (score-descending, round-robin-by-rank, per-provider-quota[:K])", v)
+}
+
+func runCompose(_ context.Context, args []string, s stdio) int {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			fmt.Fprint(s.out, composeUsage)
+			return exitOK
+		}
+	}
+	fl, err := parseComposeFlags(args)
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n\n%s", err, composeUsage)
+		return exitUsage
+	}
+	name, in := "-", s.in
+	if fl.file != "" && fl.file != "-" {
+		name = fl.file
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(s.err, "compose: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		in = f
+	}
+	offers, err := wire.ReadOffers(in, nil)
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %s: %v\n", name, err)
+		return exitUsage
+	}
+
+	// Validate every offer before composing anything.
+	valid := make([]compose.Offer, 0, len(offers))
+	invalid := 0
+	for i := range offers {
+		o := &offers[i]
+		vs := o.Frame.Validate()
+		if strings.TrimSpace(o.Provider) == "" {
+			vs = append(frame.Violations{{Rule: frame.RuleSchema, Field: "provider", Detail: "provider id is blank"}}, vs...)
+		}
+		if len(vs) == 0 {
+			valid = append(valid, compose.Offer{Provider: o.Provider, Frame: &o.Frame})
+			continue
+		}
+		invalid++
+		verb := "invalid"
+		if fl.skipInvalid {
+			verb = "skipped"
+		}
+		for _, v := range vs {
+			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %v\n", name, o.Line, verb, o.Identity(), v)
+		}
+	}
+	if invalid > 0 && !fl.skipInvalid {
+		fmt.Fprintf(s.err, "compose: %s: %d of %d offers invalid; nothing composed (use --skip-invalid to compose the rest)\n",
+			name, invalid, len(offers))
+		return exitFailed
+	}
+
+	res := compose.ForPrompt(valid, fl.budget, &compose.Options{Strategy: fl.strategy, Packer: fl.packer})
+	if fl.json {
+		if err := res.WriteJSON(s.out); err != nil {
+			fmt.Fprintf(s.err, "compose: %v\n", err)
+			return exitUsage
+		}
+	} else {
+		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+			fmt.Fprintf(s.err, "compose: %v\n", err)
+			return exitUsage
+		}
+		_ = res.Audit.WriteText(s.err)
+	}
+	if invalid > 0 {
+		fmt.Fprintf(s.err, "compose: %s: skipped %d invalid of %d offers\n", name, invalid, len(offers))
+	}
+	return exitOK
+}

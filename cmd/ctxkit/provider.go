@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
+)
+
+func providerCommand() command {
+	return command{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider}
+}
+
+const providerUsage = `usage: ctxkit provider files DIR [--http ADDR]
+
+Serves the built-in files provider (BM25 over line chunks of the text files
+under DIR) so that any CGP host can use it:
+
+  (default)     NDJSON on stdin/stdout, one envelope per line
+  --http ADDR   one envelope per POST at http://ADDR/ (e.g. 127.0.0.1:7700)
+
+Index progress goes to stderr when stderr is a terminal.
+exit codes: 0 clean shutdown; 1 serving failed; 2 usage error or unreadable DIR.
+`
+
+func runProvider(ctx context.Context, args []string, s stdio) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		if len(args) == 0 {
+			fmt.Fprint(s.err, providerUsage)
+			return exitUsage
+		}
+		fmt.Fprint(s.out, providerUsage)
+		return exitOK
+	}
+	if args[0] != "files" {
+		fmt.Fprintf(s.err, "provider: unknown provider %q (only files)\n\n%s", args[0], providerUsage)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("provider files", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("http", "", "")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(s.out, providerUsage)
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "provider: %v\n\n%s", err, providerUsage)
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(s.err, "provider files: want exactly one DIR\n\n%s", providerUsage)
+		return exitUsage
+	}
+	var progress io.Writer
+	if isTerminal(s.err) {
+		progress = s.err
+	}
+	ix, err := files.Build(ctx, pos[0], &files.IndexOptions{Progress: progress})
+	if err != nil {
+		fmt.Fprintf(s.err, "provider: %v\n", err)
+		return exitUsage
+	}
+	p := files.New(ix)
+	if *addr == "" {
+		if err := host.ServeStdio(ctx, p, s.in, s.out); err != nil {
+			fmt.Fprintf(s.err, "provider: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(s.err, "provider: %v\n", err)
+		return exitFailed
+	}
+	srv := &http.Server{Handler: host.Handler(p), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(s.err, "provider: %s serving on http://%s/\n", p, ln.Addr())
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(s.err, "provider: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/trust"
+)
+
+func queryCommand() command {
+	return command{name: "query", summary: "fan a goal out to providers (local dirs, stdio, https) and print the composed prompt", run: runQuery}
+}
+
+const queryUsage = `usage: ctxkit query --goal G [flags] [DIR...]
+
+Queries context providers concurrently, audits each reply, composes the
+accepted frames under one budget and prints the fenced prompt on stdout and
+the audit (every provider leg, every frame kept or dropped) on stderr.
+
+Each DIR is served in-process by the built-in files provider (BM25 over
+line chunks of the text files under DIR).
+
+flags:
+  --goal G              what the evidence is for (required)
+  --query-text T        extra ranking text
+  --budget N            global budget in CGP budget tokens (default 2000); the
+                        providers share it equally and the composer packs the
+                        rendered frames into it
+  --max-frames N        max frames per provider (default 16)
+  --kind K              request only frames of kind K (repeatable)
+  --provider SPEC       add a provider (repeatable):
+                          ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
+                          ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
+  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --consent-store PATH  consent journal (default: %s)
+  --trust-store PATH    attestation trust store (default: the trust command's)
+  --policy P            exclude-frames (default) or drop-leg: what the audit does
+                        with a frame breaking Q1, B3 or a validity rule
+  --timeout D           per-provider query timeout (default 30s)
+  --format F            text (default) or json (the whole result and fan-out report)
+
+exit codes: 0 every provider answered and passed its audit; 1 a provider was
+refused (consent), failed or was dropped by the audit (the prompt is still
+printed from the others); 2 usage error or unreadable DIR.
+`
+
+// repeated is a repeatable string flag.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// parseInterleaved parses flags that may appear before, between or after
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func defaultConsentShown() string {
+	p, err := host.DefaultConsentPath()
+	if err != nil {
+		return "<user config dir>/ctxkit/consent.ndjson"
+	}
+	return p
+}
+
+// openConsent opens the journal at path (or the default). A missing default
+// journal is an empty store (nothing granted), not an error.
+func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
+	explicit := path != ""
+	if !explicit {
+		p, err := host.DefaultConsentPath()
+		if err != nil {
+			return nil, "", err
+		}
+		path = p
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !create {
+		return host.NewConsentStore(), path, nil
+	}
+	if create {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, path, err
+		}
+	}
+	st, err := host.OpenConsentStore(path)
+	return st, path, err
+}
+
+func runQuery(ctx context.Context, args []string, s stdio) int {
+	usage := func(w io.Writer) { fmt.Fprintf(w, queryUsage, defaultConsentShown()) }
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	goal := fs.String("goal", "", "")
+	qtext := fs.String("query-text", "", "")
+	budget := fs.Int("budget", 2000, "")
+	maxFrames := fs.Int("max-frames", 16, "")
+	consentPath := fs.String("consent-store", "", "")
+	trustPath := fs.String("trust-store", "", "")
+	policy := fs.String("policy", "exclude-frames", "")
+	timeout := fs.Duration("timeout", 30*time.Second, "")
+	format := fs.String("format", "text", "")
+	var kinds, providers, bearers repeated
+	fs.Var(&kinds, "kind", "")
+	fs.Var(&providers, "provider", "")
+	fs.Var(&bearers, "bearer-env", "")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(s.out)
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "query: %v\n\n", err)
+		usage(s.err)
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
+		return exitUsage
+	}
+	switch {
+	case strings.TrimSpace(*goal) == "":
+		return fail("--goal is required (see ctxkit help query)")
+	case *budget <= 0 || *budget > 1<<30:
+		return fail("--budget must be a positive number of budget tokens")
+	case *maxFrames <= 0 || *maxFrames > 1<<16:
+		return fail("--max-frames must be positive")
+	case *format != "text" && *format != "json":
+		return fail("--format must be text or json")
+	case *policy != "exclude-frames" && *policy != "drop-leg":
+		return fail("--policy must be exclude-frames or drop-leg")
+	case len(dirs) == 0 && len(providers) == 0:
+		return fail("give at least one DIR or --provider")
+	}
+	consent, _, err := openConsent(*consentPath, false)
+	if err != nil {
+		return fail("%v", err)
+	}
+	opts := &host.Options{Consent: consent, QueryTimeout: *timeout}
+	if *policy == "drop-leg" {
+		opts.Policy = host.DropLeg
+	}
+	if ts, err := loadTrust(ctx, *trustPath); err != nil {
+		return fail("%v", err)
+	} else {
+		opts.Trust = ts
+	}
+	h := host.New(opts)
+	defer h.Close(context.Background())
+
+	progress := io.Writer(nil)
+	if isTerminal(s.err) {
+		progress = s.err
+	}
+	for i, dir := range dirs {
+		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
+		if err != nil {
+			return fail("%v", err)
+		}
+		id := "files"
+		if len(dirs) > 1 {
+			id = fmt.Sprintf("files-%d", i+1)
+		}
+		if err := h.AddInProcess(id, files.New(ix)); err != nil {
+			return fail("%v", err)
+		}
+	}
+	creds := map[string]host.Credential{}
+	for _, b := range bearers {
+		id, v, ok := strings.Cut(b, "=")
+		if !ok || id == "" || v == "" {
+			return fail("--bearer-env wants ID=VAR, got %q", b)
+		}
+		tok, set := os.LookupEnv(v)
+		if !set {
+			return fail("--bearer-env %s: environment variable %s is not set", id, v)
+		}
+		creds[id] = host.NewCredential(tok)
+	}
+	for _, spec := range providers {
+		id, target, ok := strings.Cut(spec, "=")
+		if !ok || id == "" || target == "" {
+			return fail("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+		}
+		switch {
+		case strings.HasPrefix(target, "stdio:"):
+			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
+			if len(argv) == 0 {
+				return fail("--provider %s: empty command", id)
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
+				return fail("%v", err)
+			}
+		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
+				return fail("%v", err)
+			}
+		default:
+			return fail("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+		}
+	}
+	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
+	for _, k := range kinds {
+		q.Kinds = append(q.Kinds, frame.Kind(k))
+	}
+	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
+	res := fo.Compose(*budget, nil)
+	code := exitOK
+	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
+		code = exitFailed
+	}
+	if *format == "json" {
+		out := struct {
+			FanOut      *host.FanOut     `json:"fanout"`
+			Composition *compose.Result  `json:"composition"`
+			Usage       host.UsageReport `json:"usage"`
+		}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
+		enc := json.NewEncoder(s.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(s.err, "query: %v\n", err)
+			return exitFailed
+		}
+		return code
+	}
+	if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+		return exitFailed
+	}
+	writeFanOutReport(s.err, fo)
+	_ = res.Audit.WriteText(s.err)
+	return code
+}
+
+// writeFanOutReport prints one line per provider leg, then each frame the
+// per-leg audit refused.
+func writeFanOutReport(w io.Writer, fo *host.FanOut) {
+	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
+	for _, o := range fo.Outcomes {
+		line := fmt.Sprintf("%-16s %-22s share=%d", o.Provider, o.Status, o.Query.MaxTokens)
+		if o.Status == host.StatusFrames {
+			line += fmt.Sprintf(" accepted=%d", len(o.Frames))
+		}
+		if n := len(o.Excluded); n > 0 {
+			line += fmt.Sprintf(" refused=%d", n)
+		}
+		line += " " + o.Elapsed.Round(time.Millisecond).String()
+		fmt.Fprintln(w, line)
+		if msg := o.Error(); msg != "" {
+			fmt.Fprintf(w, "  error: %s\n", msg)
+		}
+		for _, e := range o.Excluded {
+			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, e.Detail)
+		}
+	}
+	fmt.Fprintln(w, "# composition")
+}
+
+// loadTrust loads the trust store at path (or the trust command's default);
+// a missing default store is empty.
+func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
+	explicit := path != ""
+	if !explicit {
+		p, err := defaultStorePath()
+		if err != nil {
+			return trust.NewStore(), nil
+		}
+		path = p
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !explicit {
+		return trust.NewStore(), nil
+	}
+	return trust.LoadStore(ctx, path)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

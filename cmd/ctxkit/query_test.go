@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestQueryDocs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "split.md"), []byte("# Budget split\n\nThe global budget is split equally between providers.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.md"), []byte("# Other\n\nNothing about money here.\n"), 0o644)
+	code, out, errs := runCLI(t, "", "query", "--goal", "how is the budget split between providers", "--budget", "1500", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `<frame provider="files" id="split.md#L1-3" kind="doc"`) || !strings.Contains(out, "split equally") {
+		t.Errorf("prompt:\n%s", out)
+	}
+	if !strings.Contains(errs, "files ") || !strings.Contains(errs, "included") || !strings.Contains(errs, "budget=1500") {
+		t.Errorf("audit:\n%s", errs)
+	}
+	code, out, _ = runCLI(t, "", "query", "--goal", "budget", "--format", "json", dir)
+	if code != exitOK || !strings.Contains(out, `"outcomes"`) || !strings.Contains(out, `"usage"`) {
+		t.Errorf("json exit %d:\n%s", code, out)
+	}
+	for _, bad := range [][]string{{"query", dir}, {"query", "--goal", "g"}, {"query", "--goal", "g", "--budget", "0", dir}, {"query", "--goal", "g", filepath.Join(dir, "missing")},
+		{"query", "--goal", "g", "--provider", "x=ftp://h"}, {"query", "--goal", "g", "--provider", "x=http://example.com/"}} {
+		if code, _, _ := runCLI(t, "", bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestQueryConsentFlow(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "consent.ndjson")
+	ack := `{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{"name":"cloud","version":"1","data_flow":{"reads":true,"writes":false,"egress":true,"egress_scopes":["third-party-index"]}},"capabilities":{"query":{"kinds":[]},"correlation":false,"graph":false,"verify":false,"resolve":false}}`
+	frames := `{"type":"frames","result":{"frames":[{"id":"c1","kind":"doc","title":"cloud","content":"from the cloud","score":0.5,"token_cost":4,"citation_label":"c1"}],"truncated":false}}`
+	script := "stdio:bash " + writeScript(t, "read h; printf '%s\\n' '"+ack+"'; read q; printf '%s\\n' '"+frames+"'; read s")
+	code, _, errs := runCLI(t, "", "query", "--goal", "g", "--consent-store", store, "--provider", "cloud="+script)
+	if code != exitFailed || !strings.Contains(errs, "ctxkit consent grant cloud --scope third-party-index") {
+		t.Fatalf("without consent: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "consent", "grant", "cloud", "--scope", "third-party-index", "--store", store); code != exitUsage {
+		t.Errorf("grant without grantor: %d %s", code, errs)
+	}
+	if code, out, errs := runCLI(t, "", "consent", "--store", store, "grant", "cloud", "--scope", "third-party-index", "--grantor", "ada"); code != exitOK {
+		t.Fatalf("grant: %d %s %s", code, out, errs)
+	}
+	code, out, errs := runCLI(t, "", "query", "--goal", "g", "--consent-store", store, "--provider", "cloud="+script)
+	if code != exitOK || !strings.Contains(out, "from the cloud") {
+		t.Fatalf("with consent: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := runCLI(t, "", "consent", "list", "--store", store); code != exitOK || !strings.Contains(out, "third-party-index") {
+		t.Errorf("list: %s", out)
+	}
+	if code, _, _ := runCLI(t, "", "consent", "revoke", "cloud", "--store", store); code != exitOK {
+		t.Errorf("revoke failed")
+	}
+	if code, _, _ := runCLI(t, "", "consent", "revoke", "cloud", "--store", store); code != exitFailed {
+		t.Errorf("second revoke should find nothing")
+	}
+	if code, _, _ := runCLI(t, "", "query", "--goal", "g", "--consent-store", store, "--provider", "cloud="+script); code != exitFailed {
+		t.Errorf("query after revoke succeeded")
+	}
+}
+
+func writeScript(t *testing.T, body string) string {
+	p := filepath.Join(t.TempDir(), "provider.sh")
+	if err := os.WriteFile(p, []byte(body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

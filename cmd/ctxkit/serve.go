@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/ctxkit/ctxkit/server"
+)
+
+const serveUsage = `usage: ctxkit serve [--addr HOST:PORT] [--config FILE] [flags]
+
+Serve the ctxkit HTTP API (JSON): POST /v1/compose, /v1/context, /v1/assess,
+/v1/prompt, /v1/query; GET /healthz, /metrics. It binds to loopback unless told
+otherwise. SIGTERM or Ctrl-C stops accepting, lets in-flight requests finish,
+then shuts the providers down. See docs/http.md and docs/openapi.yaml.
+
+Examples:
+  ctxkit serve
+  ctxkit serve --addr 127.0.0.1:0 --log-format json
+  ctxkit serve --config ctxkit.json     # providers for /v1/query
+
+Flags:
+`
+
+func serveCommand() command {
+	return command{name: "serve", summary: "serve the HTTP API (compose, context, assess, prompt, query)", run: runServe}
+}
+
+func runServe(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	addr := fs.String("addr", "127.0.0.1:8787", "listen `address`; port 0 picks a free port (printed on stderr)")
+	config := fs.String("config", "", "JSON config `file`: limits and the providers /v1/query fans out to")
+	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
+	debug := fs.Bool("debug", false, "log at debug level, including request bodies (may contain frame content)")
+	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
+	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
+	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
+	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
+	if code, done := parseFlags(fs, args, s, serveUsage); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	logger, err := newLogger(s.err, *logFormat, *debug)
+	if err != nil {
+		fmt.Fprintf(s.err, "serve: %v\n", err)
+		return exitUsage
+	}
+
+	opts := &server.Options{Logger: logger, LogContent: *debug}
+	var closeProviders func(context.Context) error
+	if *config != "" {
+		cfg, err := server.LoadConfig(*config)
+		if err != nil {
+			fmt.Fprintf(s.err, "serve: %v\n", err)
+			return exitUsage
+		}
+		cfg.Limits.Apply(opts)
+		if len(cfg.Providers) > 0 {
+			var progress io.Writer
+			if isTerminal(s.err) {
+				progress = s.err
+			}
+			h, err := cfg.NewHost(ctx, progress)
+			if err != nil {
+				fmt.Fprintf(s.err, "serve: %v\n", err)
+				return exitFailed
+			}
+			opts.Query, closeProviders = h, h.Close
+			logger.Info("providers configured", "ids", h.IDs())
+		}
+	}
+	if *maxBody > 0 {
+		opts.MaxBodyBytes = *maxBody
+	}
+	if *maxFrames > 0 {
+		opts.MaxFrames = *maxFrames
+	}
+	if *timeout > 0 {
+		opts.Timeout = *timeout
+	}
+	h := server.New(opts)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		if closeProviders != nil {
+			_ = closeProviders(context.Background())
+		}
+		fmt.Fprintf(s.err, "serve: %v\n", err)
+		return exitUsage
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		logger.Warn("listening on a non-loopback address: anyone who can reach it can use the API", "addr", ln.Addr().String())
+	}
+	fmt.Fprintf(s.err, "ctxkit serve: listening on http://%s\n", ln.Addr())
+	logger.Info("serving", "addr", ln.Addr().String(), "query_configured", opts.Query != nil)
+	err = server.Serve(ctx, ln, h, &server.ServeOptions{ShutdownTimeout: *shutdown, OnShutdown: closeProviders})
+	if err != nil {
+		logger.Error("shutdown", "error", err.Error())
+		return exitFailed
+	}
+	logger.Info("stopped")
+	return exitOK
+}
+
+// newLogger builds the slog logger for commands that log (text or json on w).
+func newLogger(w io.Writer, format string, debug bool) (*slog.Logger, error) {
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	ho := &slog.HandlerOptions{Level: level}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, ho)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	default:
+		return nil, fmt.Errorf("--log-format %q: want text or json", format)
+	}
+}
+
+// parseFlags parses args with fs. Help (-h, --help) prints usage and the
+// flags on stdout and exits 0; a bad flag prints them on stderr and exits 2.
+func parseFlags(fs *flag.FlagSet, args []string, s stdio, usage string) (code int, done bool) {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(s.out)
+			fs.Usage()
+			return exitOK, true
+		}
+	}
+	fs.SetOutput(s.err)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage, true
+	}
+	return 0, false
+}

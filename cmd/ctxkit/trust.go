@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxkit/ctxkit/trust"
+)
+
+// trustCommand manages the operator's trust store: the only place ctxkit
+// learns which provider keys to trust for attestation checks.
+func trustCommand() command {
+	return command{name: "trust", summary: "manage the attestation trust store (add, list, revoke, keygen)", run: runTrust}
+}
+
+const trustUsage = `usage: ctxkit trust [--store PATH] SUBCOMMAND [ARGS]
+
+Manage the keys this operator trusts to sign CGP frame attestations.
+Nothing is trusted unless it is added here: a key a provider announces on
+the wire is never trusted by itself.
+
+subcommands:
+  add PROVIDER KEYID PUBKEY   trust PUBKEY (64 lowercase hex digits, Ed25519)
+                              for PROVIDER under KEYID; prints its fingerprint
+  list [--json]               list trusted keys with their sha256 fingerprints
+  revoke PROVIDER KEYID       stop trusting a key
+  keygen [--key-id ID]        print a new Ed25519 key pair (for a provider to
+                              sign with); the seed is secret, keep it so
+
+--store PATH   the store file (default: %s)
+               Written atomically (temporary file, fsync, rename).
+
+exit codes: 0 ok; 1 the key id is already bound to another key, or the key to
+revoke is not trusted; 2 usage error, malformed key, or unreadable store.
+`
+
+// defaultStorePath is <user config dir>/ctxkit/trust.json.
+func defaultStorePath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "ctxkit", "trust.json"), nil
+}
+
+func runTrust(ctx context.Context, args []string, s stdio) int {
+	def, derr := defaultStorePath()
+	shown := def
+	if derr != nil {
+		shown = "$XDG_CONFIG_HOME/ctxkit/trust.json (unavailable here: " + derr.Error() + ")"
+	}
+	usage := func(w io.Writer) { fmt.Fprintf(w, trustUsage, shown) }
+
+	top := flag.NewFlagSet("trust", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	store := top.String("store", "", "")
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(s.out)
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "trust: %v\n\n", err)
+		usage(s.err)
+		return exitUsage
+	}
+	rest := top.Args()
+	if len(rest) == 0 {
+		usage(s.err)
+		return exitUsage
+	}
+	sub, rest := rest[0], rest[1:]
+	fs := flag.NewFlagSet("trust "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(store, "store", *store, "")
+	asJSON := fs.Bool("json", false, "")
+	keyID := fs.String("key-id", "", "")
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(s.out)
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "trust %s: %v\n\n", sub, err)
+		usage(s.err)
+		return exitUsage
+	}
+	pos := fs.Args()
+	path := *store
+	if path == "" && sub != "keygen" {
+		if derr != nil {
+			fmt.Fprintf(s.err, "trust: no --store given and no user config directory: %v\n", derr)
+			return exitUsage
+		}
+		path = def
+	}
+	want := map[string]int{"add": 3, "list": 0, "revoke": 2, "keygen": 0}
+	n, known := want[sub]
+	if !known {
+		fmt.Fprintf(s.err, "trust: unknown subcommand %q\n\n", sub)
+		usage(s.err)
+		return exitUsage
+	}
+	if len(pos) != n {
+		fmt.Fprintf(s.err, "trust %s: want %d arguments, got %d\n\n", sub, n, len(pos))
+		usage(s.err)
+		return exitUsage
+	}
+	switch sub {
+	case "add":
+		return trustAdd(ctx, s, path, pos[0], pos[1], pos[2])
+	case "list":
+		return trustList(ctx, s, path, *asJSON)
+	case "revoke":
+		return trustRevoke(ctx, s, path, pos[0], pos[1])
+	default:
+		return trustKeygen(s, *keyID)
+	}
+}
+
+func loadForCLI(ctx context.Context, s stdio, path string) (*trust.Store, bool) {
+	st, err := trust.LoadStore(ctx, path)
+	if err != nil {
+		fmt.Fprintf(s.err, "trust: %v\n", err)
+		return nil, false
+	}
+	return st, true
+}
+
+func saveForCLI(ctx context.Context, s stdio, st *trust.Store, path string) bool {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		fmt.Fprintf(s.err, "trust: %v\n", err)
+		return false
+	}
+	if err := st.Save(ctx, path); err != nil {
+		fmt.Fprintf(s.err, "trust: %v\n", err)
+		return false
+	}
+	return true
+}
+
+func trustAdd(ctx context.Context, s stdio, path, provider, keyID, pub string) int {
+	key, err := trust.ParsePublicKey(pub)
+	if err != nil {
+		fmt.Fprintf(s.err, "%v\n", err)
+		return exitUsage
+	}
+	st, ok := loadForCLI(ctx, s, path)
+	if !ok {
+		return exitUsage
+	}
+	if err := st.Add(provider, keyID, key); err != nil {
+		fmt.Fprintf(s.err, "%v\n", err)
+		if errors.Is(err, trust.ErrKeyExists) {
+			return exitFailed
+		}
+		return exitUsage
+	}
+	if !saveForCLI(ctx, s, st, path) {
+		return exitUsage
+	}
+	fmt.Fprintf(s.out, "trusted %s key %s %s\n", provider, keyID, key.Fingerprint())
+	return exitOK
+}
+
+type listedKey struct {
+	Provider    string `json:"provider"`
+	KeyID       string `json:"key_id"`
+	PublicKey   string `json:"public_key"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+func trustList(ctx context.Context, s stdio, path string, asJSON bool) int {
+	st, ok := loadForCLI(ctx, s, path)
+	if !ok {
+		return exitUsage
+	}
+	entries := st.List()
+	if asJSON {
+		out := make([]listedKey, 0, len(entries))
+		for _, e := range entries {
+			out = append(out, listedKey{e.Provider, e.KeyID, e.Key.String(), e.Fingerprint()})
+		}
+		enc := json.NewEncoder(s.out)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(s.err, "trust list: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(s.out, "no trusted keys in %s\n", path)
+		return exitOK
+	}
+	for _, e := range entries {
+		fmt.Fprintf(s.out, "%q\t%q\t%s\n", e.Provider, e.KeyID, e.Fingerprint())
+	}
+	return exitOK
+}
+
+func trustRevoke(ctx context.Context, s stdio, path, provider, keyID string) int {
+	st, ok := loadForCLI(ctx, s, path)
+	if !ok {
+		return exitUsage
+	}
+	if !st.Revoke(provider, keyID) {
+		fmt.Fprintf(s.err, "trust revoke: %s has no trusted key %q\n", provider, keyID)
+		return exitFailed
+	}
+	if !saveForCLI(ctx, s, st, path) {
+		return exitUsage
+	}
+	fmt.Fprintf(s.out, "revoked %s key %s\n", provider, keyID)
+	return exitOK
+}
+
+func trustKeygen(s stdio, keyID string) int {
+	signer, seed, err := trust.GenerateSigner(rand.Reader, keyID, "")
+	if err != nil {
+		fmt.Fprintf(s.err, "trust keygen: %v\n", err)
+		return exitUsage
+	}
+	pub := signer.PublicKey()
+	if keyID != "" {
+		fmt.Fprintf(s.out, "key_id:      %s\n", keyID)
+	}
+	fmt.Fprintf(s.out, "public_key:  %s\nfingerprint: %s\nseed:        %s  (secret: the provider signs with it)\n",
+		pub, pub.Fingerprint(), hex.EncodeToString(seed))
+	return exitOK
+}

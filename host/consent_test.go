@@ -1,0 +1,143 @@
+package host
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+func TestConsentEvaluate(t *testing.T) {
+	s := NewConsentStore()
+	local := frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly}}}
+	legacy := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true}}
+	scoped := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeOrgTenant, "acme:vault", frame.ScopeLocalOnly}}}
+	if d := s.Evaluate("l", local); !d.Permitted {
+		t.Errorf("local-only needs nothing: %+v", d)
+	}
+	if d := s.Evaluate("g", legacy); d.Permitted || !d.NeedsConsent {
+		t.Errorf("legacy egress: %+v", d)
+	}
+	d := s.Evaluate("s", scoped)
+	if d.Permitted || len(d.Missing) != 2 || d.Missing[0] != frame.ScopeOrgTenant || d.Missing[1] != "acme:vault" {
+		t.Errorf("scoped: %+v", d)
+	}
+	s.Record(ConsentRecord{ProviderID: "g", GrantedScope: "egress"})
+	s.Record(ConsentRecord{ProviderID: "s", GrantedScope: "egress"})
+	if d := s.Evaluate("g", legacy); !d.Permitted {
+		t.Errorf("legacy after record: %+v", d)
+	}
+	if d := s.Evaluate("s", scoped); d.Permitted {
+		t.Errorf("a record satisfied a scope gate")
+	}
+	g := Grantor{Kind: "policy", ID: "ci"}
+	s.Grant(ConsentReceipt{ProviderID: "s", Scope: frame.ScopeOrgTenant, Grantor: g})
+	if d := s.Evaluate("s", scoped); d.Permitted || len(d.Missing) != 1 {
+		t.Errorf("one receipt of two: %+v", d)
+	}
+	// A receipt for another provider does not count.
+	s.Grant(ConsentReceipt{ProviderID: "other", Scope: "acme:vault", Grantor: g})
+	if d := s.Evaluate("s", scoped); d.Permitted {
+		t.Errorf("other provider's receipt counted")
+	}
+	s.Grant(ConsentReceipt{ProviderID: "s", Scope: "acme:vault", Grantor: g, ExpiresAt: "2000-01-01T00:00:00Z"})
+	if d := s.Evaluate("s", scoped); !d.Permitted {
+		t.Errorf("all receipts (presence rule, expiry ignored): %+v", d)
+	}
+	if _, ok := s.LiveReceipt("s", "acme:vault", time.Now()); ok {
+		t.Errorf("expired receipt is live")
+	}
+	if err := s.Grant(ConsentReceipt{ProviderID: "s", Scope: "x:y", Grantor: Grantor{Kind: "robot", ID: "r"}}); err == nil {
+		t.Errorf("bad grantor kind accepted")
+	}
+	// Revocation withdraws; a later grant restores.
+	if ok, _ := s.Revoke("s", frame.ScopeOrgTenant); !ok {
+		t.Errorf("revoke reported nothing")
+	}
+	if d := s.Evaluate("s", scoped); d.Permitted {
+		t.Errorf("revoked receipt still counts")
+	}
+	s.Grant(ConsentReceipt{ProviderID: "s", Scope: frame.ScopeOrgTenant, Grantor: g})
+	if d := s.Evaluate("s", scoped); !d.Permitted {
+		t.Errorf("re-grant not honoured")
+	}
+	s.Revoke("g", "")
+	if d := s.Evaluate("g", legacy); d.Permitted {
+		t.Errorf("revoked record still counts")
+	}
+}
+
+func TestConsentPersistence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "consent.ndjson")
+	s, err := OpenConsentStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Grantor{Kind: "human", ID: "ada"}
+	s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyModel, Grantor: g})
+	s.Record(ConsentRecord{ProviderID: "q", GrantedScope: "egress"})
+	s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeOrgTenant, Grantor: g})
+	s.Revoke("p", frame.ScopeOrgTenant)
+	// A torn final line (a crash mid-append) is dropped and repaired.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"op":"receipt","receipt":{"provider_id":"p","sco`)
+	f.Close()
+	s2, err := OpenConsentStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s2.HasReceipt("p", frame.ScopeThirdPartyModel) || s2.HasReceipt("p", frame.ScopeOrgTenant) || !s2.HasRecord("q") {
+		t.Errorf("reloaded state wrong: %+v %+v", s2.Receipts(), s2.Records())
+	}
+	if err := s2.Grant(ConsentReceipt{ProviderID: "z", Scope: "a:b", Grantor: g}); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := OpenConsentStore(path)
+	if err != nil || !s3.HasReceipt("z", "a:b") {
+		t.Fatalf("append after repair: %v", err)
+	}
+	// A damaged line in the middle is an error, never an empty store.
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte("garbage\n"+string(data)), 0o600)
+	if _, err := OpenConsentStore(path); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("corrupt journal: err = %v", err)
+	}
+}
+
+// TestConsentSurvivesKill grants in a child process that is killed right
+// after Grant returns: the acknowledged receipt must be on disk.
+func TestConsentSurvivesKill(t *testing.T) {
+	if os.Getenv("CTXKIT_CONSENT_CHILD") != "" {
+		s, err := OpenConsentStore(os.Getenv("CTXKIT_CONSENT_CHILD"))
+		if err != nil {
+			os.Exit(2)
+		}
+		if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: "a:b", Grantor: Grantor{Kind: "human", ID: "x"}}); err != nil {
+			os.Exit(2)
+		}
+		os.Stdout.WriteString("granted\n")
+		time.Sleep(time.Hour)
+	}
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^TestConsentSurvivesKill$")
+	cmd.Env = append(os.Environ(), "CTXKIT_CONSENT_CHILD="+path)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 8)
+	if _, err := out.Read(buf); err != nil || string(buf[:7]) != "granted" {
+		t.Fatalf("child did not grant: %q %v", buf, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	s, err := OpenConsentStore(path)
+	if err != nil || !s.HasReceipt("p", "a:b") {
+		t.Fatalf("acknowledged receipt lost: %v", err)
+	}
+}

@@ -1,0 +1,154 @@
+// Command ctxkit-load measures `ctxkit serve` under load on loopback: it
+// starts the server binary (or targets a running one), sends POST
+// /v1/compose with N offers of SIZE bytes from CONNS keep-alive connections
+// for DURATION, and prints throughput, latency percentiles, errors and the
+// server's resident memory before and after. It stops by itself.
+//
+//	go build -o /tmp/ctxkit ./cmd/ctxkit
+//	go run ./internal/loadgen/cmd/ctxkit-load -bin /tmp/ctxkit -duration 30s
+//
+// With -sigterm-after D it sends SIGTERM to the server D into the run and
+// reports whether any response was broken (it must be none: in-flight
+// requests finish, then connections are refused).
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/loadgen"
+)
+
+func main() {
+	bin := flag.String("bin", "", "ctxkit binary to start with `serve --addr 127.0.0.1:0` (or use -url)")
+	url := flag.String("url", "", "base URL of a running server on loopback")
+	offers := flag.Int("offers", 20, "offers per request")
+	size := flag.Int("size", 1024, "content bytes per offer")
+	conns := flag.Int("conns", 64, "concurrent connections")
+	duration := flag.Duration("duration", 10*time.Second, "length of the measured run")
+	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured run before it")
+	sigterm := flag.Duration("sigterm-after", 0, "send SIGTERM to the started server this far into the run")
+	flag.Parse()
+	if err := run(*bin, *url, *offers, *size, *conns, *duration, *warmup, *sigterm); err != nil {
+		fmt.Fprintln(os.Stderr, "ctxkit-load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin, base string, offers, size, conns int, duration, warmup, sigterm time.Duration) error {
+	var srv *exec.Cmd
+	if bin != "" {
+		var err error
+		srv, base, err = start(bin)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if srv.ProcessState == nil {
+				_ = srv.Process.Signal(syscall.SIGTERM)
+				_ = srv.Wait()
+			}
+		}()
+	}
+	if base == "" {
+		return fmt.Errorf("give -bin or -url")
+	}
+	body := loadgen.ComposeBody(offers, size)
+	target := strings.TrimSuffix(base, "/") + "/v1/compose"
+	fmt.Printf("target %s: %d offers x %d B (body %d B), %d connections, %v (warm-up %v)\n", target, offers, size, len(body), conns, duration, warmup)
+	ctx := context.Background()
+	if warmup > 0 {
+		if _, err := loadgen.Run(ctx, loadgen.Options{URL: target, Body: body, Conns: conns, Duration: warmup, Check: loadgen.CheckCompose}); err != nil {
+			return err
+		}
+	}
+	if srv != nil {
+		fmt.Printf("server rss before: %s\n", rss(srv.Process.Pid))
+	}
+	if srv != nil && sigterm > 0 {
+		go func() {
+			time.Sleep(sigterm)
+			fmt.Printf("sending SIGTERM at %v\n", sigterm)
+			_ = srv.Process.Signal(syscall.SIGTERM)
+		}()
+	}
+	rep, err := loadgen.Run(ctx, loadgen.Options{URL: target, Body: body, Conns: conns, Duration: duration, Check: loadgen.CheckCompose})
+	if err != nil {
+		return err
+	}
+	fmt.Println(rep)
+	if rep.FirstErr != nil {
+		fmt.Println("first broken response:", rep.FirstErr)
+	}
+	if srv != nil && sigterm == 0 {
+		fmt.Printf("server rss after:  %s\n", rss(srv.Process.Pid))
+	}
+	if srv != nil && sigterm > 0 {
+		err := srv.Wait()
+		fmt.Printf("server exit after SIGTERM: %v\n", exitText(err))
+	}
+	if rep.Broken > 0 {
+		return fmt.Errorf("%d broken responses", rep.Broken)
+	}
+	return nil
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "0 (clean)"
+	}
+	return err.Error()
+}
+
+// start runs `bin serve --addr 127.0.0.1:0` and returns its URL.
+func start(bin string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "ctxkit serve: listening on "); ok {
+				select {
+				case urlc <- rest:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case u := <-urlc:
+		return cmd, u, nil
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		return nil, "", fmt.Errorf("%s serve did not start", bin)
+	}
+}
+
+// rss reads VmRSS of pid from /proc.
+func rss(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}

@@ -1,0 +1,233 @@
+// Package loadgen drives a ctxkit HTTP service on loopback with concurrent
+// keep-alive connections and reports throughput and latency percentiles.
+// It refuses any host but loopback and always stops by itself: after
+// Options.Duration or Options.MaxRequests, whichever comes first.
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MaxDuration bounds Options.Duration.
+const MaxDuration = 10 * time.Minute
+
+// Options configures Run. Zero fields mean the documented defaults.
+type Options struct {
+	// URL is the loopback URL every request is POSTed to.
+	URL string
+	// Body is sent with Content-Type application/json.
+	Body []byte
+	// Conns is the number of concurrent connections (workers). Default 64.
+	Conns int
+	// Duration bounds the run. Default 10 s; at most MaxDuration.
+	Duration time.Duration
+	// MaxRequests, when positive, stops the run after that many requests.
+	MaxRequests int64
+	// Check, when set, inspects each 2xx body; an error counts the response
+	// as broken.
+	Check func(body []byte) error
+	// Idempotent sends an Idempotency-Key header, which lets Go's transport
+	// retry a request whose keep-alive connection the server closed before
+	// reading it (as a server does when it shuts down). Use it only for
+	// routes without side effects, such as /v1/compose.
+	Idempotent bool
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Requests int64         // responses read completely (any status)
+	OK       int64         // 2xx responses that passed Check
+	Statuses map[int]int64 // responses by status
+	Broken   int64         // responses cut off, unreadable, or failing Check
+	Dropped  int64         // requests that got no response at all (connection closed before it)
+	Refused  int64         // connections refused (the server was not listening)
+	Elapsed  time.Duration
+	P50, P90 time.Duration
+	P99, Max time.Duration
+	FirstErr error // the first broken response's error, if any
+}
+
+// RPS is completed requests per second.
+func (r *Report) RPS() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// String renders the report on one line.
+func (r *Report) String() string {
+	return fmt.Sprintf("requests=%d ok=%d broken=%d dropped=%d refused=%d elapsed=%.2fs rps=%.0f p50=%v p90=%v p99=%v max=%v statuses=%v",
+		r.Requests, r.OK, r.Broken, r.Dropped, r.Refused, r.Elapsed.Seconds(), r.RPS(),
+		r.P50.Round(time.Microsecond), r.P90.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond), r.Statuses)
+}
+
+// Run sends requests until the duration passes, MaxRequests is reached or
+// ctx is done, and reports what it saw.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: url: %w", err)
+	}
+	if !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("loadgen: url %q: only loopback hosts are allowed", o.URL)
+	}
+	if o.Conns <= 0 {
+		o.Conns = 64
+	}
+	if o.Duration <= 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Duration > MaxDuration {
+		return nil, fmt.Errorf("loadgen: duration %v exceeds %v", o.Duration, MaxDuration)
+	}
+	tr := &http.Transport{
+		MaxIdleConns:        o.Conns,
+		MaxIdleConnsPerHost: o.Conns,
+		MaxConnsPerHost:     o.Conns,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+
+	ctx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		rep     = &Report{Statuses: map[int]int64{}}
+		lat     []time.Duration
+		issued  int64
+		wg      sync.WaitGroup
+		started = time.Now()
+	)
+	take := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.MaxRequests > 0 && issued >= o.MaxRequests {
+			return false
+		}
+		issued++
+		return true
+	}
+	for range o.Conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []time.Duration
+			buf := new(bytes.Buffer)
+			for ctx.Err() == nil && take() {
+				t0 := time.Now()
+				status, err := send(ctx, hc, o.URL, o.Body, buf, o.Idempotent)
+				d := time.Since(t0)
+				if ctx.Err() != nil && err != nil {
+					break // the run ended mid-request: not the server's fault
+				}
+				if err == nil && status/100 == 2 && o.Check != nil {
+					if cerr := o.Check(buf.Bytes()); cerr != nil {
+						err = fmt.Errorf("status %d: %w", status, cerr)
+					}
+				}
+				refused := err != nil && errors.Is(err, syscall.ECONNREFUSED)
+				var noResp *noResponseError
+				mu.Lock()
+				switch {
+				case refused:
+					rep.Refused++
+				case errors.As(err, &noResp):
+					rep.Dropped++
+				case err != nil:
+					rep.Broken++
+					if rep.FirstErr == nil {
+						rep.FirstErr = err
+					}
+				default:
+					rep.Requests++
+					rep.Statuses[status]++
+					if status/100 == 2 {
+						rep.OK++
+					}
+				}
+				mu.Unlock()
+				switch {
+				case err == nil:
+					local = append(local, d)
+				case refused:
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(started)
+	slices.Sort(lat)
+	rep.P50, rep.P90, rep.P99 = pct(lat, 50), pct(lat, 90), pct(lat, 99)
+	if len(lat) > 0 {
+		rep.Max = lat[len(lat)-1]
+	}
+	return rep, nil
+}
+
+// noResponseError is a request that got no response: the connection
+// failed or closed before any status line arrived.
+type noResponseError struct{ err error }
+
+func (e *noResponseError) Error() string { return "no response: " + e.err.Error() }
+func (e *noResponseError) Unwrap() error { return e.err }
+
+func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *bytes.Buffer, idempotent bool) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if idempotent {
+		req.Header.Set("Idempotency-Key", "loadgen")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return 0, err
+		}
+		return 0, &noResponseError{err}
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return 0, fmt.Errorf("read body after status %d: %w", resp.StatusCode, err)
+	}
+	if resp.ContentLength >= 0 && int64(buf.Len()) != resp.ContentLength {
+		return 0, fmt.Errorf("body of %d bytes, Content-Length %d: %w", buf.Len(), resp.ContentLength, io.ErrUnexpectedEOF)
+	}
+	return resp.StatusCode, nil
+}
+
+// pct returns the p-th percentile of sorted (nearest rank).
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[max(i-1, 0)]
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

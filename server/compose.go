@@ -1,0 +1,242 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// Offer is one frame as a provider offered it: the JSON form of
+// compose.Offer, {"provider": ID, "frame": FRAME}, the same pair the CLI
+// reads.
+type Offer struct {
+	Provider string       `json:"provider"`
+	Frame    *frame.Frame `json:"frame"`
+}
+
+// ComposeRequest is the body of POST /v1/compose.
+type ComposeRequest struct {
+	// Offers are the frames to compose, at most Options.MaxFrames.
+	Offers []Offer `json:"offers"`
+	// Budget is the global budget in CGP budget tokens (ceil(bytes/4) of
+	// the rendered blocks). Required, ≥ 0.
+	Budget *int `json:"budget"`
+	// Strategy ranks the offers: score-descending (default),
+	// round-robin-by-rank, per-provider-quota, trust-weighted.
+	Strategy string `json:"strategy,omitempty"`
+	// Quota is K of per-provider-quota (default 3).
+	Quota int `json:"quota,omitempty"`
+	// Weights are the per-provider weights of trust-weighted; providers
+	// not listed get DefaultWeight (default 1).
+	Weights       map[string]uint32 `json:"weights,omitempty"`
+	DefaultWeight *uint32           `json:"default_weight,omitempty"`
+	// Packer is first-fit (default) or stop-at-first-miss.
+	Packer string `json:"packer,omitempty"`
+	// SkipInvalid composes the valid offers and lists the others under
+	// "skipped" in the answer; by default any invalid offer refuses the
+	// whole request with 422 naming the rule.
+	SkipInvalid bool `json:"skip_invalid,omitempty"`
+}
+
+// ContextRequest is the body of POST /v1/context.
+type ContextRequest struct {
+	Offers      []Offer `json:"offers"`
+	SkipInvalid bool    `json:"skip_invalid,omitempty"`
+}
+
+// ContextResponse is the answer of POST /v1/context: the determinism floor,
+// the same bytes for the same set of offers whatever their order or scores.
+type ContextResponse struct {
+	Context string    `json:"context"`
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is an offer left out of a skip_invalid request, with the first
+// rule it breaks.
+type Skipped struct {
+	Index   int    `json:"index"`
+	Rule    string `json:"rule"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// checkOffers validates every offer. It returns the valid ones; with skip
+// it lists the invalid ones, otherwise the first invalid offer is an error.
+func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Skipped, error) {
+	if len(offers) > h.maxFrames {
+		return nil, nil, h.tooManyFrames(len(offers))
+	}
+	out := make([]compose.Offer, 0, len(offers))
+	var skipped []Skipped
+	for i, o := range offers {
+		path := fmt.Sprintf("offers[%d]", i)
+		if o.Frame == nil {
+			return nil, nil, badRequest(path+".frame", "%s.frame: required", path)
+		}
+		var v frame.Violations
+		if strings.TrimSpace(o.Provider) == "" {
+			v = append(v, &frame.RuleError{Rule: frame.RuleSchema, Field: "provider", Detail: "provider is blank"})
+		}
+		fv := o.Frame.Validate()
+		v = append(v, fv.Prefix("frame")...)
+		if len(v) > 0 {
+			v.Prefix(path)
+			if !skip {
+				return nil, nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation,
+					Rule: v[0].Rule, Field: v[0].Field, Message: "invalid offer: " + v.Error()}
+			}
+			skipped = append(skipped, Skipped{Index: i, Rule: v[0].Rule, Field: v[0].Field, Message: v.Error()})
+			continue
+		}
+		out = append(out, compose.Offer{Provider: o.Provider, Frame: o.Frame})
+	}
+	return out, skipped, nil
+}
+
+func (h *Handler) tooManyFrames(n int) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooManyFrames, Field: "offers",
+		Message: fmt.Sprintf("offers: %d offers exceed the limit of %d per request", n, h.maxFrames)}
+}
+
+// strategy maps the request's strategy name and parameters to a
+// compose.Strategy.
+func (r *ComposeRequest) strategy() (compose.Strategy, *Error) {
+	switch r.Strategy {
+	case "", compose.NameScoreDescending:
+		return compose.ScoreDescending{}, nil
+	case compose.NameRoundRobinByRank:
+		return compose.RoundRobinByRank{}, nil
+	case compose.NamePerProviderQuota:
+		if r.Quota < 0 {
+			return nil, badRequest("quota", "quota: %d is negative", r.Quota)
+		}
+		k := r.Quota
+		if k == 0 {
+			k = compose.DefaultQuota
+		}
+		return compose.PerProviderQuota{K: k}, nil
+	case compose.NameTrustWeighted:
+		d := uint32(1)
+		if r.DefaultWeight != nil {
+			d = *r.DefaultWeight
+		}
+		return compose.TrustWeighted{Weights: r.Weights, Default: d}, nil
+	}
+	return nil, badRequest("strategy", "strategy: unknown %q; want %s, %s, %s or %s", r.Strategy,
+		compose.NameScoreDescending, compose.NameRoundRobinByRank, compose.NamePerProviderQuota, compose.NameTrustWeighted)
+}
+
+func parsePacker(s string) (compose.Packer, *Error) {
+	if s == "" {
+		return compose.FirstFit, nil
+	}
+	p, ok := compose.ParsePacker(s)
+	if !ok {
+		return 0, badRequest("packer", "packer: unknown %q; want first-fit or stop-at-first-miss", s)
+	}
+	return p, nil
+}
+
+// composeBody is ComposeRequest as the handler decodes it.
+type composeBody struct {
+	ComposeRequest
+	Offers []wireOffer `json:"offers"`
+}
+
+// contextBody is ContextRequest as the handler decodes it.
+type contextBody struct {
+	ContextRequest
+	Offers []wireOffer `json:"offers"`
+}
+
+func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
+	req := &body.ComposeRequest
+	if len(body.Offers) > h.maxFrames {
+		return nil, h.tooManyFrames(len(body.Offers))
+	}
+	var e *Error
+	if req.Offers, e = offersFrom(body.Offers); e != nil {
+		return nil, e
+	}
+	if req.Budget == nil {
+		return nil, badRequest("budget", "budget: required (CGP budget tokens)")
+	}
+	if *req.Budget < 0 {
+		return nil, badRequest("budget", "budget: %d is negative", *req.Budget)
+	}
+	strat, e := req.strategy()
+	if e != nil {
+		return nil, e
+	}
+	packer, e := parsePacker(req.Packer)
+	if e != nil {
+		return nil, e
+	}
+	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := compose.ForPrompt(offers, *req.Budget, &compose.Options{Strategy: strat, Packer: packer})
+	h.countComposition(res)
+	return composeAnswer(res, skipped)
+}
+
+func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
+	req := &body.ContextRequest
+	if len(body.Offers) > h.maxFrames {
+		return nil, h.tooManyFrames(len(body.Offers))
+	}
+	var e *Error
+	if req.Offers, e = offersFrom(body.Offers); e != nil {
+		return nil, e
+	}
+	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &ContextResponse{Context: compose.Context(offers), Skipped: skipped}, nil
+}
+
+// countComposition adds a result to the frame metrics.
+func (h *Handler) countComposition(res *compose.Result) {
+	h.metrics.addComposed(len(res.Audit.Included()))
+	byReason := map[string]int{}
+	for _, e := range res.Audit.Excluded() {
+		byReason[e.Reason.Kind.String()]++
+	}
+	for r, n := range byReason {
+		h.metrics.addExcluded(r, n)
+	}
+}
+
+// composeAnswer is compose.Result's own stable JSON, with a "skipped"
+// member appended when offers were skipped.
+func composeAnswer(res *compose.Result, skipped []Skipped) (json.RawMessage, error) {
+	b, err := res.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	if len(skipped) == 0 {
+		return b, nil
+	}
+	s, err := json.Marshal(skipped)
+	if err != nil {
+		return nil, fmt.Errorf("encode skipped: %w", err)
+	}
+	b = bytes.TrimSuffix(b, []byte("}"))
+	b = append(b, `,"skipped":`...)
+	b = append(b, s...)
+	return append(b, '}'), nil
+}

@@ -1,0 +1,258 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// mkFrame returns a valid frame with the given id, content and score.
+func mkFrame(id, content string, score float32) *frame.Frame {
+	return &frame.Frame{ID: id, Kind: frame.KindDoc, Title: "title " + id, Content: content,
+		Score: score, TokenCost: uint32(frame.BudgetTokens(content)), CitationLabel: "doc " + id}
+}
+
+// mkOffers returns n valid offers spread over providers p0..p(np-1).
+func mkOffers(n, np, size int) []server.Offer {
+	out := make([]server.Offer, n)
+	for i := range out {
+		content := fmt.Sprintf("frame %d: ", i) + strings.Repeat("evidence ", size/9+1)[:size]
+		out[i] = server.Offer{Provider: fmt.Sprintf("p%d", i%np), Frame: mkFrame(fmt.Sprintf("f%d", i), content, float32(i%10)/10)}
+	}
+	return out
+}
+
+func toCompose(offers []server.Offer) []compose.Offer {
+	out := make([]compose.Offer, len(offers))
+	for i, o := range offers {
+		out[i] = compose.Offer{Provider: o.Provider, Frame: o.Frame}
+	}
+	return out
+}
+
+func intp(n int) *int { return &n }
+
+// postRaw posts body and returns the status and the raw answer.
+func postRaw(t *testing.T, url string, body []byte) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func TestComposeRouteMatchesTheComposer(t *testing.T) {
+	h := server.New(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	offers := mkOffers(20, 3, 1024)
+	offers[7].Frame.Score = 0.95 // a clear winner
+	for _, tc := range []struct {
+		req  server.ComposeRequest
+		opts *compose.Options
+	}{
+		{server.ComposeRequest{Budget: intp(3000)}, nil},
+		{server.ComposeRequest{Budget: intp(3000), Strategy: "round-robin-by-rank", Packer: "stop-at-first-miss"},
+			&compose.Options{Strategy: compose.RoundRobinByRank{}, Packer: compose.StopAtFirstMiss}},
+		{server.ComposeRequest{Budget: intp(5000), Strategy: "per-provider-quota", Quota: 2},
+			&compose.Options{Strategy: compose.PerProviderQuota{K: 2}}},
+		{server.ComposeRequest{Budget: intp(5000), Strategy: "trust-weighted", Weights: map[string]uint32{"p1": 3}},
+			&compose.Options{Strategy: compose.TrustWeighted{Weights: map[string]uint32{"p1": 3}, Default: 1}}},
+		{server.ComposeRequest{Budget: intp(0)}, nil},
+	} {
+		tc.req.Offers = offers
+		body, _ := json.Marshal(&tc.req)
+		status, got := postRaw(t, ts.URL+server.PathCompose, body)
+		if status != 200 {
+			t.Fatalf("status %d: %s", status, got)
+		}
+		want, err := compose.ForPrompt(toCompose(offers), *tc.req.Budget, tc.opts).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(bytes.TrimSuffix(got, []byte("\n")), want) {
+			t.Fatalf("strategy %q: answer differs from compose.ForPrompt:\n%s\n---\n%s", tc.req.Strategy, got, want)
+		}
+		// The Go client's mirror types read back exactly what was sent.
+		var res server.ComposeResult
+		if err := json.Unmarshal(got, &res); err != nil {
+			t.Fatal(err)
+		}
+		var again bytes.Buffer
+		enc := json.NewEncoder(&again)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&res); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Bytes(), got) {
+			t.Fatalf("ComposeResult does not round-trip the answer:\n%s\n---\n%s", again.Bytes(), got)
+		}
+		if len(res.Audit.Entries) != len(offers) || res.Audit.TokensUsed > *tc.req.Budget {
+			t.Fatalf("audit: %d entries for %d offers, %d tokens for budget %d", len(res.Audit.Entries), len(offers), res.Audit.TokensUsed, *tc.req.Budget)
+		}
+	}
+}
+
+func TestComposeRouteCountsFrames(t *testing.T) {
+	c, h := newTestClient(t, nil)
+	offers := mkOffers(10, 2, 400)
+	offers[3].Frame = mkFrame("dup", offers[2].Frame.Content, 0.1) // same content as offer 2
+	offers[3].Frame.ContentDigest = "sha256:" + strings.Repeat("ab", 32)
+	offers[2].Frame.ContentDigest = offers[3].Frame.ContentDigest
+	res, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(500)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]int{}
+	inc := 0
+	for _, e := range res.Audit.Entries {
+		if e.Disposition == "included" {
+			inc++
+		} else {
+			reasons[e.Reason.Kind]++
+		}
+	}
+	if reasons["duplicate"] != 1 || reasons["over_budget"] == 0 || inc == 0 {
+		t.Fatalf("audit reasons %v, %d included", reasons, inc)
+	}
+	m, err := c.Metrics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("ctxkit_frames_composed_total %d\n", inc),
+		fmt.Sprintf("ctxkit_frames_excluded_total{reason=\"duplicate\"} 1\n"),
+		fmt.Sprintf("ctxkit_frames_excluded_total{reason=\"over_budget\"} %d\n", reasons["over_budget"]),
+		`ctxkit_http_requests_total{route="/v1/compose",code="200"} 1` + "\n",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %q:\n%s", want, m)
+		}
+	}
+	_ = h
+}
+
+func TestComposeRouteRejectsBadInput(t *testing.T) {
+	c, _ := newTestClient(t, &server.Options{MaxFrames: 5})
+	ctx := context.Background()
+	ok := mkOffers(3, 2, 50)
+
+	blankLabel := mkOffers(3, 2, 50)
+	blankLabel[1].Frame.CitationLabel = " "
+	_, err := c.Compose(ctx, &server.ComposeRequest{Offers: blankLabel, Budget: intp(100)})
+	wantError(t, err, 422, server.CodeRuleViolation, "offers[1].frame.citation_label", "F3")
+
+	lying := mkOffers(3, 2, 50)
+	lying[2].Frame.TokenCost = 1
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: lying, Budget: intp(100)})
+	wantError(t, err, 422, server.CodeRuleViolation, "offers[2].frame.token_cost", "B3")
+
+	blankProvider := mkOffers(1, 1, 50)
+	blankProvider[0].Provider = ""
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: blankProvider, Budget: intp(100)})
+	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].provider", frame.RuleSchema)
+
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok})
+	wantError(t, err, 400, server.CodeBadRequest, "budget", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(-1)})
+	wantError(t, err, 400, server.CodeBadRequest, "budget", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "best-first"})
+	wantError(t, err, 400, server.CodeBadRequest, "strategy", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "per-provider-quota", Quota: -2})
+	wantError(t, err, 400, server.CodeBadRequest, "quota", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Packer: "best-fit"})
+	wantError(t, err, 400, server.CodeBadRequest, "packer", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: mkOffers(6, 2, 10), Budget: intp(9)})
+	wantError(t, err, 413, server.CodeTooManyFrames, "offers", "")
+	_, err = c.Context(ctx, &server.ContextRequest{Offers: mkOffers(6, 2, 10)})
+	wantError(t, err, 413, server.CodeTooManyFrames, "offers", "")
+
+	// Raw JSON the Go types could not produce.
+	for _, tc := range []struct {
+		body              string
+		status            int
+		code, field, rule string
+	}{
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, server.CodeBadRequest, "offers[0].frame.token_cost", ""},
+		{`{"budget":10,"offers":[{"provider":"p"}]}`, 400, server.CodeBadRequest, "offers[0].frame", ""},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1.5,"token_cost":0,"citation_label":"c"}}]}`, 422, server.CodeRuleViolation, "offers[0].frame.score", "F1"},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":-3,"citation_label":"c"}}]}`, 400, server.CodeBadRequest, "", ""},
+		{`{"budget":"ten","offers":[]}`, 400, server.CodeBadRequest, "budget", ""},
+		{`{"budget":10,"offers":{}}`, 400, server.CodeBadRequest, "offers", ""},
+	} {
+		err := c.Do(ctx, server.PathCompose, json.RawMessage(tc.body), nil)
+		e := wantErrorLoose(t, err, tc.status, tc.code, tc.rule)
+		if tc.field != "" && e.Field != tc.field {
+			t.Errorf("%s: field %q, want %q (%s)", tc.body, e.Field, tc.field, e.Message)
+		}
+	}
+}
+
+// wantErrorLoose checks status, code and rule but not the field.
+func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *server.Error {
+	t.Helper()
+	var e *server.Error
+	if !asServerError(err, &e) || e.Status != status || e.Code != code || e.Rule != rule {
+		t.Fatalf("error %v, want %d %s rule %q", err, status, code, rule)
+	}
+	return e
+}
+
+func TestComposeSkipInvalid(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	offers := mkOffers(4, 2, 50)
+	offers[1].Frame.CitationLabel = ""
+	offers[3].Frame.Score = -1
+	res, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(1000), SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 2 || res.Skipped[0].Index != 1 || res.Skipped[0].Rule != "F3" || res.Skipped[1].Index != 3 || res.Skipped[1].Rule != "F1" {
+		t.Fatalf("skipped %+v", res.Skipped)
+	}
+	if len(res.Audit.Entries) != 2 {
+		t.Fatalf("%d audit entries, want the 2 valid offers", len(res.Audit.Entries))
+	}
+	ctxRes, err := c.Context(context.Background(), &server.ContextRequest{Offers: offers, SkipInvalid: true})
+	if err != nil || len(ctxRes.Skipped) != 2 {
+		t.Fatalf("context skip: %+v %v", ctxRes, err)
+	}
+}
+
+func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	offers := mkOffers(12, 3, 200)
+	want := compose.Context(toCompose(offers))
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		shuffled := append([]server.Offer(nil), offers...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for _, o := range shuffled {
+			o.Frame.Score = r.Float32() // scores never reach the floor
+		}
+		got, err := c.Context(context.Background(), &server.ContextRequest{Offers: shuffled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Context != want {
+			t.Fatalf("context depends on order or scores")
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
+)
+
+// Config is the JSON file read by `ctxkit serve --config FILE`:
+//
+//	{
+//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s"},
+//	  "providers": [
+//	    {"id": "docs", "files": "./docs"},
+//	    {"id": "tickets", "command": ["./tickets-provider", "--stdio"]},
+//	    {"id": "wiki", "url": "https://wiki.example/cgp", "token_env": "WIKI_TOKEN"}
+//	  ]
+//	}
+//
+// A relative "files" directory or command path is resolved against the
+// config file's directory. Credentials are never written in the file: a
+// provider names the environment variable that holds its bearer token.
+type Config struct {
+	Limits    Limits           `json:"limits"`
+	Providers []ProviderConfig `json:"providers"`
+	// ConsentStore is the consent journal egress providers are checked
+	// against (the file `ctxkit consent grant` writes). Default: the
+	// user's default journal if it exists, else nothing is granted.
+	ConsentStore string `json:"consent_store,omitempty"`
+	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	QueryTimeout Duration `json:"query_timeout,omitempty"`
+}
+
+// Limits are the request limits of a config file; zero means the default.
+type Limits struct {
+	MaxBodyBytes int64    `json:"max_body_bytes,omitempty"`
+	MaxFrames    int      `json:"max_frames,omitempty"`
+	Timeout      Duration `json:"timeout,omitempty"`
+}
+
+// Apply copies the non-zero limits into o.
+func (l Limits) Apply(o *Options) {
+	if l.MaxBodyBytes > 0 {
+		o.MaxBodyBytes = l.MaxBodyBytes
+	}
+	if l.MaxFrames > 0 {
+		o.MaxFrames = l.MaxFrames
+	}
+	if l.Timeout > 0 {
+		o.Timeout = time.Duration(l.Timeout)
+	}
+}
+
+// ProviderConfig configures one provider of /v1/query. Exactly one of
+// Files, Command and URL is set.
+type ProviderConfig struct {
+	// ID is the provider id used in frame identities and citations.
+	ID string `json:"id"`
+	// Files is a directory served by the built-in files provider.
+	Files string `json:"files,omitempty"`
+	// Command is the argv of a CGP provider spoken to over stdio.
+	Command []string `json:"command,omitempty"`
+	// URL is a CGP provider over HTTP (https://, or http:// on loopback).
+	URL string `json:"url,omitempty"`
+	// TokenEnv names the environment variable holding the bearer token
+	// for URL. The token itself is never logged.
+	TokenEnv string `json:"token_env,omitempty"`
+}
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("30s", "1m30s").
+type Duration time.Duration
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"30s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration: %q is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// LoadConfig reads and checks a config file, resolving relative paths
+// against its directory.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := ParseConfig(b)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if c.ConsentStore != "" && !filepath.IsAbs(c.ConsentStore) {
+		c.ConsentStore = filepath.Join(dir, c.ConsentStore)
+	}
+	for i := range c.Providers {
+		p := &c.Providers[i]
+		if p.Files != "" && !filepath.IsAbs(p.Files) {
+			p.Files = filepath.Join(dir, p.Files)
+		}
+		if len(p.Command) > 0 && !filepath.IsAbs(p.Command[0]) && filepath.Base(p.Command[0]) != p.Command[0] {
+			p.Command[0] = filepath.Join(dir, p.Command[0])
+		}
+	}
+	return c, nil
+}
+
+// ParseConfig decodes a config document, refusing unknown members (a typo
+// in a config file should not be silently ignored) and checking providers.
+func ParseConfig(b []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("decode: unexpected data after the JSON object")
+	}
+	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 {
+		return nil, fmt.Errorf("limits: negative values are not allowed")
+	}
+	seen := map[string]bool{}
+	for i, p := range c.Providers {
+		if p.ID == "" {
+			return nil, fmt.Errorf("providers[%d]: id is required", i)
+		}
+		if seen[p.ID] {
+			return nil, fmt.Errorf("providers[%d]: duplicate id %q", i, p.ID)
+		}
+		seen[p.ID] = true
+		n := 0
+		for _, set := range []bool{p.Files != "", len(p.Command) > 0, p.URL != ""} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url", i, p.ID)
+		}
+		if p.TokenEnv != "" && p.URL == "" {
+			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url providers", i, p.ID)
+		}
+	}
+	return &c, nil
+}
+
+// NewHost builds the host that serves /v1/query from the configured
+// providers: files directories are indexed now (progress, if any, goes to
+// progress), stdio children are registered (and spawned on first use),
+// HTTP providers get their bearer token from the named environment
+// variable. The caller owns the host and must Close it.
+func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, error) {
+	consent, err := c.openConsent()
+	if err != nil {
+		return nil, err
+	}
+	h := host.New(&host.Options{Consent: consent, QueryTimeout: time.Duration(c.QueryTimeout)})
+	fail := func(err error) (*host.Host, error) {
+		_ = h.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	for _, p := range c.Providers {
+		switch {
+		case p.Files != "":
+			ix, err := files.Build(ctx, p.Files, &files.IndexOptions{Progress: progress})
+			if err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+			if err := h.AddInProcess(p.ID, files.New(ix)); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		case len(p.Command) > 0:
+			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], nil); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		default:
+			var ho host.HTTPOptions
+			if p.TokenEnv != "" {
+				tok, ok := os.LookupEnv(p.TokenEnv)
+				if !ok {
+					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
+				}
+				ho.Credential = host.NewCredential(tok)
+			}
+			if err := h.AddHTTP(p.ID, p.URL, &ho); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		}
+	}
+	return h, nil
+}
+
+func (c *Config) openConsent() (*host.ConsentStore, error) {
+	path := c.ConsentStore
+	if path == "" {
+		p, err := host.DefaultConsentPath()
+		if err != nil {
+			return host.NewConsentStore(), nil
+		}
+		path = p
+		if _, err := os.Stat(path); err != nil {
+			return host.NewConsentStore(), nil
+		}
+	}
+	st, err := host.OpenConsentStore(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: consent store: %w", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// readBody checks the content type and reads the request body, never more
+// than limit bytes. A declared Content-Length over the limit is refused
+// before any byte is read; a body that grows past it is cut off at the limit.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *Error) {
+	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
+		return nil, e
+	}
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	_, err := buf.ReadFrom(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return nil, tooLarge(limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
+				Message: "read body: the request body did not arrive within the request timeout"}
+		default:
+			return nil, badRequest("", "read body: %v", err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+func tooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+		Message: fmt.Sprintf("read body: the body exceeds the limit of %d bytes", limit)}
+}
+
+// checkContentType accepts application/json, with no parameter other than
+// charset=utf-8.
+func checkContentType(ct string) *Error {
+	unsupported := func(why string) *Error {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMedia,
+			Message: "content type: " + why + "; send Content-Type: application/json"}
+	}
+	if ct == "" {
+		return unsupported("missing")
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return unsupported(fmt.Sprintf("cannot parse %q", ct))
+	}
+	if mt != "application/json" {
+		return unsupported(fmt.Sprintf("%q is not accepted", mt))
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return unsupported(fmt.Sprintf("parameter %s=%s is not accepted", k, v))
+		}
+	}
+	return nil
+}
+
+// decodeJSON decodes one JSON value from body into v. The body must be valid
+// UTF-8 (encoding/json would otherwise replace bad bytes silently) and hold
+// exactly one value. Unknown members are ignored, as CGP's rule U1 asks of
+// every receiver.
+func decodeJSON(body []byte, v any) *Error {
+	if !utf8.Valid(body) {
+		off := firstInvalidUTF8(body)
+		return &Error{Status: http.StatusBadRequest, Code: CodeInvalidUTF8,
+			Message: fmt.Sprintf("decode body: invalid UTF-8 at byte offset %d", off)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("", "decode body: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// jsonError turns an encoding/json error into a 400 naming the member and
+// offset where it can.
+func jsonError(err error) *Error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return badRequest("", "decode body: the body is empty; expected a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "decode body: the JSON value is truncated")
+	case errors.As(err, &syn):
+		return badRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		field := jsonPath(typ.Field)
+		return badRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
+	default:
+		if e := decodeRuleError(err); e != nil {
+			return e
+		}
+		// Includes the nesting-depth limit of encoding/json and errors
+		// returned by UnmarshalJSON methods of the data model.
+		return badRequest("", "decode body: %v", err)
+	}
+}
+
+// jsonPath drops the Go names of embedded structs (which start with an
+// upper-case letter) from encoding/json's field path, leaving the JSON
+// member names of the API, which are all lower case.
+func jsonPath(p string) string {
+	parts := strings.Split(p, ".")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" && !unicode.IsUpper([]rune(s)[0]) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, ".")
+}

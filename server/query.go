@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
+)
+
+// Querier serves POST /v1/query: it fans a query out to its providers and
+// audits each leg. *host.Host implements it; Config.NewHost builds one from
+// a config file.
+type Querier interface {
+	QueryAllBudgeted(ctx context.Context, q *frame.Query, globalBudget uint32) *host.FanOut
+}
+
+// Defaults of a query request.
+const (
+	DefaultQueryBudget    = 2000
+	DefaultQueryMaxFrames = 16
+)
+
+// QueryRequest is the body of POST /v1/query.
+type QueryRequest struct {
+	// Goal says what the evidence is for. Required.
+	Goal string `json:"goal"`
+	// QueryText is extra ranking text.
+	QueryText string `json:"query_text,omitempty"`
+	// Kinds restricts the frame kinds asked for (any kind when empty).
+	Kinds []frame.Kind `json:"kinds,omitempty"`
+	// Anchors are URIs a provider ranks first.
+	Anchors []string `json:"anchors,omitempty"`
+	// AsOf asks for the state at a protocol timestamp.
+	AsOf string `json:"as_of,omitempty"`
+	// Budget is the global budget in CGP budget tokens, shared equally by
+	// the providers and then packed by the composer (default 2000).
+	Budget int `json:"budget,omitempty"`
+	// MaxFrames bounds each provider's reply (default 16).
+	MaxFrames int `json:"max_frames,omitempty"`
+	// Strategy, Quota, Weights, DefaultWeight and Packer choose the
+	// composition policy as in ComposeRequest.
+	Strategy      string            `json:"strategy,omitempty"`
+	Quota         int               `json:"quota,omitempty"`
+	Weights       map[string]uint32 `json:"weights,omitempty"`
+	DefaultWeight *uint32           `json:"default_weight,omitempty"`
+	Packer        string            `json:"packer,omitempty"`
+}
+
+// queryAnswer is what the handler writes: the composer's result and the
+// host's fan-out report (one outcome per provider leg).
+type queryAnswer struct {
+	Composition json.RawMessage `json:"composition"`
+	FanOut      *host.FanOut    `json:"fanout"`
+}
+
+// QueryResult is the answer of POST /v1/query decoded.
+type QueryResult struct {
+	Composition ComposeResult `json:"composition"`
+	FanOut      FanOutReport  `json:"fanout"`
+}
+
+// FanOutReport is the part of host.FanOut's JSON a client usually reads.
+type FanOutReport struct {
+	Budget   uint32       `json:"budget,omitempty"`
+	Outcomes []LegOutcome `json:"outcomes"`
+}
+
+// LegOutcome is one provider's leg: its status (frames, timeout, crashed,
+// consent_required, budget_lie, ...), the frames the audit refused, and the
+// failure message.
+type LegOutcome struct {
+	Provider string            `json:"provider"`
+	Status   string            `json:"status"`
+	Error    string            `json:"error,omitempty"`
+	Frames   []json.RawMessage `json:"frames,omitempty"`
+	Excluded []json.RawMessage `json:"excluded,omitempty"`
+}
+
+func (h *Handler) queryRoute(ctx context.Context, req *QueryRequest) (any, error) {
+	if h.query == nil {
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "query: no providers are configured; start the server with --config FILE listing them"}
+	}
+	if strings.TrimSpace(req.Goal) == "" {
+		return nil, badRequest("goal", "goal: required")
+	}
+	budget, maxFrames := req.Budget, req.MaxFrames
+	switch {
+	case budget < 0 || budget > 1<<30:
+		return nil, badRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
+	case budget == 0:
+		budget = DefaultQueryBudget
+	}
+	switch {
+	case maxFrames < 0 || maxFrames > h.maxFrames:
+		return nil, badRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
+	case maxFrames == 0:
+		maxFrames = DefaultQueryMaxFrames
+	}
+	cr := ComposeRequest{Strategy: req.Strategy, Quota: req.Quota, Weights: req.Weights, DefaultWeight: req.DefaultWeight}
+	strat, e := cr.strategy()
+	if e != nil {
+		return nil, e
+	}
+	packer, e := parsePacker(req.Packer)
+	if e != nil {
+		return nil, e
+	}
+	q := &frame.Query{Goal: req.Goal, QueryText: req.QueryText, Kinds: req.Kinds, Anchors: req.Anchors, AsOf: req.AsOf,
+		MaxFrames: uint32(maxFrames), MaxTokens: uint32(budget)}
+	if v := q.Validate(); len(v) > 0 {
+		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: v[0].Rule, Field: v[0].Field,
+			Message: "invalid query: " + v.Error()}
+	}
+	fo := h.query.QueryAllBudgeted(ctx, q, uint32(budget))
+	for _, o := range fo.Outcomes {
+		h.metrics.addProviderOutcome(o.Status.String())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := fo.Compose(budget, &compose.Options{Strategy: strat, Packer: packer})
+	h.countComposition(res)
+	b, err := res.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return &queryAnswer{Composition: b, FanOut: fo}, nil
+}

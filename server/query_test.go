@@ -1,0 +1,120 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// docsHost builds a host from a config with a files provider over a small
+// tree and, when crash is set, a stdio provider that dies at once.
+func docsHost(t *testing.T, crash bool) *server.Config {
+	t.Helper()
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"budget.md": "# Budget\n\nThe global budget is split between providers equally;\nthe first providers get one token more.\n",
+		"fences.md": "# Fences\n\nEvery frame renders inside one fence that content cannot close.\n",
+		"other.md":  "# Unrelated\n\nNothing about the topic here.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := `{"consent_store":"consent.ndjson","query_timeout":"5s","providers":[{"id":"docs","files":"docs"}`
+	if crash {
+		cfg += `,{"id":"crashy","command":["bash","-c","exit 3"]}`
+	}
+	cfg += `]}`
+	p := filepath.Join(dir, "ctxkit.json")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := server.LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestQueryRoute(t *testing.T) {
+	cfg := docsHost(t, true)
+	ctx := context.Background()
+	h, err := cfg.NewHost(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	c, _ := newTestClient(t, &server.Options{Query: h})
+	res, err := c.Query(ctx, &server.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.FanOut.Outcomes) != 2 || res.FanOut.Outcomes[0].Provider != "docs" || res.FanOut.Outcomes[0].Status != "frames" {
+		t.Fatalf("outcomes %+v", res.FanOut.Outcomes)
+	}
+	if o := res.FanOut.Outcomes[1]; o.Provider != "crashy" || o.Status == "frames" || o.Error == "" {
+		t.Fatalf("the crashing provider's leg: %+v", o)
+	}
+	if !strings.Contains(res.Composition.Prompt, "split between providers equally") {
+		t.Fatalf("prompt lacks the budget doc:\n%s", res.Composition.Prompt)
+	}
+	if res.Composition.Audit.TokensUsed > 600 || len(res.Composition.Audit.Entries) == 0 {
+		t.Fatalf("audit %+v", res.Composition.Audit)
+	}
+	m, _ := c.Metrics(ctx)
+	if !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) ||
+		!strings.Contains(m, `ctxkit_provider_outcomes_total{kind="`+res.FanOut.Outcomes[1].Status+`"} 1`) {
+		t.Fatalf("provider outcome metrics:\n%s", m)
+	}
+
+	for _, tc := range []struct {
+		req               server.QueryRequest
+		status            int
+		code, field, rule string
+	}{
+		{server.QueryRequest{Goal: " "}, 400, server.CodeBadRequest, "goal", ""},
+		{server.QueryRequest{Goal: "g", Budget: -5}, 400, server.CodeBadRequest, "budget", ""},
+		{server.QueryRequest{Goal: "g", MaxFrames: 1 << 20}, 400, server.CodeBadRequest, "max_frames", ""},
+		{server.QueryRequest{Goal: "g", Strategy: "x"}, 400, server.CodeBadRequest, "strategy", ""},
+		{server.QueryRequest{Goal: "g", Kinds: []frame.Kind{" "}}, 422, server.CodeRuleViolation, "kinds[0]", "schema"},
+		{server.QueryRequest{Goal: "g", AsOf: "yesterday"}, 422, server.CodeRuleViolation, "as_of", "F4"},
+	} {
+		_, err := c.Query(ctx, &tc.req)
+		e := wantErrorLoose(t, err, tc.status, tc.code, tc.rule)
+		if e.Field != tc.field {
+			t.Errorf("%+v: field %q, want %q", tc.req, e.Field, tc.field)
+		}
+	}
+}
+
+func TestQueryRouteUnconfigured(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	_, err := c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+	wantError(t, err, 503, server.CodeUnavailable, "", "")
+}
+
+func TestConfigNewHostRefusesBadProviders(t *testing.T) {
+	for _, doc := range []string{
+		`{"providers":[{"id":"d","files":"/nonexistent/ctxkit/dir"}]}`,
+		`{"providers":[{"id":"w","url":"http://192.0.2.1/cgp"}]}`,
+		`{"providers":[{"id":"w","url":"https://wiki.example/cgp","token_env":"CTXKIT_TEST_UNSET_TOKEN"}]}`,
+	} {
+		c, err := server.ParseConfig([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, err := c.NewHost(context.Background(), nil); err == nil {
+			h.Close(context.Background())
+			t.Errorf("%s: accepted", doc)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// DefaultShutdownTimeout bounds how long Serve waits for in-flight requests
+// after its context is cancelled.
+const DefaultShutdownTimeout = 30 * time.Second
+
+// ServeOptions configures Serve. A nil *ServeOptions or a zero field means
+// the documented default.
+type ServeOptions struct {
+	// ShutdownTimeout bounds the wait for in-flight requests once ctx is
+	// done; requests still running after it are cut off. Default
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// OnShutdown, when set, runs after the last in-flight request has
+	// finished (or the shutdown timeout passed), for example to shut
+	// providers down. Its error is returned by Serve.
+	OnShutdown func(context.Context) error
+}
+
+// NewHTTPServer returns an http.Server for h with timeouts that protect it
+// from slow or idle clients: headers must arrive within 10 s, idle
+// keep-alive connections are closed after 2 minutes, and headers are capped
+// at 64 KiB. The body read and the response write are bounded per request
+// by h's own timeout.
+func NewHTTPServer(h *Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve answers requests on ln with h until ctx is done, then shuts down
+// gracefully: /healthz starts answering 503, the listener stops accepting,
+// in-flight requests finish (up to ShutdownTimeout), idle connections
+// close, and OnShutdown runs. It returns nil after a clean shutdown.
+func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions) error {
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	srv := NewHTTPServer(h)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	var serveErr error
+	select {
+	case serveErr = <-errc: // the listener failed before any shutdown
+	case <-ctx.Done():
+	}
+	h.Drain()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serve: %w", serveErr))
+	}
+	if err := srv.Shutdown(sctx); err != nil {
+		errs = append(errs, fmt.Errorf("serve: shutdown: %w", err))
+		_ = srv.Close()
+	}
+	if serveErr == nil {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, fmt.Errorf("serve: %w", err))
+		}
+	}
+	if o.OnShutdown != nil {
+		if err := o.OnShutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("serve: shutdown providers: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

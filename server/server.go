@@ -1,0 +1,299 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for the zero Options.
+const (
+	DefaultMaxBodyBytes = 8 << 20          // 8 MiB
+	DefaultMaxFrames    = 5000             // offers per request
+	DefaultTimeout      = 30 * time.Second // per request, body read included
+)
+
+// Route paths served by the Handler.
+const (
+	PathCompose = "/v1/compose"
+	PathContext = "/v1/context"
+	PathAssess  = "/v1/assess"
+	PathPrompt  = "/v1/prompt"
+	PathQuery   = "/v1/query"
+	PathHealth  = "/healthz"
+	PathMetrics = "/metrics"
+
+	routeOther = "other"
+)
+
+// Options configures a Handler. A nil *Options or a zero field means the
+// documented default.
+type Options struct {
+	// MaxBodyBytes bounds a request body; a larger body is refused with 413
+	// without being read past the limit. Default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxFrames bounds the offers (frames) in one request; more is refused
+	// with 413 and code too_many_frames. Default DefaultMaxFrames.
+	MaxFrames int
+	// Timeout bounds each request from routing to response, including the
+	// time to receive the body; a body still arriving is answered 408, work
+	// still running 504. Default DefaultTimeout.
+	Timeout time.Duration
+	// Logger receives one line per request (method, route, status,
+	// duration, sizes) and never the request or response content unless
+	// LogContent is set. Default: no logging.
+	Logger *slog.Logger
+	// LogContent adds request bodies to the log at debug level. They can
+	// hold frame content and keys: use it only to debug.
+	LogContent bool
+	// Query serves POST /v1/query. Nil: the route answers 503 unavailable.
+	Query Querier
+}
+
+// Handler is the ctxkit HTTP API as an http.Handler; mount it in any Go
+// server or run it with `ctxkit serve`. It keeps no state between requests
+// except its metrics and the configured Querier. Safe for concurrent use.
+type Handler struct {
+	maxBody   int64
+	maxFrames int
+	timeout   time.Duration
+	log       *slog.Logger
+	logBody   bool
+	query     Querier
+
+	routes   map[string]route
+	metrics  *Metrics
+	draining atomic.Bool
+}
+
+type route struct {
+	method string
+	serve  func(w http.ResponseWriter, r *http.Request)
+}
+
+// New returns a Handler configured by opts (nil for defaults).
+func New(opts *Options) *Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	h := &Handler{
+		maxBody:   o.MaxBodyBytes,
+		maxFrames: o.MaxFrames,
+		timeout:   o.Timeout,
+		log:       o.Logger,
+		logBody:   o.LogContent,
+		query:     o.Query,
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.maxFrames <= 0 {
+		h.maxFrames = DefaultMaxFrames
+	}
+	if h.timeout <= 0 {
+		h.timeout = DefaultTimeout
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.routes = map[string]route{
+		PathHealth:  {http.MethodGet, h.serveHealth},
+		PathMetrics: {http.MethodGet, h.serveMetrics},
+	}
+	h.addRoutes()
+	names := []string{routeOther}
+	for p := range h.routes {
+		names = append(names, p)
+	}
+	h.metrics = newMetrics(names)
+	return h
+}
+
+// Metrics returns the handler's metrics registry.
+func (h *Handler) Metrics() *Metrics { return h.metrics }
+
+// Drain makes GET /healthz answer 503 {"status":"draining"} so that a load
+// balancer stops sending new requests; other routes keep working. Call it
+// before http.Server.Shutdown.
+func (h *Handler) Drain() { h.draining.Store(true) }
+
+// ServeHTTP routes the request, enforcing the limits and recording metrics.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	name := routeOther
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			h.log.Error("handler panic", "route", name, "panic", fmt.Sprint(v))
+			if !sw.wrote {
+				writeError(sw, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
+			}
+		}
+		d := time.Since(start)
+		h.metrics.observe(name, sw.status(), d)
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("route", name),
+			slog.Int("status", sw.status()), slog.Duration("duration", d),
+			slog.Int64("request_bytes", max(r.ContentLength, 0)), slog.Int64("response_bytes", sw.n))
+	}()
+
+	rt, ok := h.routes[r.URL.Path]
+	switch {
+	case !ok:
+		writeError(sw, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+			Message: fmt.Sprintf("route: no route %q; see /v1/compose, /v1/context, /v1/assess, /v1/prompt, /v1/query, /healthz, /metrics", r.URL.Path)})
+		return
+	case r.Method != rt.method:
+		name = r.URL.Path
+		sw.Header().Set("Allow", rt.method)
+		writeError(sw, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+			Message: fmt.Sprintf("route: %s %s is not served; use %s", r.Method, r.URL.Path, rt.method)})
+		return
+	}
+	name = r.URL.Path
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	// Bound the body read and the response write on the connection itself,
+	// so a client trickling bytes cannot hold a goroutine longer than the
+	// timeout. Servers that do not support deadlines just skip this.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(start.Add(h.timeout))
+	_ = rc.SetWriteDeadline(start.Add(2 * h.timeout))
+	rt.serve(sw, r.WithContext(ctx))
+}
+
+// jsonHandler adapts fn, which receives the decoded request body, to a
+// route: it reads the body within the limits, decodes it, and writes fn's
+// answer as JSON or the error envelope.
+func jsonHandler[Req any](h *Handler, fn func(ctx context.Context, req *Req) (any, error)) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, e := readBody(w, r, h.maxBody)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		if h.logBody {
+			h.log.Debug("request body", "route", r.URL.Path, "body", string(body))
+		}
+		req := new(Req)
+		if e := decodeJSON(body, req); e != nil {
+			writeError(w, e)
+			return
+		}
+		resp, err := fn(r.Context(), req)
+		if err != nil {
+			writeError(w, h.asError(r.Context(), err))
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
+// asError maps an error from a route's work to the error envelope. Typed
+// protocol-rule errors become 422 naming the rule; only an error the server
+// cannot attribute to the request becomes 500.
+func (h *Handler) asError(ctx context.Context, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if rule, field, ok := ruleOf(err); ok {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: rule, Field: field, Message: err.Error()}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		return &Error{Status: http.StatusGatewayTimeout, Code: CodeTimeout, Message: fmt.Sprintf("the request did not finish within %v", h.timeout)}
+	}
+	h.log.Error("internal error", "error", err.Error())
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v without HTML escaping (prompts keep their '<' bytes)
+// and writes it with its length.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			bufPool.Put(buf)
+		}
+	}()
+	if raw, ok := v.(json.RawMessage); ok { // already encoded (compose's stable JSON)
+		buf.Write(raw)
+		buf.WriteByte('\n')
+	} else if err := encodeJSON(buf, v); err != nil {
+		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "encode response: " + err.Error()})
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
+	if h.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_, _ = h.metrics.WriteTo(w)
+}
+
+// statusWriter remembers the status and the bytes written.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+	n     int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.code, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if !s.wrote {
+		s.code, s.wrote = http.StatusOK, true
+	}
+	n, err := s.ResponseWriter.Write(p)
+	s.n += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusWriter) status() int {
+	if !s.wrote {
+		return http.StatusOK
+	}
+	return s.code
+}

@@ -1,0 +1,310 @@
+package tokens
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestCanonicalIsCeilBytesOverFour(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0}, {"a", 1}, {"abcd", 1}, {"abcde", 2}, {"你好", 2}, {strings.Repeat("x", 4000), 1000},
+	} {
+		if got := (Canonical{}).Count(tc.text); got != tc.want {
+			t.Errorf("Canonical(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	if CanonicalBytes(-5) != 0 {
+		t.Error("negative byte counts must cost 0")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		n := r.IntN(1000)
+		if got, want := CanonicalBytes(n), (n+3)/4; got != want {
+			t.Fatalf("CanonicalBytes(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// Seed: ascii_is_charged_at_the_dense_bpe_rate.
+func TestConservativeASCIIIsChargedAtTwoAndAHalfCharsPerToken(t *testing.T) {
+	if got := (Conservative{}).Count(strings.Repeat("a", 25)); got != 10 {
+		t.Errorf("25 ASCII chars = %d tokens, want 10", got)
+	}
+	if got := (Conservative{}).Count(""); got != 0 {
+		t.Errorf("empty = %d, want 0", got)
+	}
+	if got := (Conservative{}).Count("abc"); got != 2 { // 6 fifths, rounded up
+		t.Errorf("3 ASCII chars = %d, want 2", got)
+	}
+}
+
+// Seed: non_ascii_is_charged_per_utf8_byte.
+func TestConservativeNonASCIIIsChargedPerUTF8Byte(t *testing.T) {
+	for text, want := range map[string]int{"你好": 6, "😀": 4, "да": 4, "a你": 4} {
+		if got := (Conservative{}).Count(text); got != want {
+			t.Errorf("Conservative(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// corpus loads every class of the benchmark corpus.
+func corpus(t testing.TB) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/corpus/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".txt")] = string(b)
+	}
+	return out
+}
+
+// CorpusClasses are the content classes the issue requires.
+var corpusClasses = []string{
+	"prose", "go", "python", "typescript", "json_pretty", "json_min", "lockfile",
+	"gitlog", "hex", "uuid", "base64", "chinese", "japanese", "korean", "arabic", "emoji",
+}
+
+// The acceptance property: Safe never under-counts o200k_base or
+// cl100k_base on any class of the corpus, and over-counts English prose by
+// at most 1.6×. The seed's Conservative rule is checked to under-count the
+// high-entropy classes, which is why Safe exists.
+func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
+	texts := corpus(t)
+	o, c := O200kBase(), Cl100kBase()
+	for _, class := range corpusClasses {
+		text, ok := texts[class]
+		if !ok || len(text) < 1000 {
+			t.Fatalf("corpus class %q missing or too small", class)
+		}
+		exact := max(o.Count(text), c.Count(text))
+		safe := Safe{}.Count(text)
+		ratio := float64(safe) / float64(exact)
+		if ratio < 1 {
+			t.Errorf("%s: Safe = %d < exact %d (ratio %.3f)", class, safe, exact, ratio)
+		}
+		if class == "prose" && ratio > 1.6 {
+			t.Errorf("prose: Safe over-counts %.2f×, limit 1.6×", ratio)
+		}
+		cons := Conservative{}.Count(text)
+		switch class {
+		case "hex", "uuid", "base64":
+			if cons >= exact {
+				t.Errorf("%s: expected the seed's rule to under-count (%d vs %d)", class, cons, exact)
+			}
+		}
+	}
+}
+
+func TestExactKnownCounts(t *testing.T) {
+	o, c := O200kBase(), Cl100kBase()
+	if o.Name() != "o200k_base" || c.Name() != "cl100k_base" {
+		t.Fatalf("names %q %q", o.Name(), c.Name())
+	}
+	for _, tc := range []struct {
+		counter Counter
+		text    string
+		want    int
+	}{
+		{c, "tiktoken is great!", 6},
+		{o, "hello world", 2},
+		{c, "hello world", 2},
+		{o, "", 0},
+		{o, "1234567", 3}, // digits group in threes
+		{c, "1234567", 3},
+	} {
+		if got := tc.counter.Count(tc.text); got != tc.want {
+			t.Errorf("%s(%q) = %d, want %d", tc.counter.Name(), tc.text, got, tc.want)
+		}
+	}
+}
+
+// Splitting at safe points must not change the count: compare with the
+// encoder on unsplit text for every corpus class.
+func TestExactSplittingMatchesTheEncoder(t *testing.T) {
+	for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
+		for class, text := range corpus(t) {
+			want, err := e.codec.Count(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.count(text); got != want {
+				t.Errorf("%s %s: split count %d, encoder %d", e.Name(), class, got, want)
+			}
+		}
+	}
+}
+
+func TestExactCacheIsBoundedAndConsistent(t *testing.T) {
+	e := Cl100kBase()
+	long := strings.Repeat("the cache remembers long texts. ", 40)
+	a, b := e.Count(long), e.Count(long)
+	if a != b || a == 0 {
+		t.Fatalf("cached count %d, first %d", b, a)
+	}
+	if _, ok := e.cache[long]; !ok {
+		t.Fatal("long text not cached")
+	}
+	short := "short"
+	e.Count(short)
+	if _, ok := e.cache[short]; ok {
+		t.Fatal("short text cached")
+	}
+	// Fill past the bound with distinct texts; the held bytes stay bounded.
+	e.cacheLimit = 16 << 10
+	chunk := strings.Repeat("z", e.cacheLimit/8)
+	for i := range 12 {
+		e.Count(chunk + strings.Repeat("y", i))
+	}
+	if e.cacheSize > e.cacheLimit || len(e.cache) < 4 {
+		t.Fatalf("cache holds %d bytes in %d texts, bound %d", e.cacheSize, len(e.cache), e.cacheLimit)
+	}
+	if len(e.cache) != len(e.order) {
+		t.Fatalf("cache map %d entries, order %d", len(e.cache), len(e.order))
+	}
+}
+
+// The encoder's regular expression is quadratic on whitespace runs with
+// line breaks; Exact cuts them, so hostile input stays fast and the count
+// stays close to one token per " \n".
+func TestExactHostileWhitespaceIsLinear(t *testing.T) {
+	e := O200kBase()
+	text := strings.Repeat(" \n", 50_000)
+	start := time.Now()
+	n := e.Count(text)
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("100 KB of whitespace took %v", d)
+	}
+	if n < 50_000-1000 || n > 50_000+1000 {
+		t.Fatalf("count %d, want about 50000", n)
+	}
+}
+
+func TestForModel(t *testing.T) {
+	for model, want := range map[string]string{
+		"gpt-4o":                     "o200k_base",
+		"gpt-4o-mini-2024-07-18":     "o200k_base",
+		"openai/gpt-5":               "o200k_base",
+		"openai-codex/gpt-5.2-codex": "o200k_base",
+		"GPT-4.1":                    "o200k_base",
+		"o3-mini":                    "o200k_base",
+		"o1":                         "o200k_base",
+		"gpt-4":                      "cl100k_base",
+		"gpt-4-turbo":                "cl100k_base",
+		"gpt-3.5-turbo":              "cl100k_base",
+		"text-embedding-3-small":     "cl100k_base",
+		"claude-sonnet-4-6":          "safe",
+		"gemini-2.5-pro":             "safe",
+		"o":                          "safe",
+		"omni-model":                 "safe",
+		"":                           "safe",
+	} {
+		if got := ForModel(model).Name(); got != want {
+			t.Errorf("ForModel(%q) = %s, want %s", model, got, want)
+		}
+	}
+}
+
+func TestByName(t *testing.T) {
+	for _, name := range []string{NameCanonical, NameConservative, NameSafe, NameO200kBase, NameCl100kBase} {
+		c, ok := ByName(name)
+		if !ok || c.Name() != name {
+			t.Errorf("ByName(%q) = %v, %v", name, c, ok)
+		}
+	}
+	if _, ok := ByName("p50k_base"); ok {
+		t.Error("unknown encoding accepted")
+	}
+}
+
+func TestSafeClasses(t *testing.T) {
+	s := Safe{}
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"the", 1},
+		{"the cat", 2}, // the space rides with "cat"
+		{"internationalization", 5},
+		{"2026", 2},              // digits in threes
+		{"getElementById", 5},    // get|Element|By|Id segments
+		{"3fa9b2c41d0e8f77", 13}, // high-entropy: 16 chars at 1.25 per token
+		{"你好", 4},                // 2 × 1.75 rounded up
+		{"😀", 4},
+		{"a\n\nb", 4},
+	} {
+		if got := s.Count(tc.text); got != tc.want {
+			t.Errorf("Safe(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+// FuzzCounters: no counter panics or goes negative; Canonical and
+// Conservative follow their formulas; an exact count never exceeds the
+// byte count (byte-level BPE); and Exact's splitting agrees with the
+// encoder on text without long whitespace runs.
+func FuzzCounters(f *testing.F) {
+	f.Add("hello world")
+	f.Add(strings.Repeat("word, ", 40) + "end")
+	f.Add(strings.Repeat("ab1 ", 30) + "don't stop'til 123,456")
+	f.Add("\xff\xfe invalid \xc3")
+	f.Add(strings.Repeat("é", 100) + ". " + strings.Repeat("x", 70) + "!")
+	f.Add(strings.Repeat("日本語のテキスト、", 20))
+	o, c := O200kBase(), Cl100kBase()
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		for _, k := range []Counter{Canonical{}, Conservative{}, Safe{}, o, c} {
+			if n := k.Count(text); n < 0 {
+				t.Fatalf("%s: negative count %d", k.Name(), n)
+			}
+		}
+		if got, want := (Canonical{}).Count(text), (len(text)+3)/4; got != want {
+			t.Fatalf("canonical %d, want %d", got, want)
+		}
+		if (Conservative{}).Count(text)*5 < 2*len(text) {
+			t.Fatal("conservative below 2/5 token per byte")
+		}
+		longSpace := false
+		run := 0
+		for _, r := range text {
+			if isSpace(r) {
+				run++
+				longSpace = longSpace || run >= WhitespaceCut
+			} else {
+				run = 0
+			}
+		}
+		for _, e := range []*Exact{o, c} {
+			n := e.count(text)
+			if n > len(text) {
+				t.Fatalf("%s: %d tokens for %d bytes", e.Name(), n, len(text))
+			}
+			if len(text) > 0 && n == 0 {
+				t.Fatalf("%s: zero tokens for non-empty text", e.Name())
+			}
+			if !longSpace && utf8.ValidString(text) {
+				want, _ := e.codec.Count(text)
+				if n != want {
+					t.Fatalf("%s: split count %d, encoder %d", e.Name(), n, want)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package trust_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/trust"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// TestLedgerAnnotatesOnly is the composer-side acceptance test of
+// attestation: for random offer sets, ForPrompt makes the same selection,
+// placement, prompt bytes and citations with an empty ledger as with a
+// ledger full of mixed states (real verdicts from signed, tampered, forged
+// and unknown-key results, plus arbitrary states), and the audit's attested
+// view lists exactly the entries whose state is Attested.
+func TestLedgerAnnotatesOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 2026))
+	providers := []string{"alpha", "beta", "gamma", "delta"}
+	signers := map[string]*trust.Signer{}
+	store := trust.NewStore()
+	for i, p := range providers {
+		s, err := trust.NewSigner(bytes.Repeat([]byte{byte(i + 1)}, 32), "key-"+p, p+" inc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		signers[p] = s
+		if p != "delta" { // delta's key is never trusted
+			if err := store.Add(p, s.KeyID, s.PublicKey()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	arbitrary := []trust.State{
+		{}, trust.NewUnattested(), trust.NewAttested("k", "a", true), trust.NewAttested("k", "", false),
+		trust.NewNoTrustedKey("k"), trust.NewUnknownAlgorithm("rsa"), trust.NewInvalid(trust.BadSignature),
+		trust.NewInvalid(trust.CommitmentMismatch),
+	}
+	sawAttested, sawFailure := false, false
+	for iter := 0; iter < 100; iter++ {
+		var offers []compose.Offer
+		ledger := trust.NewLedger()
+		for _, p := range providers {
+			n := rng.IntN(8)
+			frames := make([]frame.Frame, n)
+			for i := range frames {
+				content := fmt.Sprintf("evidence %d/%d from %s %s", iter, rng.IntN(6), p, bytes.Repeat([]byte("z"), rng.IntN(200)))
+				f := frame.Frame{
+					ID: fmt.Sprintf("%s-%d", p, i), Kind: frame.KindSnippet, Title: "t", Content: content,
+					Score: float32(rng.IntN(101)) / 100, CitationLabel: fmt.Sprintf("%s %d", p, i),
+					Provenance: []frame.Provenance{{Type: "file", URI: fmt.Sprintf("file:///%s/%d", p, rng.IntN(4))}},
+				}
+				if rng.IntN(4) > 0 {
+					f.ContentDigest = fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(content[:14]))) // shared digests ⇒ dedup
+				}
+				frames[i] = f
+			}
+			res := &wire.Result{Frames: frames}
+			for i := range frames {
+				att := signers[p].SignFrame(p, &frames[i], "2026-11-29T12:00:00Z")
+				switch rng.IntN(5) {
+				case 0: // no attestation
+					continue
+				case 1: // forged signature
+					b := []byte(att.Signature)
+					b[100] ^= 1
+					att.Signature = string(b)
+				case 2: // unknown algorithm
+					att.Algorithm = "ed448"
+				}
+				res.FrameAttestations = append(res.FrameAttestations, wire.FrameAttestation{Frame: frames[i].Identity(p), Attestation: &att})
+			}
+			if rng.IntN(3) == 0 && n > 0 { // provider changed a frame after signing
+				res.Frames[0].Provenance = nil
+			}
+			ledger.AddResult(store, p, p, res)
+			for i := range res.Frames {
+				if rng.IntN(6) == 0 { // and some arbitrary states
+					ledger.Set(res.Frames[i].Identity(p), arbitrary[rng.IntN(len(arbitrary))])
+				}
+				offers = append(offers, compose.Offer{Provider: p, Frame: &res.Frames[i]})
+			}
+		}
+		budget := rng.IntN(600)
+		plain := compose.ForPrompt(offers, budget, nil)
+		empty := compose.ForPrompt(offers, budget, &compose.Options{Ledger: trust.NewLedger()})
+		mixed := compose.ForPrompt(offers, budget, &compose.Options{Ledger: ledger})
+
+		for name, r := range map[string]*compose.Result{"empty": empty, "mixed": mixed} {
+			if r.Prompt != plain.Prompt {
+				t.Fatalf("iter %d: %s ledger changed the prompt", iter, name)
+			}
+			if !reflect.DeepEqual(r.Citations, plain.Citations) {
+				t.Fatalf("iter %d: %s ledger changed the citations/placement", iter, name)
+			}
+			if len(r.Audit.Entries) != len(offers) || r.Audit.TokensUsed != plain.Audit.TokensUsed {
+				t.Fatalf("iter %d: %s ledger changed the audit totals", iter, name)
+			}
+			for i, e := range r.Audit.Entries {
+				p := plain.Audit.Entries[i]
+				if e.Frame != p.Frame || e.Disposition != p.Disposition || e.Reason != p.Reason || e.Verification != p.Verification {
+					t.Fatalf("iter %d: %s ledger changed entry %d: %+v vs %+v", iter, name, i, e, p)
+				}
+			}
+		}
+		for i, e := range empty.Audit.Entries {
+			if e.Attestation.Kind() != trust.NotChecked || plain.Audit.Entries[i].Attestation.Kind() != trust.NotChecked {
+				t.Fatalf("iter %d: empty ledger entry %d is %v", iter, i, e.Attestation)
+			}
+		}
+		if len(empty.Audit.Attested()) != 0 {
+			t.Fatalf("iter %d: attested entries without a ledger", iter)
+		}
+		var want []compose.Entry
+		for _, e := range mixed.Audit.Entries {
+			if e.Attestation != ledger.State(e.Frame) {
+				t.Fatalf("iter %d: entry %v carries %v, ledger has %v", iter, e.Frame, e.Attestation, ledger.State(e.Frame))
+			}
+			if ledger.State(e.Frame).IsAttested() {
+				want = append(want, e)
+				sawAttested = true
+			} else if ledger.State(e.Frame).WasOffered() {
+				sawFailure = true
+			}
+		}
+		if got := mixed.Audit.Attested(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("iter %d: attested view %v, want %v", iter, got, want)
+		}
+		// The JSON encodings differ only in the attestation members.
+		a, _ := json.Marshal(plain)
+		b, _ := json.Marshal(mixed)
+		if bytes.Equal(a, b) != (ledgerIsAllNotChecked(mixed)) {
+			t.Fatalf("iter %d: JSON equality does not track the ledger", iter)
+		}
+	}
+	if !sawAttested || !sawFailure {
+		t.Fatalf("generator too weak: attested %v, failures %v", sawAttested, sawFailure)
+	}
+}
+
+func ledgerIsAllNotChecked(r *compose.Result) bool {
+	for _, e := range r.Audit.Entries {
+		if e.Attestation.Kind() != trust.NotChecked {
+			return false
+		}
+	}
+	return true
+}

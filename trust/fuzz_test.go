@@ -1,0 +1,144 @@
+package trust
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// FuzzCheck feeds arbitrary attestation members, frame identity and
+// provenance, and an arbitrary inclusion proof to the verifier. Properties:
+// no panic; the same input gives the same state; Attested only when the
+// signed commitment is exactly the recomputed one and the signature
+// verifies under the trusted key; the frame is never modified; CheckResult
+// returns one state per frame.
+func FuzzCheck(f *testing.F) {
+	s := testSigner(f, 1)
+	good := sampleFrame("a", true)
+	att := s.SignFrame("prov", &good, issued)
+	f.Add(att.SignedCommitment, att.KeyID, att.Algorithm, att.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false)
+	f.Add(att.SignedCommitment, att.KeyID, "ed25519", att.Signature[:64], "a", "", "", "", "", uint64(3), uint64(2), "sha256:00", true)
+	f.Add("sha256:"+att.SignedCommitment, "nope", "rsa", "ZZ", "", "", "x", "", "", uint64(1), uint64(1<<63), att.SignedCommitment, true)
+	root := s.SignResult("prov", []frame.Frame{good}, issued)
+	f.Add(root.SignedCommitment, root.KeyID, root.Algorithm, root.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false)
+
+	st := trustedStore(f, "prov", s)
+	f.Fuzz(func(t *testing.T, commitment, keyID, alg, sig, frameID, digest, ptype, puri, prange string, leafIndex, leafCount uint64, sibling string, left bool) {
+		fr := frame.Frame{ID: frameID, ContentDigest: digest, Provenance: []frame.Provenance{{Type: ptype, URI: puri, Range: prange}}}
+		a := Attestation{SignedCommitment: commitment, KeyID: keyID, Algorithm: alg, Signature: sig, AttesterID: "x", IssuedAt: issued}
+		before, _ := json.Marshal(fr)
+
+		got := Check(st, "prov", &fr, &a)
+		if again := Check(st, "prov", &fr, &a); again != got {
+			t.Fatalf("nondeterministic: %v then %v", got, again)
+		}
+		if got.IsAttested() {
+			c := FrameCommitment("prov", &fr)
+			if commitment != c.String() {
+				t.Fatalf("attested with commitment %q, recomputed %v", commitment, c)
+			}
+			raw := make([]byte, 64)
+			if !decodeLowerHex(raw, sig) || !ed25519.Verify(s.PublicKey().Bytes(), c[:], raw) {
+				t.Fatal("attested without a verifying signature")
+			}
+			if got.CoversContent() != (digest != "") {
+				t.Fatal("covers_content disagrees with the digest")
+			}
+		}
+		proof := wire.InclusionProof{LeafIndex: leafIndex, LeafCount: leafCount}
+		if sibling != "" {
+			proof.Path = []wire.ProofStep{{Sibling: sibling, SiblingIsLeft: left}}
+		}
+		ist := CheckInclusion(st, "prov", "prov", &fr, proof, &a)
+		if ist.IsAttested() {
+			p, err := ParseProof(proof)
+			if err != nil {
+				t.Fatal("attested through an unparseable proof")
+			}
+			r, err := RootFromProof(FrameCommitment("prov", &fr), p)
+			if err != nil || r.String() != commitment {
+				t.Fatal("attested through a proof that does not reach the signed root")
+			}
+		}
+		res := &wire.Result{Frames: []frame.Frame{fr, fr}, FrameAttestations: []wire.FrameAttestation{{Frame: fr.Identity("prov"), Attestation: &a, InclusionProof: &proof}}, ResultAttestation: &a}
+		states := CheckResult(st, "prov", "prov", res)
+		if len(states) != 2 || states[0] != got || states[1] != got {
+			t.Fatalf("CheckResult %v, Check %v", states, got)
+		}
+		after, _ := json.Marshal(fr)
+		if !bytes.Equal(before, after) {
+			t.Fatal("check modified the frame")
+		}
+		if b, err := json.Marshal(got); err != nil {
+			t.Fatalf("state does not encode: %v", err)
+		} else {
+			var back State
+			if err := json.Unmarshal(b, &back); err != nil || back != got {
+				t.Fatalf("state JSON round trip: %s %v", b, err)
+			}
+		}
+	})
+}
+
+// FuzzStoreJSON: loading never panics; anything accepted re-encodes and
+// reloads to the same keys.
+func FuzzStoreJSON(f *testing.F) {
+	st := NewStore()
+	st.Add("p", "k", testSigner(f, 1).PublicKey())
+	b, _ := st.MarshalJSON()
+	f.Add(b)
+	f.Add([]byte(`{"format":"ctxkit-trust-store/1","providers":{}}`))
+	f.Add([]byte(`{"format":"ctxkit-trust-store/1","providers":{"p":{"k":{"public_key":"00"}}}}`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s Store
+		if err := s.UnmarshalJSON(data); err != nil {
+			return
+		}
+		out, err := s.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again Store
+		if err := again.UnmarshalJSON(out); err != nil {
+			t.Fatalf("re-encoded store does not load: %v\n%s", err, out)
+		}
+		a, b := s.List(), again.List()
+		if len(a) != len(b) {
+			t.Fatal("key count changed")
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("entry %d changed", i)
+			}
+		}
+	})
+}
+
+// FuzzStateJSON: decoding never panics, and whatever decodes re-encodes to
+// a form that decodes to the same state.
+func FuzzStateJSON(f *testing.F) {
+	for _, s := range allStates() {
+		b, _ := json.Marshal(s)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"state":"attested","key_id":"k","attester_id":"a","covers_content":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s State
+		if err := json.Unmarshal(data, &s); err != nil {
+			return
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("decoded state %#v does not encode: %v", s, err)
+		}
+		var back State
+		if err := json.Unmarshal(b, &back); err != nil || back != s {
+			t.Fatalf("round trip %s: %#v vs %#v (%v)", b, s, back, err)
+		}
+	})
+}

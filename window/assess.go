@@ -1,0 +1,438 @@
+// Package window decides, before each provider request, how much of the
+// model's context window the request will use and whether to compact the
+// conversation.
+//
+// [Assess] is the one calculation: it charges every segment that will be
+// sent (system prompt, tool schemas, history with per-message framing,
+// skills, memory), carves typed reserves out of the window (thinking, the
+// next tool result, output, a safety margin) and returns an [Assessment]
+// whose ShouldCompact is the single compaction trigger. [Session] holds the
+// per-conversation state (system prompt, tools, memory contribution),
+// caches per-message estimates, anchors on the usage the provider reports
+// and guards against compaction loops; on the same segments it returns
+// exactly what Assess returns.
+//
+// Model tokens are counted with a [tokens.Counter]: exact where the model's
+// encoding is available offline (OpenAI families), [tokens.Safe] otherwise.
+// The package does no I/O.
+package window
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/ctxkit/ctxkit/tokens"
+)
+
+// Fixed parameters of the calculation (the seed design's values).
+const (
+	// SafetyMarginPercent of the window is reserved on top of everything
+	// else.
+	SafetyMarginPercent = 15
+	// MinCompactionMessages is the shortest history for which compaction
+	// is advised: a freshly compacted conversation (summary plus
+	// acknowledgement) sits below it.
+	MinCompactionMessages = 4
+	// FramingTokensPerMessage is charged per message for role tags and
+	// message boundaries.
+	FramingTokensPerMessage = 4
+	// ToolResultBytesPerToken converts the next tool result's byte cap to
+	// a token reserve, rounding up.
+	ToolResultBytesPerToken = 3
+	// DefaultWindow is the window assumed for a model missing from the
+	// catalog when Inputs.Window is 0.
+	DefaultWindow = 128_000
+	// DefaultMaxOutput is the output reserve assumed for a model missing
+	// from the catalog when Inputs.OutputReserve is 0.
+	DefaultMaxOutput = 16_384
+)
+
+// maxTokens bounds every token figure, so sums of a few dozen of them
+// cannot overflow an int on any platform Go supports well.
+const maxTokens = 1 << 40
+
+// Inputs is everything the calculation needs about the next request.
+// Callers pass the segments they will actually send.
+type Inputs struct {
+	// Model the request targets; selects the catalog entry and counter.
+	Model string
+	// Window is the effective context window in tokens; 0 means the
+	// catalog's (DefaultWindow for an unknown model). A negative window
+	// is treated as 0 tokens: nothing fits.
+	Window int
+	// System is the effective system prompt.
+	System string
+	// Tools are the exposed tool schemas, one JSON value each.
+	Tools []json.RawMessage
+	// Messages is the history exactly as it will be sent: one JSON
+	// message each, in the shape of the Anthropic Messages, OpenAI
+	// Chat/Responses or Gemini generateContent API.
+	Messages []json.RawMessage
+	// Skills and Memory are bodies loaded into the request outside the
+	// system prompt and history.
+	Skills []string
+	Memory []string
+	// ThinkingBudget is the requested thinking budget in tokens.
+	ThinkingBudget int
+	// NextToolResultBytes caps the next tool result; it is reserved at
+	// ToolResultBytesPerToken bytes per token.
+	NextToolResultBytes int
+	// OutputReserve is the requested output (max_tokens); 0 means the
+	// catalog's MaxOutput for the model (DefaultMaxOutput if unknown).
+	OutputReserve int
+
+	// Catalog resolves the model; nil means DefaultCatalog().
+	Catalog *Catalog
+	// Counter counts model tokens; nil means the catalog entry's
+	// tokenizer, else tokens.ForModel(Model).
+	Counter tokens.Counter
+	// Wire overrides the catalog's wire when set.
+	Wire Wire
+	// ImageTokens overrides the flat charge per base64 image when
+	// positive.
+	ImageTokens int
+}
+
+// Breakdown is the typed usage per request segment, in tokens.
+type Breakdown struct {
+	System      int `json:"system"`
+	ToolSchemas int `json:"tool_schemas"`
+	History     int `json:"history"`
+	Framing     int `json:"framing"`
+	Skills      int `json:"skills"`
+	Memory      int `json:"memory"`
+}
+
+// Total sums the lanes.
+func (b Breakdown) Total() int {
+	return b.System + b.ToolSchemas + b.History + b.Framing + b.Skills + b.Memory
+}
+
+// Reserves are carved out of the window before any context is admitted.
+type Reserves struct {
+	// Thinking is reserved in addition to Output; 0 on wires where
+	// thinking spends from the output envelope.
+	Thinking int `json:"thinking"`
+	// ToolResult is the next tool result's byte cap in tokens.
+	ToolResult int `json:"tool_result"`
+	// Output is the output envelope: max(output, thinking) on
+	// InsideOutput wires.
+	Output int `json:"output"`
+	// SafetyMargin is SafetyMarginPercent of the window.
+	SafetyMargin int `json:"safety_margin"`
+	// Accounting is the thinking semantics the split was computed under.
+	Accounting ThinkingAccounting `json:"thinking_accounting"`
+}
+
+// Total sums the reserves.
+func (r Reserves) Total() int { return r.Thinking + r.ToolResult + r.Output + r.SafetyMargin }
+
+// Anchor records that usage was anchored on a figure the provider
+// reported (see Session.ObserveUsage).
+type Anchor struct {
+	// Reported is what the provider billed as input for the request made of
+	// the first Messages messages.
+	Reported int `json:"reported"`
+	// Messages is how many messages that request held.
+	Messages int `json:"messages"`
+	// Estimated is this assessment's estimate of that same request; Used
+	// replaces it by Reported.
+	Estimated int `json:"estimated"`
+}
+
+// CompactionCheck reports, on the first assessment after the history was
+// rewritten following compaction advice, whether the compaction reduced
+// the estimate.
+type CompactionCheck struct {
+	Before  int  `json:"before"`
+	After   int  `json:"after"`
+	Reduced bool `json:"reduced"`
+}
+
+// Assessment is one request-aware budget assessment: pure data, read by
+// every frontend, never recomputed by them.
+type Assessment struct {
+	Model           string    `json:"model"`
+	Wire            Wire      `json:"wire"`
+	Counter         string    `json:"counter"`
+	Window          int       `json:"window"`
+	InputLimit      int       `json:"input_limit,omitempty"`
+	Breakdown       Breakdown `json:"breakdown"`
+	Reserves        Reserves  `json:"reserves"`
+	HistoryMessages int       `json:"history_messages"`
+	// Images is the number of base64 images charged flat, at ImageTokens
+	// each (inside the history lane).
+	Images      int `json:"images"`
+	ImageTokens int `json:"image_tokens"`
+	// Calibration is the factor the lanes were scaled by (1 for Assess;
+	// a Session raises it from reported usage).
+	Calibration float64 `json:"calibration"`
+	// Anchor is set when usage is anchored on a reported figure.
+	Anchor *Anchor `json:"anchor,omitempty"`
+	// Compaction is set on the first assessment after a compaction.
+	Compaction *CompactionCheck `json:"compaction,omitempty"`
+	// CompactionSuppressed is set when compaction would be advised but a
+	// compaction that did not reduce the estimate latched the advice off
+	// until the history grows.
+	CompactionSuppressed bool `json:"compaction_suppressed,omitempty"`
+	// Warnings lists inputs that were clamped or charged as text.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Used is the total usage across every request segment; when anchored, the
+// estimate of the anchored request is replaced by the reported figure.
+func (a Assessment) Used() int {
+	used := a.Breakdown.Total()
+	if a.Anchor != nil {
+		used = used - a.Anchor.Estimated + a.Anchor.Reported
+	}
+	return max(used, 0)
+}
+
+// Budget is what the context may occupy after the reserves: the window
+// minus the reserves, floored at 0, and within InputLimit minus the
+// non-output reserves when the model has an input limit.
+func (a Assessment) Budget() int {
+	b := max(a.Window-a.Reserves.Total(), 0)
+	if a.InputLimit > 0 {
+		in := max(a.InputLimit-a.Reserves.Thinking-a.Reserves.ToolResult-a.Reserves.SafetyMargin, 0)
+		b = min(b, in)
+	}
+	return b
+}
+
+// Remaining is the capacity left before the trigger fires, floored at 0.
+func (a Assessment) Remaining() int { return max(a.Budget()-a.Used(), 0) }
+
+// ShouldCompact is the single compaction trigger: usage reached the budget
+// and the history is long enough for a summary to fold, unless a
+// compaction that did not help latched the advice off.
+func (a Assessment) ShouldCompact() bool {
+	return a.overBudget() && !a.CompactionSuppressed
+}
+
+func (a Assessment) overBudget() bool {
+	return a.HistoryMessages >= MinCompactionMessages && a.Used() >= a.Budget()
+}
+
+// MarshalJSON adds the derived figures (used, budget, remaining,
+// should_compact) to the stored fields.
+func (a Assessment) MarshalJSON() ([]byte, error) {
+	type plain Assessment
+	return json.Marshal(struct {
+		plain
+		Used          int  `json:"used"`
+		Budget        int  `json:"budget"`
+		Remaining     int  `json:"remaining"`
+		ShouldCompact bool `json:"should_compact"`
+	}{plain(a), a.Used(), a.Budget(), a.Remaining(), a.ShouldCompact()})
+}
+
+// Assess computes the request-aware assessment. It is THE calculation:
+// Session.Assess routes through the same code.
+func Assess(in Inputs) Assessment {
+	r := resolve(&in)
+	costs := make([]messageCost, len(in.Messages))
+	for i, m := range in.Messages {
+		costs[i] = estimateMessage(r.counter, m, r.imageTokens)
+	}
+	lanes := r.staticLanes(&in)
+	return r.finish(&in, lanes, costs, 1)
+}
+
+// resolved is what the inputs resolve to once the catalog is consulted.
+type resolved struct {
+	model       Model
+	known       bool
+	wire        Wire
+	counter     tokens.Counter
+	imageTokens int
+	window      int
+	output      int
+	warnings    []string
+}
+
+func resolve(in *Inputs) *resolved {
+	cat := in.Catalog
+	if cat == nil {
+		cat = DefaultCatalog()
+	}
+	r := &resolved{}
+	r.model, r.known = cat.Lookup(in.Model)
+	r.wire = r.model.Wire
+	if in.Wire != WireUnknown {
+		r.wire = in.Wire
+	}
+	r.counter = in.Counter
+	if r.counter == nil {
+		r.counter = counterFor(r.model, r.known)
+		if r.counter == nil {
+			r.counter = tokens.ForModel(in.Model)
+		}
+	}
+	r.imageTokens = r.model.ImageTokens
+	if r.imageTokens <= 0 {
+		r.imageTokens = r.wire.DefaultImageTokens()
+	}
+	if in.ImageTokens > 0 {
+		r.imageTokens = min(in.ImageTokens, maxTokens)
+	}
+	switch {
+	case in.Window < 0:
+		r.warnf("window %d is negative: treated as 0", in.Window)
+		r.window = 0
+	case in.Window > maxTokens:
+		r.warnf("window %d is absurd: clamped to %d", in.Window, maxTokens)
+		r.window = maxTokens
+	case in.Window > 0:
+		r.window = in.Window
+	case r.known:
+		r.window = r.model.Window
+	default:
+		r.window = DefaultWindow
+	}
+	r.output = r.clamp("output reserve", in.OutputReserve)
+	if r.output == 0 {
+		r.output = DefaultMaxOutput
+		if r.known {
+			r.output = r.model.MaxOutput
+		}
+	}
+	return r
+}
+
+// counterFor returns the counter a catalog entry names, or nil.
+func counterFor(m Model, known bool) tokens.Counter {
+	if known && m.Tokenizer != "" {
+		if c, ok := tokens.ByName(m.Tokenizer); ok {
+			return c
+		}
+	}
+	return nil
+}
+
+func (r *resolved) warnf(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// clamp brings a caller-supplied figure into [0, maxTokens], with a
+// warning when it had to.
+func (r *resolved) clamp(what string, v int) int {
+	switch {
+	case v < 0:
+		r.warnf("%s %d is negative: treated as 0", what, v)
+		return 0
+	case v > maxTokens:
+		r.warnf("%s %d is absurd: clamped to %d", what, v, maxTokens)
+		return maxTokens
+	}
+	return v
+}
+
+// staticLanes counts the lanes that do not depend on the history.
+func (r *resolved) staticLanes(in *Inputs) Breakdown {
+	var b Breakdown
+	b.System = r.counter.Count(in.System)
+	for i, t := range in.Tools {
+		n, invalid := countJSON(r.counter, t)
+		if invalid {
+			r.warnf("tool schema %d is not JSON: charged as text", i)
+		}
+		b.ToolSchemas = satAdd(b.ToolSchemas, n)
+	}
+	for _, s := range in.Skills {
+		b.Skills = satAdd(b.Skills, r.counter.Count(s))
+	}
+	for _, m := range in.Memory {
+		b.Memory = satAdd(b.Memory, r.counter.Count(m))
+	}
+	return b
+}
+
+// finish completes an assessment from the static lanes and per-message
+// costs, scaling the lanes by factor (≥ 1).
+func (r *resolved) finish(in *Inputs, lanes Breakdown, costs []messageCost, factor float64) Assessment {
+	images := 0
+	for i, c := range costs {
+		lanes.History = satAdd(lanes.History, c.tokens)
+		images = satAdd(images, c.images)
+		if c.invalid {
+			r.warnf("message %d is not JSON: charged as text", i)
+		}
+	}
+	lanes.Framing = satMul(FramingTokensPerMessage, len(costs))
+	if factor > 1 {
+		lanes = lanes.scaled(factor)
+	}
+	thinking := r.clamp("thinking budget", in.ThinkingBudget)
+	toolBytes := r.clamp("next tool result bytes", in.NextToolResultBytes)
+	acc := r.wire.Thinking()
+	res := Reserves{
+		ToolResult:   toolBytes/ToolResultBytesPerToken + boolInt(toolBytes%ToolResultBytesPerToken != 0),
+		SafetyMargin: r.window * SafetyMarginPercent / 100,
+		Accounting:   acc,
+	}
+	if acc == InsideOutput {
+		res.Output = max(r.output, thinking)
+	} else {
+		res.Thinking, res.Output = thinking, r.output
+	}
+	a := Assessment{
+		Model:           in.Model,
+		Wire:            r.wire,
+		Counter:         r.counter.Name(),
+		Window:          r.window,
+		Breakdown:       lanes,
+		Reserves:        res,
+		HistoryMessages: len(costs),
+		Images:          images,
+		ImageTokens:     r.imageTokens,
+		Calibration:     max(factor, 1),
+		Warnings:        r.warnings,
+	}
+	if r.known && r.model.InputLimit > 0 && in.Window <= 0 {
+		a.InputLimit = r.model.InputLimit
+	}
+	return a
+}
+
+func (b Breakdown) scaled(f float64) Breakdown {
+	s := func(v int) int { return scale(v, f) }
+	return Breakdown{s(b.System), s(b.ToolSchemas), s(b.History), s(b.Framing), s(b.Skills), s(b.Memory)}
+}
+
+// scale returns ceil(v·f), saturating at maxTokens.
+func scale(v int, f float64) int {
+	x := math.Ceil(float64(v) * f)
+	if x >= maxTokens || math.IsNaN(x) {
+		return maxTokens
+	}
+	return int(x)
+}
+
+// satAdd adds two non-negative figures, saturating at maxTokens.
+func satAdd(a, b int) int {
+	if a >= maxTokens-b {
+		return maxTokens
+	}
+	return a + b
+}
+
+// satMul multiplies two non-negative figures, saturating at maxTokens.
+func satMul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > maxTokens/b {
+		return maxTokens
+	}
+	return a * b
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

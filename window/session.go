@@ -1,0 +1,350 @@
+package window
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ctxkit/ctxkit/tokens"
+)
+
+// SessionOptions configures a [Session]. A nil *SessionOptions or zero
+// fields mean the documented defaults.
+type SessionOptions struct {
+	// Model the session's requests target.
+	Model string
+	// ProjectID is the host's project identity; memory contributions for
+	// any other project are refused. Empty: every contribution is refused.
+	ProjectID string
+	// Catalog resolves the model; nil means DefaultCatalog().
+	Catalog *Catalog
+	// Counter overrides the model's counter.
+	Counter tokens.Counter
+}
+
+// MemoryContribution is recalled memory a memory provider offers for the
+// next request. It is charged to the memory lane only.
+type MemoryContribution struct {
+	// ProjectID is the project the memory belongs to.
+	ProjectID string
+	// ProviderID names the memory provider (informational).
+	ProviderID string
+	// Rendered is the text that will be sent.
+	Rendered string
+}
+
+// ProjectMismatchError refuses a memory contribution whose project is not
+// the session's. The contribution is not held and never budgeted.
+type ProjectMismatchError struct {
+	Session      string // the session's project
+	Contribution string // the contribution's project
+}
+
+func (e *ProjectMismatchError) Error() string {
+	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
+}
+
+// ErrUsage is wrapped by ObserveUsage's errors.
+var ErrUsage = errors.New("invalid usage report")
+
+// Session is the per-conversation surface: it holds the system prompt,
+// exposed tools, window override, request parameters and a memory
+// contribution, and assesses histories with the same calculation as
+// [Assess]. On top of Assess it
+//
+//   - caches each message's estimate, so assessing a long history after
+//     appending one message costs about one message's work;
+//   - anchors on the input usage the provider reported (ObserveUsage) and
+//     keeps a calibration factor, reported ÷ estimated, that only rises;
+//   - reports a compaction that did not reduce the estimate and latches
+//     ShouldCompact off until the history grows again.
+//
+// Messages passed to Assess are treated as immutable: a message whose
+// bytes change must be passed as a new slice. A Session is safe for
+// concurrent use.
+type Session struct {
+	mu      sync.Mutex
+	project string
+	catalog *Catalog
+	counter tokens.Counter // nil: resolved per model
+	in      Inputs         // everything but Messages and Memory
+	memory  *MemoryContribution
+
+	// Counts of the static lanes, recomputed only when their inputs change.
+	lanes        Breakdown
+	laneWarnings []string
+	lanesValid   bool
+
+	// Per-message cache, by position, of the last assessed history.
+	cache []cachedMessage
+
+	calibration map[string]float64 // per model, ≥ 1, only raised
+	anchor      *anchorState
+
+	advised       *advice // the last assessment that advised compaction
+	suppressUntil int     // ShouldCompact is latched off while len(history) ≤ this
+}
+
+type cachedMessage struct {
+	msg  json.RawMessage
+	cost messageCost
+}
+
+type anchorState struct {
+	model    string
+	reported int
+	messages int
+	estimate int // raw (unscaled) estimate of the anchored request
+}
+
+type advice struct {
+	used     int
+	messages int
+}
+
+// NewSession returns a session for opts (nil: an unknown model, no
+// project).
+func NewSession(opts *SessionOptions) *Session {
+	var o SessionOptions
+	if opts != nil {
+		o = *opts
+	}
+	s := &Session{project: o.ProjectID, catalog: o.Catalog, counter: o.Counter, calibration: map[string]float64{}}
+	if s.catalog == nil {
+		s.catalog = DefaultCatalog()
+	}
+	s.in.Model = o.Model
+	s.in.Catalog = s.catalog
+	s.in.Counter = o.Counter
+	return s
+}
+
+// SetSystemPrompt sets the effective system prompt.
+func (s *Session) SetSystemPrompt(p string) { s.update(func() { s.in.System = p }) }
+
+// SetTools sets the exposed tool schemas (the slice is copied).
+func (s *Session) SetTools(schemas []json.RawMessage) {
+	s.update(func() { s.in.Tools = append([]json.RawMessage(nil), schemas...) })
+}
+
+// SetSkills sets the loaded skill bodies (the slice is copied).
+func (s *Session) SetSkills(bodies []string) {
+	s.update(func() { s.in.Skills = append([]string(nil), bodies...) })
+}
+
+// SetWindow overrides the model's window; 0 restores the catalog's.
+func (s *Session) SetWindow(tokens int) { s.set(func() { s.in.Window = tokens }) }
+
+// SetThinkingBudget sets the thinking budget of the next requests.
+func (s *Session) SetThinkingBudget(tokens int) { s.set(func() { s.in.ThinkingBudget = tokens }) }
+
+// SetMaxToolResultBytes sets the byte cap of the next tool result.
+func (s *Session) SetMaxToolResultBytes(n int) { s.set(func() { s.in.NextToolResultBytes = n }) }
+
+// SetOutputReserve sets the requested output (max_tokens); 0 restores the
+// model's maximum output.
+func (s *Session) SetOutputReserve(tokens int) { s.set(func() { s.in.OutputReserve = tokens }) }
+
+// SetWire overrides the catalog's wire for the model.
+func (s *Session) SetWire(w Wire) {
+	s.update(func() {
+		s.in.Wire = w
+		s.cache = nil // image charges may change
+	})
+}
+
+// SetModel switches the model. Message estimates are recounted with the
+// new model's counter; calibration factors are kept per model.
+func (s *Session) SetModel(model string) {
+	s.update(func() {
+		s.in.Model = model
+		s.in.Counter = s.counter
+		s.cache = nil
+	})
+}
+
+// HoldMemoryContribution holds c for the next assessments, charged to the
+// memory lane only. A contribution for another project (or any
+// contribution when the session has no project) is refused with a
+// *ProjectMismatchError and the held contribution, if any, is kept.
+func (s *Session) HoldMemoryContribution(c MemoryContribution) error {
+	if s.project == "" || c.ProjectID != s.project {
+		return &ProjectMismatchError{Session: s.project, Contribution: c.ProjectID}
+	}
+	s.update(func() { s.memory = &c })
+	return nil
+}
+
+// ClearMemoryContribution drops the held contribution.
+func (s *Session) ClearMemoryContribution() { s.update(func() { s.memory = nil }) }
+
+func (s *Session) update(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+	s.lanesValid = false
+}
+
+func (s *Session) set(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
+// Inputs returns the exact Inputs the session assesses messages with;
+// Assess(s.Inputs(m)) equals s.Assess(m) before any usage is observed.
+func (s *Session) Inputs(messages []json.RawMessage) Inputs {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inputs(messages)
+}
+
+func (s *Session) inputs(messages []json.RawMessage) Inputs {
+	in := s.in
+	if in.Counter == nil {
+		// Resolve the model's counter once, so exact counters keep their
+		// cache across assessments.
+		in.Counter = counterFor(s.catalog.Lookup(in.Model))
+		if in.Counter == nil {
+			in.Counter = tokens.ForModel(in.Model)
+		}
+		s.in.Counter = in.Counter
+	}
+	in.Messages = messages
+	if s.memory != nil {
+		in.Memory = []string{s.memory.Rendered}
+	}
+	return in
+}
+
+// Calibration returns the session's calibration factor for its model
+// (1 until a reported usage exceeded the estimate).
+func (s *Session) Calibration() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(s.calibration[s.in.Model], 1)
+}
+
+// Assess assesses the next request with the given history. It equals
+// Assess(s.Inputs(messages)) except that lanes are scaled by the
+// calibration factor, usage is anchored on the last reported figure while
+// that request's messages are still the history's prefix, and the
+// compaction loop guard applies.
+func (s *Session) Assess(messages []json.RawMessage) Assessment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.inputs(messages)
+	r := resolve(&in)
+
+	// Per-message estimates: reuse by position while the bytes are the
+	// same slice; the first difference marks a rewrite.
+	rewrite := len(messages) < len(s.cache)
+	for i, m := range messages {
+		if i < len(s.cache) && sameSlice(s.cache[i].msg, m) {
+			continue
+		}
+		if i < len(s.cache) {
+			rewrite = true
+			if s.anchor != nil && i < s.anchor.messages {
+				s.anchor = nil // the anchored request is no longer the prefix
+			}
+			s.cache = s.cache[:i]
+		}
+		s.cache = append(s.cache, cachedMessage{msg: m, cost: estimateMessage(r.counter, m, r.imageTokens)})
+	}
+	if len(messages) < len(s.cache) {
+		s.cache = s.cache[:len(messages)]
+	}
+	if s.anchor != nil && len(messages) < s.anchor.messages {
+		s.anchor = nil
+	}
+	costs := make([]messageCost, len(s.cache))
+	for i, c := range s.cache {
+		costs[i] = c.cost
+	}
+
+	if !s.lanesValid {
+		n := len(r.warnings)
+		s.lanes = r.staticLanes(&in)
+		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
+		s.lanesValid = true
+	} else {
+		r.warnings = append(r.warnings, s.laneWarnings...)
+	}
+	factor := max(s.calibration[in.Model], 1)
+	a := r.finish(&in, s.lanes, costs, factor)
+
+	if an := s.anchor; an != nil && an.model == in.Model {
+		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: scale(an.estimate, factor)}
+	}
+
+	// Compaction loop guard.
+	if rewrite && s.advised != nil {
+		check := &CompactionCheck{Before: s.advised.used, After: a.Used()}
+		check.Reduced = check.After < check.Before
+		a.Compaction = check
+		if !check.Reduced {
+			s.suppressUntil = len(messages)
+		}
+		s.advised = nil
+	}
+	if len(messages) > s.suppressUntil {
+		s.suppressUntil = 0
+	}
+	if s.suppressUntil > 0 && a.overBudget() {
+		a.CompactionSuppressed = true
+	}
+	if a.ShouldCompact() {
+		s.advised = &advice{used: a.Used(), messages: len(messages)}
+	}
+	return a
+}
+
+// sameSlice reports whether a and b are the same bytes in memory.
+func sameSlice(a, b json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0]
+}
+
+// ObserveUsage records that the provider billed reportedInputTokens of
+// input for the request made of the first messageCount messages of the
+// last assessed history (with the session's current system prompt, tools,
+// skills and memory). Later assessments use that figure plus the estimate
+// of what was added since, and the model's calibration factor is raised to
+// reported ÷ estimated when that is larger. It fails, wrapping ErrUsage,
+// for a negative figure or a messageCount beyond the last assessed
+// history.
+func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case reportedInputTokens < 0 || reportedInputTokens > maxTokens:
+		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", ErrUsage, reportedInputTokens)
+	case messageCount < 0 || messageCount > len(s.cache):
+		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", ErrUsage, messageCount, len(s.cache))
+	}
+	if !s.lanesValid {
+		in := s.inputs(nil)
+		r := resolve(&in)
+		n := len(r.warnings)
+		s.lanes = r.staticLanes(&in)
+		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
+		s.lanesValid = true
+	}
+	est := s.lanes.Total()
+	for _, c := range s.cache[:messageCount] {
+		est = satAdd(est, c.cost.tokens)
+	}
+	est = satAdd(est, satMul(FramingTokensPerMessage, messageCount))
+	if est > 0 && reportedInputTokens > est {
+		f := float64(reportedInputTokens) / float64(est)
+		if f > s.calibration[s.in.Model] {
+			s.calibration[s.in.Model] = f
+		}
+	}
+	s.anchor = &anchorState{model: s.in.Model, reported: reportedInputTokens, messages: messageCount, estimate: est}
+	return nil
+}
