@@ -1,3 +1,6 @@
+// Package files is the built-in local-files CGP provider: a BM25 index over
+// line chunks of the text files under a directory, served as doc (prose) and
+// snippet (code) frames with file provenance, real digests and verify.
 package files
 
 import (

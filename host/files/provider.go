@@ -81,7 +81,7 @@ func parseFrameID(id string) (rel string, a, b int, ok bool) {
 	}
 	a, err1 := strconv.Atoi(as)
 	b, err2 := strconv.Atoi(bs)
-	if err1 != nil || err2 != nil || a < 1 || b < a || rel != path.Clean(rel) || strings.HasPrefix(rel, "../") || rel == ".." {
+	if err1 != nil || err2 != nil || a < 1 || b < a || rel != path.Clean(rel) || strings.HasPrefix(rel, "../") || rel == ".." || strings.HasPrefix(rel, "/") {
 		return "", 0, 0, false
 	}
 	return rel, a, b, true
