@@ -78,6 +78,26 @@ func TestConformWithBinary(t *testing.T) {
 	t.Run("provider-misbehaving", func(t *testing.T) { t.Parallel(); conformProviderMisbehaving(t, bin) })
 	t.Run("composition-reference", func(t *testing.T) { t.Parallel(); conformCompositionReference(t, bin) })
 	t.Run("composition-broken-python", func(t *testing.T) { t.Parallel(); conformCompositionBrokenPythonHost(t, bin) })
+	t.Run("files-provider", func(t *testing.T) { t.Parallel(); conformFilesProvider(t, bin) })
+}
+
+// conformFilesProvider: `ctxkit provider files DIR` passes
+// `ctxkit conform provider` in full over stdio.
+func conformFilesProvider(t *testing.T, bin string) {
+	code, out, errOut := runBinary(t, bin, "conform", "provider", "--json", "--", bin, "provider", "files", "./docs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	rep := jsonReport(t, out)
+	if f := rep.Failed(); len(f) != 0 {
+		t.Fatalf("failed %v: %+v", f, rep.Checks)
+	}
+	for _, name := range []string{conformance.CheckFrameValidity, conformance.CheckBudgetHonesty, conformance.CheckVerifyHonesty,
+		conformance.CheckProvenanceConsistency, conformance.CheckMalformedInput, conformance.CheckCorrelation, conformance.CheckUnknownEnvelope} {
+		if c, _ := rep.Check(name); c.Status != conformance.Pass {
+			t.Errorf("%s is %s: %s", name, c.Status, c.Evidence)
+		}
+	}
 }
 
 func conformProviderHonestJSON(t *testing.T, bin string) {
