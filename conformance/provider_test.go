@@ -116,3 +116,37 @@ func TestUnstartableProviderFailsHandshake(t *testing.T) {
 		t.Fatalf("budget-honesty: %+v", s)
 	}
 }
+
+// TestRedRunOverHTTP: every mode whose targets the HTTP transport can see
+// trips them over HTTP too (the three stdio wire probes are skipped there).
+func TestRedRunOverHTTP(t *testing.T) {
+	stdioOnly := map[string]bool{CheckMalformedInput: true, CheckEmbedding: true, CheckCorrelation: true}
+	n := 0
+	for _, m := range MisbehaveModes() {
+		if slices.ContainsFunc(m.Targets, func(c string) bool { return stdioOnly[c] }) {
+			continue
+		}
+		n++
+		t.Run(m.Name, func(t *testing.T) {
+			p, err := NewFixtureProvider(&FixtureOptions{Misbehave: m.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, target := range m.Targets {
+				if c, _ := rep.Check(target); c.Status != Fail {
+					t.Errorf("%s is %s over HTTP, want fail: %s", target, c.Status, c.Evidence)
+				}
+			}
+		})
+	}
+	if n < 18 {
+		t.Fatalf("only %d modes are visible over HTTP", n)
+	}
+}
