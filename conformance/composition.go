@@ -524,7 +524,7 @@ func describeScenario(s *Scenario) string {
 	fmt.Fprintf(&b, "scenario %s (max_tokens %d, max_frames %d;", s.Name, s.Query.MaxTokens, s.Query.MaxFrames)
 	for _, p := range s.Providers {
 		if len(p.Frames) > 4 {
-			fmt.Fprintf(&b, " %s: %d frames of %d tokens;", p.ID, len(p.Frames), frameCost(p.Frames[0]))
+			fmt.Fprintf(&b, " %s: %d frames of %s each;", p.ID, len(p.Frames), plural(frameCost(p.Frames[0]), "token"))
 			continue
 		}
 		fmt.Fprintf(&b, " %s:", p.ID)
@@ -560,4 +560,11 @@ func frameDefects(f *frame.Frame) string {
 		return ""
 	}
 	return " (" + strings.Join(d, ", ") + ")"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
