@@ -153,11 +153,11 @@ type compRun struct {
 func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
 	s, ok := LookupScenario(name)
 	if !ok {
-		r.rep.add(check, Fail, "harness: no scenario %q", name)
+		r.rep.add(check, Fail, "sent: nothing; got: no scenario %q in this harness; expected: a known scenario", name)
 		return nil, nil, false
 	}
 	if err := r.ctx.Err(); err != nil {
-		r.rep.add(check, Fail, "sent: nothing (%v) scenario %s; expected: a composition", err, name)
+		r.rep.add(check, Fail, "sent: nothing (scenario %s); got: %v before the run; expected: a composition", name, err)
 		return nil, nil, false
 	}
 	c, err := r.h.Compose(r.ctx, s)

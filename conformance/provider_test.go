@@ -86,7 +86,15 @@ func TestRedRun(t *testing.T) {
 				}
 			}
 			for _, c := range rep.Checks {
-				if c.Status == Fail && !slices.Contains(m.Targets, c.Name) {
+				if c.Status != Fail {
+					continue
+				}
+				for _, part := range []string{"sent: ", "; got: ", "; expected: "} {
+					if !strings.Contains(c.Evidence, part) {
+						t.Errorf("%s evidence lacks %q: %s", c.Name, part, c.Evidence)
+					}
+				}
+				if !slices.Contains(m.Targets, c.Name) {
 					t.Logf("also failed: %s: %s", c.Name, c.Evidence)
 				}
 			}
