@@ -2,6 +2,7 @@ package compose
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/trust"
@@ -72,6 +73,7 @@ type item struct {
 	offer Offer
 	id    frame.ID
 	cost  int
+	size  int  // rendered length in bytes
 	clean bool // content needs no breaker: copy it verbatim
 }
 
@@ -151,7 +153,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			if f.ContentDigest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: off, id: id, cost: cost,
+			included = append(included, item{offer: off, id: id, cost: cost, size: attrs + content,
 				clean: content == len(f.Content)})
 		default:
 			e.Disposition = Excluded
@@ -169,19 +171,20 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	// 5. Render.
 	size := len(Preamble)
 	for _, it := range placed {
-		size += it.cost * 4 // an upper bound of the rendered length
+		size += it.size
 	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, Preamble...)
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(Preamble)
 	citations := make([]Citation, len(placed))
 	for i, it := range placed {
 		f := it.offer.frame()
-		buf = appendFrameContent(buf, it.offer.Provider, f, it.clean)
+		writeFrame(&b, it.offer.Provider, f, it.clean)
 		citations[i] = Citation{Label: f.Cite(), Frame: it.id, Provenance: f.Provenance}
 	}
 
 	return &Result{
-		Prompt:    string(buf),
+		Prompt:    b.String(),
 		Citations: citations,
 		Audit: Audit{
 			Entries:    entries,

@@ -169,3 +169,38 @@ func compareRendered(a, b *frame.Frame) int {
 	}
 	return strings.Compare(a.Content, b.Content)
 }
+
+// writeFrame writes the block of one frame to b, like appendFrameContent,
+// without an intermediate buffer when nothing needs escaping.
+func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean bool) {
+	b.WriteString(fenceOpenProvider)
+	writeAttr(b, provider)
+	b.WriteString(fenceOpenID)
+	writeAttr(b, f.ID)
+	b.WriteString(fenceOpenKind)
+	writeAttr(b, string(f.Kind))
+	b.WriteString(fenceOpenCite)
+	writeAttr(b, f.Cite())
+	b.WriteString(fenceOpenEnd)
+	if clean {
+		b.WriteString(f.Content)
+	} else {
+		last := 0
+		scanFence(f.Content, func(at int, brk string) {
+			b.WriteString(f.Content[last:at])
+			b.WriteString(brk)
+			last = at
+		})
+		b.WriteString(f.Content[last:])
+	}
+	b.WriteString(fenceClose)
+}
+
+// writeAttr writes an escaped attribute value to b.
+func writeAttr(b *strings.Builder, v string) {
+	if attrIsPlain(v) {
+		b.WriteString(v)
+		return
+	}
+	b.Write(appendAttr(nil, v))
+}

@@ -3,12 +3,14 @@ package host
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // FuzzReadLine: the bounded reader returns exactly the input's lines while
@@ -28,7 +30,7 @@ func FuzzReadLine(f *testing.F) {
 		for i := 0; ; i++ {
 			line, err := readLine(br, max)
 			if err != nil {
-				if strings.Contains(err.Error(), "limit") {
+				if errors.As(err, new(*wire.TooLongError)) {
 					if i >= len(want) || len(strings.TrimSuffix(want[i], "\n")) <= max {
 						t.Fatalf("limit error for line %d (%q)", i, want[i])
 					}
