@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -157,4 +160,32 @@ func TestRedRunOverHTTP(t *testing.T) {
 	if n < 18 {
 		t.Fatalf("only %d modes are visible over HTTP", n)
 	}
+}
+
+// FuzzProviderSuiteReplies: whatever a provider answers (here: the same
+// bytes to every request over HTTP), the suite reports all its checks and
+// never panics.
+func FuzzProviderSuiteReplies(f *testing.F) {
+	f.Add(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{"name":"x","version":"1","data_flow":{"reads":false,"writes":false,"egress":false}},"capabilities":{"query":{"kinds":["doc"]},"correlation":true,"graph":true,"verify":true}}`)
+	f.Add(`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","content":"abcd","score":2,"token_cost":1,"provenance":[{"type":"file","uri":"file:///etc/hostname","range":"L1-2","digest":"sha256:00"}],"relations":[{"rel":"r","target_uri":""}]}],"truncated":false}}`)
+	f.Add(`{"type":"error","code":"bad_request","message":"no"}`)
+	f.Add(`{"type":"verified","response":{"verdicts":null}}`)
+	f.Add(`not json`)
+	f.Add(``)
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte(body.Load().(string)))
+	}))
+	f.Cleanup(srv.Close)
+	f.Fuzz(func(t *testing.T, reply string) {
+		body.Store(reply)
+		rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Checks) != len(ProviderChecks()) {
+			t.Fatalf("%d checks", len(rep.Checks))
+		}
+	})
 }
