@@ -130,7 +130,12 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	// 2. Rank.
 	ranked := RankWith(strategy, kept)
 
-	// 3. Pack.
+	// 3. Pack. Rendered lengths are measured in canonical order (memory
+	// order, roughly) before the walk in rank order.
+	attrLens, contentLens := make([]int, len(kept)), make([]int, len(kept))
+	for k, off := range kept {
+		attrLens[k], contentLens[k] = renderedLens(off.Provider, off.frame())
+	}
 	included := make([]item, 0, len(ranked))
 	used := 0
 	stopped := false
@@ -138,8 +143,8 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		off := kept[k]
 		f := off.frame()
 		id := g.ids[g.survivors[k]]
-		attrs, content := renderedLens(off.Provider, f)
-		cost := (attrs + content + 3) / 4
+		size := attrLens[k] + contentLens[k]
+		cost := (size + 3) / 4
 		remaining := budget - used
 		e := Entry{Frame: id, Attestation: o.Ledger.State(id)}
 		switch {
@@ -153,8 +158,8 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			if f.ContentDigest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: off, id: id, cost: cost, size: attrs + content,
-				clean: content == len(f.Content)})
+			included = append(included, item{offer: off, id: id, cost: cost, size: size,
+				clean: contentLens[k] == len(inlineContent(f))})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}

@@ -733,3 +733,20 @@ func TestPreamble(t *testing.T) {
 		t.Fatalf("negative budget %+v", res.Audit)
 	}
 }
+
+// The encoding is the same whether the result is marshalled by value, by
+// pointer or through WriteJSON.
+func TestResultJSONByValue(t *testing.T) {
+	res := ForPrompt(workedVector(), 60, nil)
+	byPtr, err1 := json.Marshal(res)
+	byVal, err2 := json.Marshal(*res)
+	if err1 != nil || err2 != nil || !bytes.Equal(byPtr, byVal) || !bytes.Contains(byVal, []byte(`"tokens_used":44`)) {
+		t.Fatalf("%v %v\n%s\n%s", err1, err2, byPtr, byVal)
+	}
+	var w bytes.Buffer
+	_ = res.WriteJSON(&w)
+	var a, b any
+	if json.Unmarshal(w.Bytes(), &a) != nil || json.Unmarshal(byVal, &b) != nil || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("WriteJSON and json.Marshal disagree")
+	}
+}

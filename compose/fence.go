@@ -88,6 +88,12 @@ func scanFence(s string, emit func(at int, brk string)) {
 					i++ // "<<", "<div", "< b": cannot start a fence token
 					continue
 				}
+				if i+1 < len(s) && s[i+1] >= utf8.RuneSelf {
+					if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainLetterBlock(r) {
+						i++ // "<日", "<😀": cannot start a fence token
+						continue
+					}
+				}
 				width = 1
 			case '&':
 				if i+1 < len(s) && (s[i+1] == '#' || isAlnum(s[i+1])) {

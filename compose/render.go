@@ -61,7 +61,7 @@ func RenderedLen(provider string, f *frame.Frame) int {
 // and that of the neutralised content.
 func renderedLens(provider string, f *frame.Frame) (attrs, content int) {
 	return fenceChrome + escapedAttrLen(provider) + escapedAttrLen(f.ID) +
-		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(f.Content)
+		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(inlineContent(f))
 }
 
 // RenderedCost is what composing the frame costs: the canonical budget tokens
@@ -102,9 +102,9 @@ func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool)
 	dst = appendAttr(dst, f.Cite())
 	dst = append(dst, fenceOpenEnd...)
 	if clean {
-		dst = append(dst, f.Content...)
+		dst = append(dst, inlineContent(f)...)
 	} else {
-		dst = appendNeutralized(dst, f.Content)
+		dst = appendNeutralized(dst, inlineContent(f))
 	}
 	return append(dst, fenceClose...)
 }
@@ -167,7 +167,7 @@ func compareRendered(a, b *frame.Frame) int {
 	if c := strings.Compare(a.Cite(), b.Cite()); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Content, b.Content)
+	return strings.Compare(inlineContent(a), inlineContent(b))
 }
 
 // writeFrame writes the block of one frame to b, like appendFrameContent,
@@ -182,16 +182,17 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean bool)
 	b.WriteString(fenceOpenCite)
 	writeAttr(b, f.Cite())
 	b.WriteString(fenceOpenEnd)
+	content := inlineContent(f)
 	if clean {
-		b.WriteString(f.Content)
+		b.WriteString(content)
 	} else {
 		last := 0
-		scanFence(f.Content, func(at int, brk string) {
-			b.WriteString(f.Content[last:at])
+		scanFence(content, func(at int, brk string) {
+			b.WriteString(content[last:at])
 			b.WriteString(brk)
 			last = at
 		})
-		b.WriteString(f.Content[last:])
+		b.WriteString(content[last:])
 	}
 	b.WriteString(fenceClose)
 }
@@ -203,4 +204,14 @@ func writeAttr(b *strings.Builder, v string) {
 		return
 	}
 	b.Write(appendAttr(nil, v))
+}
+
+// inlineContent is the content a frame renders: empty for a reference frame
+// (which must be resolved before composition and carries no inline bytes),
+// else its content.
+func inlineContent(f *frame.Frame) string {
+	if f.Representation == frame.RepresentationReference {
+		return ""
+	}
+	return f.Content
 }

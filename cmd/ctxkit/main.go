@@ -49,6 +49,7 @@ func commands() []command {
 		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
+		assessCommand(),
 	}
 }
 
