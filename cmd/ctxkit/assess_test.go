@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"math/rand/v2"
@@ -10,14 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func runAssessCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
-	return code, out.String(), errb.String()
-}
+	"github.com/ctxkit/ctxkit/window"
+)
 
 // screenshotRequest is an Anthropic Messages request carrying a 3 MB
 // base64 PNG screenshot.
@@ -59,7 +52,7 @@ func TestAssessChargesAScreenshotAbout1600Tokens(t *testing.T) {
 	if err := os.WriteFile(path, screenshotRequest(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runAssessCLI(t, "", "assess", "--format", "json", path)
+	code, out, errOut := runCLI(t, "", "assess", "--format", "json", path)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -81,7 +74,7 @@ func TestAssessChargesAScreenshotAbout1600Tokens(t *testing.T) {
 	if got.Breakdown.History < 1600 || got.Breakdown.History > 1700 || got.Used > 1800 {
 		t.Fatalf("screenshot charged %d history tokens, used %d; want about 1,600", got.Breakdown.History, got.Used)
 	}
-	code, text, _ := runAssessCLI(t, "", "assess", path)
+	code, text, _ := runCLI(t, "", "assess", path)
 	if code != exitOK || !strings.Contains(text, "1 images at 1,600 each") || !strings.Contains(text, "decision: fits") {
 		t.Fatalf("text output:\n%s", text)
 	}
@@ -108,7 +101,7 @@ func TestAssessDetectsEachWire(t *testing.T) {
 		if tc.args != "" {
 			args = append(args, tc.args)
 		}
-		code, out, errOut := runAssessCLI(t, tc.body, args...)
+		code, out, errOut := runCLI(t, tc.body, args...)
 		if code != exitOK {
 			t.Errorf("%s: exit %d: %s", name, code, errOut)
 			continue
@@ -138,7 +131,7 @@ func TestAssessDetectsEachWire(t *testing.T) {
 func TestAssessFlagsAndBadInput(t *testing.T) {
 	body := `{"model":"claude-sonnet-4-6","max_tokens":100,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},{"role":"assistant","content":"d"}]}`
 	// A window smaller than the reserves: budget 0, compaction advised.
-	code, out, _ := runAssessCLI(t, body, "assess", "--window", "50")
+	code, out, _ := runCLI(t, body, "assess", "--window", "50")
 	if code != exitOK || !strings.Contains(out, "decision: compact") || !strings.Contains(out, "  budget                   0") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -157,11 +150,35 @@ func TestAssessFlagsAndBadInput(t *testing.T) {
 		{`{"messages":"nope","system":"x"}`, []string{"assess"}},
 		{`{"messages":[],"max_tokens":-5,"system":"x"}`, []string{"assess"}},
 	} {
-		if code, _, errOut := runAssessCLI(t, tc.stdin, tc.args...); code != exitUsage || errOut == "" {
+		if code, _, errOut := runCLI(t, tc.stdin, tc.args...); code != exitUsage || errOut == "" {
 			t.Errorf("%v on %q: exit %d, stderr %q", tc.args, tc.stdin, code, errOut)
 		}
 	}
-	if code, _, errOut := runAssessCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(errOut, "usage: ctxkit assess") {
+	if code, _, errOut := runCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(errOut, "usage: ctxkit assess") {
 		t.Fatalf("help: %d %s", code, errOut)
 	}
+}
+
+// FuzzParseRequest: any body either fails with an error or yields inputs
+// that assess without panicking, with non-negative figures.
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"model":"claude-sonnet-4-6","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":-1}}}`))
+	f.Add([]byte(`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AA"}]}],"instructions":[{"text":"a"}]}`))
+	f.Add([]byte(`{"messages":null,"system":{"weird":true},"thinking":{"budget_tokens":1e99}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, wire := range []string{"", "anthropic", "openai", "gemini"} {
+			w, _ := window.ParseWire(wire)
+			req, err := parseRequest(body, w, "")
+			if err != nil {
+				continue
+			}
+			a := window.Assess(window.Inputs{Model: req.model, System: req.system, Tools: req.tools, Messages: req.messages,
+				ThinkingBudget: req.thinking, OutputReserve: req.output, Wire: req.wire})
+			if a.Used() < 0 || a.Budget() < 0 || a.Remaining() < 0 || req.output < 0 || req.thinking < 0 {
+				t.Fatalf("negative figures: %+v", a)
+			}
+		}
+	})
 }

@@ -50,6 +50,7 @@ func commands() []command {
 		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
+		assessCommand(),
 	}
 }
 

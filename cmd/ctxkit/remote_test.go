@@ -94,17 +94,17 @@ func TestRemoteAssessMatchesLocal(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lc, lout, lerr := runAssessCLI(t, "", "assess", "--format", "json", "--window", "9000", p)
-	rc, rout, rerr := runAssessCLI(t, "", "assess", "--format", "json", "--window", "9000", "--remote", url, p)
+	lc, lout, lerr := runCLI(t, "", "assess", "--format", "json", "--window", "9000", p)
+	rc, rout, rerr := runCLI(t, "", "assess", "--format", "json", "--window", "9000", "--remote", url, p)
 	if lc != 0 || rc != 0 {
 		t.Fatalf("local %d %s; remote %d %s", lc, lerr, rc, rerr)
 	}
 	sameJSON(t, lout, rout)
-	rc, rout, _ = runAssessCLI(t, body, "assess", "--remote", url, "-")
+	rc, rout, _ = runCLI(t, body, "assess", "--remote", url, "-")
 	if rc != 0 || !strings.Contains(rout, "decision: fits") {
 		t.Fatalf("text: %d %q", rc, rout)
 	}
-	if rc, _, _ := runAssessCLI(t, "not json", "assess", "--remote", url); rc != 2 {
+	if rc, _, _ := runCLI(t, "not json", "assess", "--remote", url); rc != 2 {
 		t.Fatalf("non-JSON body: exit %d", rc)
 	}
 }
