@@ -20,5 +20,8 @@
 // that runs ctxkit must carry one of the markers.
 //
 // A runnable block followed by a block marked <!-- output --> must print
-// every non-empty line of that block, in order.
+// every non-empty line of that block, in order. A code block after
+// <!-- include: PATH --> must appear verbatim in the file PATH (the
+// README's Go example is examples/quickstart/main.go, which a shell block
+// runs).
 package doctest

@@ -27,14 +27,17 @@ const docAddr = "127.0.0.1:8787"
 
 // block is one fenced code block of a Markdown page.
 type block struct {
-	file   string
-	line   int    // line of the opening fence, 1-based
-	lang   string // first word of the info string
-	body   string
-	marker string // "test", "no-test", "output" or ""
-	exit   int    // expected exit status for "test"
-	output string // the following <!-- output --> block, if any
+	file    string
+	line    int    // line of the opening fence, 1-based
+	lang    string // first word of the info string
+	body    string
+	marker  string // "test", "no-test", "output" or ""
+	exit    int    // expected exit status for "test"
+	output  string // the following <!-- output --> block, if any
+	include string // file named by <!-- include: PATH -->, whose text must hold the block
 }
+
+var includeRE = regexp.MustCompile(`^<!--\s*include:\s*(\S+)\s*-->$`)
 
 // buildRE matches a block building the CLI, which the test replaces by a
 // copy of the binary it built once.
@@ -60,7 +63,9 @@ func parseBlocks(file string, src []byte) ([]block, error) {
 		if f := strings.Fields(strings.TrimPrefix(l, "```")); len(f) > 0 {
 			b.lang = f[0]
 		}
-		if m := markerRE.FindStringSubmatch(prev); m != nil {
+		if m := includeRE.FindStringSubmatch(prev); m != nil {
+			b.include = m[1]
+		} else if m := markerRE.FindStringSubmatch(prev); m != nil {
 			switch {
 			case strings.HasPrefix(m[1], "test"):
 				b.marker = "test"
@@ -106,15 +111,20 @@ func runsCtxkit(body string) bool {
 
 func TestParseBlocks(t *testing.T) {
 	doc := "# t\n<!-- test -->\n```sh\nctxkit help\n```\n<!-- output -->\n```text\nusage\n```\n" +
+		"<!-- include: examples/x/main.go -->\n```go\nfunc main() {}\n```\n" +
 		"<!-- test exit=2 -->\n```sh {x}\nctxkit nope\n```\n\n<!-- no-test: serves forever -->\n```sh\nctxkit serve\n```\n" +
 		"```go\nfmt.Println()\n```\n"
 	bs, err := parseBlocks("t.md", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 5 {
+	if len(bs) != 6 {
 		t.Fatalf("%d blocks", len(bs))
 	}
+	if bs[2].include != "examples/x/main.go" || bs[2].body != "func main() {}\n" {
+		t.Fatalf("include block: %+v", bs[2])
+	}
+	bs = append(bs[:2], bs[3:]...)
 	if bs[0].marker != "test" || bs[0].body != "ctxkit help\n" || bs[0].output != "usage\n" || bs[0].line != 3 {
 		t.Fatalf("block 0: %+v", bs[0])
 	}
@@ -165,6 +175,30 @@ func allBlocks(t *testing.T, root string) []block {
 		all = append(all, bs...)
 	}
 	return all
+}
+
+// TestIncludedCodeMatchesItsFile checks that a block marked
+// <!-- include: PATH --> is a verbatim part of that file, so a code sample
+// in the docs is the code that builds and runs.
+func TestIncludedCodeMatchesItsFile(t *testing.T) {
+	n := 0
+	for _, b := range allBlocks(t, repoRoot) {
+		if b.include == "" {
+			continue
+		}
+		n++
+		src, err := os.ReadFile(filepath.Join(repoRoot, b.include))
+		if err != nil {
+			t.Errorf("%s:%d: %v", b.file, b.line, err)
+			continue
+		}
+		if !strings.Contains(string(src), b.body) {
+			t.Errorf("%s:%d: the block is not a verbatim part of %s", b.file, b.line, b.include)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no <!-- include: PATH --> block found; the README's Go example should carry one")
+	}
 }
 
 func TestEveryCtxkitCommandIsMarked(t *testing.T) {
