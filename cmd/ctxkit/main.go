@@ -50,7 +50,6 @@ func commands() []command {
 		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
-		assessCommand(),
 	}
 }
 
@@ -92,8 +91,12 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s COMMAND [ARGS]\n\ncommands:\n", programName)
 	cs := commands()
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	width := 0
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s help COMMAND' for a command's flags and examples.\n"+
 		"Exit codes: 0 ok, 1 rule violated or check failed, 2 usage or unreadable input.\n", programName)

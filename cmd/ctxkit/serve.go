@@ -21,7 +21,11 @@ then shuts the providers down. See docs/http.md and docs/openapi.yaml.
 Examples:
   ctxkit serve
   ctxkit serve --addr 127.0.0.1:0 --log-format json
-  ctxkit serve --config ctxkit.json     # providers for /v1/query
+  ctxkit serve --config docs/examples/ctxkit.json     # providers for /v1/query
+  curl -s http://127.0.0.1:8787/healthz
+
+Exit codes: 0 clean shutdown; 1 the providers could not start or the
+shutdown failed; 2 usage error, unreadable config or address in use.
 
 Flags:
 `
