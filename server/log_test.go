@@ -1,0 +1,75 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestLogsNeverHoldContentOrKeys(t *testing.T) {
+	const secret, key = "SECRET-FRAME-CONTENT-7f3a", "KEY-0123456789abcdef-SECRET"
+	for _, debug := range []bool{false, true} {
+		var logs syncBuffer
+		level := slog.LevelInfo
+		if debug {
+			level = slog.LevelDebug
+		}
+		logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: level}))
+		c, _ := newTestClient(t, &server.Options{Logger: logger, LogContent: debug})
+		ctx := context.Background()
+		offers := mkOffers(2, 1, 40)
+		offers[0].Frame = mkFrame("s", secret, 0.5)
+		if _, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(500)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Prompt(ctx, &server.PromptRequest{Key: key, Label: "l", Parts: []server.PromptPart{{Untrusted: str(secret)}}}); err != nil {
+			t.Fatal(err)
+		}
+		out := logs.String()
+		// One JSON line per request, with route, status and duration.
+		var n int
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("log line %q: %v", line, err)
+			}
+			if rec["msg"] == "request" {
+				n++
+				if rec["route"] == nil || rec["status"] == nil || rec["duration"] == nil {
+					t.Fatalf("request line lacks route, status or duration: %s", line)
+				}
+			}
+		}
+		if n != 2 {
+			t.Fatalf("%d request lines, want 2:\n%s", n, out)
+		}
+		leaked := strings.Contains(out, secret) || strings.Contains(out, key)
+		if leaked != debug {
+			t.Fatalf("debug=%v: content or key in the log = %v:\n%s", debug, leaked, out)
+		}
+	}
+}
