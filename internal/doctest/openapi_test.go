@@ -160,6 +160,7 @@ func TestOpenAPIExamples(t *testing.T) {
 				status int
 				media  string
 				value  any
+				schema map[string]any
 				shape  bool
 				used   bool
 			}
@@ -173,13 +174,15 @@ func TestOpenAPIExamples(t *testing.T) {
 						if _, dup := resp[name]; dup {
 							t.Fatalf("%s %s: response example %q appears twice", method, p, name)
 						}
-						resp[name] = &respEx{status: status, media: media, value: e["value"], shape: e["x-ctxkit-match"] == "shape"}
+						resp[name] = &respEx{status: status, media: media, value: e["value"], schema: m(m(cv)["schema"]), shape: e["x-ctxkit-match"] == "shape"}
 					}
 				}
 			}
 			var reqs map[string]any
+			var reqSchema map[string]any
 			if rb := m(op["requestBody"]); rb != nil {
 				reqs = m(m(m(rb["content"])["application/json"])["examples"])
+				reqSchema = m(m(m(rb["content"])["application/json"])["schema"])
 			}
 			if method == "get" {
 				for name, want := range resp {
@@ -207,8 +210,22 @@ func TestOpenAPIExamples(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Run(p+"/"+name, func(t *testing.T) {
+					// Examples of valid input conform to the request schema.
+					if want.status < 400 {
+						if err := validate(spec, reqSchema, asJSON(t, m(ev)["value"]), "request"); err != nil {
+							t.Fatalf("request example does not match its schema: %v", err)
+						}
+					}
 					status, ct, body := call(t, strings.ToUpper(method), ts.URL+p, reqBody)
 					checkAnswer(t, want.status, want.media, want.value, want.shape, status, ct, body)
+					// The real answer conforms to the documented schema.
+					var got any
+					if err := json.Unmarshal(body, &got); err != nil {
+						t.Fatal(err)
+					}
+					if err := validate(spec, want.schema, got, "answer"); err != nil {
+						t.Fatalf("answer does not match the schema of %d: %v\n%s", want.status, err, body)
+					}
 				})
 				checked++
 			}
