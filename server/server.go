@@ -162,7 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
 			Message: fmt.Sprintf("route: no route %q; see /v1/compose, /v1/context, /v1/assess, /v1/prompt, /v1/query, /healthz, /metrics", r.URL.Path)})
 		return
-	case r.Method != rt.method:
+	case r.Method != rt.method && !(r.Method == http.MethodHead && rt.method == http.MethodGet):
 		name = r.URL.Path
 		sw.Header().Set("Allow", rt.method)
 		writeError(sw, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,

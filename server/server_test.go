@@ -162,6 +162,9 @@ func TestRoutingErrors(t *testing.T) {
 	if rec.Code != 404 || e.Code != CodeNotFound {
 		t.Fatalf("unknown path: %d %+v", rec.Code, e)
 	}
+	if rec, _ := do(t, h.ServeHTTP, "HEAD", PathHealth, "", nil); rec.Code != 200 {
+		t.Fatalf("HEAD /healthz: %d", rec.Code)
+	}
 	rec, e = do(t, h.ServeHTTP, "POST", PathHealth, "application/json", strings.NewReader("{}"))
 	if rec.Code != 405 || e.Code != CodeMethodNotAllowed || rec.Header().Get("Allow") != "GET" {
 		t.Fatalf("wrong method: %d %+v allow %q", rec.Code, e, rec.Header().Get("Allow"))
