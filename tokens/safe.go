@@ -145,27 +145,29 @@ func highEntropyRun(text string, i int) (end, cost int, ok bool) {
 	j := i
 	alnum, switches, last, before := 0, 0, -1, -1
 	letters, vowels, lowerHex, upperHex := 0, 0, 0, 0
-	for ; j < len(text) && isRunByte(text[j]); j++ {
-		c := text[j]
-		if !isASCIIAlnum(c) {
+	for ; j < len(text); j++ {
+		k := kinds[text[j]]
+		if k&kindRun == 0 {
+			break
+		}
+		if k&kindAlnum == 0 {
 			continue
 		}
 		alnum++
-		switch {
-		case c >= 'a' && c <= 'f':
-			letters++
-			lowerHex++
-		case c >= 'A' && c <= 'F':
-			letters++
-			upperHex++
-		case c > '9':
+		if k&kindDigit == 0 {
 			letters++
 		}
-		switch c | 0x20 {
-		case 'a', 'e', 'i', 'o', 'u':
+		if k&kindVowel != 0 {
 			vowels++
 		}
-		class := charClass(c)
+		if k&kindHexLetter != 0 {
+			if k&kindUpper != 0 {
+				upperHex++
+			} else {
+				lowerHex++
+			}
+		}
+		class := int(k & kindClassMask)
 		// A single capital starting lower case ("Title") is no switch;
 		// the lower case after a run of capitals ("HTTPServer") is.
 		title := last == classUpper && class == classLower && before != classUpper
@@ -191,6 +193,48 @@ func highEntropyRun(text string, i int) (end, cost int, ok bool) {
 	symbols := j - i - alnum
 	return j, (alnum*17+19)/20 + symbols + HighEntropyExtra, true
 }
+
+// Byte kinds for the scanner: the case/digit class in the low bits, then
+// flags.
+const (
+	kindClassMask = 3 // classLower, classUpper or classDigit
+	kindAlnum     = 1 << 2
+	kindRun       = 1 << 3 // isRunByte
+	kindDigit     = 1 << 4
+	kindUpper     = 1 << 5
+	kindVowel     = 1 << 6
+	kindHexLetter = 1 << 7
+)
+
+// kinds maps every byte to its kind flags. It is computed once and never
+// written afterwards.
+var kinds = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		var k uint8
+		if isASCIIAlnum(b) {
+			k |= kindAlnum | uint8(charClass(b))
+			switch {
+			case b <= '9':
+				k |= kindDigit
+			case b <= 'Z':
+				k |= kindUpper
+			}
+			switch b | 0x20 {
+			case 'a', 'e', 'i', 'o', 'u':
+				k |= kindVowel
+			}
+			if b|0x20 >= 'a' && b|0x20 <= 'f' {
+				k |= kindHexLetter
+			}
+		}
+		if isRunByte(b) {
+			k |= kindRun
+		}
+		t[c] = k
+	}
+	return t
+}()
 
 func isASCIIPunct(c byte) bool {
 	return c < utf8.RuneSelf && !isASCIIAlnum(c) && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f'
