@@ -18,8 +18,8 @@ import "unicode/utf8"
 //     [HighEntropySwitch] of them (once per 5 when under 30% of the
 //     letters are vowels), or are letters with under one vowel in five —
 //     costs 0.85 tokens per letter or digit, 1 per symbol, plus
-//     [HighEntropyExtra]
-//     (measured encoders need 1.4 to 1.7 bytes per token on such text);
+//     [HighEntropyExtra] (measured encoders need 1.4 to 1.7 bytes per
+//     token on such text);
 //   - any other run of ASCII letters and digits costs ceil(n/4) per
 //     case segment ("getElementById" is get|Element|By|Id) and ceil(n/3)
 //     per digit segment (encoders split numbers into groups of three);
@@ -46,11 +46,10 @@ const (
 	// lower case, upper case and digits at least once per this many
 	// letters and digits.
 	HighEntropySwitch = 4
+	// HighEntropyExtra is added to every high-entropy run's charge, for
+	// the tokens its edges split.
+	HighEntropyExtra = 2
 )
-
-// HighEntropyExtra is added to every high-entropy run's charge, for the
-// tokens its edges split.
-var HighEntropyExtra = 2
 
 // Name returns "safe".
 func (Safe) Name() string { return NameSafe }
