@@ -320,7 +320,7 @@ func (e Entry) toJSON() entryJSON {
 	return j
 }
 
-func (a *Audit) toJSON() auditJSON {
+func (a Audit) toJSON() auditJSON {
 	j := auditJSON{Budget: a.Budget, TokensUsed: a.TokensUsed, Strategy: a.Strategy, Packer: a.Packer,
 		Entries: make([]entryJSON, len(a.Entries))}
 	for i, e := range a.Entries {
@@ -336,12 +336,12 @@ func (e Entry) MarshalJSON() ([]byte, error) { return marshal(e.toJSON()) }
 
 // MarshalJSON encodes the audit as
 // {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]}.
-func (a *Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
+func (a Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
 
 // MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
 // with nothing HTML-escaped; the encoding is stable (fixed member order, no
 // maps).
-func (r *Result) MarshalJSON() ([]byte, error) {
+func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Prompt: r.Prompt, Citations: make([]citationJSON, len(r.Citations)), Audit: r.Audit.toJSON()}
 	for i, c := range r.Citations {
 		p := c.Provenance
