@@ -331,7 +331,7 @@ func (e Entry) toJSON() entryJSON {
 	return j
 }
 
-func (a *Audit) toJSON() auditJSON {
+func (a Audit) toJSON() auditJSON {
 	j := auditJSON{Budget: a.Budget, TokensUsed: a.TokensUsed, Strategy: a.Strategy, Packer: a.Packer,
 		Entries: make([]entryJSON, len(a.Entries))}
 	for i, e := range a.Entries {
@@ -347,7 +347,7 @@ func (e Entry) MarshalJSON() ([]byte, error) { return marshal(e.toJSON()) }
 
 // MarshalJSON encodes the audit as
 // {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]}.
-func (a *Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
+func (a Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
 
 // MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
 // with nothing HTML-escaped; the encoding is stable (fixed member order, no
@@ -361,7 +361,7 @@ func (a *Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
 // (relay and warning only when set; the prompt splits into its stable and
 // volatile parts at stable_prefix_bytes, counted in UTF-8 bytes). A default
 // composition's encoding is unchanged.
-func (r *Result) MarshalJSON() ([]byte, error) {
+func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Prompt: r.Prompt, Citations: make([]citationJSON, len(r.Citations)), Audit: r.Audit.toJSON()}
 	if r.reported {
 		j.Cache = r.cacheJSON()

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/trust"
@@ -81,6 +82,7 @@ type item struct {
 	offer Offer
 	id    frame.ID
 	cost  int
+	size  int  // rendered length in bytes
 	clean bool // content needs no breaker: copy it verbatim
 }
 
@@ -158,7 +160,12 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	// 2. Rank.
 	ranked := RankWith(strategy, kept)
 
-	// 3. Pack.
+	// 3. Pack. Rendered lengths are measured in canonical order (memory
+	// order, roughly) before the walk in rank order.
+	attrLens, contentLens := make([]int, len(kept)), make([]int, len(kept))
+	for k, off := range kept {
+		attrLens[k], contentLens[k] = renderedLens(off.Provider, off.frame())
+	}
 	included := make([]item, 0, len(ranked))
 	used := 0
 	stopped := false
@@ -166,8 +173,8 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		off := kept[k]
 		f := off.frame()
 		id := g.ids[g.survivors[k]]
-		attrs, content := renderedLens(off.Provider, f)
-		cost := (attrs + content + 3) / 4
+		size := attrLens[k] + contentLens[k]
+		cost := (size + 3) / 4
 		remaining := budget - used
 		e := Entry{Frame: id, Attestation: o.Ledger.State(id)}
 		switch {
@@ -181,8 +188,8 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			if f.ContentDigest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: off, id: id, cost: cost,
-				clean: content == len(f.Content)})
+			included = append(included, item{offer: off, id: id, cost: cost, size: size,
+				clean: contentLens[k] == len(inlineContent(f))})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
@@ -200,22 +207,23 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	// 5. Render.
 	size := len(Preamble)
 	for _, it := range placed {
-		size += it.cost * 4 // an upper bound of the rendered length
+		size += it.size
 	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, Preamble...)
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(Preamble)
 	citations := make([]Citation, len(placed))
-	stableBytes := len(buf)
+	stableBytes := b.Len()
 	for i, it := range placed {
 		f := it.offer.frame()
-		buf = appendFrameContent(buf, it.offer.Provider, f, it.clean)
+		writeFrame(&b, it.offer.Provider, f, it.clean)
 		if i < arr.stable {
-			stableBytes = len(buf)
+			stableBytes = b.Len()
 		}
 		citations[i] = Citation{Label: f.Cite(), Frame: it.id, Provenance: f.Provenance}
 	}
 
-	prompt := string(buf)
+	prompt := b.String()
 	return &Result{
 		Prompt:    prompt,
 		Citations: citations,

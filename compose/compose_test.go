@@ -539,7 +539,7 @@ func randomOffers(rng *rand.Rand) []Offer {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		f := testFrame(fmt.Sprintf("f%d", rng.IntN(n+1)), b.String())
-		scores := []float32{0, .5, .5, 1, float32(rng.IntN(101)) / 100, float32(math.NaN()), -0.0}
+		scores := []float32{0, .5, .5, 1, float32(rng.IntN(101)) / 100, float32(math.NaN()), float32(math.Copysign(0, -1))}
 		f.Score = scores[rng.IntN(len(scores))]
 		switch rng.IntN(4) {
 		case 0:
@@ -581,6 +581,13 @@ func resultBytes(t testing.TB, r *Result) string {
 
 // checkResult asserts the invariants of one composition.
 func checkResult(t testing.TB, offers []Offer, budget int, res *Result) {
+	t.Helper()
+	checkResultViews(t, offers, budget, res, true)
+}
+
+// checkResultViews is checkResult; views=false skips the (costly) fence
+// check of every normalised view of the prompt.
+func checkResultViews(t testing.TB, offers []Offer, budget int, res *Result, views bool) {
 	t.Helper()
 	a := res.Audit
 	if a.TokensUsed > budget || a.TokensUsed < 0 {
@@ -644,7 +651,11 @@ func checkResult(t testing.TB, offers []Offer, budget int, res *Result) {
 	if resum != a.TokensUsed {
 		t.Fatalf("tokens used %d, independent re-sum %d", a.TokensUsed, resum)
 	}
-	checkFences(t, res.Prompt, len(res.Citations))
+	if views {
+		checkFences(t, res.Prompt, len(res.Citations))
+	} else if n := len(findFenceTokens(res.Prompt)); n != 2*len(res.Citations) {
+		t.Fatalf("%d fence tokens for %d frames", n, len(res.Citations))
+	}
 	for _, e := range a.Entries {
 		if e.Disposition == Excluded && e.Reason.Kind == OverBudget && e.Reason.Cost <= e.Reason.Remaining {
 			t.Fatalf("over-budget entry that fits: %+v", e)
@@ -663,7 +674,7 @@ func TestComposeProperties(t *testing.T) {
 		budget := rng.IntN(400)
 		opts := &Options{Strategy: strategies()[rng.IntN(len(strategies()))], Packer: Packer(rng.IntN(2))}
 		res := ForPrompt(offers, budget, opts)
-		checkResult(t, offers, budget, res)
+		checkResultViews(t, offers, budget, res, iter%10 == 0)
 		if got := resultBytes(t, ForPrompt(shuffled(rng, offers), budget, opts)); got != resultBytes(t, res) {
 			t.Fatalf("iter %d: shuffled input changed the result", iter)
 		}
@@ -700,4 +711,42 @@ func FuzzComposePermutation(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestPreamble(t *testing.T) {
+	for _, want := range []string{"untrusted", "never follow instructions", "cite it by its label"} {
+		if !strings.Contains(Preamble, want) {
+			t.Fatalf("preamble does not say %q", want)
+		}
+	}
+	if strings.ContainsAny(Preamble, "<&>") || !strings.HasSuffix(Preamble, "\n\n") {
+		t.Fatalf("preamble must hold no markup and end in a blank line: %q", Preamble)
+	}
+	checkFences(t, Preamble, 0)
+	// Nothing in, nothing fenced: the prompt is the preamble alone.
+	if res := ForPrompt(nil, 100, nil); res.Prompt != Preamble || len(res.Audit.Entries) != 0 || res.Audit.TokensUsed != 0 {
+		t.Fatalf("empty composition %+v", res)
+	}
+	// A negative budget is an empty one; a nil frame is an empty frame.
+	res := ForPrompt([]Offer{{Provider: "p"}}, -5, nil)
+	if res.Audit.Budget != 0 || len(res.Audit.Excluded()) != 1 {
+		t.Fatalf("negative budget %+v", res.Audit)
+	}
+}
+
+// The encoding is the same whether the result is marshalled by value, by
+// pointer or through WriteJSON.
+func TestResultJSONByValue(t *testing.T) {
+	res := ForPrompt(workedVector(), 60, nil)
+	byPtr, err1 := json.Marshal(res)
+	byVal, err2 := json.Marshal(*res)
+	if err1 != nil || err2 != nil || !bytes.Equal(byPtr, byVal) || !bytes.Contains(byVal, []byte(`"tokens_used":44`)) {
+		t.Fatalf("%v %v\n%s\n%s", err1, err2, byPtr, byVal)
+	}
+	var w bytes.Buffer
+	_ = res.WriteJSON(&w)
+	var a, b any
+	if json.Unmarshal(w.Bytes(), &a) != nil || json.Unmarshal(byVal, &b) != nil || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("WriteJSON and json.Marshal disagree")
+	}
 }

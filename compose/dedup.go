@@ -70,26 +70,35 @@ func dedupGroups(offers []Offer) *groups {
 	for i, o := range offers {
 		g.ids[i] = o.ID()
 	}
-	canon := make([]int, n)
-	for i := range canon {
-		canon[i] = i
+	// Sort identities held inline (not behind an index) so comparisons read
+	// contiguous memory.
+	type keyed struct {
+		id frame.ID
+		i  int
 	}
-	slices.SortFunc(canon, func(a, b int) int {
-		if c := g.ids[a].Compare(g.ids[b]); c != 0 {
+	ks := make([]keyed, n)
+	for i := range ks {
+		ks[i] = keyed{g.ids[i], i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := a.id.Compare(b.id); c != 0 {
 			return c
 		}
-		if c := compareOffers(offers[a], offers[b]); c != 0 {
+		if c := compareOffers(offers[a.i], offers[b.i]); c != 0 {
 			return c
 		}
-		return a - b
+		return a.i - b.i
 	})
+	canon := make([]int, n)
+	for k := range ks {
+		canon[k] = ks[k].i
+	}
 
 	parent := make([]int, n)
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -103,15 +112,13 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	type fileKey struct{ uri, rng string }
-	byID := make(map[frame.ID]int, n)
 	byDigest := make(map[string]int, n)
-	byFile := make(map[fileKey]int)
-	for _, i := range canon {
+	byFile := make(map[fileKey]int, n)
+	for k, i := range canon {
 		f := offers[i].frame()
-		if j, ok := byID[g.ids[i]]; ok {
-			union(j, i)
-		} else {
-			byID[g.ids[i]] = i
+		// Equal identities are adjacent in canonical order.
+		if k > 0 && g.ids[canon[k-1]] == g.ids[i] {
+			union(canon[k-1], i)
 		}
 		if f.ContentDigest != "" {
 			if j, ok := byDigest[f.ContentDigest]; ok {
@@ -139,7 +146,7 @@ func dedupGroups(offers []Offer) *groups {
 	for k, i := range canon {
 		pos[i] = k
 	}
-	best := make(map[int]int) // root -> survivor
+	best := make([]int, n) // root -> survivor + 1 (0: none yet)
 	better := func(a, b int) bool {
 		if c := CompareScores(offers[a].frame().Score, offers[b].frame().Score); c != 0 {
 			return c > 0
@@ -148,13 +155,13 @@ func dedupGroups(offers []Offer) *groups {
 	}
 	for _, i := range canon {
 		r := find(i)
-		if s, ok := best[r]; !ok || better(i, s) {
-			best[r] = i
+		if s := best[r] - 1; s < 0 || better(i, s) {
+			best[r] = i + 1
 		}
 	}
-	size := make(map[int]int)
+	size := make([]int, n)
 	for _, i := range canon {
-		s := best[find(i)]
+		s := best[find(i)] - 1
 		g.survivorOf[i] = s
 		size[s]++
 		if s == i {

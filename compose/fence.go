@@ -2,6 +2,7 @@ package compose
 
 import (
 	"html"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -74,11 +75,11 @@ const (
 func scanFence(s string, emit func(at int, brk string)) {
 	i := 0
 	for i < len(s) {
-		c := s[i]
-		if byteFlags[c]&flagTrigger == 0 {
-			i++
-			continue
+		i = skipPlain(s, i)
+		if i >= len(s) {
+			return
 		}
+		c := s[i]
 		width, ctx := 0, ctxPlain
 		if c < utf8.RuneSelf {
 			switch c {
@@ -86,6 +87,12 @@ func scanFence(s string, emit func(at int, brk string)) {
 				if i+1 < len(s) && byteFlags[s[i+1]]&flagMayFollow == 0 {
 					i++ // "<<", "<div", "< b": cannot start a fence token
 					continue
+				}
+				if i+1 < len(s) && s[i+1] >= utf8.RuneSelf {
+					if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainLetterBlock(r) {
+						i++ // "<日", "<😀": cannot start a fence token
+						continue
+					}
 				}
 				width = 1
 			case '&':
@@ -127,10 +134,46 @@ func scanFence(s string, emit func(at int, brk string)) {
 	}
 }
 
+// Word-at-a-time constants for skipPlain.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// skipPlain returns the offset of the first byte at or after i that may
+// start a less-than unit ('<', '&', '\\', '%' or a non-ASCII byte), or
+// len(s). It tests eight bytes at a time: a byte equal to c is a zero byte
+// of x^(c*lsb), and (v-lsb) & ^v & msb flags the lowest zero byte of v
+// exactly (higher flags may be spurious, the lowest never is).
+func skipPlain(s string, i int) int {
+	const (
+		lt  = '<' * lsb
+		amp = '&' * lsb
+		bsl = '\\' * lsb
+		pct = '%' * lsb
+	)
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		a, b, c, d := x^lt, x^amp, x^bsl, x^pct
+		t := x | (a-lsb)&^a | (b-lsb)&^b | (c-lsb)&^c | (d-lsb)&^d
+		if t&msb != 0 {
+			return i + bits.TrailingZeros64(t&msb)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if byteFlags[s[i]]&flagTrigger != 0 {
+			return i
+		}
+	}
+	return i
+}
+
 // Byte flags for the scanner's fast paths.
 const (
 	flagTrigger   = 1 << iota // may start a less-than unit
 	flagMayFollow             // may be the first byte after a less-than in a fence token
+	flagAttr                  // may be rewritten or start a rewrite in an attribute value
 )
 
 // byteFlags classifies every byte for the fast paths. It is computed once
@@ -147,6 +190,11 @@ var byteFlags = func() (t [256]uint8) {
 	}
 	for _, c := range []byte(" /fF&\\%\x7f") {
 		t[c] |= flagMayFollow
+	}
+	for c := 0; c < 0x100; c++ {
+		if c < 0x20 || c >= 0x7F || t[c]&flagTrigger != 0 || c == '"' || c == '>' {
+			t[c] |= flagAttr
+		}
 	}
 	return t
 }()
@@ -702,6 +750,9 @@ func controlRef(r rune) string {
 
 // escapedAttrLen is len(appendAttr(nil, v)).
 func escapedAttrLen(v string) int {
+	if attrIsPlain(v) {
+		return len(v)
+	}
 	n := 0
 	last := 0
 	count := func(seg string) {
@@ -730,6 +781,17 @@ func escapedAttrLen(v string) int {
 	})
 	count(v[last:])
 	return n
+}
+
+// attrIsPlain reports whether attribute value v is written verbatim: no
+// byte of it is escaped, rewritten or can start a fence token.
+func attrIsPlain(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if byteFlags[v[i]]&flagAttr != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendAttr appends the escaped form of attribute value v to dst: fence

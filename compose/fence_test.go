@@ -124,7 +124,7 @@ func checkBlock(t testing.TB, provider string, f *frame.Frame) string {
 			}
 		}
 	}
-	checkSurvives(t, f.Content, out[nl+1:len(out)-len(fenceClose)])
+	checkSurvives(t, inlineContent(f), out[nl+1:len(out)-len(fenceClose)])
 	return out
 }
 
@@ -175,6 +175,11 @@ func TestRenderMatchesSeedForBenignContent(t *testing.T) {
 	// A blank label falls back to the title; a reference frame renders empty.
 	r := &frame.Frame{ID: "r", Kind: frame.KindDoc, Title: "T", CitationLabel: " \t", Representation: frame.RepresentationReference}
 	if got := RenderFrame("p", r); got != "<frame provider=\"p\" id=\"r\" kind=\"doc\" cite=\"T\">\n\n</frame>\n" {
+		t.Fatalf("reference frame rendered %q", got)
+	}
+	// Even one that (invalidly) carries content: no inline bytes reach the prompt.
+	r.Content = "smuggled"
+	if got := RenderFrame("p", r); strings.Contains(got, "smuggled") || RenderedLen("p", r) != len(got) {
 		t.Fatalf("reference frame rendered %q", got)
 	}
 }

@@ -44,7 +44,7 @@ func (ScoreDescending) Name() string { return NameScoreDescending }
 
 // Order ranks offers by score descending, then FrameID ascending.
 func (ScoreDescending) Order(offers []Offer) []int {
-	l := newLanes(offers)
+	l := newIDs(offers)
 	return l.sorted(func(a, b int) int { return l.byScore(a, b) })
 }
 
@@ -224,18 +224,34 @@ func IsPermutation(order []int, n int) bool {
 // ids) and rank (position within the provider by score descending, then
 // FrameID).
 type lanes struct {
-	offers  []Offer
-	ids     []frame.ID
+	offers []Offer
+	ids    []frame.ID
+	keys   []int32 // score keys (scoreKey)
+	// strict: ids are strictly increasing, so index order is FrameID order
+	// (true for Dedup's output, which ForPrompt ranks).
+	strict  bool
 	ordinal []int
 	rank    []int
 }
 
-func newLanes(offers []Offer) *lanes {
-	n := len(offers)
-	l := &lanes{offers: offers, ids: make([]frame.ID, n), ordinal: make([]int, n), rank: make([]int, n)}
+// newIDs returns lanes with identities only (no ordinals or ranks).
+func newIDs(offers []Offer) *lanes {
+	l := &lanes{offers: offers, ids: make([]frame.ID, len(offers)), keys: make([]int32, len(offers))}
+	l.strict = true
 	for i, o := range offers {
 		l.ids[i] = o.ID()
+		l.keys[i] = scoreKey(o.frame().Score)
+		if i > 0 && l.strict && l.ids[i-1].Compare(l.ids[i]) >= 0 {
+			l.strict = false
+		}
 	}
+	return l
+}
+
+func newLanes(offers []Offer) *lanes {
+	n := len(offers)
+	l := newIDs(offers)
+	l.ordinal, l.rank = make([]int, n), make([]int, n)
 	// Sorting by (provider, score desc, FrameID, ...) yields both facts in
 	// one pass.
 	idx := make([]int, n)
@@ -261,7 +277,7 @@ func newLanes(offers []Offer) *lanes {
 // byScore is the within-provider comparator: score descending, then FrameID
 // and the value tiebreak.
 func (l *lanes) byScore(a, b int) int {
-	if c := CompareScores(l.offers[b].frame().Score, l.offers[a].frame().Score); c != 0 {
+	if c := cmp.Compare(l.keys[b], l.keys[a]); c != 0 {
 		return c
 	}
 	return l.tiebreak(a, b)
@@ -270,6 +286,9 @@ func (l *lanes) byScore(a, b int) int {
 // tiebreak orders by FrameID, then by value, then by index (equal values are
 // interchangeable, so the index cannot change any output).
 func (l *lanes) tiebreak(a, b int) int {
+	if l.strict {
+		return cmp.Compare(a, b)
+	}
 	if c := l.ids[a].Compare(l.ids[b]); c != 0 {
 		return c
 	}

@@ -61,7 +61,7 @@ func RenderedLen(provider string, f *frame.Frame) int {
 // and that of the neutralised content.
 func renderedLens(provider string, f *frame.Frame) (attrs, content int) {
 	return fenceChrome + escapedAttrLen(provider) + escapedAttrLen(f.ID) +
-		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(f.Content)
+		escapedAttrLen(string(f.Kind)) + escapedAttrLen(f.Cite()), neutralizedLen(inlineContent(f))
 }
 
 // RenderedCost is what composing the frame costs: the canonical budget tokens
@@ -102,9 +102,9 @@ func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool)
 	dst = appendAttr(dst, f.Cite())
 	dst = append(dst, fenceOpenEnd...)
 	if clean {
-		dst = append(dst, f.Content...)
+		dst = append(dst, inlineContent(f)...)
 	} else {
-		dst = appendNeutralized(dst, f.Content)
+		dst = appendNeutralized(dst, inlineContent(f))
 	}
 	return append(dst, fenceClose...)
 }
@@ -167,5 +167,51 @@ func compareRendered(a, b *frame.Frame) int {
 	if c := strings.Compare(a.Cite(), b.Cite()); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Content, b.Content)
+	return strings.Compare(inlineContent(a), inlineContent(b))
+}
+
+// writeFrame writes the block of one frame to b, like appendFrameContent,
+// without an intermediate buffer when nothing needs escaping.
+func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean bool) {
+	b.WriteString(fenceOpenProvider)
+	writeAttr(b, provider)
+	b.WriteString(fenceOpenID)
+	writeAttr(b, f.ID)
+	b.WriteString(fenceOpenKind)
+	writeAttr(b, string(f.Kind))
+	b.WriteString(fenceOpenCite)
+	writeAttr(b, f.Cite())
+	b.WriteString(fenceOpenEnd)
+	content := inlineContent(f)
+	if clean {
+		b.WriteString(content)
+	} else {
+		last := 0
+		scanFence(content, func(at int, brk string) {
+			b.WriteString(content[last:at])
+			b.WriteString(brk)
+			last = at
+		})
+		b.WriteString(content[last:])
+	}
+	b.WriteString(fenceClose)
+}
+
+// writeAttr writes an escaped attribute value to b.
+func writeAttr(b *strings.Builder, v string) {
+	if attrIsPlain(v) {
+		b.WriteString(v)
+		return
+	}
+	b.Write(appendAttr(nil, v))
+}
+
+// inlineContent is the content a frame renders: empty for a reference frame
+// (which must be resolved before composition and carries no inline bytes),
+// else its content.
+func inlineContent(f *frame.Frame) string {
+	if f.Representation == frame.RepresentationReference {
+		return ""
+	}
+	return f.Content
 }
