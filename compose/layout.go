@@ -21,7 +21,7 @@ type layoutJSON struct {
 
 // MarshalJSON encodes the layout as
 // {"version":1,"placement":"stable-first","frames":[...],"stable":N}.
-func (l *Layout) MarshalJSON() ([]byte, error) {
+func (l Layout) MarshalJSON() ([]byte, error) {
 	frames := l.Frames
 	if frames == nil {
 		frames = []frame.ID{}

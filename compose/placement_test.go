@@ -423,3 +423,16 @@ func FuzzParseLayout(f *testing.F) {
 		checkPlacement(t, res, &Options{Placement: StableFirst, Previous: l})
 	})
 }
+
+func TestLayoutValueMarshalsLikeThePointer(t *testing.T) {
+	l := Layout{Version: LayoutVersion, Placement: StableFirst, Frames: []frame.ID{{Provider: "p", Frame: "a"}}, Stable: 1}
+	a, err1 := json.Marshal(l)
+	b, err2 := json.Marshal(&l)
+	if err1 != nil || err2 != nil || string(a) != string(b) ||
+		string(a) != `{"version":1,"placement":"stable-first","frames":[{"provider_id":"p","frame_id":"a"}],"stable":1}` {
+		t.Fatalf("%s / %s (%v %v)", a, b, err1, err2)
+	}
+	if e, _ := json.Marshal(Layout{}); string(e) != `{"version":0,"placement":"edges-by-rank","frames":[],"stable":0}` {
+		t.Fatalf("zero layout: %s", e)
+	}
+}
