@@ -823,11 +823,14 @@ type stdioConn struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	lines   chan []byte
-	readErr error // set before lines is closed
-	timeout time.Duration
-	done    chan struct{} // closed when the process has exited
+	readErr error         // set before lines is closed
+	quit    chan struct{} // closed by close: the reader discards from then on
+	killed  chan struct{} // closed when the harness kills the process
+	done    chan struct{} // closed when the process has been waited for
 	waitErr error
+	timeout time.Duration
 	once    sync.Once
+	kill    sync.Once
 }
 
 func startStdio(ctx context.Context, t ProviderTarget, stderr io.Writer, timeout time.Duration) (*stdioConn, error) {
@@ -850,20 +853,33 @@ func startStdio(ctx context.Context, t ProviderTarget, stderr io.Writer, timeout
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
 	}
-	c := &stdioConn{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), timeout: timeout, done: make(chan struct{})}
+	c := &stdioConn{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), timeout: timeout,
+		quit: make(chan struct{}), killed: make(chan struct{}), done: make(chan struct{})}
+	readerDone := make(chan struct{})
 	go func() {
-		br := newLineReader(stdout)
+		defer close(readerDone)
+		read := newLineReader(stdout)
 		for {
-			line, err := br()
+			line, err := read()
 			if err != nil {
 				c.readErr = err
 				close(c.lines)
 				return
 			}
-			c.lines <- line
+			select {
+			case c.lines <- line:
+			case <-c.quit:
+			}
 		}
 	}()
 	go func() {
+		// Wait closes stdout, so it must not run before the reader has seen
+		// the end of it — unless the harness has given up and killed the
+		// process (WaitDelay then bounds a pipe held open by a grandchild).
+		select {
+		case <-readerDone:
+		case <-c.killed:
+		}
 		c.waitErr = cmd.Wait()
 		close(c.done)
 	}()
@@ -918,6 +934,7 @@ func (c *stdioConn) shutdown(ctx context.Context) (string, bool) {
 	if err := c.send(line); err != nil {
 		return err.Error(), false
 	}
+	close(c.quit) // replies after shutdown are not read
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	select {
@@ -933,13 +950,23 @@ func (c *stdioConn) shutdown(ctx context.Context) (string, bool) {
 	}
 }
 
+// close ends the session: stdin is closed, the process gets half a second
+// to exit on its own and is then killed.
 func (c *stdioConn) close() {
 	c.once.Do(func() {
+		select {
+		case <-c.quit:
+		default:
+			close(c.quit)
+		}
 		_ = c.stdin.Close()
 		select {
 		case <-c.done:
 		case <-time.After(500 * time.Millisecond):
-			_ = c.cmd.Process.Kill()
+			c.kill.Do(func() {
+				_ = c.cmd.Process.Kill()
+				close(c.killed)
+			})
 			<-c.done
 		}
 	})

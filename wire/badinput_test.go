@@ -110,9 +110,10 @@ func TestUnknownEnvelopeTypeIsAValue(t *testing.T) {
 
 // patternReader yields n bytes of a repeated byte, then tail.
 type patternReader struct {
-	n    int64
-	fill byte
-	tail *strings.Reader
+	n     int64
+	fill  byte
+	block []byte
+	tail  *strings.Reader
 }
 
 func (r *patternReader) Read(p []byte) (int, error) {
@@ -121,8 +122,11 @@ func (r *patternReader) Read(p []byte) (int, error) {
 		if k > r.n {
 			k = r.n
 		}
-		for i := range p[:k] {
-			p[i] = r.fill
+		if r.block == nil {
+			r.block = bytes.Repeat([]byte{r.fill}, 64<<10)
+		}
+		for i := int64(0); i < k; {
+			i += int64(copy(p[i:k], r.block))
 		}
 		r.n -= k
 		return int(k), nil
