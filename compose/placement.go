@@ -21,13 +21,14 @@ const (
 	// EdgesByRank folds the ranking to the edges (FoldToEdges): the best
 	// frame first, the second best last, the weakest in the middle (Lost in
 	// the Middle). The order depends on the scores, so a score change
-	// anywhere can rewrite the whole block: only the preamble is a stable
-	// prefix.
+	// anywhere can rewrite the whole block: usually only the preamble
+	// stays from one turn to the next.
 	EdgesByRank Placement = iota
 	// Canonical renders the included frames in canonical FrameID order.
 	// Scores never move a frame, so the block changes only where the
-	// included set changes; the whole prompt is reported as stable. The
-	// best frame sits wherever its identity sorts.
+	// included set changes: everything before the first frame that entered
+	// or left stays. It needs no previous layout. The best frame sits
+	// wherever its identity sorts.
 	Canonical
 	// StableFirst keeps the front of the previous turn's layout
 	// (Options.Previous): the longest run of its leading frames that are
