@@ -126,8 +126,9 @@ type item struct {
 // The preamble is not charged. Audit.TokensUsed is the sum of the included
 // frames' rendered costs and never exceeds budget (a negative budget is 0).
 // The audit has exactly one entry per offer: duplicates first (canonical
-// order), then the survivors in ranking order. The result depends only on the
-// set of offers: any permutation of offers yields identical bytes.
+// order), then the survivors in ranking order. For given options (the
+// previous layout included), the result depends only on the set of offers:
+// any permutation of offers yields identical bytes.
 func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	var o Options
 	if opts != nil {
