@@ -147,6 +147,15 @@ type Report struct {
 	CostPerTurn float64
 	// UncachedCostPerTurn is the mean cost per turn without any caching.
 	UncachedCostPerTurn float64
+	// MarkedReusableFraction and MarkedCostPerTurn are ReusableFraction and
+	// CostPerTurn for a host that follows Anthropic's explicit breakpoints:
+	// the preamble and each frame are content blocks, a breakpoint marks
+	// the end of Result.Stable and another the end of the prompt, and a
+	// request reads the longest prefix that the previous request marked
+	// (or read), found at one of its own block boundaries no more than
+	// LookbackBlocks before one of its breakpoints.
+	MarkedReusableFraction float64
+	MarkedCostPerTurn      float64
 }
 
 // Session is the seeded sequence of offers a Config describes.
@@ -263,8 +272,11 @@ type Turn struct {
 	// SharedPrefixBytes is the prefix shared with the previous prompt.
 	SharedPrefixBytes int
 	// ReadTokens, WriteTokens and BaseTokens split the prompt's tokens by
-	// how they are billed.
+	// how they are billed under the idealised prefix cache.
 	ReadTokens, WriteTokens, BaseTokens int
+	// MarkedReadTokens, MarkedWriteTokens and MarkedBaseTokens split them
+	// under the marked-breakpoint host (see MarkedCostPerTurn).
+	MarkedReadTokens, MarkedWriteTokens, MarkedBaseTokens int
 	// BestAtEdge: the best-ranked included frame is first or last in its
 	// part.
 	BestAtEdge bool
@@ -289,6 +301,8 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 		r.CostPerTurn += (AnthropicRead*float64(tr.ReadTokens) + AnthropicWrite*float64(tr.WriteTokens) +
 			float64(tr.BaseTokens)) * c.BaseUSDPerMTok / 1e6
 		r.UncachedCostPerTurn += float64(total) * c.BaseUSDPerMTok / 1e6
+		r.MarkedCostPerTurn += (AnthropicRead*float64(tr.MarkedReadTokens) + AnthropicWrite*float64(tr.MarkedWriteTokens) +
+			float64(tr.MarkedBaseTokens)) * c.BaseUSDPerMTok / 1e6
 		if t == 0 {
 			return
 		}
@@ -298,6 +312,7 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 		}
 		if total > 0 {
 			r.ReusableFraction += float64(tr.ReadTokens) / float64(total)
+			r.MarkedReusableFraction += float64(tr.MarkedReadTokens) / float64(total)
 		}
 	})
 	n, m := float64(len(s.Turns)), float64(len(s.Turns)-1)
@@ -307,11 +322,13 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 		r.BestAtEdge /= n
 		r.CostPerTurn /= n
 		r.UncachedCostPerTurn /= n
+		r.MarkedCostPerTurn /= n
 	}
 	if m > 0 {
 		r.MeanSharedPrefixBytes /= m
 		r.SharedPrefixFraction /= m
 		r.ReusableFraction /= m
+		r.MarkedReusableFraction /= m
 	}
 	return r
 }
@@ -320,6 +337,7 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 	c = c.withDefaults()
 	var prev *compose.Result
+	var marked map[string]bool // prefixes the previous request marked or read
 	for t, offers := range s.Turns {
 		opts := &compose.Options{Placement: p, Cache: &compose.CacheOptions{MinPrefixTokens: c.MinPrefixTokens}}
 		if prev != nil {
@@ -344,8 +362,70 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 		} else {
 			tr.BaseTokens = total
 		}
+		marked = markedHost(c, res, marked, &tr)
 		fn(t, tr)
 		prev = res
+	}
+}
+
+// LookbackBlocks is how many content-block boundaries before a breakpoint
+// Anthropic checks for a cached prefix (about 20, per its documentation).
+const LookbackBlocks = 20
+
+// markedHost bills res under the marked-breakpoint host (see
+// Report.MarkedCostPerTurn), given the prefixes the previous request marked
+// or read, and returns the prefixes this request marks or reads.
+func markedHost(c Config, res *compose.Result, cached map[string]bool, tr *Turn) map[string]bool {
+	p := res.Prompt
+	bounds := boundaries(p)
+	marks := make([]int, 0, 2) // indices into bounds
+	for i, b := range bounds {
+		if b == res.Cache.StablePrefixBytes || b == len(p) {
+			marks = append(marks, i)
+		}
+	}
+	read := 0
+	for _, mi := range marks {
+		for j := mi; j >= 0 && j >= mi-LookbackBlocks; j-- {
+			if cached[p[:bounds[j]]] {
+				read = max(read, bounds[j])
+				break
+			}
+		}
+	}
+	total := frame.BudgetTokens(p)
+	tr.MarkedReadTokens = frame.BudgetTokens(p[:read])
+	if total >= c.MinPrefixTokens {
+		tr.MarkedWriteTokens = total - tr.MarkedReadTokens
+	} else {
+		tr.MarkedBaseTokens = total - tr.MarkedReadTokens
+	}
+	next := map[string]bool{}
+	if read > 0 {
+		next[p[:read]] = true
+	}
+	for _, mi := range marks {
+		if frame.BudgetTokens(p[:bounds[mi]]) >= c.MinPrefixTokens {
+			next[p[:bounds[mi]]] = true
+		}
+	}
+	return next
+}
+
+// boundaries returns the content-block boundaries of prompt: the end of the
+// preamble and the end of each frame block.
+func boundaries(prompt string) []int {
+	if len(prompt) < len(compose.Preamble) {
+		return []int{len(prompt)}
+	}
+	out := []int{len(compose.Preamble)}
+	for b := len(compose.Preamble); ; {
+		i := strings.Index(prompt[b:], fenceEnd)
+		if i < 0 {
+			return out
+		}
+		b += i + len(fenceEnd)
+		out = append(out, b)
 	}
 }
 

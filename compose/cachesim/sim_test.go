@@ -87,6 +87,14 @@ func TestJitterOnly(t *testing.T) {
 	if rs[2].SharedPrefixFraction < 0.90 || rs[2].ReusableFraction < 0.90 {
 		t.Errorf("stable-first shares %.3f (reusable %.3f) under jitter alone, want ≥ 0.90", rs[2].SharedPrefixFraction, rs[2].ReusableFraction)
 	}
+	// With two marks the host reads only where the previous request marked:
+	// when nothing drops, the whole previous prompt.
+	if rs[2].MarkedReusableFraction < 0.5 || rs[2].MarkedReusableFraction > rs[2].ReusableFraction {
+		t.Errorf("stable-first, two marks: reusable %.3f (ideal %.3f)", rs[2].MarkedReusableFraction, rs[2].ReusableFraction)
+	}
+	if rs[0].MarkedReusableFraction != 0 {
+		t.Errorf("edges-by-rank, two marks: reusable %.3f", rs[0].MarkedReusableFraction)
+	}
 	if rs[0].SharedPrefixFraction > 0.2 || rs[0].BestAtEdge != 1 {
 		t.Errorf("edges-by-rank shares %.3f, best at edge %.2f", rs[0].SharedPrefixFraction, rs[0].BestAtEdge)
 	}
@@ -113,6 +121,11 @@ func TestStableSplitMatchesMeasuredReuse(t *testing.T) {
 			var prev *compose.Result
 			s.Walk(c, p, func(turn int, tr Turn) {
 				res := tr.Result
+				if tr.MarkedReadTokens > tr.ReadTokens || tr.ReadTokens+tr.WriteTokens+tr.BaseTokens !=
+					tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens {
+					t.Fatalf("%s turn %d: marked host reads %d of %d tokens, the ideal cache %d", p, turn,
+						tr.MarkedReadTokens, tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens, tr.ReadTokens)
+				}
 				if turn > 0 {
 					if got := frameBoundary(res.Prompt, tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
 						t.Fatalf("%s turn %d: reusable prefix %d bytes, stable split %d", p, turn, got, res.Cache.StablePrefixBytes)
