@@ -12,17 +12,16 @@
 // composed under every placement, so the placements are compared on equal
 // terms. Everything is seeded: a Config yields the same Report every time.
 //
-// The cache model is an idealised prefix cache with frame granularity, the
-// same for every placement: a request reads the longest prefix it shares
-// with the previous turn's prompt, cut back to the end of a frame (or of the
-// preamble), provided that prefix is at least MinPrefixTokens long; every
-// other token is written to the cache (when the prompt reaches
-// MinPrefixTokens) or billed at the base price. That is OpenAI's automatic
-// prefix caching up to its 128-token granularity, and Anthropic's when the
-// host has a breakpoint at that frame boundary of the previous request (for
-// example one content block per frame with the breakpoint on the last); a
-// host with fewer breakpoints reads less. Token counts are canonical budget
-// tokens (ceil(bytes/4)), an estimate of model tokens.
+// Two cache models, the same for every placement. The ideal prefix cache:
+// a request reads the longest prefix it shares with the previous turn's
+// prompt, cut back to the end of a frame (or of the preamble), provided that
+// prefix is at least MinPrefixTokens long; every other token is written to
+// the cache (when the prompt reaches MinPrefixTokens) or billed at the base
+// price. That is OpenAI's automatic prefix caching up to its 128-token
+// granularity. The marked host (Report.MarkedCostPerTurn) follows
+// Anthropic's explicit breakpoints, two per request, and reads only where
+// the previous request marked. Token counts are canonical budget tokens
+// (ceil(bytes/4)), an estimate of model tokens.
 package cachesim
 
 import (
