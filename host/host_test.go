@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -586,5 +587,51 @@ func TestCrashFailsEveryWaiter(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("waiters failed after %v", d)
+	}
+}
+
+// helperFrameJSON is the host-conformance helper frame: content "c", score
+// 0.5, the given declared cost.
+func helperFrameJSON(id string, cost int) string {
+	return fmt.Sprintf(`{"id":%q,"kind":"doc","title":%q,"content":"c","score":0.5,"token_cost":%d,"citation_label":%q}`, id, id, cost, id)
+}
+
+func TestBudgetLieAndFloodOverStdio(t *testing.T) {
+	noLeak(t)
+	h := New(testOpts(nil))
+	defer closeAndCheck(t, h)
+	ack := ackLine(wire.ProtocolVersion, false, "")
+	reply := func(frames ...string) string {
+		return `{"type":"frames","result":{"frames":[` + strings.Join(frames, ",") + `],"truncated":false}}`
+	}
+	var flood []string
+	for i := range 12 {
+		flood = append(flood, helperFrameJSON(fmt.Sprintf("f%d", i), 1))
+	}
+	for id, r := range map[string]string{
+		"liar":   reply(helperFrameJSON("big", 1200)),
+		"flood":  reply(flood...),
+		"honest": reply(helperFrameJSON("ok", 1)),
+	} {
+		bash(t, h, id, `read h; printf '%s\n' '`+ack+`'; read q; printf '%s\n' '`+r+`'; read s`)
+	}
+	q := probe()
+	q.MaxFrames = 3
+	fo := h.QueryAll(context.Background(), q)
+	byID := map[string]Outcome{}
+	for _, o := range fo.Outcomes {
+		byID[o.Provider] = o
+	}
+	if o := byID["liar"]; o.Status != StatusBudgetLie || o.ClaimedTokens != 1200 {
+		t.Errorf("liar: %v claimed %d", o.Status, o.ClaimedTokens)
+	}
+	if o := byID["flood"]; o.Status != StatusFrameFlood || o.ReturnedFrames != 12 || len(o.Excluded) != 12 {
+		t.Errorf("flood: %v returned %d", o.Status, o.ReturnedFrames)
+	}
+	if o := byID["honest"]; o.Status != StatusFrames || len(o.Frames) != 1 {
+		t.Errorf("honest: %+v", o)
+	}
+	if n := len(fo.Accepted()); n != 1 {
+		t.Errorf("accepted %d", n)
 	}
 }

@@ -86,6 +86,8 @@ var corpusClasses = []string{
 func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 	texts := corpus(t)
 	o, c := O200kBase(), Cl100kBase()
+	t.Log("| class | bytes | o200k | cl100k | Conservative | Safe | Safe ÷ max(exact) | Conservative ÷ max(exact) |")
+	t.Log("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, class := range corpusClasses {
 		text, ok := texts[class]
 		if !ok || len(text) < 1000 {
@@ -101,6 +103,7 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 			t.Errorf("prose: Safe over-counts %.2f×, limit 1.6×", ratio)
 		}
 		cons := Conservative{}.Count(text)
+		t.Logf("| %s | %d | %d | %d | %d | %d | %.2f | %.2f |", class, len(text), o.Count(text), c.Count(text), cons, safe, ratio, float64(cons)/float64(exact))
 		switch class {
 		case "hex", "uuid", "base64":
 			if cons >= exact {
@@ -126,6 +129,8 @@ func TestExactKnownCounts(t *testing.T) {
 		{o, "", 0},
 		{o, "1234567", 3}, // digits group in threes
 		{c, "1234567", 3},
+		{o, "\x7f", 1}, // the library drops DEL; Exact gives it its token
+		{c, "a\x7fb", 3},
 	} {
 		if got := tc.counter.Count(tc.text); got != tc.want {
 			t.Errorf("%s(%q) = %d, want %d", tc.counter.Name(), tc.text, got, tc.want)
@@ -301,10 +306,33 @@ func FuzzCounters(f *testing.F) {
 			}
 			if !longSpace && utf8.ValidString(text) {
 				want, _ := e.codec.Count(text)
+				want += strings.Count(text, "\x7f")
 				if n != want {
 					t.Fatalf("%s: split count %d, encoder %d", e.Name(), n, want)
 				}
 			}
 		}
 	})
+}
+
+// Counters are safe for concurrent use (run under -race in CI).
+func TestExactConcurrentUse(t *testing.T) {
+	e := O200kBase()
+	text := strings.Repeat("concurrent counting shares one cache. ", 20)
+	want := e.Count(text)
+	done := make(chan int)
+	for g := range 4 {
+		go func() {
+			n := 0
+			for i := range 20 {
+				n += e.Count(text + strings.Repeat("!", (g+i)%3))
+			}
+			done <- n
+		}()
+	}
+	for range 4 {
+		if n := <-done; n < 20*want {
+			t.Fatalf("concurrent counts too low: %d", n)
+		}
+	}
 }

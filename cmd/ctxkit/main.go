@@ -45,10 +45,12 @@ func commands() []command {
 		trustCommand(),
 		composeCommand(),
 		queryCommand(),
+		assessCommand(),
 		providerCommand(),
 		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
+		assessCommand(),
 	}
 }
 
@@ -72,6 +74,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 		}
 		usage(s.out)
 		return exitOK
+	}
+	if code, ok := dispatchRemote(ctx, args, s); ok {
+		return code
 	}
 	for _, c := range commands() {
 		if c.name == name {
