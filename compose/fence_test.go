@@ -438,3 +438,30 @@ func FuzzRenderFence(f *testing.F) {
 		checkFences(t, out, 2)
 	})
 }
+
+// skipPlain agrees with a byte-at-a-time reading of its contract on every
+// alignment and every special byte.
+func TestSkipPlain(t *testing.T) {
+	specials := []byte{'<', '&', '\\', '%', 0x80, 0xE6, 0xFF}
+	for n := 0; n <= 40; n++ {
+		for pos := -1; pos < n; pos++ {
+			for _, sp := range specials {
+				b := []byte(strings.Repeat("a$ !'=;[]{}#", 4)[:n])
+				want := n
+				if pos >= 0 {
+					b[pos] = sp
+					want = pos
+				}
+				s := string(b)
+				got := skipPlain(s, 0)
+				// It may stop early only at a '$'.
+				for got < want && s[got] == '$' {
+					got = skipPlain(s, got+1)
+				}
+				if got != want {
+					t.Fatalf("skipPlain(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+}

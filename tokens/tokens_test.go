@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -77,6 +79,45 @@ func corpus(t testing.TB) map[string]string {
 var corpusClasses = []string{
 	"prose", "go", "python", "typescript", "json_pretty", "json_min", "lockfile",
 	"gitlog", "hex", "uuid", "base64", "chinese", "japanese", "korean", "arabic", "emoji",
+}
+
+// Corpus classes hold many items; a single short hash, UUID or base64
+// string varies more. Safe must not under-count any of 200 seeded random
+// items of each kind.
+func TestSafeNeverUnderCountsSingleHighEntropyStrings(t *testing.T) {
+	o, c := O200kBase(), Cl100kBase()
+	r := rand.New(rand.NewPCG(9, 9))
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.UintN(256))
+		}
+		return b
+	}
+	kinds := []struct {
+		name string
+		gen  func() string
+	}{
+		{"uuid", func() string {
+			h := hex.EncodeToString(randBytes(16))
+			return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		}},
+		{"git short sha", func() string { return hex.EncodeToString(randBytes(4))[:7] }},
+		{"sha1", func() string { return hex.EncodeToString(randBytes(20)) }},
+		{"sha256", func() string { return hex.EncodeToString(randBytes(32)) }},
+		{"base64 24", func() string { return base64.StdEncoding.EncodeToString(randBytes(18)) }},
+		{"base64 400", func() string { return base64.StdEncoding.EncodeToString(randBytes(300)) }},
+		{"base64url 43", func() string { return base64.RawURLEncoding.EncodeToString(randBytes(32)) }},
+	}
+	for _, k := range kinds {
+		for range 200 {
+			s := k.gen()
+			exact := max(o.Count(s), c.Count(s))
+			if got := (Safe{}).Count(s); got < exact {
+				t.Errorf("%s %q: Safe %d < exact %d", k.name, s, got, exact)
+			}
+		}
+	}
 }
 
 // The acceptance property: Safe never under-counts o200k_base or
@@ -246,10 +287,13 @@ func TestSafeClasses(t *testing.T) {
 		{"the", 1},
 		{"the cat", 2}, // the space rides with "cat"
 		{"internationalization", 5},
-		{"2026", 2},              // digits in threes
-		{"getElementById", 5},    // get|Element|By|Id segments
-		{"3fa9b2c41d0e8f77", 13}, // high-entropy: 16 chars at 1.25 per token
-		{"你好", 4},                // 2 × 1.75 rounded up
+		{"2026", 2},                    // digits in threes
+		{"getElementById", 5},          // get|Element|By|Id segments
+		{"3fa9b2c41d0e8f77", 16},       // hex: ceil(16 × 0.85) + 2
+		{"deadbeef", 9},                // hex without digits
+		{"strengths", 10},              // one vowel in nine letters: charged as random (over, never under)
+		{"NqcmlhjckzhnBRljcvsmak", 21}, // unpronounceable letters
+		{"你好", 4},                      // 2 × 1.75 rounded up
 		{"😀", 4},
 		{"a\n\nb", 4},
 	} {

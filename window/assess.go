@@ -86,7 +86,9 @@ type Inputs struct {
 	// Catalog resolves the model; nil means DefaultCatalog().
 	Catalog *Catalog
 	// Counter counts model tokens; nil means the catalog entry's
-	// tokenizer, else tokens.ForModel(Model).
+	// tokenizer, else tokens.ForModel(Model), made anew for the call.
+	// Pass one (or use a Session) to keep an exact counter's cache across
+	// calls.
 	Counter tokens.Counter
 	// Wire overrides the catalog's wire when set.
 	Wire Wire

@@ -170,7 +170,8 @@ func conformCompositionReference(t *testing.T, bin string) {
 // naming the violated check. (That the working example passes is shown, at
 // the same cost, by conformance.TestPythonExampleHostPasses.)
 func conformCompositionBrokenPythonHost(t *testing.T, bin string) {
-	code, out, errOut := runBinary(t, bin, "conform", "composition", "--json", "--exec", python(t), "examples/composing-host/broken_host.py")
+	// The spelling: --json after the host command.
+	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", python(t), "examples/composing-host/broken_host.py", "--json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}
@@ -226,6 +227,22 @@ func TestFixtureProviderHelpListsEveryMode(t *testing.T) {
 		errb.Reset()
 		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 2 {
 			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
+
+func TestSplitExec(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, flags, host, rest []string
+	}{
+		{[]string{"python3", "h.py"}, nil, []string{"python3", "h.py"}, nil},
+		{[]string{"python3", "h.py", "--json"}, []string{"--timeout", "5s"}, []string{"python3", "h.py"}, []string{"--timeout", "5s", "--json"}},
+		{[]string{"host", "--json", "--"}, nil, []string{"host", "--json"}, nil},
+		{[]string{"--json"}, nil, []string{}, []string{"--json"}},
+	} {
+		host, rest := splitExec(tc.cmd, tc.flags)
+		if strings.Join(host, " ") != strings.Join(tc.host, " ") || strings.Join(rest, " ") != strings.Join(tc.rest, " ") {
+			t.Errorf("splitExec(%q, %q) = %q, %q; want %q, %q", tc.cmd, tc.flags, host, rest, tc.host, tc.rest)
 		}
 	}
 }
