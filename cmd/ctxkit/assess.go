@@ -32,12 +32,23 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 	imageTokens := fs.Int("image-tokens", 0, "flat charge per base64 image (default: the model's wire default)")
 	toolBytes := fs.Int("tool-result-bytes", 0, "byte cap of the next tool result to reserve for")
 	fs.Usage = func() {
-		fmt.Fprintf(s.err, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
-		fmt.Fprintln(s.err, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
-		fmt.Fprintln(s.err, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
-		fmt.Fprintln(s.err, "compaction decision. Base64 images are charged a flat per-image figure.")
-		fmt.Fprintln(s.err, "\nflags:")
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
+		fmt.Fprintln(w, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
+		fmt.Fprintln(w, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
+		fmt.Fprintln(w, "compaction decision. Base64 images are charged a flat per-image figure.")
+		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
+		fmt.Fprintln(w, "\nexamples:")
+		fmt.Fprintln(w, "  ctxkit assess docs/examples/anthropic-request.json")
+		fmt.Fprintln(w, "  ctxkit assess --model gpt-4o --format json - < request.json")
+		fmt.Fprintln(w, "  ctxkit assess --remote http://127.0.0.1:8787 docs/examples/anthropic-request.json")
+		fmt.Fprintln(w, "\nexit codes: 0 assessed; 2 usage error, or a body that cannot be read or parsed.")
+	}
+	if wantsHelp(args) {
+		fs.SetOutput(s.out)
+		fs.Usage()
+		return exitOK
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

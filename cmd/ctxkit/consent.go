@@ -36,6 +36,11 @@ subcommands:
 --store PATH   the consent journal (default: %s); an append-only file,
                each change synced to disk before the command returns.
 
+examples:
+  ctxkit consent grant wiki --scope third-party-index --grantor alice
+  ctxkit consent list --json
+  ctxkit consent revoke wiki --scope third-party-index
+
 exit codes: 0 ok; 1 nothing to revoke; 2 usage error or unreadable journal.
 `
 

@@ -45,6 +45,7 @@ func fixtureProviderUsage(fs *flag.FlagSet) func() {
 		fmt.Fprintln(w, "\nexamples:")
 		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider\n", programName, programName)
 		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider --misbehave lying-costs\n", programName, programName)
+		fmt.Fprintln(w, "\nexit codes: 0 clean shutdown; 1 serving failed; 2 usage error; 3 a crash mode crashed on purpose.")
 	}
 }
 
@@ -58,6 +59,11 @@ func runFixtureProvider(ctx context.Context, args []string, s stdio) int {
 	fs.StringVar(&o.DocsDir, "docs", "", "write the fixture documents here (default: a temporary directory, removed on exit)")
 	addr := fs.String("http", "", "serve HTTP on `ADDR` (e.g. 127.0.0.1:0; the chosen address is printed on stderr)")
 	fs.Usage = fixtureProviderUsage(fs)
+	if wantsHelp(args) {
+		fs.SetOutput(s.out)
+		fs.Usage()
+		return exitOK
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(s.out)

@@ -41,3 +41,38 @@ func TestServeHelp(t *testing.T) {
 		t.Fatalf("serve --config missing: %d %q", code, errs)
 	}
 }
+
+// TestEveryCommandHelp holds every command to one help convention:
+// `ctxkit CMD --help` and `ctxkit help CMD` print the same text on stdout
+// (nothing on stderr) and exit 0; the text starts with the usage line,
+// shows examples and documents the exit codes; an unknown flag exits 2
+// with a message on stderr and nothing on stdout.
+func TestEveryCommandHelp(t *testing.T) {
+	examples := regexp.MustCompile(`(?mi)^examples?:`)
+	exits := regexp.MustCompile(`(?i)exit (codes|status)`)
+	for _, c := range commands() {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", c.name, "--help")
+			if code != 0 || errs != "" {
+				t.Fatalf("--help: exit %d, stderr %q", code, errs)
+			}
+			if !strings.HasPrefix(out, "usage: ctxkit "+c.name) {
+				t.Errorf("--help does not start with %q:\n%s", "usage: ctxkit "+c.name, out)
+			}
+			if !examples.MatchString(out) {
+				t.Errorf("--help has no Examples: section:\n%s", out)
+			}
+			if !exits.MatchString(out) {
+				t.Errorf("--help does not document the exit codes:\n%s", out)
+			}
+			code2, out2, _ := runCLI(t, "", "help", c.name)
+			if code2 != 0 || out2 != out {
+				t.Errorf("ctxkit help %s differs from %s --help", c.name, c.name)
+			}
+			code, out, errs = runCLI(t, "", c.name, "--no-such-flag")
+			if code != 2 || out != "" || errs == "" {
+				t.Errorf("--no-such-flag: exit %d, stdout %q, stderr %q; want 2, nothing, a message", code, out, errs)
+			}
+		})
+	}
+}

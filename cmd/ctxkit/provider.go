@@ -27,6 +27,12 @@ under DIR) so that any CGP host can use it:
   --http ADDR   one envelope per POST at http://ADDR/ (e.g. 127.0.0.1:7700)
 
 Index progress goes to stderr when stderr is a terminal.
+
+examples:
+  ctxkit provider files ./docs
+  ctxkit provider files ./docs --http 127.0.0.1:7700
+  ctxkit conform provider -- ctxkit provider files ./docs
+
 exit codes: 0 clean shutdown; 1 serving failed; 2 usage error or unreadable DIR.
 `
 

@@ -51,6 +51,11 @@ flags:
   --timeout D           per-provider query timeout (default 30s)
   --format F            text (default) or json (the whole result and fan-out report)
 
+examples:
+  ctxkit query --goal "how is the budget split between providers" --budget 1500 ./docs
+  ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
+  ctxkit query --goal "retry policy" --remote http://127.0.0.1:8787   # on a ctxkit serve
+
 exit codes: 0 every provider answered and passed its audit; 1 a provider was
 refused (consent), failed or was dropped by the audit (the prompt is still
 printed from the others); 2 usage error or unreadable DIR.

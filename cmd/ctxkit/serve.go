@@ -154,3 +154,17 @@ func parseFlags(fs *flag.FlagSet, args []string, s stdio, usage string) (code in
 	}
 	return 0, false
 }
+
+// wantsHelp reports whether args ask for help (-h, -help or --help) before
+// any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}

@@ -38,6 +38,11 @@ subcommands:
 --store PATH   the store file (default: %s)
                Written atomically (temporary file, fsync, rename).
 
+examples:
+  ctxkit trust keygen --key-id 2026-a
+  ctxkit trust --store ./trust.json add docs 2026-a PUBKEY
+  ctxkit trust list --json
+
 exit codes: 0 ok; 1 the key id is already bound to another key, or the key to
 revoke is not trusted; 2 usage error, malformed key, or unreadable store.
 `
