@@ -158,8 +158,8 @@ func TestAssessFlagsAndBadInput(t *testing.T) {
 			t.Errorf("%v on %q: exit %d, stderr %q", tc.args, tc.stdin, code, errOut)
 		}
 	}
-	if code, _, errOut := runCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(errOut, "usage: ctxkit assess") {
-		t.Fatalf("help: %d %s", code, errOut)
+	if code, out, _ := runCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(out, "usage: ctxkit assess") {
+		t.Fatalf("help: %d %s", code, out) // help goes to stdout, like every command's
 	}
 }
 
