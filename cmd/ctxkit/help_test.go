@@ -76,3 +76,21 @@ func TestEveryCommandHelp(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateFormatFlag(t *testing.T) {
+	in := "../../internal/fixtures/cgp/context-frame.valid.json"
+	_, want, _ := runCLI(t, "", "validate", "--json", in)
+	for _, args := range [][]string{{"--format", "json"}, {"--format=json"}} {
+		code, got, errs := runCLI(t, "", append([]string{"validate"}, append(args, in)...)...)
+		if code != 0 || got != want || want == "" {
+			t.Fatalf("%v: exit %d, %q (%s); want the --json report", args, code, got, errs)
+		}
+	}
+	_, text, _ := runCLI(t, "", "validate", in)
+	if code, got, _ := runCLI(t, "", "validate", "--json", "--format", "text", in); code != 0 || got != text {
+		t.Fatalf("--format text after --json: %d %q, want %q", code, got, text)
+	}
+	if code, _, errs := runCLI(t, "", "validate", "--format", "yaml", in); code != 2 || !strings.Contains(errs, "text or json") {
+		t.Fatalf("--format yaml: %d %q", code, errs)
+	}
+}

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-const validateUsage = `usage: ctxkit validate [FILE|-] [--json] [--session]
+const validateUsage = `usage: ctxkit validate [FILE|-] [--format text|json] [--session]
 
 Check CGP input against the protocol rules. FILE (or standard input when it
 is "-" or absent) holds NDJSON -- envelopes, bare frames, or {"provider": ID, "frame": FRAME} offers -- or one JSON document
@@ -23,8 +24,8 @@ that span envelopes: B1 and B4 (a result within its query's budget and frame
 limit), Q1 (only requested kinds), E1 (query embedding length against the
 provider's fingerprint) and H4 (query id echoed).
 
-Each violation prints as "line N: RULE field: detail". --json prints one
-report object instead:
+Each violation prints as "line N: RULE field: detail". --format json (or
+--json) prints one report object instead:
   {"input", "valid", "items", "violations": [{"line","rule","field","detail"}],
    "errors": [{"line","error"}]}
 
@@ -43,13 +44,29 @@ func runValidate(_ context.Context, args []string, s stdio) int {
 	asJSON := false
 	var opts wire.CheckOptions
 	var files []string
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
 		case a == "-h" || a == "--help" || a == "-help":
 			fmt.Fprint(s.out, validateUsage)
 			return exitOK
 		case a == "--json" || a == "-json":
 			asJSON = true
+		case a == "--format" || a == "-format" || strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "-format="):
+			_, v, ok := strings.Cut(a, "=")
+			if !ok && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			switch v {
+			case "text":
+				asJSON = false
+			case "json":
+				asJSON = true
+			default:
+				fmt.Fprintf(s.err, "validate: --format wants text or json, got %q\n\n%s", v, validateUsage)
+				return exitUsage
+			}
 		case a == "--session" || a == "-session":
 			opts.Session = true
 		case len(a) > 1 && a[0] == '-':
