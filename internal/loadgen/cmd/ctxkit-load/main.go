@@ -36,7 +36,12 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "length of the measured run")
 	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured run before it")
 	sigterm := flag.Duration("sigterm-after", 0, "send SIGTERM to the started server this far into the run")
+	printBody := flag.Bool("print-body", false, "print the request body on stdout and exit (for other load tools)")
 	flag.Parse()
+	if *printBody {
+		os.Stdout.Write(loadgen.ComposeBody(*offers, *size))
+		return
+	}
 	if err := run(*bin, *url, *offers, *size, *conns, *duration, *warmup, *sigterm); err != nil {
 		fmt.Fprintln(os.Stderr, "ctxkit-load:", err)
 		os.Exit(1)
