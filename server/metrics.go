@@ -170,6 +170,7 @@ type countWriter struct {
 	err error
 }
 
+// Write counts bytes and keeps the first error.
 func (c *countWriter) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err

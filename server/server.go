@@ -297,6 +297,7 @@ type statusWriter struct {
 	n     int64
 }
 
+// WriteHeader records the first status written.
 func (s *statusWriter) WriteHeader(code int) {
 	if !s.wrote {
 		s.code, s.wrote = code, true
@@ -304,6 +305,7 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Write counts the bytes written; the first write implies status 200.
 func (s *statusWriter) Write(p []byte) (int, error) {
 	if !s.wrote {
 		s.code, s.wrote = http.StatusOK, true

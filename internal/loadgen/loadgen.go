@@ -190,7 +190,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // failed or closed before any status line arrived.
 type noResponseError struct{ err error }
 
+// Error says the request got no response, and why.
 func (e *noResponseError) Error() string { return "no response: " + e.err.Error() }
+
+// Unwrap returns the transport error.
 func (e *noResponseError) Unwrap() error { return e.err }
 
 func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *bytes.Buffer, idempotent bool) (int, error) {
