@@ -50,6 +50,10 @@ flags:
                         with a frame breaking Q1, B3 or a validity rule
   --timeout D           per-provider query timeout (default 30s)
   --format F            text (default) or json (the whole result and fan-out report)
+  --strategy S          ranking across providers, as in ctxkit compose: score-descending
+                        (default), round-robin-by-rank, per-provider-quota[:K]
+  --packer P            first-fit (default) or stop-at-first-miss
+  --remote URL          run on a ctxkit serve instead (its configured providers; no DIR)
 
 examples:
   ctxkit query --goal "how is the budget split between providers" --budget 1500 ./docs
@@ -131,6 +135,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	policy := fs.String("policy", "exclude-frames", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
 	format := fs.String("format", "text", "")
+	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
+	packerName := fs.String("packer", "first-fit", "")
 	var kinds, providers, bearers repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
@@ -162,6 +168,14 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		return fail("--policy must be exclude-frames or drop-leg")
 	case len(dirs) == 0 && len(providers) == 0:
 		return fail("give at least one DIR or --provider")
+	}
+	strategy, err := parseStrategy(*strategyName)
+	if err != nil {
+		return fail("--strategy: %v", err)
+	}
+	packer, ok := compose.ParsePacker(*packerName)
+	if !ok {
+		return fail("--packer must be first-fit or stop-at-first-miss")
 	}
 	consent, _, err := openConsent(*consentPath, false)
 	if err != nil {
@@ -235,7 +249,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		q.Kinds = append(q.Kinds, frame.Kind(k))
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
-	res := fo.Compose(*budget, nil)
+	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed

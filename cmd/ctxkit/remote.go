@@ -299,6 +299,8 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 	budget := fs.Int("budget", 2000, "")
 	maxFrames := fs.Int("max-frames", 16, "")
 	format := fs.String("format", "text", "")
+	strategy := fs.String("strategy", "", "")
+	packer := fs.String("packer", "", "")
 	var kinds repeated
 	fs.Var(&kinds, "kind", "")
 	dirs, code, done := parseRemoteFlags(fs, args, s, "query")
@@ -316,7 +318,15 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 		fmt.Fprintln(s.err, "query: --format must be text or json")
 		return exitUsage
 	}
-	req := &server.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames}
+	req := &server.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Strategy: *strategy, Packer: *packer}
+	if name, k, ok := strings.Cut(*strategy, ":"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 {
+			fmt.Fprintf(s.err, "query: per-provider-quota:K wants a non-negative integer K, got %q\n", k)
+			return exitUsage
+		}
+		req.Strategy, req.Quota = name, max(n, 1)
+	}
 	for _, k := range kinds {
 		req.Kinds = append(req.Kinds, frame.Kind(k))
 	}

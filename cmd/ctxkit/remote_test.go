@@ -134,6 +134,11 @@ func TestRemoteQueryMatchesLocal(t *testing.T) {
 	if lc != 0 || rc != 0 || lout != rout || !strings.Contains(rout, "split between providers equally") {
 		t.Fatalf("local %d %q (%s)\nremote %d %q (%s)", lc, lout, lerr, rc, rout, rerr)
 	}
+	lc, lout, _ = runCLI(t, "", "query", "--goal", "budget", "--budget", "90", "--strategy", "per-provider-quota:2", "--packer", "stop-at-first-miss", "--consent-store", consent, docs)
+	rc, rout, rerr = runCLI(t, "", "query", "--goal", "budget", "--budget", "90", "--strategy", "per-provider-quota:2", "--packer", "stop-at-first-miss", "--remote", url)
+	if lc != rc || lout != rout {
+		t.Fatalf("with a strategy and packer: local %d %q\nremote %d %q (%s)", lc, lout, rc, rout, rerr)
+	}
 	if rc, _, _ := runCLI(t, "", "query", "--goal", "g", "--remote", url, docs); rc != 2 {
 		t.Fatalf("DIR with --remote: exit %d", rc)
 	}
