@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	rtdebug "runtime/debug"
 
 	"github.com/ctxkit/ctxkit/server"
 )
@@ -23,6 +25,9 @@ Examples:
   ctxkit serve --addr 127.0.0.1:0 --log-format json
   ctxkit serve --config docs/examples/ctxkit.json     # providers for /v1/query
   curl -s http://127.0.0.1:8787/healthz
+
+Unless GOGC is set, the garbage collector runs at GOGC=400: about 15% less
+CPU per request for about 10 MB more memory (see BENCHMARKS.md).
 
 Exit codes: 0 clean shutdown; 1 the providers could not start or the
 shutdown failed; 2 usage error, unreadable config or address in use.
@@ -89,6 +94,9 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	if *timeout > 0 {
 		opts.Timeout = *timeout
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		rtdebug.SetGCPercent(400)
 	}
 	h := server.New(opts)
 
