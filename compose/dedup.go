@@ -2,6 +2,7 @@ package compose
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -70,28 +71,46 @@ func dedupGroups(offers []Offer) *groups {
 	for i, o := range offers {
 		g.ids[i] = o.ID()
 	}
-	// Sort identities held inline (not behind an index) so comparisons read
-	// contiguous memory.
+	// Sort keys that hold no pointers (offsets into one arena holding every
+	// provider and frame id): comparisons read dense memory, and moving keys
+	// costs no write barriers while a collection runs.
 	type keyed struct {
-		id frame.ID
-		i  int
+		off, prov, id int32 // arena offset, provider and frame id lengths
+		i             int32
 	}
+	arenaLen := 0
+	for _, id := range g.ids {
+		arenaLen += len(id.Provider) + len(id.Frame)
+	}
+	var arena strings.Builder
+	arena.Grow(arenaLen)
 	ks := make([]keyed, n)
-	for i := range ks {
-		ks[i] = keyed{g.ids[i], i}
+	for i, id := range g.ids {
+		ks[i] = keyed{int32(arena.Len()), int32(len(id.Provider)), int32(len(id.Frame)), int32(i)}
+		arena.WriteString(id.Provider)
+		arena.WriteString(id.Frame)
 	}
+	all := arena.String()
 	slices.SortFunc(ks, func(a, b keyed) int {
-		if c := a.id.Compare(b.id); c != 0 {
+		ap, bp := all[a.off:a.off+a.prov], all[b.off:b.off+b.prov]
+		if c := strings.Compare(ap, bp); c != 0 {
+			return c
+		}
+		ai, bi := all[a.off+a.prov:a.off+a.prov+a.id], all[b.off+b.prov:b.off+b.prov+b.id]
+		if c := strings.Compare(ai, bi); c != 0 {
+			return c
+		}
+		if c := strings.Compare(g.ids[a.i].Digest, g.ids[b.i].Digest); c != 0 {
 			return c
 		}
 		if c := compareOffers(offers[a.i], offers[b.i]); c != 0 {
 			return c
 		}
-		return a.i - b.i
+		return int(a.i - b.i)
 	})
 	canon := make([]int, n)
 	for k := range ks {
-		canon[k] = ks[k].i
+		canon[k] = int(ks[k].i)
 	}
 
 	parent := make([]int, n)
