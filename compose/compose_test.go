@@ -750,3 +750,25 @@ func TestResultJSONByValue(t *testing.T) {
 		t.Fatal("WriteJSON and json.Marshal disagree")
 	}
 }
+
+// The arena sort and the in-place fallback (for identities too large for
+// 32-bit offsets) agree.
+func TestCanonicalOrderFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := 0; iter < 300; iter++ {
+		offers := randomOffers(rng)
+		ids := make([]frame.ID, len(offers))
+		for i, o := range offers {
+			ids[i] = o.ID()
+		}
+		a, b := canonicalOrder(offers, ids), canonicalOrderLimit(offers, ids, -1)
+		if !slices.Equal(a, b) {
+			t.Fatalf("arena order %v, fallback order %v", a, b)
+		}
+		for k := 1; k < len(a); k++ {
+			if ids[a[k-1]].Compare(ids[a[k]]) > 0 {
+				t.Fatalf("not in FrameID order at %d", k)
+			}
+		}
+	}
+}
