@@ -50,7 +50,6 @@ func commands() []command {
 		consentCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
-		assessCommand(),
 	}
 }
 
