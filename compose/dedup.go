@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -70,29 +72,7 @@ func dedupGroups(offers []Offer) *groups {
 	for i, o := range offers {
 		g.ids[i] = o.ID()
 	}
-	// Sort identities held inline (not behind an index) so comparisons read
-	// contiguous memory.
-	type keyed struct {
-		id frame.ID
-		i  int
-	}
-	ks := make([]keyed, n)
-	for i := range ks {
-		ks[i] = keyed{g.ids[i], i}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if c := a.id.Compare(b.id); c != 0 {
-			return c
-		}
-		if c := compareOffers(offers[a.i], offers[b.i]); c != 0 {
-			return c
-		}
-		return a.i - b.i
-	})
-	canon := make([]int, n)
-	for k := range ks {
-		canon[k] = ks[k].i
-	}
+	canon := canonicalOrder(offers, g.ids)
 
 	parent := make([]int, n)
 	for i := range parent {
@@ -217,4 +197,78 @@ func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
 		return nil
 	}
 	return merged
+}
+
+// canonicalOrder returns the indices of offers sorted by identity, then by
+// value (compareOffers), then by index.
+func canonicalOrder(offers []Offer, ids []frame.ID) []int {
+	return canonicalOrderLimit(offers, ids, math.MaxInt32)
+}
+
+// canonicalOrderLimit is canonicalOrder; identities totalling more than
+// limit bytes are sorted in place rather than through 32-bit arena offsets.
+func canonicalOrderLimit(offers []Offer, ids []frame.ID, limit int) []int {
+	n := len(offers)
+	tie := func(a, b int) int {
+		if c := strings.Compare(ids[a].Digest, ids[b].Digest); c != 0 {
+			return c
+		}
+		if c := compareOffers(offers[a], offers[b]); c != 0 {
+			return c
+		}
+		return a - b
+	}
+	arenaLen := 0
+	for _, id := range ids {
+		arenaLen += len(id.Provider) + len(id.Frame)
+	}
+	if arenaLen > limit || n > math.MaxInt32 {
+		// Too large for 32-bit offsets: compare the identities in place.
+		canon := make([]int, n)
+		for i := range canon {
+			canon[i] = i
+		}
+		slices.SortFunc(canon, func(a, b int) int {
+			if c := strings.Compare(ids[a].Provider, ids[b].Provider); c != 0 {
+				return c
+			}
+			if c := strings.Compare(ids[a].Frame, ids[b].Frame); c != 0 {
+				return c
+			}
+			return tie(a, b)
+		})
+		return canon
+	}
+	// Sort keys that hold no pointers (offsets into one arena holding every
+	// provider and frame id): comparisons read dense memory, and moving keys
+	// costs no write barriers while a collection runs.
+	type keyed struct {
+		off, prov, id int32 // arena offset, provider and frame id lengths
+		i             int32
+	}
+	var arena strings.Builder
+	arena.Grow(arenaLen)
+	ks := make([]keyed, n)
+	for i, id := range ids {
+		ks[i] = keyed{int32(arena.Len()), int32(len(id.Provider)), int32(len(id.Frame)), int32(i)}
+		arena.WriteString(id.Provider)
+		arena.WriteString(id.Frame)
+	}
+	all := arena.String()
+	slices.SortFunc(ks, func(a, b keyed) int {
+		ap, bp := all[a.off:a.off+a.prov], all[b.off:b.off+b.prov]
+		if c := strings.Compare(ap, bp); c != 0 {
+			return c
+		}
+		ai, bi := all[a.off+a.prov:a.off+a.prov+a.id], all[b.off+b.prov:b.off+b.prov+b.id]
+		if c := strings.Compare(ai, bi); c != 0 {
+			return c
+		}
+		return tie(int(a.i), int(b.i))
+	})
+	canon := make([]int, n)
+	for k := range ks {
+		canon[k] = int(ks[k].i)
+	}
+	return canon
 }

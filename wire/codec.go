@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -26,11 +27,53 @@ type DecodeError struct {
 }
 
 // Error renders "decode line N: cause", or "decode: cause" without a line.
+// A member of the wrong JSON type or out of its range is named by its path
+// and protocol type ("member query.max_frames: number -1 is not a u32 ...")
+// rather than by encoding/json's Go struct wording.
 func (e *DecodeError) Error() string {
+	cause := describeDecodeErr(e.Err)
 	if e.Line > 0 {
-		return fmt.Sprintf("decode line %d: %v", e.Line, e.Err)
+		return fmt.Sprintf("decode line %d: %s", e.Line, cause)
 	}
-	return "decode: " + e.Err.Error()
+	return "decode: " + cause
+}
+
+// describeDecodeErr renders err, rewording a *json.UnmarshalTypeError in
+// the protocol's terms.
+func describeDecodeErr(err error) string {
+	var te *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &te) || te.Type == nil {
+		if err == nil {
+			return "<nil>"
+		}
+		return err.Error()
+	}
+	var want string
+	switch te.Type.Kind() {
+	case reflect.Uint32:
+		want = "a u32 (a whole number from 0 to 4294967295)"
+	case reflect.Uint64:
+		want = "a u64 (a whole number from 0 to 18446744073709551615)"
+	case reflect.Float32:
+		want = "an f32 number"
+	case reflect.Float64:
+		want = "a number"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	default:
+		return err.Error()
+	}
+	member := te.Field
+	if member == "" {
+		member = "(top level)"
+	}
+	return fmt.Sprintf("member %s: %s is not %s", member, te.Value, want)
 }
 
 // Unwrap returns the cause.

@@ -50,13 +50,15 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fs.Usage()
 		return exitOK
 	}
-	if err := fs.Parse(args); err != nil {
+	// Flags may follow FILE, as in the usage line.
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	if fs.NArg() > 1 {
+	if len(files) > 1 {
 		fmt.Fprintln(s.err, "assess: at most one FILE")
 		return exitUsage
 	}
@@ -73,7 +75,11 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	body, err := readInput(fs.Arg(0), s.in)
+	file := ""
+	if len(files) == 1 {
+		file = files[0]
+	}
+	body, err := readInput(file, s.in)
 	if err != nil {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage

@@ -139,11 +139,23 @@ func TestAssessFlagsAndBadInput(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "decision: compact") || !strings.Contains(out, "  budget                   0") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	// Flags after FILE, as the usage line writes them, mean the same.
+	path := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, after, errOut := runCLI(t, "", "assess", path, "--window", "50", "--format", "json")
+	_, before, _ := runCLI(t, "", "assess", "--window", "50", "--format", "json", path)
+	if code != exitOK || after != before || !strings.Contains(after, `"window": 50`) {
+		t.Fatalf("flags after FILE: exit %d, stderr %q\nafter:\n%s\nbefore:\n%s", code, errOut, after, before)
+	}
 	for _, tc := range []struct {
 		stdin string
 		args  []string
 	}{
 		{"not json", []string{"assess"}},
+		{body, []string{"assess", "-", "--format", "yaml"}},
+		{body, []string{"assess", "-", "--bogus"}},
 		{`[1,2]`, []string{"assess"}},
 		{`{"model":"x"}`, []string{"assess"}},
 		{body, []string{"assess", "--format", "yaml"}},

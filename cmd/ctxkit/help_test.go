@@ -6,22 +6,6 @@ import (
 	"testing"
 )
 
-func TestCommandNamesAreUnique(t *testing.T) {
-	seen := map[string]bool{}
-	for _, c := range commands() {
-		if seen[c.name] {
-			t.Errorf("command %q is listed twice in commands()", c.name)
-		}
-		seen[c.name] = true
-	}
-	_, out, _ := runCLI(t, "", "help")
-	for name := range seen {
-		if n := len(regexp.MustCompile(`(?m)^  `+regexp.QuoteMeta(name)+`\s`).FindAllString(out, -1)); n != 1 {
-			t.Errorf("ctxkit help lists %q %d times:\n%s", name, n, out)
-		}
-	}
-}
-
 func TestServeHelp(t *testing.T) {
 	code, out, errs := runCLI(t, "", "serve", "--help")
 	if code != 0 || errs != "" || !strings.HasPrefix(out, "usage: ctxkit serve") ||

@@ -1,6 +1,8 @@
 // Package files is the built-in local-files CGP provider: a BM25 index over
 // line chunks of the text files under a directory, served as doc (prose) and
-// snippet (code) frames with file provenance, real digests and verify.
+// snippet (code) frames with file provenance, real digests and verify. A
+// Markdown heading starts a chunk, and its words weigh in every chunk of its
+// section.
 package files
 
 import (
@@ -229,6 +231,15 @@ func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int, tok *
 		for _, id := range pathTerms {
 			tf[id]++
 			c.length++
+		}
+		// The section's heading describes every chunk under it, also those
+		// past the first, and weighs more than a body word (a title field
+		// in BM25F terms): its terms are counted twice more in each chunk.
+		if heading != "" {
+			tok.each(heading, func(t []byte) {
+				tf[ix.intern(t)] += 2
+				c.length += 2
+			})
 		}
 		ci := uint32(len(ix.chunks))
 		ix.chunks = append(ix.chunks, c)
