@@ -260,6 +260,16 @@ type Result struct {
 	Prompt    string
 	Citations []Citation
 	Audit     Audit
+	// Cache reports the prompt's split into a stable prefix and a volatile
+	// tail (see Stable and Volatile).
+	Cache CacheReport
+	// Layout is the layout state to pass as Options.Previous on the next
+	// turn.
+	Layout *Layout
+
+	// reported: the caller asked for a placement, a previous layout or
+	// cache options, so the JSON encoding carries the "cache" member.
+	reported bool
 }
 
 // JSON shapes. Member order is fixed; enumerations are spelled as their
@@ -298,6 +308,7 @@ type resultJSON struct {
 	Prompt    string         `json:"prompt"`
 	Citations []citationJSON `json:"citations"`
 	Audit     auditJSON      `json:"audit"`
+	Cache     *cacheJSON     `json:"cache,omitempty"`
 }
 
 func (e Entry) toJSON() entryJSON {
@@ -340,9 +351,21 @@ func (a Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
 
 // MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
 // with nothing HTML-escaped; the encoding is stable (fixed member order, no
-// maps).
+// maps). When the composition was asked for a placement, a previous layout
+// or cache options, a "cache" member follows:
+//
+//	"cache":{"placement":S,"stable_prefix_bytes":N,"stable_prefix_tokens":N,
+//	  "stable_prefix_hash":"sha256:…","stable_frames":N,
+//	  "relay":S,"min_prefix_tokens":N,"warning":S,"layout":LAYOUT}
+//
+// (relay and warning only when set; the prompt splits into its stable and
+// volatile parts at stable_prefix_bytes, counted in UTF-8 bytes). A default
+// composition's encoding is unchanged.
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Prompt: r.Prompt, Citations: make([]citationJSON, len(r.Citations)), Audit: r.Audit.toJSON()}
+	if r.reported {
+		j.Cache = r.cacheJSON()
+	}
 	for i, c := range r.Citations {
 		p := c.Provenance
 		if p == nil {

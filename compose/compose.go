@@ -66,6 +66,15 @@ type Options struct {
 	// means every frame is NotChecked. It never changes selection or
 	// placement.
 	Ledger *trust.Ledger
+	// Placement maps the included frames to render order; the zero value
+	// is EdgesByRank. It never changes which frames are included.
+	Placement Placement
+	// Previous is the layout of the previous turn (its Result.Layout):
+	// StableFirst keeps its front, and every placement measures the stable
+	// part against it. nil means a first turn.
+	Previous *Layout
+	// Cache tunes the stable-prefix report; nil means the defaults.
+	Cache *CacheOptions
 }
 
 // item is one deduplicated offer on its way through the pipeline.
@@ -88,16 +97,38 @@ type item struct {
 //     fits the budget that remains; otherwise it is excluded OverBudget
 //     (FirstFit keeps walking; StopAtFirstMiss excludes the rest as
 //     PackingStopped).
-//  4. Place: the included frames, in ranking order, are folded to the edges
-//     (FoldToEdges); they are not re-ranked.
+//  4. Place: opts.Placement maps the included frames, in ranking order, to
+//     render order; they are not re-ranked. EdgesByRank (the default) folds
+//     them to the edges (FoldToEdges); Canonical sorts them by FrameID;
+//     StableFirst follows opts.Previous (see below).
 //  5. Render: Preamble, then one fence per frame, and the citation map in
 //     render order.
+//
+// StableFirst and its re-lay rule. Walking opts.Previous in order, each
+// frame that is still included is kept in place, until the first frame that
+// is no longer included (or the end of the previous layout); everything
+// after that point is re-laid: the remaining included frames, carried or
+// new, form the volatile tail in ranking order, except that the tail's
+// second best goes last. Nothing after the first missing frame can be served
+// from a prefix cache this turn anyway, so re-laying it costs no cache now,
+// and putting the weakest frames (the likeliest to drop next) late keeps
+// the next turn's prefix long. Without a valid previous layout the whole
+// block is laid as a tail. The rule looks only at the previous layout and
+// this turn's included set, so the result is a pure function of (previous
+// layout, offers, options).
+//
+// Under every placement the stable part (Result.Stable, reported in
+// Result.Cache) is the preamble and the leading frames that opts.Previous
+// rendered first in the same order: the prefix a provider cache written on
+// the previous turn can serve. Result.Layout is the state to pass as
+// opts.Previous next turn.
 //
 // The preamble is not charged. Audit.TokensUsed is the sum of the included
 // frames' rendered costs and never exceeds budget (a negative budget is 0).
 // The audit has exactly one entry per offer: duplicates first (canonical
-// order), then the survivors in ranking order. The result depends only on the
-// set of offers: any permutation of offers yields identical bytes.
+// order), then the survivors in ranking order. For given options (the
+// previous layout included), the result depends only on the set of offers:
+// any permutation of offers yields identical bytes.
 func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	var o Options
 	if opts != nil {
@@ -171,7 +202,8 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	}
 
 	// 4. Place.
-	placed := place(included)
+	arr := arrange(included, &o)
+	placed := arr.placed
 
 	// 5. Render.
 	size := len(Preamble)
@@ -182,15 +214,23 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	b.Grow(size)
 	b.WriteString(Preamble)
 	citations := make([]Citation, len(placed))
+	stableBytes := b.Len()
 	for i, it := range placed {
 		f := it.offer.frame()
 		writeFrame(&b, it.offer.Provider, f, it.clean)
+		if i < arr.stable {
+			stableBytes = b.Len()
+		}
 		citations[i] = Citation{Label: f.Cite(), Frame: it.id, Provenance: f.Provenance}
 	}
 
+	prompt := b.String()
 	return &Result{
-		Prompt:    b.String(),
+		Prompt:    prompt,
 		Citations: citations,
+		Cache:     cacheReport(prompt, stableBytes, arr, &o),
+		Layout:    layoutOf(arr, o.Placement),
+		reported:  o.Placement != EdgesByRank || o.Previous != nil || o.Cache != nil,
 		Audit: Audit{
 			Entries:    entries,
 			Budget:     budget,
@@ -200,8 +240,3 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		},
 	}
 }
-
-// place is the placement stage: it maps the included frames, in ranking
-// order, to render order. The default (and today the only) placement is
-// FoldToEdges.
-func place(ranked []item) []item { return FoldToEdges(ranked) }

@@ -12,7 +12,10 @@
 //   - ForPrompt is the full composer: Dedup, rank with a Strategy, pack
 //     under a budget of canonical budget tokens charged on each frame's
 //     rendered block (RenderedCost, fence included), place the included
-//     frames with FoldToEdges, and render a constant Preamble, one fence per
+//     frames (FoldToEdges by default; Options.Placement chooses Canonical or
+//     StableFirst, which keeps the previous turn's Layout so a provider
+//     prompt cache can reuse the prompt's prefix, reported in
+//     Result.Cache), and render a constant Preamble, one fence per
 //     frame and a citation map. Its Audit has one Entry per offer: included
 //     (verifiable or not) or excluded with a Reason (duplicate of a named
 //     survivor, over budget with cost and remaining, or packing stopped).

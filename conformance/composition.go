@@ -153,11 +153,11 @@ type compRun struct {
 func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
 	s, ok := LookupScenario(name)
 	if !ok {
-		r.rep.add(check, Fail, "harness: no scenario %q", name)
+		r.rep.add(check, Fail, "sent: nothing; got: no scenario %q in this harness; expected: a known scenario", name)
 		return nil, nil, false
 	}
 	if err := r.ctx.Err(); err != nil {
-		r.rep.add(check, Fail, "sent: nothing (%v) scenario %s; expected: a composition", err, name)
+		r.rep.add(check, Fail, "sent: nothing (scenario %s); got: %v before the run; expected: a composition", name, err)
 		return nil, nil, false
 	}
 	c, err := r.h.Compose(r.ctx, s)
@@ -524,7 +524,7 @@ func describeScenario(s *Scenario) string {
 	fmt.Fprintf(&b, "scenario %s (max_tokens %d, max_frames %d;", s.Name, s.Query.MaxTokens, s.Query.MaxFrames)
 	for _, p := range s.Providers {
 		if len(p.Frames) > 4 {
-			fmt.Fprintf(&b, " %s: %d frames of %d tokens;", p.ID, len(p.Frames), frameCost(p.Frames[0]))
+			fmt.Fprintf(&b, " %s: %d frames of %s each;", p.ID, len(p.Frames), plural(frameCost(p.Frames[0]), "token"))
 			continue
 		}
 		fmt.Fprintf(&b, " %s:", p.ID)
@@ -560,4 +560,11 @@ func frameDefects(f *frame.Frame) string {
 		return ""
 	}
 	return " (" + strings.Join(d, ", ") + ")"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }

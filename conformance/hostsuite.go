@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -480,5 +483,33 @@ func (r *hostRun) crashIsolation() {
 }
 
 func (r *hostRun) provenanceBytes() {
-	r.rep.add(CheckHostProvenanceBytes, Skipped, "this build of package host has no file-provenance byte verifier to drive")
+	const name = CheckHostProvenanceBytes
+	dir, err := os.MkdirTemp("", "ctxkit-host-provenance-")
+	if err != nil {
+		r.fail(name, "a temporary file", err.Error(), "a file to re-read")
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "abc.txt")
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		r.fail(name, "a temporary file", err.Error(), "a file to re-read")
+		return
+	}
+	h := host.New(&host.Options{TrustedRoots: []string{dir}})
+	defer h.Close(context.WithoutCancel(r.ctx))
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+	wrong := "sha256:" + strings.Repeat("a", 64)
+	got := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: wrong})
+	sent := fmt.Sprintf("file provenance %s (bytes \"abc\") declaring %s", uri, wrong)
+	if got.Status != host.ProvenanceMismatch {
+		r.fail(name, sent, fmt.Sprintf("%s %s", got.Status, got.Reason), "mismatch")
+		return
+	}
+	real := digestOf("abc")
+	ok := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: real})
+	if ok.Status != host.ProvenanceVerified {
+		r.fail(name, "counterpart: the same file declaring its real digest "+real, fmt.Sprintf("%s %s", ok.Status, ok.Reason), "verified")
+		return
+	}
+	r.rep.add(name, Pass, "a wrong digest re-read as %s (actual %s); the real digest %s", got.Status, got.Actual, ok.Status)
 }

@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -86,7 +89,15 @@ func TestRedRun(t *testing.T) {
 				}
 			}
 			for _, c := range rep.Checks {
-				if c.Status == Fail && !slices.Contains(m.Targets, c.Name) {
+				if c.Status != Fail {
+					continue
+				}
+				for _, part := range []string{"sent: ", "; got: ", "; expected: "} {
+					if !strings.Contains(c.Evidence, part) {
+						t.Errorf("%s evidence lacks %q: %s", c.Name, part, c.Evidence)
+					}
+				}
+				if !slices.Contains(m.Targets, c.Name) {
 					t.Logf("also failed: %s: %s", c.Name, c.Evidence)
 				}
 			}
@@ -115,4 +126,66 @@ func TestUnstartableProviderFailsHandshake(t *testing.T) {
 	if s, _ := rep.Check(CheckBudgetHonesty); s.Status != Skipped {
 		t.Fatalf("budget-honesty: %+v", s)
 	}
+}
+
+// TestRedRunOverHTTP: every mode whose targets the HTTP transport can see
+// trips them over HTTP too (the three stdio wire probes are skipped there).
+func TestRedRunOverHTTP(t *testing.T) {
+	stdioOnly := map[string]bool{CheckMalformedInput: true, CheckEmbedding: true, CheckCorrelation: true}
+	n := 0
+	for _, m := range MisbehaveModes() {
+		if slices.ContainsFunc(m.Targets, func(c string) bool { return stdioOnly[c] }) {
+			continue
+		}
+		n++
+		t.Run(m.Name, func(t *testing.T) {
+			p, err := NewFixtureProvider(&FixtureOptions{Misbehave: m.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, target := range m.Targets {
+				if c, _ := rep.Check(target); c.Status != Fail {
+					t.Errorf("%s is %s over HTTP, want fail: %s", target, c.Status, c.Evidence)
+				}
+			}
+		})
+	}
+	if n < 18 {
+		t.Fatalf("only %d modes are visible over HTTP", n)
+	}
+}
+
+// FuzzProviderSuiteReplies: whatever a provider answers (here: the same
+// bytes to every request over HTTP), the suite reports all its checks and
+// never panics.
+func FuzzProviderSuiteReplies(f *testing.F) {
+	f.Add(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{"name":"x","version":"1","data_flow":{"reads":false,"writes":false,"egress":false}},"capabilities":{"query":{"kinds":["doc"]},"correlation":true,"graph":true,"verify":true}}`)
+	f.Add(`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","content":"abcd","score":2,"token_cost":1,"provenance":[{"type":"file","uri":"file:///etc/hostname","range":"L1-2","digest":"sha256:00"}],"relations":[{"rel":"r","target_uri":""}]}],"truncated":false}}`)
+	f.Add(`{"type":"error","code":"bad_request","message":"no"}`)
+	f.Add(`{"type":"verified","response":{"verdicts":null}}`)
+	f.Add(`not json`)
+	f.Add(``)
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte(body.Load().(string)))
+	}))
+	f.Cleanup(srv.Close)
+	f.Fuzz(func(t *testing.T, reply string) {
+		body.Store(reply)
+		rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Checks) != len(ProviderChecks()) {
+			t.Fatalf("%d checks", len(rep.Checks))
+		}
+	})
 }

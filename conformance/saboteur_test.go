@@ -164,3 +164,17 @@ func TestSaboteurMatrix(t *testing.T) {
 		})
 	}
 }
+
+func TestCancelledRunFailsEveryCheckWithEvidence(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := RunComposition(ctx, &modelHost{}, nil)
+	if len(rep.Failed()) != len(CompositionChecks()) {
+		t.Fatalf("failed %v", rep.Failed())
+	}
+	for _, c := range rep.Checks {
+		if !strings.Contains(c.Evidence, "context canceled") || !strings.Contains(c.Evidence, "expected:") {
+			t.Errorf("%s: %s", c.Name, c.Evidence)
+		}
+	}
+}

@@ -10,7 +10,9 @@
 // optional member; a missing required member is a *MissingMemberError.
 //
 // An optional string member that is absent and one that is present but empty
-// are the same value here: the empty string.
+// are the same value here: the empty string. Member names are matched as
+// encoding/json matches them, which also accepts a differently-cased spelling
+// ("Title" for "title"); the reference serializer never emits one.
 //
 // Validation (Frame.Validate and friends) reports every violation at once,
 // each a *RuleError naming the protocol rule it breaks (F1, B3, P2 ...).

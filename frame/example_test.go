@@ -16,7 +16,7 @@ func ExampleFrame_Validate() {
 		fmt.Println(v)
 	}
 	// Output:
-	// F3 citation_label: citation_label is missing
+	// F3 citation_label: citation_label is missing or empty
 	// B3 token_cost: token_cost 1 is not ceil(20 content bytes / 4) = 5
 }
 

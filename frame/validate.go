@@ -63,7 +63,7 @@ func (f *Frame) Validate() Violations {
 	}
 	if isBlank(f.CitationLabel) {
 		if f.CitationLabel == "" {
-			c.add("F3", "citation_label", "citation_label is missing")
+			c.add("F3", "citation_label", "citation_label is missing or empty")
 		} else {
 			c.add("F3", "citation_label", "citation_label is blank")
 		}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // DefaultMaxLine is the longest NDJSON line the host accepts from a child
@@ -116,7 +118,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(line)+len(frag) > max+1 { // +1 for the newline itself
-			return nil, fmt.Errorf("line longer than the %d-byte limit", max)
+			return nil, &wire.TooLongError{What: "line", Limit: int64(max)}
 		}
 		line = append(line, frag...)
 		if err == nil {
@@ -141,7 +143,7 @@ func (c *conn) readLoop() {
 			switch {
 			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed):
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "stdout closed; "+c.exitDetail(), nil))
-			case bytes.Contains([]byte(err.Error()), []byte("limit")):
+			case errors.As(err, new(*wire.TooLongError)):
 				c.breakWith(newErr(c.provider, "read", ErrMalformed, "", err))
 			default:
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "", err))

@@ -402,6 +402,8 @@ type ConsentError struct {
 	Missing  []frame.EgressScope
 }
 
+// Error names the missing scopes (or the missing consent record) and the
+// ctxkit command that grants them.
 func (e *ConsentError) Error() string {
 	if len(e.Missing) == 0 {
 		return fmt.Sprintf("host: query %q: %v (C1/C2): provider declares egress and no consent is recorded; grant it with: ctxkit consent grant %s --grantor NAME",

@@ -55,6 +55,8 @@ type Error struct {
 	Err      error  // underlying cause, may be nil
 }
 
+// Error returns "host: OP \"PROVIDER\": KIND: DETAIL: CAUSE", leaving out
+// the empty parts.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("host: ")
@@ -94,6 +96,7 @@ type VersionMismatchError struct {
 	ProviderName    string // provider.name from the ack, may be empty
 }
 
+// Error names both versions and the rule (H3).
 func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("host: handshake %q: %v (H3): host speaks %q, provider %q acknowledged %q",
 		e.Provider, ErrVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
@@ -110,6 +113,7 @@ type CorrelationError struct {
 	Got      string
 }
 
+// Error names the expected and received ids and the rule (H4).
 func (e *CorrelationError) Error() string {
 	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, ErrCorrelationMismatch, e.Expected, e.Got)
 }

@@ -233,6 +233,8 @@ func (h *Host) leg(ctx context.Context, e *entry, q *frame.Query) *Outcome {
 		}
 		return out
 	}
+	h.tailor(e, q)
+	out.Query = *q
 	res, err := h.query(ctx, e, q)
 	if err != nil {
 		out.Status, out.Err = statusOf(err), err
@@ -241,6 +243,26 @@ func (h *Host) leg(ctx context.Context, e *entry, q *frame.Query) *Outcome {
 	out.Result = res
 	h.audit(e.id, q, res, out)
 	return out
+}
+
+// tailor adapts a leg's query to its provider: the embedding is removed
+// unless the provider declared exactly the host's fingerprint (E1), and
+// representation preferences the provider did not advertise are dropped (P5;
+// none left means the default, full).
+func (h *Host) tailor(e *entry, q *frame.Query) {
+	caps := &e.ack.Capabilities
+	if len(q.Embedding) > 0 && (h.opts.EmbeddingsFingerprint == "" || caps.EmbeddingsFingerprint != h.opts.EmbeddingsFingerprint) {
+		q.Embedding = nil
+	}
+	if len(q.RepresentationPreferences) > 0 {
+		var keep []frame.Representation
+		for _, r := range q.RepresentationPreferences {
+			if caps.Supports(r) {
+				keep = append(keep, r)
+			}
+		}
+		q.RepresentationPreferences = keep
+	}
 }
 
 // audit applies the per-leg rules to a reply, in order: B2 (declared Σ

@@ -166,6 +166,8 @@ func fakeMain(mode string) int {
 			fmt.Fprintln(out, `{"type":"frames","result":{"frames":[],"truncated":false}}`)
 		case "error":
 			fmt.Fprintf(out, `{"type":"error",%s"code":"budget_unsatisfiable","message":"too small"}`+"\n", idPart)
+		case "bench":
+			fmt.Fprintf(out, `{"type":"frames",%s"result":%s}`+"\n", idPart, benchResultJSON())
 		case "stderr":
 			for range 1000 {
 				fmt.Fprintln(os.Stderr, strings.Repeat("noise ", 100))
@@ -176,11 +178,13 @@ func fakeMain(mode string) int {
 }
 
 // fakeArgs returns how to start the test binary as a fake provider.
-func fakeArgs(t *testing.T) string {
-	t.Helper()
+func fakeArgs(t *testing.T) string { return mustExe(t) }
+
+func mustExe(tb testing.TB) string {
+	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return exe
 }
@@ -220,4 +224,19 @@ func noLeak(t *testing.T) {
 
 func probe() *frame.Query {
 	return &frame.Query{Goal: "probe", MaxFrames: 8, MaxTokens: 1000}
+}
+
+// benchFrames are 50 B3-honest frames of about 200 bytes each.
+func benchFrames(prefix string) []frame.Frame {
+	out := make([]frame.Frame, 50)
+	for i := range out {
+		c := fmt.Sprintf("%s frame %d: ", prefix, i) + strings.Repeat("evidence ", 22)
+		out[i] = mkFrame(fmt.Sprintf("%s-%02d", prefix, i), c, float32(i)/50)
+	}
+	return out
+}
+
+func benchResultJSON() string {
+	b, _ := json.Marshal(wire.Result{Frames: benchFrames("child")})
+	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -35,6 +36,9 @@ func (p AuditPolicy) String() string {
 	return "exclude-frames"
 }
 
+// MarshalText spells the policy for JSON.
+func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
 type Options struct {
 	// Version is the protocol version the host speaks (default
@@ -50,6 +54,11 @@ type Options struct {
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
 	Consent *ConsentStore
+	// EmbeddingsFingerprint names the model behind query embeddings
+	// ("<model-id>/<dims>[/<norm>]"). A query's embedding is sent only to
+	// providers declaring exactly this fingerprint (E1); with none set, no
+	// embedding is ever sent.
+	EmbeddingsFingerprint string
 	// Trust holds the operator's attester keys; FanOut.Ledger checks
 	// attestations against it (nil: no key is trusted).
 	Trust *trust.Store
@@ -69,7 +78,7 @@ type entry struct {
 	ack       *wire.HandshakeAck
 	info      frame.ProviderInfo // ack.Provider with C4 applied
 	handErr   error
-	handshook bool
+	handshook atomic.Bool // set (after the fields above) once the handshake ran
 }
 
 // Host talks to CGP providers: it handshakes, gates payloads on consent, fans
@@ -231,14 +240,15 @@ func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, erro
 // applied) once it has handshaken.
 func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 	e, err := h.lookup(id)
-	if err != nil || !e.handshook || e.handErr != nil {
+	if err != nil || !e.handshook.Load() || e.handErr != nil {
 		return frame.ProviderInfo{}, frame.Capabilities{}, false
 	}
 	return e.info, e.ack.Capabilities, true
 }
 
 // handshake runs the provider's handshake once and caches the outcome; every
-// later caller gets the same result.
+// later caller gets the same result (a failed handshake, a timeout included,
+// is final: register the provider again under a new id to retry).
 func (h *Host) handshake(ctx context.Context, e *entry) error {
 	e.once.Do(func() {
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
@@ -271,7 +281,7 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 				e.info.DataFlow.Egress = true
 			}
 		}
-		e.handshook = true
+		e.handshook.Store(true)
 	})
 	return e.handErr
 }
@@ -329,7 +339,9 @@ func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*w
 	if err := h.gate(e); err != nil {
 		return nil, err
 	}
-	return h.query(ctx, e, q)
+	qc := *q
+	h.tailor(e, &qc)
+	return h.query(ctx, e, &qc)
 }
 
 // query runs one query under the per-request timeout, whatever the

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -509,4 +510,128 @@ func testOpts(o *Options) *Options {
 	}
 	o.ShutdownGrace = 200 * time.Millisecond
 	return o
+}
+
+func TestCorrelationIDsOnlyWhenDeclared(t *testing.T) {
+	dir := t.TempDir()
+	h := New(testOpts(nil))
+	defer closeAndCheck(t, h)
+	addFake(t, h, "plain", "record", "CTXKIT_RECORD="+filepath.Join(dir, "plain"))
+	addFake(t, h, "corr", "record", "CTXKIT_RECORD="+filepath.Join(dir, "corr"), "CTXKIT_CORR=1")
+	fo := h.QueryAll(context.Background(), probe())
+	if len(fo.Accepted()) != 2 {
+		t.Fatalf("%+v", fo.Outcomes)
+	}
+	plain, _ := os.ReadFile(filepath.Join(dir, "plain"))
+	corr, _ := os.ReadFile(filepath.Join(dir, "corr"))
+	if strings.Contains(string(plain), `"id"`) || !strings.Contains(string(corr), `{"type":"query","id":"q`) {
+		t.Errorf("plain saw %q\ncorr saw %q", plain, corr)
+	}
+}
+
+func TestEmbeddingAndRepresentationTailoring(t *testing.T) {
+	seen := make(chan frame.Query, 2)
+	h := New(&Options{EmbeddingsFingerprint: "m/2"})
+	defer h.Close(context.Background())
+	h.AddInProcess("match", &fpProvider{honest{seen: seen}, "m/2"})
+	h.AddInProcess("other", &fpProvider{honest{seen: seen}, "m/3"})
+	q := probe()
+	q.Embedding = []float32{0.5, 0.5}
+	q.RepresentationPreferences = []frame.Representation{frame.RepresentationCompact, frame.RepresentationFull}
+	h.QueryAll(context.Background(), q)
+	close(seen)
+	got := map[int]int{}
+	for sq := range seen {
+		got[len(sq.Embedding)]++
+		if len(sq.RepresentationPreferences) != 1 || sq.RepresentationPreferences[0] != frame.RepresentationFull {
+			t.Errorf("representation preferences sent: %v", sq.RepresentationPreferences)
+		}
+	}
+	if got[2] != 1 || got[0] != 1 {
+		t.Errorf("embeddings sent: %v", got)
+	}
+}
+
+type fpProvider struct {
+	honest
+	fp string
+}
+
+func (f *fpProvider) Handshake(ctx context.Context, v string) (*wire.HandshakeAck, error) {
+	a, _ := f.honest.Handshake(ctx, v)
+	a.Capabilities.EmbeddingsFingerprint = f.fp
+	return a, nil
+}
+
+func TestCrashFailsEveryWaiter(t *testing.T) {
+	noLeak(t)
+	h := New(testOpts(nil))
+	defer closeAndCheck(t, h)
+	// The child reads the first query and dies; the others are in flight.
+	addFake(t, h, "c", "crash", "CTXKIT_CORR=1")
+	if _, err := h.Connect(context.Background(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make(chan error, 10)
+	for range 10 {
+		go func() {
+			_, err := h.QueryProvider(context.Background(), "c", probe())
+			errs <- err
+		}()
+	}
+	for range 10 {
+		if err := <-errs; !errors.Is(err, ErrProviderCrashed) {
+			t.Errorf("waiter got %v", err)
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("waiters failed after %v", d)
+	}
+}
+
+// helperFrameJSON is the host-conformance helper frame: content "c", score
+// 0.5, the given declared cost.
+func helperFrameJSON(id string, cost int) string {
+	return fmt.Sprintf(`{"id":%q,"kind":"doc","title":%q,"content":"c","score":0.5,"token_cost":%d,"citation_label":%q}`, id, id, cost, id)
+}
+
+func TestBudgetLieAndFloodOverStdio(t *testing.T) {
+	noLeak(t)
+	h := New(testOpts(nil))
+	defer closeAndCheck(t, h)
+	ack := ackLine(wire.ProtocolVersion, false, "")
+	reply := func(frames ...string) string {
+		return `{"type":"frames","result":{"frames":[` + strings.Join(frames, ",") + `],"truncated":false}}`
+	}
+	var flood []string
+	for i := range 12 {
+		flood = append(flood, helperFrameJSON(fmt.Sprintf("f%d", i), 1))
+	}
+	for id, r := range map[string]string{
+		"liar":   reply(helperFrameJSON("big", 1200)),
+		"flood":  reply(flood...),
+		"honest": reply(helperFrameJSON("ok", 1)),
+	} {
+		bash(t, h, id, `read h; printf '%s\n' '`+ack+`'; read q; printf '%s\n' '`+r+`'; read s`)
+	}
+	q := probe()
+	q.MaxFrames = 3
+	fo := h.QueryAll(context.Background(), q)
+	byID := map[string]Outcome{}
+	for _, o := range fo.Outcomes {
+		byID[o.Provider] = o
+	}
+	if o := byID["liar"]; o.Status != StatusBudgetLie || o.ClaimedTokens != 1200 {
+		t.Errorf("liar: %v claimed %d", o.Status, o.ClaimedTokens)
+	}
+	if o := byID["flood"]; o.Status != StatusFrameFlood || o.ReturnedFrames != 12 || len(o.Excluded) != 12 {
+		t.Errorf("flood: %v returned %d", o.Status, o.ReturnedFrames)
+	}
+	if o := byID["honest"]; o.Status != StatusFrames || len(o.Frames) != 1 {
+		t.Errorf("honest: %+v", o)
+	}
+	if n := len(fo.Accepted()); n != 1 {
+		t.Errorf("accepted %d", n)
+	}
 }

@@ -52,7 +52,9 @@ type inProcess struct {
 }
 
 // InProcess returns a Provider serving s in the host's own process. id names
-// the provider in errors.
+// the provider in errors. The host stops waiting for a call at its deadline
+// whatever s does; a Server that ignores ctx keeps its own goroutine until it
+// returns, so in-process providers should honour ctx.
 func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
 
 func (p *inProcess) guard(op string, err *error) {
@@ -220,11 +222,9 @@ func Stderr(p Provider) string {
 func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	env, err := decodeEnvelope(r.line)
 	if err != nil {
-		// The stream is no longer trustworthy.
-		e := newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
-		p.c.breakWith(e)
-		p.c.proc.kill()
-		return nil, e
+		// The line was framed and routed correctly, so the stream stays
+		// usable; only this request fails.
+		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
 	}
 	if we, ok := env.(*wire.Error); ok {
 		return nil, newErr(p.id, op, ErrProviderError, "", we)

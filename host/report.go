@@ -19,7 +19,7 @@ type FanOut struct {
 	Budgeted bool   `json:"budgeted"`
 	Budget   uint32 `json:"budget,omitempty"`
 	// Policy is the per-frame audit policy the legs were audited under.
-	Policy   AuditPolicy   `json:"-"`
+	Policy   AuditPolicy   `json:"policy"`
 	Outcomes []Outcome     `json:"outcomes"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 

@@ -40,7 +40,7 @@ func ServeStdio(ctx context.Context, s Server, r io.Reader, w io.Writer) error {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil
 			}
-			if bytes.Contains([]byte(err.Error()), []byte("limit")) {
+			if errors.As(err, new(*wire.TooLongError)) {
 				if err := send(&wire.Error{Code: wire.CodeBadRequest, Message: err.Error()}); err != nil {
 					return err
 				}

@@ -157,7 +157,7 @@ func TestAbuseShutdownDuringLoad(t *testing.T) {
 	}
 	t.Log(rep)
 	if rep.Broken != 0 || rep.Dropped != 0 {
-		t.Fatalf("%d broken and %d dropped responses during shutdown (first: %v)", rep.Broken, rep.Dropped, rep.FirstErr)
+		t.Fatalf("%d broken and %d dropped responses during shutdown (first: %v; %v)", rep.Broken, rep.Dropped, rep.FirstErr, rep.FirstDropped)
 	}
 	if rep.OK == 0 || rep.Refused == 0 || rep.Statuses[200] != rep.Requests {
 		t.Fatalf("want answers before the shutdown and refusals after: %v", rep)

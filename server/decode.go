@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"os"
@@ -14,35 +13,36 @@ import (
 	"unicode/utf8"
 )
 
-// readBody checks the content type and reads the request body, never more
-// than limit bytes. A declared Content-Length over the limit is refused
-// before any byte is read; a body that grows past it is cut off at the limit.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *Error) {
+// readBody checks the content type and reads the request body into buf,
+// never more than limit bytes. A declared Content-Length over the limit is
+// refused before any byte is read; a body that grows past it is cut off at
+// the limit.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Buffer) *Error {
 	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
-		return nil, e
+		return e
 	}
 	if r.ContentLength > limit {
-		return nil, tooLarge(limit)
+		return tooLarge(limit)
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
-	var buf bytes.Buffer
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
+		// ReadFrom wants bytes.MinRead spare bytes before it sees EOF.
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
 	_, err := buf.ReadFrom(body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
-			return nil, tooLarge(limit)
+			return tooLarge(limit)
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			return nil, &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
+			return &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
 				Message: "read body: the request body did not arrive within the request timeout"}
 		default:
-			return nil, badRequest("", "read body: %v", err)
+			return badRequest("", "read body: %v", err)
 		}
 	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 func tooLarge(limit int64) *Error {
@@ -77,7 +77,7 @@ func checkContentType(ct string) *Error {
 
 // decodeJSON decodes one JSON value from body into v. The body must be valid
 // UTF-8 (encoding/json would otherwise replace bad bytes silently) and hold
-// exactly one value. Unknown members are ignored, as CGP's rule U1 asks of
+// exactly one value (trailing data is a syntax error). Unknown members are ignored, as CGP's rule U1 asks of
 // every receiver.
 func decodeJSON(body []byte, v any) *Error {
 	if !utf8.Valid(body) {
@@ -85,12 +85,8 @@ func decodeJSON(body []byte, v any) *Error {
 		return &Error{Status: http.StatusBadRequest, Code: CodeInvalidUTF8,
 			Message: fmt.Sprintf("decode body: invalid UTF-8 at byte offset %d", off)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(body, v); err != nil {
 		return jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badRequest("", "decode body: unexpected data after the JSON value")
 	}
 	return nil
 }
@@ -112,9 +108,9 @@ func jsonError(err error) *Error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.Is(err, io.EOF):
+	case errors.As(err, &syn) && syn.Offset == 0:
 		return badRequest("", "decode body: the body is empty; expected a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
 		return badRequest("", "decode body: the JSON value is truncated")
 	case errors.As(err, &syn):
 		return badRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)

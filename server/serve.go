@@ -7,12 +7,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
 // DefaultShutdownTimeout bounds how long Serve waits for in-flight requests
 // after its context is cancelled.
 const DefaultShutdownTimeout = 30 * time.Second
+
+// DefaultDrainDelay is the longest drain phase of a shutdown; see
+// ServeOptions.DrainDelay.
+const DefaultDrainDelay = time.Second
 
 // ServeOptions configures Serve. A nil *ServeOptions or a zero field means
 // the documented default.
@@ -21,6 +26,14 @@ type ServeOptions struct {
 	// done; requests still running after it are cut off. Default
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// DrainDelay bounds the drain phase of a shutdown: the listener is
+	// closed at once, and for up to DrainDelay every response carries
+	// "Connection: close" so that clients stop reusing their connections
+	// cleanly, before the remaining idle connections are closed. Without
+	// it, a client that sends a request on a keep-alive connection just as
+	// the server closes it gets no answer. The phase ends early when no
+	// connection is left. Default DefaultDrainDelay; negative: none.
+	DrainDelay time.Duration
 	// OnShutdown, when set, runs after the last in-flight request has
 	// finished (or the shutdown timeout passed), for example to shut
 	// providers down. Its error is returned by Serve.
@@ -43,9 +56,11 @@ func NewHTTPServer(h *Handler) *http.Server {
 }
 
 // Serve answers requests on ln with h until ctx is done, then shuts down
-// gracefully: /healthz starts answering 503, the listener stops accepting,
-// in-flight requests finish (up to ShutdownTimeout), idle connections
-// close, and OnShutdown runs. It returns nil after a clean shutdown.
+// gracefully: the listener stops accepting and /healthz answers 503; during
+// the drain phase (ServeOptions.DrainDelay) connections are closed after
+// their next response; then in-flight requests finish (up to
+// ShutdownTimeout), idle connections close, and OnShutdown runs. It returns
+// nil after a clean shutdown.
 func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions) error {
 	var o ServeOptions
 	if opts != nil {
@@ -54,7 +69,19 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions)
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if o.DrainDelay == 0 {
+		o.DrainDelay = DefaultDrainDelay
+	}
 	srv := NewHTTPServer(h)
+	var conns atomic.Int64 // open connections
+	srv.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			conns.Add(-1)
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -70,14 +97,35 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		errs = append(errs, fmt.Errorf("serve: %w", serveErr))
 	}
+	if serveErr == nil {
+		// Stop accepting now; connections already open keep being served.
+		_ = ln.Close()
+		if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, fmt.Errorf("serve: %w", err))
+		}
+		if o.DrainDelay > 0 {
+			// The handler is draining: each response now carries
+			// "Connection: close". (SetKeepAlivesEnabled(false) would
+			// close idle connections at once, racing the clients.)
+			deadline := time.NewTimer(o.DrainDelay)
+			tick := time.NewTicker(5 * time.Millisecond)
+		drain:
+			for conns.Load() > 0 {
+				select {
+				case <-deadline.C:
+					break drain
+				case <-sctx.Done():
+					break drain
+				case <-tick.C:
+				}
+			}
+			deadline.Stop()
+			tick.Stop()
+		}
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		errs = append(errs, fmt.Errorf("serve: shutdown: %w", err))
 		_ = srv.Close()
-	}
-	if serveErr == nil {
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, fmt.Errorf("serve: %w", err))
-		}
 	}
 	if o.OnShutdown != nil {
 		if err := o.OnShutdown(sctx); err != nil {

@@ -122,8 +122,10 @@ func New(opts *Options) *Handler {
 func (h *Handler) Metrics() *Metrics { return h.metrics }
 
 // Drain makes GET /healthz answer 503 {"status":"draining"} so that a load
-// balancer stops sending new requests; other routes keep working. Call it
-// before http.Server.Shutdown.
+// balancer stops sending new requests, and closes each connection after its
+// next response ("Connection: close"); other routes keep working. Serve
+// calls it when a shutdown begins; call it before http.Server.Shutdown when
+// running the handler yourself.
 func (h *Handler) Drain() { h.draining.Store(true) }
 
 // ServeHTTP routes the request, enforcing the limits and recording metrics.
@@ -149,6 +151,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Int64("request_bytes", max(r.ContentLength, 0)), slog.Int64("response_bytes", sw.n))
 	}()
 
+	if h.draining.Load() {
+		// Let the client know not to reuse the connection, so that a
+		// shutdown never closes it under a request being sent.
+		sw.Header().Set("Connection", "close")
+	}
 	rt, ok := h.routes[r.URL.Path]
 	switch {
 	case !ok:
@@ -179,11 +186,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer as JSON or the error envelope.
 func jsonHandler[Req any](h *Handler, fn func(ctx context.Context, req *Req) (any, error)) func(http.ResponseWriter, *http.Request) {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, e := readBody(w, r, h.maxBody)
-		if e != nil {
+		buf := getBuffer()
+		defer putBuffer(buf) // decoding copies what it keeps; the body is not used after
+		if e := readBody(w, r, h.maxBody, buf); e != nil {
 			writeError(w, e)
 			return
 		}
+		body := buf.Bytes()
 		if h.logBody {
 			h.log.Debug("request body", "route", r.URL.Path, "body", string(body))
 		}
@@ -221,20 +230,36 @@ func (h *Handler) asError(ctx context.Context, err error) *Error {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// getBuffer returns an empty buffer from the pool.
+func getBuffer() *bytes.Buffer {
+	b := bufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
+}
+
+// putBuffer returns b to the pool unless it grew past 1 MiB (a rare large
+// request should not pin its memory).
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
 // writeJSON encodes v without HTML escaping (prompts keep their '<' bytes)
 // and writes it with its length.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 1<<20 {
-			bufPool.Put(buf)
-		}
-	}()
 	if raw, ok := v.(json.RawMessage); ok { // already encoded (compose's stable JSON)
-		buf.Write(raw)
-		buf.WriteByte('\n')
-	} else if err := encodeJSON(buf, v); err != nil {
+		hd := w.Header()
+		hd.Set("Content-Type", "application/json")
+		hd.Set("Content-Length", strconv.Itoa(len(raw)+1))
+		w.WriteHeader(status)
+		_, _ = w.Write(raw)
+		_, _ = w.Write([]byte{'\n'})
+		return
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeJSON(buf, v); err != nil {
 		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "encode response: " + err.Error()})
 		return
 	}

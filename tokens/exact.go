@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -21,6 +22,9 @@ import (
 //     the count of that run by a token or so.
 //   - Special-token text such as "<|endoftext|>" is counted as ordinary
 //     text, which is what a provider does with text inside a message.
+//   - The library drops DEL (U+007F) characters; Exact adds a token for
+//     each, so text with DEL counts at most one token more per DEL than
+//     the encoding would.
 //
 // Texts of at least CacheMinBytes bytes are remembered (up to CacheBytes
 // bytes of text in total) so that counting the same long text again costs
@@ -153,7 +157,9 @@ func (e *Exact) encode(piece string) int {
 		// byte-level encoding's upper bound, rather than under-count.
 		return len(piece)
 	}
-	return n
+	// The library's pre-tokeniser skips DEL (U+007F), the one character it
+	// drops (checked over every rune); the encodings give it a token.
+	return n + strings.Count(piece, "\x7f")
 }
 
 func isSpace(r rune) bool {

@@ -4,24 +4,27 @@ import "unicode/utf8"
 
 // Safe is the default estimator for models without an offline tokenizer.
 // It is designed never to under-count OpenAI's o200k_base and cl100k_base
-// encodings on any class of text in the package's benchmark corpus while
-// over-counting English prose by at most 1.6× (the figures are in
-// BENCHMARKS.md and a test enforces both bounds).
+// encodings on any class of text in the package's benchmark corpus, nor on
+// single hashes, UUIDs and base64 strings, while over-counting English
+// prose by at most 1.6× (the figures are in BENCHMARKS.md and tests
+// enforce these bounds).
 //
 // The text is scanned once, left to right, and every run is charged by
 // what byte-pair encoders do with it:
 //
-//   - a run of ASCII letters and digits (a "word") costs ceil(letters/4)
-//     per case-or-digit segment, digits ceil(n/3) (encoders split numbers
-//     into groups of at most three digits); but a word of at least
-//     [HighEntropyMin] characters that changes between lower case, upper
-//     case and digits (upper to lower case excepted) at least once every
-//     [HighEntropySwitch] characters
-//     looks like a hash, UUID or base64 and costs 4 tokens per 5
-//     characters (1.25 characters per token; measured encoders need 1.4 to
-//     1.7 on such text);
-//   - ASCII punctuation costs a token per character, except that one
-//     punctuation character directly before a word rides with it;
+//   - a high-entropy run — ASCII letters, digits and + / = _ - with at
+//     least [HighEntropyMin] letters and digits that are hex, or switch
+//     between lower case, upper case and digits at least once per
+//     [HighEntropySwitch] of them (once per 5 when under 30% of the
+//     letters are vowels), or are letters with under one vowel in five —
+//     costs 0.85 tokens per letter or digit, 1 per symbol, plus
+//     [HighEntropyExtra] (measured encoders need 1.4 to 1.7 bytes per
+//     token on such text);
+//   - any other run of ASCII letters and digits costs ceil(n/4) per
+//     case segment ("getElementById" is get|Element|By|Id) and ceil(n/3)
+//     per digit segment (encoders split numbers into groups of three);
+//   - ASCII punctuation costs a token per character, except that the last
+//     one of a run directly before a word rides with it;
 //   - whitespace: a single space before a word or punctuation is free;
 //     other runs cost a token per line break plus ceil(spaces/4);
 //   - non-ASCII characters cost by UTF-8 length: 1.25 tokens for a 2-byte
@@ -29,20 +32,23 @@ import "unicode/utf8"
 //     (CJK), 4 for a 4-byte one (emoji: the byte-level worst case); an
 //     invalid byte costs 1.
 //
-// Safe is an estimate: it can under-count text unlike any corpus class
-// (for example long random letter strings without digits). Anchoring on
-// the usage a provider reports (see package window) corrects the rest.
+// Safe is an estimate: text unlike every class it was checked on can still
+// be under-counted. Anchoring on the usage a provider reports (package
+// window) corrects the rest.
 type Safe struct{}
 
 // Parameters of [Safe]'s high-entropy class.
 const (
-	// HighEntropyMin is the shortest word Safe may classify as
-	// high-entropy.
-	HighEntropyMin = 8
-	// HighEntropySwitch: a word is high-entropy when it switches between
+	// HighEntropyMin is the fewest letters and digits of a run Safe may
+	// classify as high-entropy.
+	HighEntropyMin = 6
+	// HighEntropySwitch: a run is high-entropy when it switches between
 	// lower case, upper case and digits at least once per this many
-	// characters.
+	// letters and digits.
 	HighEntropySwitch = 4
+	// HighEntropyExtra is added to every high-entropy run's charge, for
+	// the tokens its edges split.
+	HighEntropyExtra = 2
 )
 
 // Name returns "safe".
@@ -53,8 +59,18 @@ func (Safe) Count(text string) int {
 	// Charges are accumulated in quarters of a token.
 	q := 0
 	n := len(text)
+	plainUntil := 0 // text[:plainUntil] is known not to start a high-entropy run
 	for i := 0; i < n; {
 		c := text[i]
+		if i >= plainUntil && isRunByte(c) {
+			j, cost, ok := highEntropyRun(text, i)
+			if ok {
+				q += 4 * cost
+				i = j
+				continue
+			}
+			plainUntil = j
+		}
 		switch {
 		case c >= utf8.RuneSelf:
 			_, size := utf8.DecodeRuneInString(text[i:])
@@ -113,6 +129,112 @@ func (Safe) Count(text string) int {
 	return q/4 + boolInt(q%4 != 0)
 }
 
+// isRunByte reports whether c can be part of a high-entropy run: ASCII
+// letters and digits plus the base64, base64url and UUID symbols.
+func isRunByte(c byte) bool {
+	return isASCIIAlnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-'
+}
+
+// highEntropyRun scans the run of isRunByte bytes at text[i:] and returns
+// its end, and its cost when it looks like a hash, UUID or base64: at least
+// HighEntropyMin letters and digits classified as Safe's documentation
+// says. Such a run costs ceil(0.85 × letters and digits) + symbols +
+// HighEntropyExtra.
+func highEntropyRun(text string, i int) (end, cost int, ok bool) {
+	j := i
+	alnum, switches, last, before := 0, 0, -1, -1
+	letters, vowels, lowerHex, upperHex := 0, 0, 0, 0
+	for ; j < len(text); j++ {
+		k := kinds[text[j]]
+		if k&kindRun == 0 {
+			break
+		}
+		if k&kindAlnum == 0 {
+			continue
+		}
+		alnum++
+		if k&kindDigit == 0 {
+			letters++
+		}
+		if k&kindVowel != 0 {
+			vowels++
+		}
+		if k&kindHexLetter != 0 {
+			if k&kindUpper != 0 {
+				upperHex++
+			} else {
+				lowerHex++
+			}
+		}
+		class := int(k & kindClassMask)
+		// A single capital starting lower case ("Title") is no switch;
+		// the lower case after a run of capitals ("HTTPServer") is.
+		title := last == classUpper && class == classLower && before != classUpper
+		if last >= 0 && class != last && !title {
+			switches++
+		}
+		before, last = last, class
+	}
+	if alnum < HighEntropyMin {
+		return j, 0, false
+	}
+	// Hex (letters only a–f, or only A–F) is high-entropy whatever its
+	// switches: "deadbeef" tokenizes like any digest.
+	hex := letters > 0 && (letters == lowerHex || letters == upperHex)
+	// Random letters are mostly consonants: under one vowel in five
+	// (English words have about two in five).
+	unpronounceable := letters >= 8 && vowels*5 < letters
+	// Frequent switches, or fairly frequent ones among few vowels.
+	switching := switches*HighEntropySwitch >= alnum || switches*5 >= alnum && vowels*10 < letters*3
+	if !hex && !unpronounceable && !switching {
+		return j, 0, false
+	}
+	symbols := j - i - alnum
+	return j, (alnum*17+19)/20 + symbols + HighEntropyExtra, true
+}
+
+// Byte kinds for the scanner: the case/digit class in the low bits, then
+// flags.
+const (
+	kindClassMask = 3 // classLower, classUpper or classDigit
+	kindAlnum     = 1 << 2
+	kindRun       = 1 << 3 // isRunByte
+	kindDigit     = 1 << 4
+	kindUpper     = 1 << 5
+	kindVowel     = 1 << 6
+	kindHexLetter = 1 << 7
+)
+
+// kinds maps every byte to its kind flags. It is computed once and never
+// written afterwards.
+var kinds = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		var k uint8
+		if isASCIIAlnum(b) {
+			k |= kindAlnum | uint8(charClass(b))
+			switch {
+			case b <= '9':
+				k |= kindDigit
+			case b <= 'Z':
+				k |= kindUpper
+			}
+			switch b | 0x20 {
+			case 'a', 'e', 'i', 'o', 'u':
+				k |= kindVowel
+			}
+			if b|0x20 >= 'a' && b|0x20 <= 'f' {
+				k |= kindHexLetter
+			}
+		}
+		if isRunByte(b) {
+			k |= kindRun
+		}
+		t[c] = k
+	}
+	return t
+}()
+
 func isASCIIPunct(c byte) bool {
 	return c < utf8.RuneSelf && !isASCIIAlnum(c) && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f'
 }
@@ -136,18 +258,6 @@ func charClass(c byte) int {
 
 // wordCost charges one run of ASCII letters and digits.
 func wordCost(w string) int {
-	// Count class switches, except upper to lower case, which starts an
-	// ordinary capitalised segment.
-	switches := 0
-	for k := 1; k < len(w); k++ {
-		a, b := charClass(w[k-1]), charClass(w[k])
-		if a != b && !(a == classUpper && b == classLower) {
-			switches++
-		}
-	}
-	if len(w) >= HighEntropyMin && switches*HighEntropySwitch >= len(w) {
-		return (len(w)*4 + 4) / 5
-	}
 	// Segment at case and digit changes; an upper-case letter followed by
 	// lower case starts a segment ("TitleCase" is two segments).
 	cost := 0

@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -79,6 +81,45 @@ var corpusClasses = []string{
 	"gitlog", "hex", "uuid", "base64", "chinese", "japanese", "korean", "arabic", "emoji",
 }
 
+// Corpus classes hold many items; a single short hash, UUID or base64
+// string varies more. Safe must not under-count any of 200 seeded random
+// items of each kind.
+func TestSafeNeverUnderCountsSingleHighEntropyStrings(t *testing.T) {
+	o, c := O200kBase(), Cl100kBase()
+	r := rand.New(rand.NewPCG(9, 9))
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.UintN(256))
+		}
+		return b
+	}
+	kinds := []struct {
+		name string
+		gen  func() string
+	}{
+		{"uuid", func() string {
+			h := hex.EncodeToString(randBytes(16))
+			return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		}},
+		{"git short sha", func() string { return hex.EncodeToString(randBytes(4))[:7] }},
+		{"sha1", func() string { return hex.EncodeToString(randBytes(20)) }},
+		{"sha256", func() string { return hex.EncodeToString(randBytes(32)) }},
+		{"base64 24", func() string { return base64.StdEncoding.EncodeToString(randBytes(18)) }},
+		{"base64 400", func() string { return base64.StdEncoding.EncodeToString(randBytes(300)) }},
+		{"base64url 43", func() string { return base64.RawURLEncoding.EncodeToString(randBytes(32)) }},
+	}
+	for _, k := range kinds {
+		for range 200 {
+			s := k.gen()
+			exact := max(o.Count(s), c.Count(s))
+			if got := (Safe{}).Count(s); got < exact {
+				t.Errorf("%s %q: Safe %d < exact %d", k.name, s, got, exact)
+			}
+		}
+	}
+}
+
 // The acceptance property: Safe never under-counts o200k_base or
 // cl100k_base on any class of the corpus, and over-counts English prose by
 // at most 1.6×. The seed's Conservative rule is checked to under-count the
@@ -86,6 +127,8 @@ var corpusClasses = []string{
 func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 	texts := corpus(t)
 	o, c := O200kBase(), Cl100kBase()
+	t.Log("| class | bytes | o200k | cl100k | Conservative | Safe | Safe ÷ max(exact) | Conservative ÷ max(exact) |")
+	t.Log("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, class := range corpusClasses {
 		text, ok := texts[class]
 		if !ok || len(text) < 1000 {
@@ -101,6 +144,7 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 			t.Errorf("prose: Safe over-counts %.2f×, limit 1.6×", ratio)
 		}
 		cons := Conservative{}.Count(text)
+		t.Logf("| %s | %d | %d | %d | %d | %d | %.2f | %.2f |", class, len(text), o.Count(text), c.Count(text), cons, safe, ratio, float64(cons)/float64(exact))
 		switch class {
 		case "hex", "uuid", "base64":
 			if cons >= exact {
@@ -126,6 +170,8 @@ func TestExactKnownCounts(t *testing.T) {
 		{o, "", 0},
 		{o, "1234567", 3}, // digits group in threes
 		{c, "1234567", 3},
+		{o, "\x7f", 1}, // the library drops DEL; Exact gives it its token
+		{c, "a\x7fb", 3},
 	} {
 		if got := tc.counter.Count(tc.text); got != tc.want {
 			t.Errorf("%s(%q) = %d, want %d", tc.counter.Name(), tc.text, got, tc.want)
@@ -241,10 +287,13 @@ func TestSafeClasses(t *testing.T) {
 		{"the", 1},
 		{"the cat", 2}, // the space rides with "cat"
 		{"internationalization", 5},
-		{"2026", 2},              // digits in threes
-		{"getElementById", 5},    // get|Element|By|Id segments
-		{"3fa9b2c41d0e8f77", 13}, // high-entropy: 16 chars at 1.25 per token
-		{"你好", 4},                // 2 × 1.75 rounded up
+		{"2026", 2},                    // digits in threes
+		{"getElementById", 5},          // get|Element|By|Id segments
+		{"3fa9b2c41d0e8f77", 16},       // hex: ceil(16 × 0.85) + 2
+		{"deadbeef", 9},                // hex without digits
+		{"strengths", 10},              // one vowel in nine letters: charged as random (over, never under)
+		{"NqcmlhjckzhnBRljcvsmak", 21}, // unpronounceable letters
+		{"你好", 4},                      // 2 × 1.75 rounded up
 		{"😀", 4},
 		{"a\n\nb", 4},
 	} {
@@ -301,10 +350,33 @@ func FuzzCounters(f *testing.F) {
 			}
 			if !longSpace && utf8.ValidString(text) {
 				want, _ := e.codec.Count(text)
+				want += strings.Count(text, "\x7f")
 				if n != want {
 					t.Fatalf("%s: split count %d, encoder %d", e.Name(), n, want)
 				}
 			}
 		}
 	})
+}
+
+// Counters are safe for concurrent use (run under -race in CI).
+func TestExactConcurrentUse(t *testing.T) {
+	e := O200kBase()
+	text := strings.Repeat("concurrent counting shares one cache. ", 20)
+	want := e.Count(text)
+	done := make(chan int)
+	for g := range 4 {
+		go func() {
+			n := 0
+			for i := range 20 {
+				n += e.Count(text + strings.Repeat("!", (g+i)%3))
+			}
+			done <- n
+		}()
+	}
+	for range 4 {
+		if n := <-done; n < 20*want {
+			t.Fatalf("concurrent counts too low: %d", n)
+		}
+	}
 }

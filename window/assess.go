@@ -58,8 +58,9 @@ type Inputs struct {
 	// Model the request targets; selects the catalog entry and counter.
 	Model string
 	// Window is the effective context window in tokens; 0 means the
-	// catalog's (DefaultWindow for an unknown model). A negative window
-	// is treated as 0 tokens: nothing fits.
+	// catalog's (DefaultWindow for an unknown model). An explicit window
+	// replaces the catalog's input limit too. A negative window is treated
+	// as 0 tokens: nothing fits.
 	Window int
 	// System is the effective system prompt.
 	System string
@@ -85,7 +86,9 @@ type Inputs struct {
 	// Catalog resolves the model; nil means DefaultCatalog().
 	Catalog *Catalog
 	// Counter counts model tokens; nil means the catalog entry's
-	// tokenizer, else tokens.ForModel(Model).
+	// tokenizer, else tokens.ForModel(Model), made anew for the call.
+	// Pass one (or use a Session) to keep an exact counter's cache across
+	// calls.
 	Counter tokens.Counter
 	// Wire overrides the catalog's wire when set.
 	Wire Wire
@@ -233,12 +236,27 @@ func (a Assessment) MarshalJSON() ([]byte, error) {
 // Session.Assess routes through the same code.
 func Assess(in Inputs) Assessment {
 	r := resolve(&in)
-	costs := make([]messageCost, len(in.Messages))
+	var h historyTotals
 	for i, m := range in.Messages {
-		costs[i] = estimateMessage(r.counter, m, r.imageTokens)
+		h.add(i, estimateMessage(r.counter, m, r.imageTokens))
 	}
 	lanes := r.staticLanes(&in)
-	return r.finish(&in, lanes, costs, 1)
+	return r.finish(&in, lanes, h, 1)
+}
+
+// historyTotals sums per-message costs.
+type historyTotals struct {
+	tokens, images, messages int
+	invalid                  []int // indices of messages charged as text
+}
+
+func (h *historyTotals) add(i int, c messageCost) {
+	h.tokens = satAdd(h.tokens, c.tokens)
+	h.images = satAdd(h.images, c.images)
+	h.messages++
+	if c.invalid {
+		h.invalid = append(h.invalid, i)
+	}
 }
 
 // resolved is what the inputs resolve to once the catalog is consulted.
@@ -350,18 +368,14 @@ func (r *resolved) staticLanes(in *Inputs) Breakdown {
 	return b
 }
 
-// finish completes an assessment from the static lanes and per-message
-// costs, scaling the lanes by factor (≥ 1).
-func (r *resolved) finish(in *Inputs, lanes Breakdown, costs []messageCost, factor float64) Assessment {
-	images := 0
-	for i, c := range costs {
-		lanes.History = satAdd(lanes.History, c.tokens)
-		images = satAdd(images, c.images)
-		if c.invalid {
-			r.warnf("message %d is not JSON: charged as text", i)
-		}
+// finish completes an assessment from the static lanes and the history
+// totals, scaling the lanes by factor (≥ 1).
+func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor float64) Assessment {
+	for _, i := range h.invalid {
+		r.warnf("message %d is not JSON: charged as text", i)
 	}
-	lanes.Framing = satMul(FramingTokensPerMessage, len(costs))
+	lanes.History = h.tokens
+	lanes.Framing = satMul(FramingTokensPerMessage, h.messages)
 	if factor > 1 {
 		lanes = lanes.scaled(factor)
 	}
@@ -385,8 +399,8 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, costs []messageCost, fact
 		Window:          r.window,
 		Breakdown:       lanes,
 		Reserves:        res,
-		HistoryMessages: len(costs),
-		Images:          images,
+		HistoryMessages: h.messages,
+		Images:          h.images,
 		ImageTokens:     r.imageTokens,
 		Calibration:     max(factor, 1),
 		Warnings:        r.warnings,

@@ -33,6 +33,19 @@ func (w Wire) String() string {
 	return string(w)
 }
 
+// MarshalText implements encoding.TextMarshaler with String's spelling.
+func (w Wire) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseWire.
+func (w *Wire) UnmarshalText(b []byte) error {
+	v, err := ParseWire(string(b))
+	if err != nil {
+		return err
+	}
+	*w = v
+	return nil
+}
+
 // ParseWire parses a wire name ("anthropic", "openai", "gemini", or
 // "unknown"/"" for WireUnknown).
 func ParseWire(s string) (Wire, error) {
@@ -182,9 +195,6 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 		case m.ImageTokens < 0 || m.ImageTokens > maxTokens:
 			return nil, bad("image_tokens out of range")
 		}
-		if _, err := ParseWire(string(m.Wire)); err != nil {
-			return nil, bad(err.Error())
-		}
 		if m.Tokenizer != "" {
 			if _, ok := tokens.ByName(m.Tokenizer); !ok {
 				return nil, bad("unknown tokenizer " + m.Tokenizer)
@@ -192,8 +202,8 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 		}
 		for j, p := range m.Match {
 			p = strings.ToLower(strings.TrimSpace(p))
-			if p == "" {
-				return nil, bad("empty match prefix")
+			if p == "" || strings.ContainsRune(p, '/') {
+				return nil, bad(fmt.Sprintf("match prefix %q is empty or holds a provider path", p))
 			}
 			doc.Models[i].Match[j] = p
 		}

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ type ProjectMismatchError struct {
 	Contribution string // the contribution's project
 }
 
+// Error describes the refusal.
 func (e *ProjectMismatchError) Error() string {
 	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
 }
@@ -60,9 +62,11 @@ var ErrUsage = errors.New("invalid usage report")
 //   - reports a compaction that did not reduce the estimate and latches
 //     ShouldCompact off until the history grows again.
 //
-// Messages passed to Assess are treated as immutable: a message whose
-// bytes change must be passed as a new slice. A Session is safe for
-// concurrent use.
+// Messages are matched to the cache by position and content: a history
+// re-serialized into new byte slices is recognised (at the cost of a
+// memory comparison), and the same slice is recognised without one, so
+// a message must not be modified in place once passed to Assess. A
+// Session is safe for concurrent use.
 type Session struct {
 	mu      sync.Mutex
 	project string
@@ -241,7 +245,8 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	// same slice; the first difference marks a rewrite.
 	rewrite := len(messages) < len(s.cache)
 	for i, m := range messages {
-		if i < len(s.cache) && sameSlice(s.cache[i].msg, m) {
+		if i < len(s.cache) && sameBytes(s.cache[i].msg, m) {
+			s.cache[i].msg = m // later calls compare pointers first
 			continue
 		}
 		if i < len(s.cache) {
@@ -259,9 +264,9 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	if s.anchor != nil && len(messages) < s.anchor.messages {
 		s.anchor = nil
 	}
-	costs := make([]messageCost, len(s.cache))
-	for i, c := range s.cache {
-		costs[i] = c.cost
+	var h historyTotals
+	for i := range s.cache {
+		h.add(i, s.cache[i].cost)
 	}
 
 	if !s.lanesValid {
@@ -273,7 +278,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 		r.warnings = append(r.warnings, s.laneWarnings...)
 	}
 	factor := max(s.calibration[in.Model], 1)
-	a := r.finish(&in, s.lanes, costs, factor)
+	a := r.finish(&in, s.lanes, h, factor)
 
 	if an := s.anchor; an != nil && an.model == in.Model {
 		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: scale(an.estimate, factor)}
@@ -301,12 +306,13 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	return a
 }
 
-// sameSlice reports whether a and b are the same bytes in memory.
-func sameSlice(a, b json.RawMessage) bool {
+// sameBytes reports whether a and b hold the same bytes, comparing the
+// pointers first so an unchanged history costs no memory comparison.
+func sameBytes(a, b json.RawMessage) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	return len(a) == 0 || &a[0] == &b[0]
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
 }
 
 // ObserveUsage records that the provider billed reportedInputTokens of

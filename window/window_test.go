@@ -140,6 +140,9 @@ func TestWindowDefaultsAndInputLimit(t *testing.T) {
 		t.Fatalf("budget %d, want %d", got, want)
 	}
 	u := Assess(Inputs{Model: "mystery"})
+	if b, _ := json.Marshal(u); !bytes.Contains(b, []byte(`"wire":"unknown"`)) {
+		t.Fatalf("unknown wire spelled %s", b)
+	}
 	if u.Window != DefaultWindow || u.Reserves.Output != DefaultMaxOutput || u.Counter != "safe" || u.Wire != WireUnknown {
 		t.Fatalf("unknown model: %+v", u)
 	}
@@ -200,6 +203,16 @@ func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 	s.Assess(msgs)
 	if cc.bytes.Load() != before {
 		t.Fatal("unchanged history recounted")
+	}
+	// The same history re-serialized into new slices: recognised by
+	// content, nothing counted, and not mistaken for a rewrite.
+	copied := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		copied[i] = append(json.RawMessage(nil), m...)
+	}
+	third := s.Assess(copied)
+	if cc.bytes.Load() != before || third.Compaction != nil || third.Breakdown != second.Breakdown {
+		t.Fatalf("re-serialized history recounted or treated as a rewrite: %+v", third.Compaction)
 	}
 }
 
@@ -268,6 +281,19 @@ func TestCompactionLoopGuard(t *testing.T) {
 	a := s.Assess(msgs)
 	if !a.ShouldCompact() {
 		t.Fatalf("want compaction advice: used %d budget %d", a.Used(), a.Budget())
+	}
+	// Growing the history (re-serialized into new slices) is no compaction.
+	grownCopy := make([]json.RawMessage, 0, len(msgs)+1)
+	for _, m := range msgs {
+		grownCopy = append(grownCopy, append(json.RawMessage(nil), m...))
+	}
+	grownCopy = append(grownCopy, raw(t, obj{"role": "user", "content": "more"}))
+	if g := s.Assess(grownCopy); g.Compaction != nil || !g.ShouldCompact() {
+		t.Fatalf("append mistaken for compaction: %+v", g.Compaction)
+	}
+	a = s.Assess(msgs) // back to the advised history (a shrink: reported, reduced)
+	if a.Compaction == nil || !a.Compaction.Reduced || !a.ShouldCompact() {
+		t.Fatalf("shrink not reported as an effective compaction: %+v", a.Compaction)
 	}
 	// A "compaction" that produced a summary as big as what it replaced.
 	huge := raw(t, obj{"role": "user", "content": strings.Repeat("a useless summary ", 10+a.Used()/3)})
@@ -371,6 +397,60 @@ func FuzzEstimateMessage(f *testing.F) {
 		a := Assess(Inputs{Model: "claude-sonnet-4-6", Window: 1000, Messages: []json.RawMessage{msg, msg, msg, msg}})
 		if a.Used() < 0 || a.Remaining() < 0 || a.Remaining() > a.Budget() || a.Budget() > a.Window {
 			t.Fatalf("inconsistent assessment %+v", a)
+		}
+	})
+}
+
+// A Session is safe for concurrent use (run under -race in CI).
+func TestSessionConcurrentUse(t *testing.T) {
+	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", ProjectID: "p"})
+	msgs := history(t, 20, "concurrent")
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			for i := range 20 {
+				a := s.Assess(msgs[:10+(g+i)%10])
+				if a.Used() <= 0 {
+					t.Error("empty assessment")
+				}
+				_ = s.ObserveUsage(a.Used(), 1)
+				s.SetSystemPrompt(fmt.Sprint("prompt ", i))
+				_ = s.HoldMemoryContribution(MemoryContribution{ProjectID: "p", Rendered: "m"})
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
+
+// FuzzLoadCatalog: any bytes either fail with ErrInvalidCatalog or load a
+// catalog whose every entry is usable.
+func FuzzLoadCatalog(f *testing.F) {
+	f.Add(DefaultCatalogJSON())
+	f.Add([]byte(`{"models":[{"name":"x","match":["X "],"wire":"unknown","window":1,"max_output":0}]}`))
+	f.Add([]byte(`{"models":[{"name":"x","match":["x"],"wire":"gemini","window":1e3,"max_output":-1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cat, err := LoadCatalog(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrInvalidCatalog) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		for _, m := range cat.Models() {
+			if m.Window <= 0 || m.MaxOutput < 0 || len(m.Match) == 0 {
+				t.Fatalf("invalid entry accepted: %+v", m)
+			}
+			got, ok := cat.Lookup(m.Match[0])
+			if !ok || got.Window <= 0 {
+				t.Fatalf("entry %q not found by its own prefix", m.Name)
+			}
+			a := Assess(Inputs{Model: m.Match[0], Catalog: cat})
+			if a.Budget() < 0 || a.Window != got.Window {
+				t.Fatalf("assessment %+v", a)
+			}
 		}
 	})
 }

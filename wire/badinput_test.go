@@ -110,9 +110,10 @@ func TestUnknownEnvelopeTypeIsAValue(t *testing.T) {
 
 // patternReader yields n bytes of a repeated byte, then tail.
 type patternReader struct {
-	n    int64
-	fill byte
-	tail *strings.Reader
+	n     int64
+	fill  byte
+	block []byte
+	tail  *strings.Reader
 }
 
 func (r *patternReader) Read(p []byte) (int, error) {
@@ -121,8 +122,11 @@ func (r *patternReader) Read(p []byte) (int, error) {
 		if k > r.n {
 			k = r.n
 		}
-		for i := range p[:k] {
-			p[i] = r.fill
+		if r.block == nil {
+			r.block = bytes.Repeat([]byte{r.fill}, 64<<10)
+		}
+		for i := int64(0); i < k; {
+			i += int64(copy(p[i:k], r.block))
 		}
 		r.n -= k
 		return int(k), nil
@@ -277,5 +281,25 @@ func TestHTTPBodies(t *testing.T) {
 	}
 	if _, err := ReadBody(failingReader{}, 0); err == nil {
 		t.Fatal("read failure swallowed")
+	}
+}
+
+// A member of the wrong type or range is reported by its path and protocol
+// type, not in encoding/json's Go terms, and the typed cause stays reachable.
+func TestDecodeErrorNamesMemberAndProtocolType(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"type":"query","query":{"goal":"g","max_frames":-1,"max_tokens":1}}`, "member query.max_frames: number -1 is not a u32"},
+		{`{"type":"query","query":{"goal":"g","max_frames":1,"max_tokens":4294967296}}`, "member query.max_tokens: number 4294967296 is not a u32"},
+		{`{"type":"query","query":{"goal":5,"max_frames":1,"max_tokens":1}}`, "member query.goal: number is not a string"},
+		{`{"type":"frames","result":{"frames":{},"truncated":false}}`, "member result.frames: object is not an array"},
+	} {
+		_, err := Unmarshal([]byte(tc.in))
+		var te *json.UnmarshalTypeError
+		if err == nil || !errors.As(err, &te) {
+			t.Fatalf("%s: err %v, want a wrapped *json.UnmarshalTypeError", tc.in, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "Go struct") {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", tc.in, msg, tc.want)
+		}
 	}
 }

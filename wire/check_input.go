@@ -30,6 +30,10 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 // String renders "line N: RULE field: detail".
 func (f Finding) String() string { return "line " + strconv.Itoa(f.Line) + ": " + f.RuleError.Error() }
 
+// Error is String, so a Finding is an error that names its line (and fmt
+// prints the line rather than the embedded RuleError's message alone).
+func (f Finding) Error() string { return f.String() }
+
 // Report is the outcome of CheckInput.
 type Report struct {
 	// Items counts the envelopes, frames and offers checked.

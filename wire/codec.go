@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -26,11 +27,53 @@ type DecodeError struct {
 }
 
 // Error renders "decode line N: cause", or "decode: cause" without a line.
+// A member of the wrong JSON type or out of its range is named by its path
+// and protocol type ("member query.max_frames: number -1 is not a u32 ...")
+// rather than by encoding/json's Go struct wording.
 func (e *DecodeError) Error() string {
+	cause := describeDecodeErr(e.Err)
 	if e.Line > 0 {
-		return fmt.Sprintf("decode line %d: %v", e.Line, e.Err)
+		return fmt.Sprintf("decode line %d: %s", e.Line, cause)
 	}
-	return "decode: " + e.Err.Error()
+	return "decode: " + cause
+}
+
+// describeDecodeErr renders err, rewording a *json.UnmarshalTypeError in
+// the protocol's terms.
+func describeDecodeErr(err error) string {
+	var te *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &te) || te.Type == nil {
+		if err == nil {
+			return "<nil>"
+		}
+		return err.Error()
+	}
+	var want string
+	switch te.Type.Kind() {
+	case reflect.Uint32:
+		want = "a u32 (a whole number from 0 to 4294967295)"
+	case reflect.Uint64:
+		want = "a u64 (a whole number from 0 to 18446744073709551615)"
+	case reflect.Float32:
+		want = "an f32 number"
+	case reflect.Float64:
+		want = "a number"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	default:
+		return err.Error()
+	}
+	member := te.Field
+	if member == "" {
+		member = "(top level)"
+	}
+	return fmt.Sprintf("member %s: %s is not %s", member, te.Value, want)
 }
 
 // Unwrap returns the cause.
@@ -140,26 +183,35 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 // MarshalJSON returns the CGP encoding of r.
 func (r Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
 
-// UnmarshalJSON decodes a result; frames and truncated are required.
-func (r *Result) UnmarshalJSON(b []byte) error {
-	type plain Result
-	var aux struct {
-		plain
-		Frames    *[]frame.Frame `json:"frames"`
-		Truncated *bool          `json:"truncated"`
-	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if aux.Frames == nil {
+// resultWire is the decoding shape of a result: required members are
+// pointers so their absence shows.
+type resultWire struct {
+	Frames            *[]frame.Frame     `json:"frames"`
+	Truncated         *bool              `json:"truncated"`
+	DroppedEstimate   *uint32            `json:"dropped_estimate"`
+	FrameAttestations []FrameAttestation `json:"frame_attestations"`
+	ResultAttestation *Attestation       `json:"result_attestation"`
+}
+
+func (w *resultWire) to(r *Result) error {
+	if w.Frames == nil {
 		return &frame.MissingMemberError{Object: "ContextQueryResult", Member: "frames"}
 	}
-	if aux.Truncated == nil {
+	if w.Truncated == nil {
 		return &frame.MissingMemberError{Object: "ContextQueryResult", Member: "truncated"}
 	}
-	*r = Result(aux.plain)
-	r.Frames, r.Truncated = *aux.Frames, *aux.Truncated
+	*r = Result{Frames: *w.Frames, Truncated: *w.Truncated, DroppedEstimate: w.DroppedEstimate,
+		FrameAttestations: w.FrameAttestations, ResultAttestation: w.ResultAttestation}
 	return nil
+}
+
+// UnmarshalJSON decodes a result; frames and truncated are required.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var w resultWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	return w.to(r)
 }
 
 func (a *Attestation) write(w *cgpjson.W) {
@@ -343,17 +395,21 @@ func unmarshal(data []byte) (Envelope, error) {
 	if first := firstByte(data); first != '{' && json.Valid(data) {
 		return nil, ErrNotObject
 	}
-	var head struct {
-		Type *string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, err
-	}
-	if head.Type == nil {
-		return nil, &frame.MissingMemberError{Object: "envelope", Member: "type"}
+	typ, ok := sniffType(data)
+	if !ok {
+		var head struct {
+			Type *string `json:"type"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, err
+		}
+		if head.Type == nil {
+			return nil, &frame.MissingMemberError{Object: "envelope", Member: "type"}
+		}
+		typ = *head.Type
 	}
 	var err error
-	switch *head.Type {
+	switch typ {
 	case TypeHandshake:
 		var aux struct {
 			ProtocolVersion *string `json:"protocol_version"`
@@ -398,9 +454,11 @@ func unmarshal(data []byte) (Envelope, error) {
 		}
 		return &Query{ID: aux.ID, Query: *aux.Query}, nil
 	case TypeFrames:
+		// resultWire has no UnmarshalJSON, so the whole envelope decodes in
+		// one pass instead of re-scanning the result.
 		var aux struct {
-			ID     string  `json:"id"`
-			Result *Result `json:"result"`
+			ID     string      `json:"id"`
+			Result *resultWire `json:"result"`
 		}
 		if err = json.Unmarshal(data, &aux); err != nil {
 			return nil, err
@@ -408,7 +466,11 @@ func unmarshal(data []byte) (Envelope, error) {
 		if aux.Result == nil {
 			return nil, missing(TypeFrames, "result")
 		}
-		return &Frames{ID: aux.ID, Result: *aux.Result}, nil
+		f := &Frames{ID: aux.ID}
+		if err := aux.Result.to(&f.Result); err != nil {
+			return nil, err
+		}
+		return f, nil
 	case TypeVerify:
 		var aux struct {
 			Request *VerifyRequest `json:"request"`
@@ -432,6 +494,9 @@ func unmarshal(data []byte) (Envelope, error) {
 		}
 		return &Verified{Response: *aux.Response}, nil
 	case TypeShutdown:
+		if err := json.Unmarshal(data, new(struct{})); err != nil {
+			return nil, err
+		}
 		return &Shutdown{}, nil
 	case TypeError:
 		var aux struct {
@@ -447,8 +512,54 @@ func unmarshal(data []byte) (Envelope, error) {
 		}
 		return &Error{ID: aux.ID, Code: aux.Code, Message: *aux.Message}, nil
 	default:
-		return &Unknown{Tag: *head.Type, Raw: append([]byte(nil), data...)}, nil
+		if ok { // the type was sniffed, so the JSON is not yet checked
+			if err := json.Unmarshal(data, new(struct{})); err != nil {
+				return nil, err
+			}
+		}
+		return &Unknown{Tag: typ, Raw: append([]byte(nil), data...)}, nil
 	}
+}
+
+// sniffType reads the envelope type when it is the first member and spelled
+// without escapes, as every serializer writes it, so that the envelope is
+// decoded in one pass. Otherwise it reports false and the caller decodes the
+// type member properly.
+func sniffType(b []byte) (string, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", false
+	}
+	i = skipSpace(b, i+1)
+	const key = `"type"`
+	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
+		return "", false
+	}
+	i = skipSpace(b, i+len(key))
+	if i >= len(b) || b[i] != ':' {
+		return "", false
+	}
+	i = skipSpace(b, i+1)
+	if i >= len(b) || b[i] != '"' {
+		return "", false
+	}
+	start := i + 1
+	for j := start; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return string(b[start:j]), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 func missing(envelope, member string) error {

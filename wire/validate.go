@@ -117,9 +117,11 @@ func (vd *Verdict) Validate() frame.Violations {
 // Checker validates a session: each envelope with Validate, plus the rules
 // that span envelopes. It remembers the provider's handshake_ack (for E1 on
 // later query embeddings and H4 correlation) and the queries awaiting an
-// answer (for B1, B4 and Q1 on the frames that answer them). A frames
-// envelope answers the query with the same id, or without ids the oldest
-// pending query. The zero Checker is ready to use.
+// answer (for B1, B4 and Q1 on the frames that answer them). A frames or
+// error envelope answers the pending query with the same id; one without an
+// id, or with an id no pending query has, answers the oldest (an H4
+// violation when the provider declared correlation). The zero Checker is
+// ready to use.
 type Checker struct {
 	caps    *frame.Capabilities
 	pending []*Query
@@ -138,40 +140,58 @@ func (c *Checker) Check(env Envelope) frame.Violations {
 		}
 		c.pending = append(c.pending, e)
 	case *Frames:
-		if q := c.answered(e.ID); q != nil {
+		if q, echoed := c.answered(e.ID); q != nil {
 			v = append(v, e.Result.ValidateFor(&q.Query).Prefix("result")...)
-			if c.caps != nil && c.caps.Correlation && q.ID != "" && e.ID != q.ID {
-				v = append(v, rule("H4", "id", "the provider declared correlation but did not echo query id "+strconv.Quote(q.ID)))
-			}
+			v = append(v, c.checkEcho(q, e.ID, echoed)...)
 		}
 	case *Error:
-		c.answered(e.ID)
+		if q, echoed := c.answered(e.ID); q != nil && !echoed {
+			v = append(v, c.checkEcho(q, e.ID, echoed)...)
+		}
 	}
 	return v
 }
 
-// answered removes and returns the pending query an answer with id replies
-// to, or nil.
-func (c *Checker) answered(id string) *Query {
-	if len(c.pending) == 0 {
+// checkEcho applies H4 to a reply with id answering q: a provider that
+// declared correlation echoes the query id verbatim. echoed is false when
+// the reply carried an id that matches no pending query.
+func (c *Checker) checkEcho(q *Query, id string, echoed bool) frame.Violations {
+	if c.caps == nil || !c.caps.Correlation {
 		return nil
 	}
+	switch {
+	case !echoed:
+		return frame.Violations{rule("H4", "id", "reply id "+strconv.Quote(id)+" answers no pending query; the provider declared correlation and must echo the query id verbatim")}
+	case q.ID != "" && id != q.ID:
+		return frame.Violations{rule("H4", "id", "the provider declared correlation but did not echo query id "+strconv.Quote(q.ID))}
+	}
+	return nil
+}
+
+// answered removes and returns the pending query an answer with id replies
+// to, or nil when none is pending. A reply without an id, or with an id that
+// matches no pending query (echoed false), answers the oldest.
+func (c *Checker) answered(id string) (q *Query, echoed bool) {
+	if len(c.pending) == 0 {
+		return nil, true
+	}
 	i := 0
+	echoed = true
 	if id != "" {
 		i = -1
-		for j, q := range c.pending {
-			if q.ID == id {
+		for j, p := range c.pending {
+			if p.ID == id {
 				i = j
 				break
 			}
 		}
 		if i < 0 {
-			return nil
+			i, echoed = 0, false
 		}
 	}
-	q := c.pending[i]
+	q = c.pending[i]
 	c.pending = append(c.pending[:i], c.pending[i+1:]...)
-	return q
+	return q, echoed
 }
 
 func isBlank(s string) bool { return strings.TrimFunc(s, unicode.IsSpace) == "" }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -107,6 +108,40 @@ func TestCheckerSpansEnvelopes(t *testing.T) {
 	// Nothing pending: a frames envelope is checked on its own.
 	if v := c.Check(mustUnmarshal(t, two)); len(v) != 0 {
 		t.Fatalf("got %v", v)
+	}
+}
+
+// A correlating provider's reply whose id matches no pending query is an H4
+// violation (not silently unchecked), and the oldest pending query's limits
+// still apply to it; an error envelope with a wrong id is one too.
+func TestCheckerWrongCorrelationID(t *testing.T) {
+	ack := func(corr bool) string {
+		return `{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"n","version":"1","data_flow":{}},"capabilities":{"correlation":` + strconv.FormatBool(corr) + `}}`
+	}
+	q := `{"type":"query","id":"q1","query":{"goal":"g","max_frames":1,"max_tokens":1}}`
+	wrong := `{"type":"frames","id":"q9","result":{"frames":[` + frameJSON + `,` + frameJSON + `],"truncated":false}}`
+	var c Checker
+	for _, env := range []string{ack(true), q} {
+		if v := c.Check(mustUnmarshal(t, env)); len(v) != 0 {
+			t.Fatal(v)
+		}
+	}
+	v := c.Check(mustUnmarshal(t, wrong))
+	if !has(v, "H4", "id") || !has(v, "B1", "result.frames") || !has(v, "B4", "result.frames") {
+		t.Fatalf("wrong id: got %v", v)
+	}
+	c = Checker{}
+	c.Check(mustUnmarshal(t, ack(true)))
+	c.Check(mustUnmarshal(t, q))
+	if v := c.Check(mustUnmarshal(t, `{"type":"error","id":"q9","code":"internal","message":"m"}`)); !has(v, "H4", "id") {
+		t.Fatalf("error with a wrong id: got %v", v)
+	}
+	// Without correlation H4 does not apply; the limits still do.
+	c = Checker{}
+	c.Check(mustUnmarshal(t, ack(false)))
+	c.Check(mustUnmarshal(t, q))
+	if v := c.Check(mustUnmarshal(t, wrong)); has(v, "H4", "id") || !has(v, "B4", "result.frames") {
+		t.Fatalf("no correlation: got %v", v)
 	}
 }
 

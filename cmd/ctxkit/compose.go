@@ -15,6 +15,7 @@ import (
 
 const composeUsage = `usage: ctxkit compose [FILE|-] --budget N [--strategy NAME] [--packer NAME]
                      [--format text|json] [--skip-invalid]
+                     [--placement NAME] [--previous FILE] [--min-prefix N]
 
 Compose offered frames into one prompt block under a budget of N canonical
 budget tokens (ceil(bytes/4) of each rendered block, fence included; the
@@ -33,10 +34,16 @@ rule on standard error.
 --strategy   score-descending (default), round-robin-by-rank,
              per-provider-quota (K=3) or per-provider-quota:K
 --packer     first-fit (default) or stop-at-first-miss
+--placement  edges-by-rank (default), canonical or stable-first
+--previous   the previous turn's layout: a layout JSON file, or the
+             --format json output of the previous compose (its cache.layout);
+             stable-first keeps its front so a prompt cache can reuse it
+--min-prefix the provider's minimum cacheable prefix in tokens (default
+             1024); a shorter stable prefix is warned about
 --format     text (default): the prompt on standard output, one audit line per
              frame and a summary on standard error;
              json: the whole result {"prompt","citations","audit"} on
-             standard output
+             standard output ("cache" too when a placement flag is given)
 
 Exit status: 0 composed, 1 an offer is invalid (without --skip-invalid),
 2 usage error or input that cannot be read or parsed.
@@ -58,6 +65,7 @@ type composeFlags struct {
 	packer      compose.Packer
 	json        bool
 	skipInvalid bool
+	cache       cacheFlags
 }
 
 func parseComposeFlags(args []string) (*composeFlags, error) {
@@ -123,6 +131,14 @@ func parseComposeFlags(args []string) (*composeFlags, error) {
 				fl.json = true
 			default:
 				return nil, fmt.Errorf("unknown format %q (text, json)", v)
+			}
+		case "placement", "previous", "min-prefix":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			if err := fl.cache.set(name, v); err != nil {
+				return nil, err
 			}
 		case "skip-invalid":
 			if hasValue {
@@ -221,7 +237,12 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 		return exitFailed
 	}
 
-	res := compose.ForPrompt(valid, fl.budget, &compose.Options{Strategy: fl.strategy, Packer: fl.packer})
+	opts := &compose.Options{Strategy: fl.strategy, Packer: fl.packer}
+	if err := fl.cache.apply(opts); err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n", err)
+		return exitUsage
+	}
+	res := compose.ForPrompt(valid, fl.budget, opts)
 	if fl.json {
 		if err := res.WriteJSON(s.out); err != nil {
 			fmt.Fprintf(s.err, "compose: %v\n", err)
@@ -233,6 +254,7 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 			return exitUsage
 		}
 		_ = res.Audit.WriteText(s.err)
+		fl.cache.report(s.err, res)
 	}
 	if invalid > 0 {
 		fmt.Fprintf(s.err, "compose: %s: skipped %d invalid of %d offers\n", name, invalid, len(offers))

@@ -21,14 +21,15 @@ func conformUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: %[1]s conform provider [--json] [--timeout D] -- CMD [ARGS...]
        %[1]s conform provider --http URL [--json] [--timeout D]
        %[1]s conform host [--json]
-       %[1]s conform composition [--json] [--timeout D] [--exec CMD [ARGS...]]
+       %[1]s conform composition [--json] [--timeout D] [--exec CMD [ARGS...] [--json]]
 
 provider     drive a CGP provider over stdio (CMD) or HTTP (URL) through the 13
              provider checks of the CGP conformance suite and the unknown-envelope check
 host         run the host scenarios against ctxkit's own host
 composition  hold a composing host to the composition rules; --exec takes the rest of
-             the line as the host's command (see docs/conformance.md for its protocol);
-             without --exec, ctxkit's reference composing host is certified
+             the line as the host's command (a final --json stays ctxkit's; end the
+             command with -- to pass it --json); see docs/conformance.md for the
+             protocol; without --exec, ctxkit's reference composing host is certified
 
 --json prints the report as JSON on stdout and nothing else.
 Exit status: 0 conformant, 1 a check failed, 2 the harness could not run.
@@ -148,8 +149,7 @@ func conformComposition(ctx context.Context, args []string, s stdio) int {
 	var hostCmd []string
 	for i, a := range args {
 		if a == "--exec" || a == "-exec" {
-			hostCmd = args[i+1:]
-			args = args[:i]
+			hostCmd, args = splitExec(args[i+1:], args[:i])
 			if len(hostCmd) == 0 {
 				fmt.Fprintln(s.err, "conform composition: --exec needs the host's command")
 				return exitUsage
@@ -185,4 +185,20 @@ func conformComposition(ctx context.Context, args []string, s stdio) int {
 	}
 	rep := conformance.RunComposition(ctx, h, &conformance.CompositionOptions{Target: target})
 	return writeReport(&rep, *asJSON, s)
+}
+
+// splitExec separates the host command that follows --exec from ctxkit's
+// own flags: a final "--json" after the command is ctxkit's (as in
+// `conform composition --exec CMD ARGS --json`), unless the command ends
+// with "--", which is dropped and keeps everything before it verbatim.
+func splitExec(cmd, flags []string) (host, rest []string) {
+	rest = append([]string(nil), flags...)
+	switch {
+	case len(cmd) > 0 && cmd[len(cmd)-1] == "--":
+		cmd = cmd[:len(cmd)-1]
+	case len(cmd) > 0 && (cmd[len(cmd)-1] == "--json" || cmd[len(cmd)-1] == "-json"):
+		rest = append(rest, "--json")
+		cmd = cmd[:len(cmd)-1]
+	}
+	return cmd, rest
 }

@@ -45,6 +45,7 @@ func commands() []command {
 		trustCommand(),
 		composeCommand(),
 		queryCommand(),
+		assessCommand(),
 		providerCommand(),
 		consentCommand(),
 		conformCommand(),
@@ -72,6 +73,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 		}
 		usage(s.out)
 		return exitOK
+	}
+	if code, ok := dispatchRemote(ctx, args, s); ok {
+		return code
 	}
 	for _, c := range commands() {
 		if c.name == name {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +73,25 @@ func writeScript(t *testing.T, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestProviderFilesStdio(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Retry\n\nRetries back off.\n"), 0o644)
+	in := `{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}` + "\n" +
+		`{"type":"query","id":"q1","query":{"goal":"retry","max_frames":2,"max_tokens":100}}` + "\n" +
+		`{"type":"shutdown"}` + "\n"
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"provider", "files", dir}, stdio{in: strings.NewReader(in), out: &out, err: &errb})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if code != exitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"handshake_ack"`) ||
+		!strings.HasPrefix(lines[1], `{"type":"frames","id":"q1"`) || !strings.Contains(lines[1], `"citation_label":"a.md:1-3"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if code, _, _ := runCLI(t, "provider", "files"); code != exitUsage {
+		t.Errorf("missing DIR: exit %d", code)
+	}
+	if code, _, _ := runCLI(t, "provider", "nope", dir); code != exitUsage {
+		t.Errorf("unknown provider: exit %d", code)
+	}
 }

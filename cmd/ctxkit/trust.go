@@ -82,7 +82,9 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 	fs.StringVar(store, "store", *store, "")
 	asJSON := fs.Bool("json", false, "")
 	keyID := fs.String("key-id", "", "")
-	if err := fs.Parse(rest); err != nil {
+	// Flags may come before, between or after the subcommand's arguments.
+	pos, err := parseInterleaved(fs, rest)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(s.out)
 			return exitOK
@@ -91,7 +93,6 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 		usage(s.err)
 		return exitUsage
 	}
-	pos := fs.Args()
 	path := *store
 	if path == "" && sub != "keygen" {
 		if derr != nil {
@@ -127,7 +128,7 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 func loadForCLI(ctx context.Context, s stdio, path string) (*trust.Store, bool) {
 	st, err := trust.LoadStore(ctx, path)
 	if err != nil {
-		fmt.Fprintf(s.err, "trust: %v\n", err)
+		fmt.Fprintf(s.err, "%v\n", err) // already "trust: load store …"
 		return nil, false
 	}
 	return st, true
@@ -139,7 +140,7 @@ func saveForCLI(ctx context.Context, s stdio, st *trust.Store, path string) bool
 		return false
 	}
 	if err := st.Save(ctx, path); err != nil {
-		fmt.Fprintf(s.err, "trust: %v\n", err)
+		fmt.Fprintf(s.err, "%v\n", err) // already "trust: …"
 		return false
 	}
 	return true

@@ -46,10 +46,21 @@ func TestTrustCommand(t *testing.T) {
 		t.Fatalf("list after revoke: %q", out)
 	}
 
+	// Flags may follow the subcommand's arguments.
+	if code, out, errs = runCLI(t, "", "trust", "add", "beta", "k3", pub, "--store", store); code != 0 || !strings.Contains(out, "trusted beta key k3") {
+		t.Fatalf("add with --store last: %d %q %q", code, out, errs)
+	}
+	if code, out, errs = runCLI(t, "", "trust", "revoke", "beta", "k3", "--store", store); code != 0 {
+		t.Fatalf("revoke with --store last: %d %q %q", code, out, errs)
+	}
+
 	// A corrupt store is an error (2), never an empty list.
 	os.WriteFile(store, []byte(`{"format":"ctxkit-trust-store/1","providers":{`), 0o600)
 	if code, out, errs = runCLI(t, "", "trust", "--store", store, "list"); code != 2 || out != "" || !strings.Contains(errs, "corrupt") {
 		t.Fatalf("corrupt store: %d %q %q", code, out, errs)
+	}
+	if strings.Contains(errs, "trust: trust:") {
+		t.Errorf("error names its command twice: %q", errs)
 	}
 
 	code, out, _ = runCLI(t, "", "trust", "keygen", "--key-id", "k7")

@@ -9,6 +9,7 @@ fails the composition-quarantine check, naming it.
 import os
 import sys
 
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the example
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import host  # noqa: E402

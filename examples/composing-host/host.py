@@ -32,6 +32,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 PROTOCOL_VERSION = "contextgraph/1.0-draft"
 REPLY_TIMEOUT_SECONDS = 10
@@ -112,9 +113,11 @@ def fan_out(providers, query):
     threads = [threading.Thread(target=leg, args=(spec,), daemon=True) for spec in providers]
     for t in threads:
         t.start()
+    deadline = time.monotonic() + REPLY_TIMEOUT_SECONDS
     for t in threads:
-        t.join(REPLY_TIMEOUT_SECONDS)
-    return replies
+        t.join(max(0.0, deadline - time.monotonic()))
+    # A leg still running after the deadline contributes nothing.
+    return {pid: replies.get(pid) for pid in [spec["id"] for spec in providers]}
 
 
 def leg_is_honest(frames, query):

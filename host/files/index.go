@@ -1,7 +1,13 @@
+// Package files is the built-in local-files CGP provider: a BM25 index over
+// line chunks of the text files under a directory, served as doc (prose) and
+// snippet (code) frames with file provenance, real digests and verify. A
+// Markdown heading starts a chunk, and its words weigh in every chunk of its
+// section.
 package files
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -74,7 +80,8 @@ type Index struct {
 	label    string // prefix shown in titles and citation labels
 	files    []fileEntry
 	chunks   []chunk
-	postings map[string][]posting
+	termID   map[string]uint32 // term -> index into postings
+	postings [][]posting
 	avgLen   float64
 	skipped  Skipped
 	byPath   map[string]uint32 // rel path -> file index
@@ -116,7 +123,9 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 			label = c + "/"
 		}
 	}
-	ix := &Index{root: abs, label: label, postings: make(map[string][]posting), byPath: make(map[string]uint32)}
+	ix := &Index{root: abs, label: label, termID: make(map[string]uint32), byPath: make(map[string]uint32)}
+	tok := &tokenizer{}
+	tf := make(map[uint32]uint32)
 	var totalLen int64
 	lastReport := time.Now()
 	seen := 0
@@ -174,7 +183,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 		ix.files = append(ix.files, fileEntry{rel: rel, abs: path, modTime: info.ModTime(), doc: isProse(name)})
 		ix.byPath[rel] = fi
 		ix.bytes += int64(len(data))
-		totalLen += ix.addFile(fi, rel, data, o.ChunkLines)
+		totalLen += ix.addFile(fi, rel, data, o.ChunkLines, tok, tf)
 		seen++
 		if o.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
 			lastReport = time.Now()
@@ -196,13 +205,15 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 }
 
 // addFile splits data into chunks and indexes their terms; it returns the
-// total number of terms indexed.
-func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int) int64 {
+// total number of terms indexed. tok and tf are scratch space reused across
+// files, so indexing allocates only for new terms and postings.
+func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int, tok *tokenizer, tf map[uint32]uint32) int64 {
 	prose := ix.files[fi].doc
 	var total int64
-	// The file's path words are indexed into every chunk of the file, once,
-	// so a query naming a file finds it.
-	pathTerms := Terms(strings.NewReplacer("/", " ", ".", " ", "_", " ", "-", " ").Replace(rel))
+	// The file's path words are indexed into every chunk of the file, so a
+	// query naming a file finds it.
+	var pathTerms []uint32
+	tok.each(rel, func(t []byte) { pathTerms = append(pathTerms, ix.intern(t)) })
 	lines := splitLines(data)
 	start := 0
 	var heading string
@@ -212,29 +223,39 @@ func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int) int64
 		}
 		c := chunk{file: fi, startLine: start + 1, endLine: end, start: lines[start].off, heading: heading}
 		c.end = lines[end-1].off + lines[end-1].len
-		tf := make(map[string]uint32)
-		for _, t := range Terms(string(data[c.start:c.end])) {
-			tf[t]++
+		clear(tf)
+		tok.eachBytes(data[c.start:c.end], func(t []byte) {
+			tf[ix.intern(t)]++
+			c.length++
+		})
+		for _, id := range pathTerms {
+			tf[id]++
 			c.length++
 		}
-		for _, t := range pathTerms {
-			tf[t]++
-			c.length++
+		// The section's heading describes every chunk under it, also those
+		// past the first, and weighs more than a body word (a title field
+		// in BM25F terms): its terms are counted twice more in each chunk.
+		if heading != "" {
+			tok.each(heading, func(t []byte) {
+				tf[ix.intern(t)] += 2
+				c.length += 2
+			})
 		}
 		ci := uint32(len(ix.chunks))
 		ix.chunks = append(ix.chunks, c)
-		for t, n := range tf {
-			ix.postings[t] = append(ix.postings[t], posting{chunk: ci, tf: n})
+		for id, n := range tf {
+			ix.postings[id] = append(ix.postings[id], posting{chunk: ci, tf: n})
 		}
 		total += int64(c.length)
 		start = end
 	}
 	for i, ln := range lines {
 		text := data[ln.off : ln.off+ln.len]
-		if prose && bytes.HasPrefix(text, []byte("#")) && i > start {
+		isHeading := prose && len(text) > 0 && text[0] == '#'
+		if isHeading && i > start {
 			flush(i)
 		}
-		if prose && bytes.HasPrefix(text, []byte("#")) {
+		if isHeading {
 			heading = strings.TrimSpace(strings.TrimLeft(string(bytes.TrimRight(text, "\r\n")), "#"))
 		}
 		if i+1-start >= maxLines {
@@ -243,6 +264,17 @@ func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int) int64
 	}
 	flush(len(lines))
 	return total
+}
+
+// intern returns the id of term t, adding it on first sight.
+func (ix *Index) intern(t []byte) uint32 {
+	if id, ok := ix.termID[string(t)]; ok {
+		return id
+	}
+	id := uint32(len(ix.postings))
+	ix.termID[string(t)] = id
+	ix.postings = append(ix.postings, nil)
+	return id
 }
 
 type lineSpan struct{ off, len int }
@@ -306,36 +338,154 @@ func (ix *Index) search(query string) []hit {
 		return nil
 	}
 	uniq := make(map[string]bool, len(terms))
-	scores := make(map[uint32]float64)
+	scores := make([]float64, len(ix.chunks))
+	var touched []uint32
 	n := float64(len(ix.chunks))
 	for _, t := range terms {
 		if uniq[t] {
 			continue
 		}
 		uniq[t] = true
-		ps := ix.postings[t]
-		if len(ps) == 0 {
+		id, ok := ix.termID[t]
+		if !ok {
 			continue
 		}
+		ps := ix.postings[id]
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			tf := float64(p.tf)
 			dl := float64(ix.chunks[p.chunk].length)
+			if scores[p.chunk] == 0 {
+				touched = append(touched, p.chunk)
+			}
 			scores[p.chunk] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/ix.avgLen))
 		}
 	}
-	hits := make([]hit, 0, len(scores))
-	for c, s := range scores {
-		hits = append(hits, hit{c, s})
+	hits := make([]hit, 0, len(touched))
+	for _, c := range touched {
+		hits = append(hits, hit{c, scores[c]})
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
 		}
-		return hits[i].chunk < hits[j].chunk
+		return cmp.Compare(a.chunk, b.chunk)
 	})
 	return hits
+}
+
+// Terms splits text into lower-case index terms: runs of letters and digits,
+// split further at camelCase boundaries, stop words removed, a plural "s"
+// stripped. Queries and documents go through the same rules.
+func Terms(text string) []string {
+	var out []string
+	(&tokenizer{}).each(text, func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// tokenizer holds scratch buffers so tokenising allocates nothing per term.
+type tokenizer struct {
+	word []rune
+	term []byte
+}
+
+func (tk *tokenizer) each(text string, fn func([]byte)) {
+	tk.word = tk.word[:0]
+	for _, r := range text {
+		tk.step(r, fn)
+	}
+	tk.flush(fn)
+}
+
+func (tk *tokenizer) eachBytes(b []byte, fn func([]byte)) {
+	tk.word = tk.word[:0]
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			tk.step(rune(c), fn)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		tk.step(r, fn)
+		i += n
+	}
+	tk.flush(fn)
+}
+
+func (tk *tokenizer) step(r rune, fn func([]byte)) {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			tk.word = append(tk.word, r)
+			return
+		}
+	} else if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		tk.word = append(tk.word, r)
+		return
+	}
+	tk.flush(fn)
+}
+
+// flush emits the pending word's parts: "BudgetSplit" -> budget, split;
+// "HTTPServer" -> http, server.
+func (tk *tokenizer) flush(fn func([]byte)) {
+	w := tk.word
+	if len(w) == 0 {
+		return
+	}
+	start := 0
+	for i := 1; i < len(w); i++ {
+		if isUpper(w[i]) && (isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))) {
+			tk.emit(w[start:i], fn)
+			start = i
+		}
+	}
+	tk.emit(w[start:], fn)
+	tk.word = tk.word[:0]
+}
+
+func isUpper(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLower(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+func (tk *tokenizer) emit(part []rune, fn func([]byte)) {
+	if len(part) < 2 {
+		return
+	}
+	t := tk.term[:0]
+	for _, r := range part {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			t = append(t, byte(r))
+			continue
+		}
+		t = utf8.AppendRune(t, unicode.ToLower(r))
+	}
+	tk.term = t
+	if stopwords[string(t)] {
+		return
+	}
+	t = stemBytes(t)
+	if len(t) < 2 || stopwords[string(t)] {
+		return
+	}
+	fn(t)
 }
 
 // stopwords are dropped from queries and documents: they carry no signal.
@@ -346,57 +496,15 @@ var stopwords = map[string]bool{
 	"where": true, "which": true, "with": true, "between": true, "does": true, "do": true,
 }
 
-// Terms splits text into lower-case index terms: runs of letters and digits,
-// split further at camelCase boundaries, stop words removed, a plural "s"
-// stripped. Queries and documents go through the same function.
-func Terms(text string) []string {
-	var out []string
-	var cur []rune
-	emit := func() {
-		if len(cur) == 0 {
-			return
-		}
-		for _, part := range splitCamel(cur) {
-			w := strings.ToLower(string(part))
-			if len(w) < 2 || stopwords[w] {
-				continue
-			}
-			out = append(out, stem(w))
-		}
-		cur = cur[:0]
-	}
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			cur = append(cur, r)
-			continue
-		}
-		emit()
-	}
-	emit()
-	return out
-}
-
-// splitCamel splits "BudgetSplit" into "Budget", "Split"; all-caps runs stay
-// together ("HTTPServer" -> "HTTP", "Server").
-func splitCamel(w []rune) [][]rune {
-	var parts [][]rune
-	start := 0
-	for i := 1; i < len(w); i++ {
-		if unicode.IsUpper(w[i]) && (unicode.IsLower(w[i-1]) || (i+1 < len(w) && unicode.IsLower(w[i+1]) && unicode.IsUpper(w[i-1]))) {
-			parts = append(parts, w[start:i])
-			start = i
-		}
-	}
-	return append(parts, w[start:])
-}
-
-// stem removes the most common English inflections, conservatively.
-func stem(w string) string {
+// stemBytes removes the most common English plural endings, conservatively,
+// in place.
+func stemBytes(w []byte) []byte {
+	n := len(w)
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
-		return w[:len(w)-1]
+	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
+		w = append(w[:n-3], 'y')
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u':
+		w = w[:n-1]
 	}
 	return w
 }

@@ -81,7 +81,7 @@ func parseFrameID(id string) (rel string, a, b int, ok bool) {
 	}
 	a, err1 := strconv.Atoi(as)
 	b, err2 := strconv.Atoi(bs)
-	if err1 != nil || err2 != nil || a < 1 || b < a || rel != path.Clean(rel) || strings.HasPrefix(rel, "../") || rel == ".." {
+	if err1 != nil || err2 != nil || a < 1 || b < a || rel != path.Clean(rel) || strings.HasPrefix(rel, "../") || rel == ".." || strings.HasPrefix(rel, "/") {
 		return "", 0, 0, false
 	}
 	return rel, a, b, true
@@ -224,26 +224,36 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		}
 		cands = append(cands, cand{h.chunk, s})
 	}
+	// Walk the ranking. Each candidate's cost is first estimated from the
+	// index (its byte length at index time) so that ones that cannot fit are
+	// counted without touching the disk; a candidate that may fit is read
+	// back and charged its exact canonical cost.
 	var used uint64
 	dropped := uint32(0)
-	for _, c := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "query canceled"}
+	for i, c := range cands {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "query canceled"}
+			}
 		}
 		ch := ix.chunks[c.chunk]
 		fe := ix.files[ch.file]
 		if (fe.doc && !wantDoc) || (!fe.doc && !wantSnippet) {
 			continue
 		}
-		content, mod, ok := ix.readRange(ch.file, ch.startLine, ch.endLine)
-		if !ok {
+		if !asOf.IsZero() && fe.modTime.After(asOf) {
 			continue
 		}
-		if !asOf.IsZero() && mod.After(asOf) {
+		if len(res.Frames) >= int(q.MaxFrames) || used+uint64((ch.end-ch.start+3)/4) > uint64(q.MaxTokens)+64 {
+			dropped++
+			continue
+		}
+		content, mod, ok := ix.readRange(ch.file, ch.startLine, ch.endLine)
+		if !ok || (!asOf.IsZero() && mod.After(asOf)) {
 			continue
 		}
 		cost := frame.BudgetTokensBytes(content)
-		if len(res.Frames) >= int(q.MaxFrames) || used+uint64(cost) > uint64(q.MaxTokens) {
+		if used+uint64(cost) > uint64(q.MaxTokens) {
 			dropped++
 			continue
 		}

@@ -51,11 +51,13 @@ type Report struct {
 	Statuses map[int]int64 // responses by status
 	Broken   int64         // responses cut off, unreadable, or failing Check
 	Dropped  int64         // requests that got no response at all (connection closed before it)
-	Refused  int64         // connections refused (the server was not listening)
+	Refused  int64         // connections that could not be established (the server was not listening)
 	Elapsed  time.Duration
 	P50, P90 time.Duration
 	P99, Max time.Duration
 	FirstErr error // the first broken response's error, if any
+	// FirstDropped is the first error of a request that got no response.
+	FirstDropped error
 }
 
 // RPS is completed requests per second.
@@ -138,7 +140,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 						err = fmt.Errorf("status %d: %w", status, cerr)
 					}
 				}
-				refused := err != nil && errors.Is(err, syscall.ECONNREFUSED)
+				refused := isRefused(err)
 				var noResp *noResponseError
 				mu.Lock()
 				switch {
@@ -146,6 +148,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					rep.Refused++
 				case errors.As(err, &noResp):
 					rep.Dropped++
+					if rep.FirstDropped == nil {
+						rep.FirstDropped = err
+					}
 				case err != nil:
 					rep.Broken++
 					if rep.FirstErr == nil {
@@ -199,7 +204,7 @@ func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *byte
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) {
+		if isRefused(err) {
 			return 0, err
 		}
 		return 0, &noResponseError{err}
@@ -213,6 +218,14 @@ func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *byte
 		return 0, fmt.Errorf("body of %d bytes, Content-Length %d: %w", buf.Len(), resp.ContentLength, io.ErrUnexpectedEOF)
 	}
 	return resp.StatusCode, nil
+}
+
+// isRefused reports an error that kept the request from reaching the
+// server: the connection could not be established (refused, or reset while
+// still in the closed listener's backlog).
+func isRefused(err error) bool {
+	var op *net.OpError
+	return err != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial")
 }
 
 // pct returns the p-th percentile of sorted (nearest rank).

@@ -185,3 +185,12 @@ func (c *Client) Query(ctx context.Context, req *server.QueryRequest) (*server.Q
 	}
 	return &out, nil
 }
+
+// Assess calls POST /v1/assess.
+func (c *Client) Assess(ctx context.Context, req *server.AssessRequest) (*server.AssessResult, error) {
+	var out server.AssessResult
+	if err := c.Do(ctx, server.PathAssess, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

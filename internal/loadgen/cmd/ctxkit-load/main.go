@@ -70,9 +70,12 @@ func run(bin, base string, offers, size, conns int, duration, warmup, sigterm ti
 			return err
 		}
 	}
+	var cpu0 time.Duration
 	if srv != nil {
 		fmt.Printf("server rss before: %s\n", rss(srv.Process.Pid))
+		cpu0 = cpuTime(srv.Process.Pid)
 	}
+	self0 := selfCPU()
 	if srv != nil && sigterm > 0 {
 		go func() {
 			time.Sleep(sigterm)
@@ -85,6 +88,13 @@ func run(bin, base string, offers, size, conns int, duration, warmup, sigterm ti
 		return err
 	}
 	fmt.Println(rep)
+	self := selfCPU() - self0
+	fmt.Printf("load generator cpu: %.2fs (%.0f µs per request)\n", self.Seconds(), perReq(self, rep.Requests))
+	if srv != nil && sigterm == 0 {
+		c := cpuTime(srv.Process.Pid) - cpu0
+		fmt.Printf("server cpu: %.2fs (%.0f µs per request; %.0f requests/s per fully used core)\n",
+			c.Seconds(), perReq(c, rep.Requests), float64(rep.Requests)/max(c.Seconds(), 1e-9))
+	}
 	if rep.FirstErr != nil {
 		fmt.Println("first broken response:", rep.FirstErr)
 	}
@@ -151,4 +161,40 @@ func rss(pid int) string {
 		}
 	}
 	return "unknown"
+}
+
+func perReq(d time.Duration, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(n)
+}
+
+// cpuTime reads the user+system CPU time of pid from /proc/PID/stat.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/window"
+)
+
+// screenshotRequest is an Anthropic Messages request carrying a 3 MB
+// base64 PNG screenshot.
+func screenshotRequest(t *testing.T) []byte {
+	t.Helper()
+	// Random-looking image bytes: a 64 KiB random block repeated (cheap to
+	// build under the race detector; the payload is opaque either way).
+	r := rand.New(rand.NewPCG(3, 3))
+	block := make([]byte, 64<<10)
+	for i := range block {
+		block[i] = byte(r.UintN(256))
+	}
+	png := bytes.Repeat(block, 3_000_000/4*3/len(block)+1)[:3_000_000/4*3]
+	copy(png, "\x89PNG\r\n\x1a\n")
+	req := map[string]any{
+		"model":      "claude-sonnet-4-6",
+		"max_tokens": 8192,
+		"system":     "You are a careful assistant.",
+		"messages": []any{
+			map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "text", "text": "What does this screenshot show?"},
+				map[string]any{"type": "image", "source": map[string]any{
+					"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(png),
+				}},
+			}},
+		},
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 3_000_000 {
+		t.Fatalf("request is only %d bytes", len(b))
+	}
+	return b
+}
+
+// Acceptance: a 3 MB base64 screenshot is charged about 1,600 tokens, not
+// a million.
+func TestAssessChargesAScreenshotAbout1600Tokens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(path, screenshotRequest(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", "assess", "--format", "json", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Wire      string `json:"wire"`
+		Images    int    `json:"images"`
+		Breakdown struct {
+			History int `json:"history"`
+			System  int `json:"system"`
+		} `json:"breakdown"`
+		Used int `json:"used"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got.Wire != "anthropic" || got.Images != 1 || got.Breakdown.System == 0 {
+		t.Fatalf("%+v", got)
+	}
+	if got.Breakdown.History < 1600 || got.Breakdown.History > 1700 || got.Used > 1800 {
+		t.Fatalf("screenshot charged %d history tokens, used %d; want about 1,600", got.Breakdown.History, got.Used)
+	}
+	code, text, _ := runCLI(t, "", "assess", path)
+	if code != exitOK || !strings.Contains(text, "1 images at 1,600 each") || !strings.Contains(text, "decision: fits") {
+		t.Fatalf("text output:\n%s", text)
+	}
+}
+
+func TestAssessDetectsEachWire(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body, args                 string
+		wire, counter              string
+		output, thinking, messages int
+	}{
+		"openai chat": {`{"model":"gpt-4o","max_completion_tokens":1000,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`, "",
+			"openai", "o200k_base", 1000, 0, 2},
+		"openai responses": {`{"model":"gpt-5","instructions":"be brief","input":"hello there","max_output_tokens":2000}`, "",
+			"openai", "o200k_base", 2000, 0, 1},
+		"gemini": {`{"systemInstruction":{"parts":[{"text":"be brief"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":3000,"thinkingConfig":{"thinkingBudget":5000}}}`, "--model=gemini-2.5-pro",
+			"gemini", "safe", 5000, 0, 1},
+		"anthropic by shape": {`{"system":"x","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"hi"}]}`, "",
+			"anthropic", "safe", 2048, 0, 1},
+		"unknown model, shape only": {`{"model":"mystery-1","messages":[{"role":"tool","content":"x"}],"max_tokens":10}`, "",
+			"openai", "safe", 10, 0, 1},
+	} {
+		args := []string{"assess", "--format=json"}
+		if tc.args != "" {
+			args = append(args, tc.args)
+		}
+		code, out, errOut := runCLI(t, tc.body, args...)
+		if code != exitOK {
+			t.Errorf("%s: exit %d: %s", name, code, errOut)
+			continue
+		}
+		var got struct {
+			Wire     string `json:"wire"`
+			Counter  string `json:"counter"`
+			Messages int    `json:"history_messages"`
+			Reserves struct {
+				Output   int `json:"output"`
+				Thinking int `json:"thinking"`
+			} `json:"reserves"`
+			Breakdown struct {
+				System int `json:"system"`
+			} `json:"breakdown"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Wire != tc.wire || got.Counter != tc.counter || got.Reserves.Output != tc.output ||
+			got.Reserves.Thinking != tc.thinking || got.Messages != tc.messages {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+}
+
+func TestAssessFlagsAndBadInput(t *testing.T) {
+	body := `{"model":"claude-sonnet-4-6","max_tokens":100,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},{"role":"assistant","content":"d"}]}`
+	// A window smaller than the reserves: budget 0, compaction advised.
+	code, out, _ := runCLI(t, body, "assess", "--window", "50")
+	if code != exitOK || !strings.Contains(out, "decision: compact") || !strings.Contains(out, "  budget                   0") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	// Flags after FILE, as the usage line writes them, mean the same.
+	path := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, after, errOut := runCLI(t, "", "assess", path, "--window", "50", "--format", "json")
+	_, before, _ := runCLI(t, "", "assess", "--window", "50", "--format", "json", path)
+	if code != exitOK || after != before || !strings.Contains(after, `"window": 50`) {
+		t.Fatalf("flags after FILE: exit %d, stderr %q\nafter:\n%s\nbefore:\n%s", code, errOut, after, before)
+	}
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"not json", []string{"assess"}},
+		{body, []string{"assess", "-", "--format", "yaml"}},
+		{body, []string{"assess", "-", "--bogus"}},
+		{`[1,2]`, []string{"assess"}},
+		{`{"model":"x"}`, []string{"assess"}},
+		{body, []string{"assess", "--format", "yaml"}},
+		{body, []string{"assess", "--wire", "pigeon"}},
+		{body, []string{"assess", "--window", "-3"}},
+		{body, []string{"assess", "a", "b"}},
+		{body, []string{"assess", "/nonexistent/request.json"}},
+		{`{"messages":"nope","system":"x"}`, []string{"assess"}},
+		{`{"messages":[],"max_tokens":-5,"system":"x"}`, []string{"assess"}},
+	} {
+		if code, _, errOut := runCLI(t, tc.stdin, tc.args...); code != exitUsage || errOut == "" {
+			t.Errorf("%v on %q: exit %d, stderr %q", tc.args, tc.stdin, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "", "assess", "--help"); code != exitOK || !strings.Contains(errOut, "usage: ctxkit assess") {
+		t.Fatalf("help: %d %s", code, errOut)
+	}
+}
+
+// FuzzParseRequest: any body either fails with an error or yields inputs
+// that assess without panicking, with non-negative figures.
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"model":"claude-sonnet-4-6","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":-1}}}`))
+	f.Add([]byte(`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AA"}]}],"instructions":[{"text":"a"}]}`))
+	f.Add([]byte(`{"messages":null,"system":{"weird":true},"thinking":{"budget_tokens":1e99}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, wire := range []string{"", "anthropic", "openai", "gemini"} {
+			w, _ := window.ParseWire(wire)
+			req, err := parseRequest(body, w, "")
+			if err != nil {
+				continue
+			}
+			a := window.Assess(window.Inputs{Model: req.model, System: req.system, Tools: req.tools, Messages: req.messages,
+				ThinkingBudget: req.thinking, OutputReserve: req.output, Wire: req.wire})
+			if a.Used() < 0 || a.Budget() < 0 || a.Remaining() < 0 || req.output < 0 || req.thinking < 0 {
+				t.Fatalf("negative figures: %+v", a)
+			}
+		}
+	})
+}

@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/client"
+	"github.com/ctxkit/ctxkit/window"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// remoteCommands run a command on a ctxkit service instead of in-process:
+// `ctxkit CMD --remote URL ...` takes the command's usual flags and input
+// and prints what the local command prints (the same prompt bytes), with
+// the same exit codes.
+func remoteCommands() map[string]func(ctx context.Context, c *client.Client, args []string, s stdio) int {
+	return map[string]func(ctx context.Context, c *client.Client, args []string, s stdio) int{
+		"compose": remoteCompose,
+		"assess":  remoteAssess,
+		"query":   remoteQuery,
+	}
+}
+
+// dispatchRemote runs args on a service when they hold --remote URL; ok is
+// false when they do not.
+func dispatchRemote(ctx context.Context, args []string, s stdio) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	url, rest, found := cutRemote(args[1:])
+	if !found {
+		return 0, false
+	}
+	runRemote, supported := remoteCommands()[args[0]]
+	if !supported {
+		fmt.Fprintf(s.err, "%s: --remote works with compose, assess and query, not %q\n", args[0], args[0])
+		return exitUsage, true
+	}
+	if url == "" {
+		fmt.Fprintf(s.err, "%s: --remote needs a URL, for example --remote http://127.0.0.1:8787\n", args[0])
+		return exitUsage, true
+	}
+	c, err := client.New(url, nil)
+	if err != nil {
+		fmt.Fprintf(s.err, "%s: --remote: %v\n", args[0], err)
+		return exitUsage, true
+	}
+	return runRemote(ctx, c, rest, s), true
+}
+
+// cutRemote removes --remote URL (or --remote=URL, one or two dashes) from
+// args, before any "--".
+func cutRemote(args []string) (url string, rest []string, found bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "remote" {
+			continue
+		}
+		rest = append(append(rest, args[:i]...), args[i+1:]...)
+		if hasVal {
+			return val, rest, true
+		}
+		if i+1 < len(args) {
+			rest = append(append([]string(nil), args[:i]...), args[i+2:]...)
+			return args[i+1], rest, true
+		}
+		return "", rest, true
+	}
+	return "", args, false
+}
+
+// remoteFail prints a service or transport error and maps it to an exit
+// code: 1 for a protocol rule violation (422), 2 for anything else.
+func remoteFail(cmd string, s stdio, err error) int {
+	var e *server.Error
+	if errors.As(err, &e) {
+		where := ""
+		if e.Field != "" {
+			where = " (" + e.Field + ")"
+		}
+		fmt.Fprintf(s.err, "%s: remote: %d %s%s: %s\n", cmd, e.Status, e.Code, where, e.Message)
+		if e.Status == http.StatusUnprocessableEntity {
+			return exitFailed
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(s.err, "%s: remote: %v\n", cmd, err)
+	return exitUsage
+}
+
+// readArgInput reads the FILE argument, or stdin for "-" or none.
+func readArgInput(path string, stdin io.Reader) (io.Reader, func(), error) {
+	if path == "" || path == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio) int {
+	fs := flag.NewFlagSet("compose", flag.ContinueOnError)
+	budget := fs.Int("budget", -1, "")
+	strategy := fs.String("strategy", "", "")
+	packer := fs.String("packer", "", "")
+	format := fs.String("format", "text", "")
+	skip := fs.Bool("skip-invalid", false, "")
+	files, code, done := parseRemoteFlags(fs, args, s, "compose")
+	if done {
+		return code
+	}
+	switch {
+	case *budget < 0:
+		fmt.Fprintln(s.err, "compose: --budget N is required (see ctxkit help compose)")
+		return exitUsage
+	case *format != "text" && *format != "json":
+		fmt.Fprintf(s.err, "compose: unknown format %q (text, json)\n", *format)
+		return exitUsage
+	case len(files) > 1:
+		fmt.Fprintf(s.err, "compose: one input at a time, got %d\n", len(files))
+		return exitUsage
+	}
+	req := &server.ComposeRequest{Budget: budget, Packer: *packer, SkipInvalid: *skip}
+	req.Strategy, req.Quota = *strategy, 0
+	if name, k, ok := strings.Cut(*strategy, ":"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 {
+			fmt.Fprintf(s.err, "compose: per-provider-quota:K wants a non-negative integer K, got %q\n", k)
+			return exitUsage
+		}
+		req.Strategy, req.Quota = name, max(n, 1) // K=0 means 1, as in the composer
+	}
+	path := ""
+	if len(files) == 1 {
+		path = files[0]
+	}
+	in, closeIn, err := readArgInput(path, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n", err)
+		return exitUsage
+	}
+	offers, err := wire.ReadOffers(in, nil)
+	closeIn()
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n", err)
+		return exitUsage
+	}
+	for i := range offers {
+		req.Offers = append(req.Offers, server.Offer{Provider: offers[i].Provider, Frame: &offers[i].Frame})
+	}
+	var raw json.RawMessage
+	if err := c.Do(ctx, server.PathCompose, req, &raw); err != nil {
+		return remoteFail("compose", s, err)
+	}
+	if *format == "json" {
+		_, _ = s.out.Write(append(raw, '\n'))
+		return exitOK
+	}
+	var res server.ComposeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		fmt.Fprintf(s.err, "compose: remote: %v\n", err)
+		return exitUsage
+	}
+	_, _ = io.WriteString(s.out, res.Prompt)
+	writeRemoteAudit(s.err, &res)
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, sk.Message)
+	}
+	return exitOK
+}
+
+// writeRemoteAudit prints one line per audit entry and a summary.
+func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
+	inc := 0
+	for _, e := range res.Audit.Entries {
+		id := e.Frame.Provider + "/" + e.Frame.Frame
+		switch {
+		case e.Disposition == "included":
+			inc++
+			fmt.Fprintf(w, "included %s %s\n", id, e.Verification)
+		case e.Reason != nil && e.Reason.Kept != nil:
+			fmt.Fprintf(w, "excluded %s %s kept=%s/%s\n", id, e.Reason.Kind, e.Reason.Kept.Provider, e.Reason.Kept.Frame)
+		case e.Reason != nil && e.Reason.Cost != nil && e.Reason.Remaining != nil:
+			fmt.Fprintf(w, "excluded %s %s cost=%d remaining=%d\n", id, e.Reason.Kind, *e.Reason.Cost, *e.Reason.Remaining)
+		default:
+			fmt.Fprintf(w, "excluded %s\n", id)
+		}
+	}
+	a := res.Audit
+	fmt.Fprintf(w, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
+		a.Budget, a.TokensUsed, a.Strategy, a.Packer, inc, len(a.Entries)-inc)
+}
+
+func remoteAssess(ctx context.Context, c *client.Client, args []string, s stdio) int {
+	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
+	model := fs.String("model", "", "")
+	win := fs.Int("window", 0, "")
+	wireName := fs.String("wire", "", "")
+	format := fs.String("format", "text", "")
+	imageTokens := fs.Int("image-tokens", 0, "")
+	toolBytes := fs.Int("tool-result-bytes", 0, "")
+	files, code, done := parseRemoteFlags(fs, args, s, "assess")
+	if done {
+		return code
+	}
+	if len(files) > 1 || (*format != "text" && *format != "json") {
+		fmt.Fprintln(s.err, "assess: usage: ctxkit assess [FILE|-] --remote URL [--model M] [--window N] [--wire W] [--format text|json]")
+		return exitUsage
+	}
+	path := ""
+	if len(files) == 1 {
+		path = files[0]
+	}
+	in, closeIn, err := readArgInput(path, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "assess: %v\n", err)
+		return exitUsage
+	}
+	body, err := io.ReadAll(in)
+	closeIn()
+	if err != nil {
+		fmt.Fprintf(s.err, "assess: %v\n", err)
+		return exitUsage
+	}
+	if !json.Valid(body) {
+		fmt.Fprintln(s.err, "assess: the request body is not JSON")
+		return exitUsage
+	}
+	req := &server.AssessRequest{Request: body, Model: *model, Wire: *wireName, Window: *win, ImageTokens: *imageTokens, ToolResultBytes: *toolBytes}
+	var raw json.RawMessage
+	if err := c.Do(ctx, server.PathAssess, req, &raw); err != nil {
+		return remoteFail("assess", s, err)
+	}
+	if *format == "json" {
+		_, _ = s.out.Write(append(raw, '\n'))
+		return exitOK
+	}
+	var a server.AssessResult
+	if err := json.Unmarshal(raw, &a); err != nil {
+		fmt.Fprintf(s.err, "assess: remote: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(s.out, "model %s, wire %s, counter %s, window %d\n", a.Model, a.Wire, a.Counter, a.Window)
+	fmt.Fprintf(s.out, "used %d, budget %d, remaining %d\n", a.Used, a.Budget, a.Remaining)
+	for _, w := range a.Warnings {
+		fmt.Fprintf(s.out, "warning: %s\n", w)
+	}
+	switch {
+	case a.ShouldCompact:
+		fmt.Fprintln(s.out, "decision: compact (usage reached the budget)")
+	case a.Used >= a.Budget:
+		fmt.Fprintf(s.out, "decision: over budget, but only %d messages (compaction needs %d)\n", a.HistoryMessages, window.MinCompactionMessages)
+	default:
+		fmt.Fprintln(s.out, "decision: fits")
+	}
+	return exitOK
+}
+
+func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) int {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	goal := fs.String("goal", "", "")
+	qtext := fs.String("query-text", "", "")
+	budget := fs.Int("budget", 2000, "")
+	maxFrames := fs.Int("max-frames", 16, "")
+	format := fs.String("format", "text", "")
+	var kinds repeated
+	fs.Var(&kinds, "kind", "")
+	dirs, code, done := parseRemoteFlags(fs, args, s, "query")
+	if done {
+		return code
+	}
+	switch {
+	case len(dirs) > 0:
+		fmt.Fprintln(s.err, "query: with --remote the service queries the providers it was started with; DIR arguments are local only")
+		return exitUsage
+	case strings.TrimSpace(*goal) == "":
+		fmt.Fprintln(s.err, "query: --goal is required (see ctxkit help query)")
+		return exitUsage
+	case *format != "text" && *format != "json":
+		fmt.Fprintln(s.err, "query: --format must be text or json")
+		return exitUsage
+	}
+	req := &server.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames}
+	for _, k := range kinds {
+		req.Kinds = append(req.Kinds, frame.Kind(k))
+	}
+	var raw json.RawMessage
+	if err := c.Do(ctx, server.PathQuery, req, &raw); err != nil {
+		return remoteFail("query", s, err)
+	}
+	var res server.QueryResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		fmt.Fprintf(s.err, "query: remote: %v\n", err)
+		return exitUsage
+	}
+	code = exitOK
+	for _, o := range res.FanOut.Outcomes {
+		if o.Status != "frames" || len(o.Excluded) > 0 {
+			code = exitFailed
+		}
+	}
+	if *format == "json" {
+		_, _ = s.out.Write(append(raw, '\n'))
+		return code
+	}
+	_, _ = io.WriteString(s.out, res.Composition.Prompt)
+	for _, o := range res.FanOut.Outcomes {
+		line := fmt.Sprintf("provider %s: %s, %d frames", o.Provider, o.Status, len(o.Frames))
+		if len(o.Excluded) > 0 {
+			line += fmt.Sprintf(", %d excluded by the audit", len(o.Excluded))
+		}
+		if o.Error != "" {
+			line += ": " + o.Error
+		}
+		fmt.Fprintln(s.err, line)
+	}
+	writeRemoteAudit(s.err, &res.Composition)
+	return code
+}
+
+// parseRemoteFlags parses flags interleaved with positional arguments.
+// Help goes to the local command's usage (same flags, plus --remote).
+func parseRemoteFlags(fs *flag.FlagSet, args []string, s stdio, cmd string) (pos []string, code int, done bool) {
+	fs.SetOutput(io.Discard)
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, run(context.Background(), []string{cmd, "--help"}, s), true
+			}
+			fmt.Fprintf(s.err, "%s: %v (see ctxkit help %s)\n", cmd, err, cmd)
+			return nil, exitUsage, true
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, false
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), 0, false
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

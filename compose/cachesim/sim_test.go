@@ -1,0 +1,224 @@
+package cachesim
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// issueConfig is the acceptance scenario of issue #10: T = 30, C = 10%,
+// J = 0.05, 60 frames offered, a budget for about 30.
+func issueConfig(seed uint64, churn Churn) Config {
+	return Config{Turns: 30, Offered: 60, ChurnPercent: 10, Jitter: 0.05, Churn: churn, Seed: seed}
+}
+
+// survivingPrefixBound is the expected fraction of a block of n frames that
+// comes before the first frame to vanish, when each vanishes independently
+// with probability q: sum over k = 1..n of (1-q)^k, over n. Under uniform
+// churn no placement can share more with the previous prompt, whatever its
+// order, because which frames vanish does not depend on where they sit.
+func survivingPrefixBound(n int, q float64) float64 {
+	s := 0.0
+	for k := 1; k <= n; k++ {
+		s += math.Pow(1-q, float64(k))
+	}
+	return s / float64(n)
+}
+
+func TestIssueScenario(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	mean := map[Churn]map[compose.Placement]float64{UniformChurn: {}, TailChurn: {}}
+	included := 0.0
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		for _, seed := range seeds {
+			c := issueConfig(seed, churn)
+			s := NewSession(c)
+			for _, p := range compose.Placements() {
+				r := s.Run(c, p)
+				mean[churn][p] += r.SharedPrefixFraction / float64(len(seeds))
+			}
+			if churn == UniformChurn {
+				s.Walk(c, compose.EdgesByRank, func(_ int, tr Turn) {
+					included += float64(len(tr.Result.Citations)) / float64(len(seeds)*c.Turns)
+				})
+			}
+			var b bytes.Buffer
+			if err := WriteTable(&b, c, Run(c, compose.Placements()...)); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("seed %d\n%s", seed, b.String())
+		}
+	}
+	if included < 25 || included > 35 {
+		t.Fatalf("the budget holds %.1f frames on average, want about 30", included)
+	}
+	for churn, m := range mean {
+		sf, ca, eb := m[compose.StableFirst], m[compose.Canonical], m[compose.EdgesByRank]
+		t.Logf("%s churn: mean shared prefix stable-first %.1f%%, canonical %.1f%%, edges-by-rank %.1f%%", churn, 100*sf, 100*ca, 100*eb)
+		if !(sf > ca && ca > eb) {
+			t.Errorf("%s churn: want stable-first > canonical > edges-by-rank, got %.3f %.3f %.3f", churn, sf, ca, eb)
+		}
+	}
+	// Issue #10 asks for a mean of at least 70% here. Under uniform churn
+	// that is out of reach for any placement: about 10% of the ~30
+	// included frames vanish each turn wherever they sit, and a prefix
+	// ends at the first of them. Stable-first must come near that bound
+	// (score jitter drops a few more frames near the budget's edge, which
+	// the bound leaves out) and cannot beat it by more than the preamble's
+	// share.
+	bound := survivingPrefixBound(30, 0.10)
+	sf := mean[UniformChurn][compose.StableFirst]
+	t.Logf("uniform churn: bound for any placement ≈ %.1f%%; stable-first %.1f%% (%.0f%% of the bound)", 100*bound, 100*sf, 100*sf/bound)
+	if sf < 0.7*bound || sf > bound+0.05 {
+		t.Errorf("stable-first %.3f is not near the surviving-prefix bound %.3f", sf, bound)
+	}
+}
+
+// Without churn only score jitter moves frames: stable-first keeps nearly
+// the whole prompt, the value fold almost none of it.
+func TestJitterOnly(t *testing.T) {
+	c := Config{Turns: 30, ChurnPercent: 0, Jitter: 0.05, Seed: 7}
+	rs := Run(c, compose.Placements()...)
+	if rs[2].SharedPrefixFraction < 0.90 || rs[2].ReusableFraction < 0.90 {
+		t.Errorf("stable-first shares %.3f (reusable %.3f) under jitter alone, want ≥ 0.90", rs[2].SharedPrefixFraction, rs[2].ReusableFraction)
+	}
+	// With two marks the host reads only where the previous request marked:
+	// when nothing drops, the whole previous prompt.
+	if rs[2].MarkedReusableFraction < 0.5 || rs[2].MarkedReusableFraction > rs[2].ReusableFraction {
+		t.Errorf("stable-first, two marks: reusable %.3f (ideal %.3f)", rs[2].MarkedReusableFraction, rs[2].ReusableFraction)
+	}
+	if rs[0].MarkedReusableFraction != 0 {
+		t.Errorf("edges-by-rank, two marks: reusable %.3f", rs[0].MarkedReusableFraction)
+	}
+	if rs[0].SharedPrefixFraction > 0.2 || rs[0].BestAtEdge != 1 {
+		t.Errorf("edges-by-rank shares %.3f, best at edge %.2f", rs[0].SharedPrefixFraction, rs[0].BestAtEdge)
+	}
+	if rs[2].CostPerTurn >= rs[1].CostPerTurn || rs[1].CostPerTurn >= rs[0].CostPerTurn {
+		t.Errorf("costs per turn: edges %.5f canonical %.5f stable-first %.5f", rs[0].CostPerTurn, rs[1].CostPerTurn, rs[2].CostPerTurn)
+	}
+	// Nothing is reused under edges-by-rank, so all of it is written at
+	// 1.25× of the uncached price.
+	if got := rs[0].CostPerTurn / rs[0].UncachedCostPerTurn; math.Abs(got-AnthropicWrite) > 0.01 {
+		t.Errorf("edges-by-rank costs %.3f× uncached, want %.2f×", got, AnthropicWrite)
+	}
+}
+
+// The composer's stable split is what a prefix cache can actually reuse:
+// on every turn of every placement, the measured shared prefix, cut back
+// to a frame boundary, is exactly Result.Stable; and stable-first keeps
+// everything the previous prompt allows: its shared prefix reaches the
+// first frame of the previous prompt that is no longer included.
+func TestStableSplitMatchesMeasuredReuse(t *testing.T) {
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		c := Config{Turns: 12, ChurnPercent: 10, Jitter: 0.05, Churn: churn, Seed: 11}
+		s := NewSession(c)
+		for _, p := range compose.Placements() {
+			var prev *compose.Result
+			s.Walk(c, p, func(turn int, tr Turn) {
+				res := tr.Result
+				if tr.MarkedReadTokens > tr.ReadTokens || tr.ReadTokens+tr.WriteTokens+tr.BaseTokens !=
+					tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens {
+					t.Fatalf("%s turn %d: marked host reads %d of %d tokens, the ideal cache %d", p, turn,
+						tr.MarkedReadTokens, tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens, tr.ReadTokens)
+				}
+				if turn > 0 {
+					if got := frameBoundary(res.Prompt, tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
+						t.Fatalf("%s turn %d: reusable prefix %d bytes, stable split %d", p, turn, got, res.Cache.StablePrefixBytes)
+					}
+					if p == compose.StableFirst {
+						if bound := survivingBytes(prev, res); tr.SharedPrefixBytes < bound {
+							t.Fatalf("turn %d: stable-first shares %d bytes, the previous prompt allows %d", turn, tr.SharedPrefixBytes, bound)
+						}
+					}
+				} else if res.Cache.StablePrefixBytes != len(compose.Preamble) {
+					t.Fatalf("%s: first turn's stable part is %d bytes", p, res.Cache.StablePrefixBytes)
+				}
+				prev = res
+			})
+		}
+	}
+}
+
+// survivingBytes is the length of prev's prompt up to its first frame that
+// res does not include.
+func survivingBytes(prev, res *compose.Result) int {
+	inc := map[frame.ID]bool{}
+	for _, id := range res.Audit.Included() {
+		inc[id] = true
+	}
+	n := len(compose.Preamble)
+	for _, c := range prev.Citations {
+		if !inc[c.Frame] {
+			return n
+		}
+		n += strings.Index(prev.Prompt[n:], fenceEnd) + len(fenceEnd)
+	}
+	return n
+}
+
+func TestDeterministic(t *testing.T) {
+	c := Config{Turns: 8, ChurnPercent: 25, Jitter: 0.1, Churn: TailChurn, Seed: 99}
+	a, b := Run(c, compose.Placements()...), Run(c, compose.Placements()...)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same config, different reports:\n%+v\n%+v", a, b)
+	}
+	other := Run(Config{Turns: 8, ChurnPercent: 25, Jitter: 0.1, Churn: TailChurn, Seed: 100}, compose.StableFirst)
+	if reflect.DeepEqual(a[2], other[0]) {
+		t.Fatal("the seed changes nothing")
+	}
+}
+
+func TestChurnReplacesTheRequestedShare(t *testing.T) {
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		s := NewSession(Config{Turns: 5, Offered: 40, ChurnPercent: 25, Jitter: 0.05, Churn: churn, Seed: 3})
+		for tn := 1; tn < len(s.Turns); tn++ {
+			before := map[string]float32{}
+			for _, o := range s.Turns[tn-1] {
+				before[o.Frame.ID] = o.Frame.Score
+			}
+			replaced := 0
+			for _, o := range s.Turns[tn] {
+				if _, ok := before[o.Frame.ID]; !ok {
+					replaced++
+				}
+			}
+			if replaced != 10 || len(s.Turns[tn]) != 40 {
+				t.Fatalf("%s turn %d: %d of %d frames replaced, want 10 of 40", churn, tn, replaced, len(s.Turns[tn]))
+			}
+		}
+	}
+}
+
+func BenchmarkSimulate(b *testing.B) {
+	c := issueConfig(1, UniformChurn)
+	s := NewSession(c)
+	for _, p := range compose.Placements() {
+		b.Run(p.String(), func(b *testing.B) {
+			for b.Loop() {
+				s.Run(c, p)
+			}
+		})
+	}
+}
+
+// BenchmarkComposeTurn is one composition of 60 offers under each
+// placement, given the previous turn's layout.
+func BenchmarkComposeTurn(b *testing.B) {
+	c := issueConfig(1, UniformChurn)
+	s := NewSession(c)
+	for _, p := range compose.Placements() {
+		prev := compose.ForPrompt(s.Turns[0], s.Budget, &compose.Options{Placement: p})
+		opts := &compose.Options{Placement: p, Previous: prev.Layout}
+		b.Run(p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				compose.ForPrompt(s.Turns[1], s.Budget, opts)
+			}
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package window
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// longHistory builds n alternating user/assistant messages of about 800
+// bytes of English text each: 1,000 of them are about 200,000 tokens as
+// Safe counts them.
+func longHistory(tb testing.TB, n int) []json.RawMessage {
+	prose, err := os.ReadFile("../tokens/testdata/corpus/prose.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	words := strings.Fields(string(prose))
+	out := make([]json.RawMessage, n)
+	for i := range out {
+		var sb strings.Builder
+		for k := 0; sb.Len() < 800; k++ {
+			sb.WriteString(words[(i*37+k)%len(words)])
+			sb.WriteByte(' ')
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		out[i] = raw(tb, obj{"role": role, "content": []any{obj{"type": "text", "text": fmt.Sprintf("[%d] %s", i, sb.String())}}})
+	}
+	return out
+}
+
+// BenchmarkAssess: Assess on a 1,000-message history, first call (every
+// message counted) and, through a Session, after appending one message.
+func BenchmarkAssess(b *testing.B) {
+	for _, bc := range []struct {
+		model string
+		n     int
+	}{{"claude-sonnet-4-6", 250}, {"claude-sonnet-4-6", 1000}, {"claude-sonnet-4-6", 4000}, {"gpt-4o", 1000}} {
+		msgs := longHistory(b, bc.n)
+		name := fmt.Sprintf("%s/%d", bc.model, bc.n)
+		b.Run(name+"/first-call", func(b *testing.B) {
+			start := cpuTime()
+			for b.Loop() {
+				a := NewSession(&SessionOptions{Model: bc.model}).Assess(msgs)
+				if a.HistoryMessages != bc.n {
+					b.Fatal(a.HistoryMessages)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+		b.Run(name+"/append-one", func(b *testing.B) {
+			s := NewSession(&SessionOptions{Model: bc.model})
+			used := s.Assess(msgs).Used()
+			// Alternate two distinct appended messages at position n so
+			// that every call counts exactly one new message.
+			next := [2][]json.RawMessage{
+				append(msgs[:bc.n:bc.n], raw(b, obj{"role": "user", "content": "Please summarise the last answer in one line."})),
+				append(msgs[:bc.n:bc.n], raw(b, obj{"role": "user", "content": "Now list three follow-up questions."})),
+			}
+			i := 0
+			start := cpuTime()
+			for b.Loop() {
+				s.Assess(next[i&1])
+				i++
+			}
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(used), "history-tokens")
+		})
+	}
+}

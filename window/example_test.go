@@ -1,0 +1,64 @@
+package window_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/window"
+)
+
+func ExampleAssess() {
+	screenshot := strings.Repeat("iVBORw0KGgo", 300_000) // 3.3 MB of base64
+	msg, _ := json.Marshal(map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "What is on this screen?"},
+		map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": screenshot}},
+	}})
+	a := window.Assess(window.Inputs{
+		Model:          "claude-sonnet-4-5",
+		System:         "You are a careful assistant.",
+		Messages:       []json.RawMessage{msg},
+		ThinkingBudget: 8_000,
+		OutputReserve:  16_000,
+	})
+	fmt.Println("images:", a.Images, "history:", a.Breakdown.History)
+	fmt.Println("output reserve:", a.Reserves.Output, "thinking reserve:", a.Reserves.Thinking)
+	fmt.Println("budget:", a.Budget(), "compact:", a.ShouldCompact())
+	// Output:
+	// images: 1 history: 1673
+	// output reserve: 16000 thinking reserve: 0
+	// budget: 154000 compact: false
+}
+
+func ExampleSession() {
+	s := window.NewSession(&window.SessionOptions{Model: "claude-sonnet-4-5", ProjectID: "acme"})
+	s.SetSystemPrompt("You are a careful assistant.")
+	history := []json.RawMessage{json.RawMessage(`{"role":"user","content":"hello"}`)}
+	first := s.Assess(history)
+
+	// The provider billed 3x our estimate for that request: later
+	// assessments are anchored on it and calibrated.
+	_ = s.ObserveUsage(first.Used()*3, len(history))
+	history = append(history, json.RawMessage(`{"role":"assistant","content":"hi! how can I help?"}`))
+	next := s.Assess(history)
+	fmt.Printf("calibration %.1f, anchored on %d reported tokens\n", next.Calibration, next.Anchor.Reported)
+
+	err := s.HoldMemoryContribution(window.MemoryContribution{ProjectID: "other", Rendered: "notes"})
+	fmt.Println(err)
+	// Output:
+	// calibration 3.0, anchored on 84 reported tokens
+	// window: memory contribution for project "other" refused: session belongs to project "acme"
+}
+
+func ExampleLoadCatalog() {
+	cat, err := window.LoadCatalog(strings.NewReader(`{"models": [
+		{"name": "in-house", "match": ["acme-llm"], "wire": "openai", "window": 32768, "max_output": 4096, "tokenizer": "cl100k_base"}
+	]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := window.Assess(window.Inputs{Model: "acme-llm-7b", Catalog: cat})
+	fmt.Println(a.Wire, a.Counter, a.Window, a.Budget())
+	// Output: openai cl100k_base 32768 23757
+}
