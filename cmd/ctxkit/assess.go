@@ -24,10 +24,7 @@ func assessCommand() command {
 
 func runAssess(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
-	// The flag package prints its complaint and the usage here; they go to
-	// stdout when help was asked for, to stderr on a usage error.
-	var msg bytes.Buffer
-	fs.SetOutput(&msg)
+	fs.SetOutput(s.err)
 	model := fs.String("model", "", "model name (default: the request's \"model\" member)")
 	win := fs.Int("window", 0, "context window in tokens (default: the model catalog's)")
 	wireName := fs.String("wire", "", "request shape: anthropic, openai or gemini (default: detected)")
@@ -35,21 +32,19 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 	imageTokens := fs.Int("image-tokens", 0, "flat charge per base64 image (default: the model's wire default)")
 	toolBytes := fs.Int("tool-result-bytes", 0, "byte cap of the next tool result to reserve for")
 	fs.Usage = func() {
-		fmt.Fprintf(&msg, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
-		fmt.Fprintln(&msg, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
-		fmt.Fprintln(&msg, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
-		fmt.Fprintln(&msg, "compaction decision. Base64 images are charged a flat per-image figure.")
-		fmt.Fprintln(&msg, "\nflags:")
+		fmt.Fprintf(s.err, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
+		fmt.Fprintln(s.err, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
+		fmt.Fprintln(s.err, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
+		fmt.Fprintln(s.err, "compaction decision. Base64 images are charged a flat per-image figure.")
+		fmt.Fprintln(s.err, "\nflags:")
 		fs.PrintDefaults()
 	}
 	// Flags may follow FILE, as in the usage line.
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			s.out.Write(msg.Bytes())
 			return exitOK
 		}
-		s.err.Write(msg.Bytes())
 		return exitUsage
 	}
 	if len(files) > 1 {
