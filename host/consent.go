@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -234,6 +236,9 @@ func (s *ConsentStore) Record(r ConsentRecord) error {
 	if r.ProviderID == "" {
 		return errors.New("consent: record: empty provider id")
 	}
+	if err := printable("record", "provider id", r.ProviderID); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.GrantedAt = s.stamp(r.GrantedAt)
@@ -284,16 +289,35 @@ func (s *ConsentStore) Grant(r ConsentReceipt) error {
 	if strings.TrimSpace(r.Grantor.ID) == "" {
 		return errors.New("consent: grant: grantor id is required")
 	}
+	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
+		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}} {
+		if err := printable("grant", f[0], f[1]); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.GrantedAt = s.stamp(r.GrantedAt)
 	return s.append(journalEntry{Op: "receipt", Receipt: &r})
 }
 
+// printable refuses a name that is not valid UTF-8 or holds a control
+// character: consent is listed to a person, and a newline or a terminal
+// escape in a name would let it forge or hide lines of that listing.
+func printable(op, what, v string) error {
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("consent: %s: %s is not valid UTF-8", op, what)
+	}
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return fmt.Errorf("consent: %s: %s %q contains a control character", op, what, v)
+	}
+	return nil
+}
+
 // liveReceiptsLocked returns the provider's receipts not withdrawn by a later
 // revocation.
 func (s *ConsentStore) liveReceiptsLocked(provider string) []ConsentReceipt {
-	var out []ConsentReceipt
+	out := []ConsentReceipt{} // never nil: lists encode as [], not null
 	for i, r := range s.receipts {
 		if provider != "" && r.ProviderID != provider {
 			continue

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,5 +140,37 @@ func TestConsentSurvivesKill(t *testing.T) {
 	s, err := OpenConsentStore(path)
 	if err != nil || !s.HasReceipt("p", "a:b") {
 		t.Fatalf("acknowledged receipt lost: %v", err)
+	}
+}
+
+// Names a person reads in the consent listing cannot carry control
+// characters (a newline or terminal escape could forge or hide a line of
+// it); the lists encode as [] when empty.
+func TestConsentRefusesControlCharactersInNames(t *testing.T) {
+	s := NewConsentStore()
+	if b, err := json.Marshal(s.Receipts()); err != nil || string(b) != "[]" {
+		t.Fatalf("empty receipts encode as %s (%v)", b, err)
+	}
+	ok := ConsentReceipt{ProviderID: "ext", Scope: frame.ScopeThirdPartyIndex, Grantor: Grantor{Kind: "human", ID: "alice"}}
+	for name, mut := range map[string]func(r *ConsentReceipt){
+		"provider id newline": func(r *ConsentReceipt) { r.ProviderID = "ext\nfake line" },
+		"grantor escape":      func(r *ConsentReceipt) { r.Grantor.ID = "al\x1b[2Kice" },
+		"provider name NUL":   func(r *ConsentReceipt) { r.ProviderName = "n\x00" },
+		"version bad UTF-8":   func(r *ConsentReceipt) { r.ProviderVersion = "1\xff" },
+	} {
+		r := ok
+		mut(&r)
+		if err := s.Grant(r); err == nil {
+			t.Errorf("%s: granted", name)
+		}
+	}
+	if err := s.Record(ConsentRecord{ProviderID: "a\tb"}); err == nil {
+		t.Error("record with a tab in the provider id accepted")
+	}
+	if err := s.Grant(ok); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Receipts()); n != 1 {
+		t.Fatalf("%d receipts in force, want only the valid one", n)
 	}
 }

@@ -164,13 +164,17 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 		fo.Budgeted = true
 		fo.Query.MaxTokens = *global
 	}
-	// Phase 1: handshakes (concurrent; each provider's is cached).
+	// Phase 1: handshakes (concurrent; each provider's is cached). A leg
+	// that fails here reports the time its handshake took in this fan-out.
 	var wg sync.WaitGroup
-	for _, e := range es {
+	handTime := make([]time.Duration, len(es))
+	for i, e := range es {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t0 := time.Now()
 			_ = h.handshake(ctx, e)
+			handTime[i] = time.Since(t0)
 		}()
 	}
 	wg.Wait()
@@ -182,9 +186,9 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 	}
 	var legs []leg
 	var matching []int
-	for _, e := range es {
+	for i, e := range es {
 		if e.handErr != nil {
-			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, Status: statusOf(e.handErr), Err: e.handErr, Query: *q}})
+			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, Status: statusOf(e.handErr), Err: e.handErr, Query: *q, Elapsed: handTime[i]}})
 			continue
 		}
 		if !e.ack.Capabilities.ServesAny(q.Kinds) {

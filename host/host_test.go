@@ -96,6 +96,22 @@ func TestHandshakeTimeout(t *testing.T) {
 	}
 }
 
+// A leg whose handshake failed during a fan-out reports the time that
+// handshake took, not zero.
+func TestHandshakeTimeoutLegReportsItsTime(t *testing.T) {
+	noLeak(t)
+	h := New(testOpts(&Options{HandshakeTimeout: 300 * time.Millisecond}))
+	defer closeAndCheck(t, h)
+	bash(t, h, "mute", `sleep 30`)
+	fo := h.QueryAll(context.Background(), probe())
+	if len(fo.Outcomes) != 1 {
+		t.Fatalf("outcomes: %+v", fo.Outcomes)
+	}
+	if o := fo.Outcomes[0]; o.Status != StatusTimeout || o.Elapsed < 250*time.Millisecond || o.Elapsed > fo.Elapsed {
+		t.Fatalf("status %v, elapsed %v (fan-out %v), want a timeout of about 300ms", o.Status, o.Elapsed, fo.Elapsed)
+	}
+}
+
 func TestHandshakeRules(t *testing.T) {
 	cases := map[string]struct {
 		ack  *wire.HandshakeAck

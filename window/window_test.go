@@ -259,6 +259,13 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	if f := s.Calibration(); f < 2.99 {
 		t.Fatalf("calibration fell to %v", f)
 	}
+	// Nor does a report above the estimate by less than the factor.
+	if err := s.ObserveUsage(est*3/2, len(msgs)); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Calibration(); f < 2.99 {
+		t.Fatalf("calibration fell to %v after a 1.5× report", f)
+	}
 	// Rewriting the anchored prefix drops the anchor.
 	rewritten := append([]json.RawMessage{raw(t, obj{"role": "user", "content": "summary"})}, more[2:]...)
 	if a := s.Assess(rewritten); a.Anchor != nil {

@@ -171,6 +171,10 @@ func checkValue(rep *Report, ck *Checker, v []byte, line int, path string) error
 			return err
 		}
 		rep.Items++
+		if isBlank(o.Provider) {
+			// The provider id is half of every offered frame's identity.
+			add(frame.Violations{rule(frame.RuleSchema, "provider", "offer's provider id is blank")})
+		}
 		add(o.Frame.Validate().Prefix("frame"))
 	case shape.Cases != nil:
 		var doc struct {

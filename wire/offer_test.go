@@ -84,3 +84,17 @@ func TestCheckInputShapes(t *testing.T) {
 		t.Fatal("report with a violation is valid")
 	}
 }
+
+// An offer's provider id is half of its frame's identity: a blank one is a
+// schema violation, not a valid item.
+func TestCheckInputBlankOfferProvider(t *testing.T) {
+	for _, p := range []string{`""`, `" \t"`} {
+		rep, err := CheckInput(strings.NewReader(`{"provider":`+p+`,"frame":`+frameJSON+`}`+"\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Violations) != 1 || rep.Violations[0].Rule != frame.RuleSchema || rep.Violations[0].Field != "provider" {
+			t.Fatalf("provider %s: %+v", p, rep.Violations)
+		}
+	}
+}

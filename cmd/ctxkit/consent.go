@@ -139,6 +139,10 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 			}{store.Records(), store.Receipts()})
 			return exitOK
 		}
+		if len(store.Records()) == 0 && len(store.Receipts()) == 0 {
+			fmt.Fprintf(s.out, "no consent in force in %s\n", path)
+			return exitOK
+		}
 		for _, r := range store.Records() {
 			fmt.Fprintf(s.out, "%-20s egress          granted %s\n", r.ProviderID, r.GrantedAt)
 		}

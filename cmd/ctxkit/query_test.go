@@ -62,6 +62,12 @@ func TestQueryConsentFlow(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "consent", "revoke", "cloud", "--store", store); code != exitFailed {
 		t.Errorf("second revoke should find nothing")
 	}
+	if code, out, _ := runCLI(t, "", "consent", "list", "--store", store); code != exitOK || !strings.Contains(out, "no consent in force") {
+		t.Errorf("list after revoke: %q", out)
+	}
+	if code, out, _ := runCLI(t, "", "consent", "list", "--json", "--store", store); code != exitOK || strings.Contains(out, "null") {
+		t.Errorf("list --json after revoke: %q", out)
+	}
 	if code, _, _ := runCLI(t, "", "query", "--goal", "g", "--consent-store", store, "--provider", "cloud="+script); code != exitFailed {
 		t.Errorf("query after revoke succeeded")
 	}

@@ -118,6 +118,19 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 		usage(s.err)
 		return exitUsage
 	}
+	// A flag another subcommand owns is refused, not silently ignored.
+	owner := map[string]string{"json": "list", "key-id": "keygen"}
+	misplaced := ""
+	fs.Visit(func(f *flag.Flag) {
+		if o, ok := owner[f.Name]; ok && o != sub && misplaced == "" {
+			misplaced = fmt.Sprintf("trust %s: --%s applies to trust %s only", sub, f.Name, o)
+		}
+	})
+	if misplaced != "" {
+		fmt.Fprintf(s.err, "%s\n\n", misplaced)
+		usage(s.err)
+		return exitUsage
+	}
 	switch sub {
 	case "add":
 		return trustAdd(ctx, s, path, pos[0], pos[1], pos[2])

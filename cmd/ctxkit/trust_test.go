@@ -54,6 +54,13 @@ func TestTrustCommand(t *testing.T) {
 		t.Fatalf("revoke with --store last: %d %q %q", code, out, errs)
 	}
 
+	// A flag of another subcommand is refused rather than ignored.
+	for _, args := range [][]string{{"keygen", "--json"}, {"add", "p", "k", pub, "--json"}, {"list", "--key-id", "k"}} {
+		if code, out, errs = runCLI(t, "", append([]string{"trust", "--store", store}, args...)...); code != 2 || out != "" || !strings.Contains(errs, "applies to trust") {
+			t.Errorf("%v: %d %q %q", args, code, out, errs)
+		}
+	}
+
 	// A corrupt store is an error (2), never an empty list.
 	os.WriteFile(store, []byte(`{"format":"ctxkit-trust-store/1","providers":{`), 0o600)
 	if code, out, errs = runCLI(t, "", "trust", "--store", store, "list"); code != 2 || out != "" || !strings.Contains(errs, "corrupt") {
