@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"sync"
@@ -51,7 +52,7 @@ type Report struct {
 	Statuses map[int]int64 // responses by status
 	Broken   int64         // responses cut off, unreadable, or failing Check
 	Dropped  int64         // requests that got no response at all (connection closed before it)
-	Refused  int64         // connections that could not be established (the server was not listening)
+	Refused  int64         // requests that never reached the server (connection refused, or not accepted before the listener closed)
 	Elapsed  time.Duration
 	P50, P90 time.Duration
 	P99, Max time.Duration
@@ -205,10 +206,21 @@ func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *byte
 	if idempotent {
 		req.Header.Set("Idempotency-Key", "loadgen")
 	}
+	// A fresh connection that fails before any response never reached the
+	// server's handler: the listener closed with it still in its accept
+	// backlog, as a shutdown does. Only a reused connection can drop a
+	// request the server had agreed to read.
+	var reused bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+	}))
 	resp, err := hc.Do(req)
 	if err != nil {
 		if isRefused(err) {
 			return 0, err
+		}
+		if !reused {
+			return 0, &notAcceptedError{err}
 		}
 		return 0, &noResponseError{err}
 	}
@@ -223,12 +235,24 @@ func send(ctx context.Context, hc *http.Client, u string, body []byte, buf *byte
 	return resp.StatusCode, nil
 }
 
+// notAcceptedError is a request on a new connection that failed before any
+// response: the server never accepted the connection.
+type notAcceptedError struct{ err error }
+
+// Error says the connection was not accepted, and why.
+func (e *notAcceptedError) Error() string { return "connection not accepted: " + e.err.Error() }
+
+// Unwrap returns the transport error.
+func (e *notAcceptedError) Unwrap() error { return e.err }
+
 // isRefused reports an error that kept the request from reaching the
-// server: the connection could not be established (refused, or reset while
-// still in the closed listener's backlog).
+// server: the connection could not be established (refused), was reset
+// while still in a closed listener's backlog, or failed on its first use
+// before any response.
 func isRefused(err error) bool {
 	var op *net.OpError
-	return err != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial")
+	var na *notAcceptedError
+	return err != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial" || errors.As(err, &na))
 }
 
 // pct returns the p-th percentile of sorted (nearest rank).
