@@ -42,6 +42,18 @@ type ComposeRequest struct {
 	// "skipped" in the answer; by default any invalid offer refuses the
 	// whole request with 422 naming the rule.
 	SkipInvalid bool `json:"skip_invalid,omitempty"`
+	// Placement is the render order of the included frames: edges-by-rank
+	// (default), canonical or stable-first. Naming any placement, a previous
+	// layout or a minimum prefix adds the "cache" member to the answer.
+	Placement string `json:"placement,omitempty"`
+	// Previous is the previous turn's layout, the "layout" inside the
+	// previous answer's "cache" member, sent back unchanged. Stable-first
+	// keeps the frames it lists that are still included at the front.
+	Previous json.RawMessage `json:"previous,omitempty"`
+	// MinPrefixTokens is the provider's minimum cacheable prefix (default
+	// 1024; negative turns the warning off): a shorter stable prefix is
+	// reported with a warning.
+	MinPrefixTokens *int `json:"min_prefix_tokens,omitempty"`
 }
 
 // ContextRequest is the body of POST /v1/context.
@@ -143,6 +155,31 @@ func parsePacker(s string) (compose.Packer, *Error) {
 	return p, nil
 }
 
+// placement fills the cache-stable members of opts from the request.
+func (r *ComposeRequest) placement(opts *compose.Options) *Error {
+	if r.Placement != "" {
+		p, ok := compose.ParsePlacement(r.Placement)
+		if !ok {
+			return badRequest("placement", "placement: unknown %q; want edges-by-rank, canonical or stable-first", r.Placement)
+		}
+		opts.Placement = p
+		// Naming a placement, even the default one, asks for the report.
+		opts.Cache = &compose.CacheOptions{}
+	}
+	if len(r.Previous) > 0 && !bytes.Equal(bytes.TrimSpace(r.Previous), []byte("null")) {
+		l, err := compose.ParseLayout(r.Previous)
+		if err != nil {
+			return badRequest("previous", "previous: %v", err)
+		}
+		opts.Previous = l
+	}
+	if r.MinPrefixTokens != nil {
+		// Zero is the default minimum, as in compose.CacheOptions.
+		opts.Cache = &compose.CacheOptions{MinPrefixTokens: *r.MinPrefixTokens}
+	}
+	return nil
+}
+
 // composeBody is ComposeRequest as the handler decodes it.
 type composeBody struct {
 	ComposeRequest
@@ -178,6 +215,10 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	if e != nil {
 		return nil, e
 	}
+	opts := &compose.Options{Strategy: strat, Packer: packer}
+	if e := req.placement(opts); e != nil {
+		return nil, e
+	}
 	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
 	if err != nil {
 		return nil, err
@@ -185,7 +226,7 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := compose.ForPrompt(offers, *req.Budget, &compose.Options{Strategy: strat, Packer: packer})
+	res := compose.ForPrompt(offers, *req.Budget, opts)
 	h.countComposition(res)
 	return composeAnswer(res, skipped)
 }

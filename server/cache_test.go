@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/compose"
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// TestComposeRouteStableFirstAcrossTurns drives two turns through the HTTP
+// client: the second sends back the first answer's layout, and its stable
+// prefix must be byte-identical to the start of the first prompt, exactly
+// as compose.ForPrompt reports it in-process.
+func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	offers := mkOffers(30, 3, 512)
+	first, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2500), Placement: "stable-first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Cache == nil || first.Cache.Placement != "stable-first" || len(first.Cache.Layout) == 0 {
+		t.Fatalf("first turn has no cache report: %+v", first.Cache)
+	}
+	// Turn two: one frame's score moves to the top, another frame leaves.
+	offers[3].Frame.Score = 0.99
+	next := append(append([]server.Offer{}, offers[:20]...), offers[21:]...)
+	second, err := c.Compose(ctx, &server.ComposeRequest{Offers: next, Budget: intp(2500),
+		Placement: "stable-first", Previous: first.Cache.Layout, MinPrefixTokens: intp(-1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Cache == nil || second.Cache.StableFrames == 0 {
+		t.Fatalf("second turn kept no stable frames: %+v", second.Cache)
+	}
+	if !strings.HasPrefix(first.Prompt, second.Stable()) {
+		t.Fatalf("stable prefix (%d bytes) is not a prefix of the previous prompt", len(second.Stable()))
+	}
+	if second.Stable()+second.Volatile() != second.Prompt {
+		t.Fatal("stable + volatile is not the prompt")
+	}
+	if second.Cache.Warning != "" {
+		t.Fatalf("min_prefix_tokens -1 should turn the warning off, got %q", second.Cache.Warning)
+	}
+	prev, err := compose.ParseLayout(first.Cache.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := compose.ForPrompt(toCompose(next), 2500, &compose.Options{Placement: compose.StableFirst, Previous: prev,
+		Cache: &compose.CacheOptions{MinPrefixTokens: -1}})
+	if second.Prompt != want.Prompt || second.Stable() != want.Stable() ||
+		second.Cache.StablePrefixHash != want.Cache.StablePrefixHash {
+		t.Fatalf("route and composer disagree: stable %d vs %d bytes", len(second.Stable()), len(want.Stable()))
+	}
+}
+
+func TestComposeRouteCacheMemberOnlyWhenAsked(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	offers := mkOffers(5, 2, 256)
+	plain, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Cache != nil {
+		t.Fatalf("a default request got a cache member: %+v", plain.Cache)
+	}
+	if plain.Stable() != plain.Prompt || plain.Volatile() != "" {
+		t.Fatal("without a report the whole prompt should read as stable")
+	}
+	named, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2000), Placement: "edges-by-rank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if named.Cache == nil || named.Cache.MinPrefixTokens != compose.DefaultMinPrefixTokens {
+		t.Fatalf("naming the default placement should report the cache split: %+v", named.Cache)
+	}
+	if named.Prompt != plain.Prompt {
+		t.Fatal("naming the default placement changed the prompt")
+	}
+}
+
+func TestComposeRouteRejectsBadPlacement(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	offers := mkOffers(3, 1, 64)
+	_, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "middle-out"})
+	wantError(t, err, http.StatusBadRequest, "bad_request", "placement", "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "stable-first",
+		Previous: []byte(`{"version":99,"frames":"nope"}`)})
+	wantError(t, err, http.StatusBadRequest, "bad_request", "previous", "")
+}
