@@ -752,19 +752,27 @@ func TestResultJSONByValue(t *testing.T) {
 	}
 }
 
-// The arena sort and the in-place fallback (for identities too large for
-// 32-bit offsets) agree.
+// The keyed sort agrees with plain comparisons of the identities, also when
+// frame ids share long prefixes, end inside the key or differ only after it.
 func TestCanonicalOrderFallback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 300; iter++ {
 		offers := randomOffers(rng)
+		if iter%2 == 1 {
+			prefix := strings.Repeat("src/", rng.IntN(4))
+			for i, o := range offers {
+				f := *o.Frame
+				f.ID = prefix + f.ID + strings.Repeat("\x00", rng.IntN(2)) + strings.Repeat("9", rng.IntN(12))
+				offers[i].Frame = &f
+			}
+		}
 		ids := make([]frame.ID, len(offers))
 		for i, o := range offers {
 			ids[i] = o.ID()
 		}
-		a, b := canonicalOrder(offers, ids), canonicalOrderLimit(offers, ids, -1)
+		a, b := canonicalOrder(offers, ids), canonicalOrderSimple(offers, ids)
 		if !slices.Equal(a, b) {
-			t.Fatalf("arena order %v, fallback order %v", a, b)
+			t.Fatalf("keyed order %v, plain order %v", a, b)
 		}
 		for k := 1; k < len(a); k++ {
 			if ids[a[k-1]].Compare(ids[a[k]]) > 0 {

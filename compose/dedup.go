@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -201,74 +203,141 @@ func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
 
 // canonicalOrder returns the indices of offers sorted by identity, then by
 // value (compareOffers), then by index.
+//
+// The sort compares dense pointer-free keys: each provider's ordinal among
+// the distinct providers, then eight bytes of the frame id taken just after
+// the prefix that every frame id shares (zero-padded, big-endian). Key order
+// never contradicts string order, so only keys that tie are compared as
+// strings. Moving the keys costs no write barriers while a collection runs.
 func canonicalOrder(offers []Offer, ids []frame.ID) []int {
-	return canonicalOrderLimit(offers, ids, math.MaxInt32)
-}
-
-// canonicalOrderLimit is canonicalOrder; identities totalling more than
-// limit bytes are sorted in place rather than through 32-bit arena offsets.
-func canonicalOrderLimit(offers []Offer, ids []frame.ID, limit int) []int {
 	n := len(offers)
-	tie := func(a, b int) int {
-		if c := strings.Compare(ids[a].Digest, ids[b].Digest); c != 0 {
-			return c
-		}
-		if c := compareOffers(offers[a], offers[b]); c != 0 {
-			return c
-		}
-		return a - b
+	if n > math.MaxInt32 {
+		return canonicalOrderSimple(offers, ids)
 	}
-	arenaLen := 0
-	for _, id := range ids {
-		arenaLen += len(id.Provider) + len(id.Frame)
-	}
-	if arenaLen > limit || n > math.MaxInt32 {
-		// Too large for 32-bit offsets: compare the identities in place.
-		canon := make([]int, n)
-		for i := range canon {
-			canon[i] = i
-		}
-		slices.SortFunc(canon, func(a, b int) int {
-			if c := strings.Compare(ids[a].Provider, ids[b].Provider); c != 0 {
-				return c
-			}
-			if c := strings.Compare(ids[a].Frame, ids[b].Frame); c != 0 {
-				return c
-			}
-			return tie(a, b)
-		})
-		return canon
-	}
-	// Sort keys that hold no pointers (offsets into one arena holding every
-	// provider and frame id): comparisons read dense memory, and moving keys
-	// costs no write barriers while a collection runs.
 	type keyed struct {
-		off, prov, id int32 // arena offset, provider and frame id lengths
-		i             int32
+		prov int32  // provider ordinal
+		i    int32  // offer index
+		key  uint64 // frame id bytes after the common prefix
 	}
-	var arena strings.Builder
-	arena.Grow(arenaLen)
 	ks := make([]keyed, n)
+
+	// Provider ordinals: first-seen numbers, then renumbered in sorted
+	// order (there are few providers; consecutive offers often share one).
+	seen := make(map[string]int32)
+	var names []string
+	last, lastNum := "", int32(-1)
 	for i, id := range ids {
-		ks[i] = keyed{int32(arena.Len()), int32(len(id.Provider)), int32(len(id.Frame)), int32(i)}
-		arena.WriteString(id.Provider)
-		arena.WriteString(id.Frame)
+		if lastNum < 0 || id.Provider != last {
+			num, ok := seen[id.Provider]
+			if !ok {
+				num = int32(len(names))
+				seen[id.Provider] = num
+				names = append(names, id.Provider)
+			}
+			last, lastNum = id.Provider, num
+		}
+		ks[i].prov = lastNum
 	}
-	all := arena.String()
+	rank := make([]int32, len(names))
+	byName := make([]int32, len(names))
+	for k := range byName {
+		byName[k] = int32(k)
+	}
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	for r, k := range byName {
+		rank[k] = int32(r)
+	}
+
+	common := 0
+	if n > 0 {
+		common = len(ids[0].Frame)
+		for _, id := range ids[1:] {
+			common = commonPrefixLen(ids[0].Frame[:common], id.Frame)
+		}
+	}
+	for i := range ks {
+		ks[i].prov = rank[ks[i].prov]
+		ks[i].i = int32(i)
+		ks[i].key = prefixKey(ids[i].Frame[common:])
+	}
 	slices.SortFunc(ks, func(a, b keyed) int {
-		ap, bp := all[a.off:a.off+a.prov], all[b.off:b.off+b.prov]
-		if c := strings.Compare(ap, bp); c != 0 {
+		if a.prov != b.prov {
+			return cmp.Compare(a.prov, b.prov)
+		}
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		ia, ib := int(a.i), int(b.i)
+		if c := strings.Compare(ids[ia].Frame, ids[ib].Frame); c != 0 {
 			return c
 		}
-		ai, bi := all[a.off+a.prov:a.off+a.prov+a.id], all[b.off+b.prov:b.off+b.prov+b.id]
-		if c := strings.Compare(ai, bi); c != 0 {
-			return c
-		}
-		return tie(int(a.i), int(b.i))
+		return canonicalTie(offers, ids, ia, ib)
 	})
 	canon := make([]int, n)
 	for k := range ks {
 		canon[k] = int(ks[k].i)
 	}
 	return canon
+}
+
+// canonicalOrderSimple is canonicalOrder by plain comparisons of the
+// identities: the reference the keyed sort must agree with.
+func canonicalOrderSimple(offers []Offer, ids []frame.ID) []int {
+	canon := make([]int, len(offers))
+	for i := range canon {
+		canon[i] = i
+	}
+	slices.SortFunc(canon, func(a, b int) int {
+		if c := strings.Compare(ids[a].Provider, ids[b].Provider); c != 0 {
+			return c
+		}
+		if c := strings.Compare(ids[a].Frame, ids[b].Frame); c != 0 {
+			return c
+		}
+		return canonicalTie(offers, ids, a, b)
+	})
+	return canon
+}
+
+// canonicalTie orders two offers whose provider and frame id are equal: by
+// digest, then by value, then by index.
+func canonicalTie(offers []Offer, ids []frame.ID, a, b int) int {
+	if c := strings.Compare(ids[a].Digest, ids[b].Digest); c != 0 {
+		return c
+	}
+	if c := compareOffers(offers[a], offers[b]); c != 0 {
+		return c
+	}
+	return a - b
+}
+
+// commonPrefixLen returns the length of the longest common prefix of a and b.
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := load64(a, i) ^ load64(b, i); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// prefixKey packs the first eight bytes of s, zero-padded, into a
+// big-endian word: prefixKey(a) < prefixKey(b) implies a < b, and a < b
+// implies prefixKey(a) <= prefixKey(b).
+func prefixKey(s string) uint64 {
+	if len(s) >= 8 {
+		return bits.ReverseBytes64(load64(s, 0))
+	}
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(s) {
+			k |= uint64(s[i])
+		}
+	}
+	return k
 }
