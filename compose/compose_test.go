@@ -781,3 +781,38 @@ func TestCanonicalOrderFallback(t *testing.T) {
 		}
 	}
 }
+
+// ScoreDescending agrees with a plain sort by (score descending in the total
+// order, FrameID, value) whether or not its input is in FrameID order (the
+// word-sort fast path and the comparison sort).
+func TestScoreDescendingMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	scores := []float32{0, float32(math.Copysign(0, -1)), .25, .5, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), -float32(math.NaN()), math.MaxFloat32, math.SmallestNonzeroFloat32}
+	for iter := 0; iter < 500; iter++ {
+		var offers []Offer
+		for i := 0; i < rng.IntN(30); i++ {
+			offers = append(offers, Offer{fmt.Sprintf("p%d", rng.IntN(3)), mk(fmt.Sprintf("f%02d", rng.IntN(40)), "x", scores[rng.IntN(len(scores))], "")})
+		}
+		if iter%2 == 0 { // strictly increasing identities: the fast path
+			slices.SortFunc(offers, func(a, b Offer) int { return a.ID().Compare(b.ID()) })
+			offers = slices.CompactFunc(offers, func(a, b Offer) bool { return a.ID() == b.ID() })
+		}
+		want := make([]int, len(offers))
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int {
+			if c := CompareScores(offers[b].Frame.Score, offers[a].Frame.Score); c != 0 {
+				return c
+			}
+			if c := offers[a].ID().Compare(offers[b].ID()); c != 0 {
+				return c
+			}
+			return compareOffers(offers[a], offers[b])
+		})
+		if got := (ScoreDescending{}).Order(offers); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: %v, want %v", iter, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -45,7 +46,23 @@ func (ScoreDescending) Name() string { return NameScoreDescending }
 // Order ranks offers by score descending, then FrameID ascending.
 func (ScoreDescending) Order(offers []Offer) []int {
 	l := newIDs(offers)
-	return l.sorted(func(a, b int) int { return l.byScore(a, b) })
+	if !l.strict || uint64(len(offers)) > math.MaxUint32 {
+		return l.sorted(func(a, b int) int { return l.byScore(a, b) })
+	}
+	// Index order is FrameID order, so the key is (score descending,
+	// index): one word per offer, sorted without a comparison function.
+	// Flipping the sign bit maps the int32 score key to a uint32 in the
+	// same order; complementing it makes the order descending.
+	words := make([]uint64, len(offers))
+	for i, k := range l.keys {
+		words[i] = uint64(^(uint32(k)^(1<<31)))<<32 | uint64(i)
+	}
+	slices.Sort(words)
+	order := make([]int, len(words))
+	for k, w := range words {
+		order[k] = int(uint32(w))
+	}
+	return order
 }
 
 // RoundRobinByRank takes every provider's best frame, then every provider's
@@ -155,16 +172,18 @@ func (p PrecomputedOrder) Name() string { return p.PolicyName }
 // Order ranks named frames by position, then the rest round robin.
 func (p PrecomputedOrder) Order(offers []Offer) []int {
 	var named, rest []int
+	pos := make([]int, len(offers))
 	for i, o := range offers {
-		if _, ok := p.Positions[o.ID()]; ok {
+		if at, ok := p.Positions[o.ID()]; ok {
 			named = append(named, i)
+			pos[i] = at
 		} else {
 			rest = append(rest, i)
 		}
 	}
 	l := newLanes(offers)
 	slices.SortFunc(named, func(a, b int) int {
-		return cmpChain(cmp.Compare(p.Positions[l.ids[a]], p.Positions[l.ids[b]]), l.tiebreak(a, b))
+		return cmpChain(cmp.Compare(pos[a], pos[b]), l.tiebreak(a, b))
 	})
 	sub := make([]Offer, len(rest))
 	for k, i := range rest {
@@ -225,8 +244,8 @@ func IsPermutation(order []int, n int) bool {
 // FrameID).
 type lanes struct {
 	offers []Offer
-	ids    []frame.ID
-	keys   []int32 // score keys (scoreKey)
+	ids    []frame.ID // identities; nil when strict
+	keys   []int32    // score keys (scoreKey)
 	// strict: ids are strictly increasing, so index order is FrameID order
 	// (true for Dedup's output, which ForPrompt ranks).
 	strict  bool
@@ -236,13 +255,22 @@ type lanes struct {
 
 // newIDs returns lanes with identities only (no ordinals or ranks).
 func newIDs(offers []Offer) *lanes {
-	l := &lanes{offers: offers, ids: make([]frame.ID, len(offers)), keys: make([]int32, len(offers))}
+	l := &lanes{offers: offers, keys: make([]int32, len(offers))}
 	l.strict = true
+	var prev frame.ID
 	for i, o := range offers {
-		l.ids[i] = o.ID()
-		l.keys[i] = scoreKey(o.frame().Score)
-		if i > 0 && l.strict && l.ids[i-1].Compare(l.ids[i]) >= 0 {
+		f := o.frame()
+		l.keys[i] = scoreKey(f.Score)
+		id := f.Identity(o.Provider)
+		if i > 0 && l.strict && prev.Compare(id) >= 0 {
 			l.strict = false
+		}
+		prev = id
+	}
+	if !l.strict {
+		l.ids = make([]frame.ID, len(offers))
+		for i, o := range offers {
+			l.ids[i] = o.ID()
 		}
 	}
 	return l
