@@ -84,6 +84,8 @@ type item struct {
 	cost  int
 	size  int  // rendered length in bytes
 	clean bool // content needs no breaker: copy it verbatim
+	// plainAttrs: no attribute value needs escaping: copy them verbatim.
+	plainAttrs bool
 }
 
 // ForPrompt composes offers into a prompt under budget (in canonical budget
@@ -158,14 +160,39 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		kept[k] = g.keptOffer(offers, s)
 	}
 
-	// 2. Rank.
-	ranked := RankWith(strategy, kept)
+	// 2. Rank. The survivors are in strictly increasing identity order,
+	// which the default strategy can use without checking it.
+	var ranked []int
+	if _, ok := strategy.(ScoreDescending); ok {
+		ranked = scoreOrderStrict(kept)
+	} else {
+		ranked = RankWith(strategy, kept)
+	}
 
 	// 3. Pack. Rendered lengths are measured in canonical order (memory
-	// order, roughly) before the walk in rank order.
+	// order, roughly) before the walk in rank order. Survivors come grouped
+	// by provider and share few kinds, so those two attributes are measured
+	// once per run of equal values.
 	attrLens, contentLens := make([]int, len(kept)), make([]int, len(kept))
+	plainAttrs := make([]bool, len(kept))
+	var prov, kind string
+	provLen, kindLen := -1, -1
+	provPlain, kindPlain := false, false
 	for k, off := range kept {
-		attrLens[k], contentLens[k] = renderedLens(off.Provider, off.frame())
+		f := off.frame()
+		if provLen < 0 || off.Provider != prov {
+			prov = off.Provider
+			provLen, provPlain = attrLen(prov)
+		}
+		if kindLen < 0 || string(f.Kind) != kind {
+			kind = string(f.Kind)
+			kindLen, kindPlain = attrLen(kind)
+		}
+		idLen, idPlain := attrLen(f.ID)
+		citeLen, citePlain := attrLen(f.Cite())
+		attrLens[k] = fenceChrome + provLen + kindLen + idLen + citeLen
+		plainAttrs[k] = provPlain && kindPlain && idPlain && citePlain
+		contentLens[k] = neutralizedLen(inlineContent(f))
 	}
 	included := make([]item, 0, len(ranked))
 	used := 0
@@ -190,7 +217,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 				e.Verification = Verifiable
 			}
 			included = append(included, item{offer: off, id: id, cost: cost, size: size,
-				clean: contentLens[k] == len(inlineContent(f))})
+				clean: contentLens[k] == len(inlineContent(f)), plainAttrs: plainAttrs[k]})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
@@ -217,7 +244,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	stableBytes := b.Len()
 	for i, it := range placed {
 		f := it.offer.frame()
-		writeFrame(&b, it.offer.Provider, f, it.clean)
+		writeFrame(&b, it.offer.Provider, f, it.clean, it.plainAttrs)
 		if i < arr.stable {
 			stableBytes = b.Len()
 		}

@@ -560,7 +560,24 @@ func randomOffers(rng *rand.Rand) []Offer {
 		if rng.IntN(5) == 0 {
 			f.CitationLabel = ""
 		}
-		offers = append(offers, Offer{Provider: fmt.Sprintf("prov%d", rng.IntN(providers)), Frame: f})
+		provider := fmt.Sprintf("prov%d", rng.IntN(providers))
+		if rng.IntN(6) == 0 {
+			// Attribute values that are escaped or rewritten, some to
+			// the same length ("\n" becomes a space, "\u2028\u2028&" stays 7
+			// bytes long).
+			tricky := []string{"a\nb", "\u2028\u2028&", "<frame>", "x\"y", "\u0085", "\x01", "", "\xff"}
+			switch rng.IntN(4) {
+			case 0:
+				f.CitationLabel = tricky[rng.IntN(len(tricky))]
+			case 1:
+				f.ID += tricky[rng.IntN(len(tricky))]
+			case 2:
+				f.Kind = frame.Kind("doc" + tricky[rng.IntN(len(tricky))])
+			default:
+				provider += tricky[rng.IntN(len(tricky))]
+			}
+		}
+		offers = append(offers, Offer{Provider: provider, Frame: f})
 	}
 	return offers
 }

@@ -93,15 +93,19 @@ func dedupGroups(offers []Offer) *groups {
 			parent[rb] = ra
 		}
 	}
+	// Equal identities are adjacent in canonical order.
+	for k := 1; k < n; k++ {
+		if g.ids[canon[k-1]] == g.ids[canon[k]] {
+			union(canon[k-1], canon[k])
+		}
+	}
+	// The components do not depend on the order in which links are
+	// found, so the digests and file links are read in memory order.
 	type fileKey struct{ uri, rng string }
 	byDigest := make(map[string]int, n)
 	byFile := make(map[fileKey]int, n)
-	for k, i := range canon {
+	for i := range offers {
 		f := offers[i].frame()
-		// Equal identities are adjacent in canonical order.
-		if k > 0 && g.ids[canon[k-1]] == g.ids[i] {
-			union(canon[k-1], i)
-		}
 		if f.ContentDigest != "" {
 			if j, ok := byDigest[f.ContentDigest]; ok {
 				union(j, i)
@@ -142,11 +146,18 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	size := make([]int, n)
+	survivors := 0
 	for _, i := range canon {
 		s := best[find(i)] - 1
 		g.survivorOf[i] = s
 		size[s]++
 		if s == i {
+			survivors++
+		}
+	}
+	g.survivors, g.drops = make([]int, 0, survivors), make([]int, 0, n-survivors)
+	for _, i := range canon {
+		if g.survivorOf[i] == i {
 			g.survivors = append(g.survivors, i)
 		} else {
 			g.drops = append(g.drops, i)
@@ -179,20 +190,35 @@ func (g *groups) keptOffer(offers []Offer, s int) Offer {
 // member's links not already present, members in canonical order.
 func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
 	own := offers[s].frame().Provenance
-	merged := slices.Clip(slices.Clone(own))
-	seen := make(map[frame.Provenance]struct{}, len(own))
-	for _, p := range own {
-		seen[p] = struct{}{}
+	total := 0
+	for _, m := range g.members[s] {
+		total += len(offers[m].frame().Provenance)
+	}
+	merged := make([]frame.Provenance, len(own), total)
+	copy(merged, own)
+	// Few links: look for each in what is merged so far; many: index them.
+	const linear = 16
+	var seen map[frame.Provenance]struct{}
+	if total > linear {
+		seen = make(map[frame.Provenance]struct{}, total)
+		for _, p := range own {
+			seen[p] = struct{}{}
+		}
 	}
 	for _, m := range g.members[s] {
 		if m == s {
 			continue
 		}
 		for _, p := range offers[m].frame().Provenance {
-			if _, ok := seen[p]; !ok {
+			if seen != nil {
+				if _, ok := seen[p]; ok {
+					continue
+				}
 				seen[p] = struct{}{}
-				merged = append(merged, p)
+			} else if slices.Contains(merged, p) {
+				continue
 			}
+			merged = append(merged, p)
 		}
 	}
 	if len(merged) == 0 {
@@ -223,20 +249,36 @@ func canonicalOrder(offers []Offer, ids []frame.ID) []int {
 
 	// Provider ordinals: first-seen numbers, then renumbered in sorted
 	// order (there are few providers; consecutive offers often share one).
-	seen := make(map[string]int32)
+	// A handful of names is searched in a list (usually the same string,
+	// so equal pointers); more go through a map.
+	const listed = 16
+	var seen map[string]int32
 	var names []string
-	last, lastNum := "", int32(-1)
 	for i, id := range ids {
-		if lastNum < 0 || id.Provider != last {
-			num, ok := seen[id.Provider]
-			if !ok {
-				num = int32(len(names))
-				seen[id.Provider] = num
-				names = append(names, id.Provider)
+		num := int32(-1)
+		if seen == nil {
+			for k, name := range names {
+				if name == id.Provider {
+					num = int32(k)
+					break
+				}
 			}
-			last, lastNum = id.Provider, num
+		} else if k, ok := seen[id.Provider]; ok {
+			num = k
 		}
-		ks[i].prov = lastNum
+		if num < 0 {
+			num = int32(len(names))
+			names = append(names, id.Provider)
+			if seen != nil {
+				seen[id.Provider] = num
+			} else if len(names) > listed {
+				seen = make(map[string]int32, 2*len(names))
+				for k, name := range names {
+					seen[name] = int32(k)
+				}
+			}
+		}
+		ks[i].prov = num
 	}
 	rank := make([]int32, len(names))
 	byName := make([]int32, len(names))

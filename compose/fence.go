@@ -859,6 +859,14 @@ func escapedAttrLen(v string) int {
 	return n
 }
 
+// attrLen is escapedAttrLen(v), and whether v is written verbatim.
+func attrLen(v string) (int, bool) {
+	if attrIsPlain(v) {
+		return len(v), true
+	}
+	return escapedAttrLen(v), false
+}
+
 // attrIsPlain reports whether attribute value v is written verbatim: no
 // byte of it is escaped, rewritten or can start a fence token.
 func attrIsPlain(v string) bool {

@@ -49,12 +49,30 @@ func (ScoreDescending) Order(offers []Offer) []int {
 	if !l.strict || uint64(len(offers)) > math.MaxUint32 {
 		return l.sorted(func(a, b int) int { return l.byScore(a, b) })
 	}
-	// Index order is FrameID order, so the key is (score descending,
-	// index): one word per offer, sorted without a comparison function.
-	// Flipping the sign bit maps the int32 score key to a uint32 in the
-	// same order; complementing it makes the order descending.
-	words := make([]uint64, len(offers))
-	for i, k := range l.keys {
+	return orderByScoreKeys(l.keys)
+}
+
+// scoreOrderStrict is ScoreDescending{}.Order(offers) for offers whose
+// identities are strictly increasing (Dedup's survivors).
+func scoreOrderStrict(offers []Offer) []int {
+	if uint64(len(offers)) > math.MaxUint32 {
+		return ScoreDescending{}.Order(offers)
+	}
+	keys := make([]int32, len(offers))
+	for i, o := range offers {
+		keys[i] = scoreKey(o.frame().Score)
+	}
+	return orderByScoreKeys(keys)
+}
+
+// orderByScoreKeys sorts indices by (score key descending, index) for at
+// most 2^32 keys: index order must be FrameID order. The key is one word
+// per offer, sorted without a comparison function: flipping the sign bit
+// maps the int32 score key to a uint32 in the same order, complementing it
+// makes the order descending.
+func orderByScoreKeys(keys []int32) []int {
+	words := make([]uint64, len(keys))
+	for i, k := range keys {
 		words[i] = uint64(^(uint32(k)^(1<<31)))<<32 | uint64(i)
 	}
 	slices.Sort(words)
