@@ -82,10 +82,19 @@ type item struct {
 	offer Offer
 	id    frame.ID
 	cost  int
-	size  int  // rendered length in bytes
-	clean bool // content needs no breaker: copy it verbatim
+	size  int    // rendered length in bytes
+	cite  string // the frame's Cite()
+	clean bool   // content needs no breaker: copy it verbatim
 	// plainAttrs: no attribute value needs escaping: copy them verbatim.
 	plainAttrs bool
+}
+
+// measure is what ForPrompt learns about a survivor before packing.
+type measure struct {
+	size  int    // RenderedLen
+	cite  string // Cite()
+	clean bool   // the content is rendered verbatim
+	plain bool   // every attribute value is rendered verbatim
 }
 
 // ForPrompt composes offers into a prompt under budget (in canonical budget
@@ -173,8 +182,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	// order, roughly) before the walk in rank order. Survivors come grouped
 	// by provider and share few kinds, so those two attributes are measured
 	// once per run of equal values.
-	attrLens, contentLens := make([]int, len(kept)), make([]int, len(kept))
-	plainAttrs := make([]bool, len(kept))
+	meas := make([]measure, len(kept))
 	var prov, kind string
 	provLen, kindLen := -1, -1
 	provPlain, kindPlain := false, false
@@ -188,21 +196,25 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			kind = string(f.Kind)
 			kindLen, kindPlain = attrLen(kind)
 		}
+		cite := f.Cite()
 		idLen, idPlain := attrLen(f.ID)
-		citeLen, citePlain := attrLen(f.Cite())
-		attrLens[k] = fenceChrome + provLen + kindLen + idLen + citeLen
-		plainAttrs[k] = provPlain && kindPlain && idPlain && citePlain
-		contentLens[k] = neutralizedLen(inlineContent(f))
+		citeLen, citePlain := attrLen(cite)
+		content := inlineContent(f)
+		contentLen := neutralizedLen(content)
+		meas[k] = measure{
+			size:  fenceChrome + provLen + kindLen + idLen + citeLen + contentLen,
+			cite:  cite,
+			clean: contentLen == len(content),
+			plain: provPlain && kindPlain && idPlain && citePlain,
+		}
 	}
 	included := make([]item, 0, len(ranked))
 	used := 0
 	stopped := false
 	for _, k := range ranked {
-		off := kept[k]
-		f := off.frame()
+		m := &meas[k]
 		id := g.ids[g.survivors[k]]
-		size := attrLens[k] + contentLens[k]
-		cost := (size + 3) / 4
+		cost := (m.size + 3) / 4
 		remaining := budget - used
 		e := Entry{Frame: id, Attestation: o.Ledger.State(id)}
 		switch {
@@ -213,11 +225,11 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			used += cost
 			e.Disposition = Included
 			e.Verification = Unverifiable
-			if f.ContentDigest != "" {
+			if id.Digest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: off, id: id, cost: cost, size: size,
-				clean: contentLens[k] == len(inlineContent(f)), plainAttrs: plainAttrs[k]})
+			included = append(included, item{offer: kept[k], id: id, cost: cost, size: m.size,
+				cite: m.cite, clean: m.clean, plainAttrs: m.plain})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
@@ -244,11 +256,11 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	stableBytes := b.Len()
 	for i, it := range placed {
 		f := it.offer.frame()
-		writeFrame(&b, it.offer.Provider, f, it.clean, it.plainAttrs)
+		writeFrame(&b, it.offer.Provider, f, it.cite, it.clean, it.plainAttrs)
 		if i < arr.stable {
 			stableBytes = b.Len()
 		}
-		citations[i] = Citation{Label: f.Cite(), Frame: it.id, Provenance: f.Provenance}
+		citations[i] = Citation{Label: it.cite, Frame: it.id, Provenance: f.Provenance}
 	}
 
 	prompt := b.String()

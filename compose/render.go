@@ -171,10 +171,10 @@ func compareRendered(a, b *frame.Frame) int {
 }
 
 // writeFrame writes the block of one frame to b, like appendFrameContent,
-// without an intermediate buffer when nothing needs escaping. clean says
-// the content, plainAttrs that every attribute value, is known to be
-// written verbatim.
-func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean, plainAttrs bool) {
+// without an intermediate buffer when nothing needs escaping. cite is
+// f.Cite(); clean says the content, plainAttrs that every attribute value,
+// is known to be written verbatim.
+func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string, clean, plainAttrs bool) {
 	if plainAttrs {
 		b.WriteString(fenceOpenProvider)
 		b.WriteString(provider)
@@ -183,7 +183,7 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean, plai
 		b.WriteString(fenceOpenKind)
 		b.WriteString(string(f.Kind))
 		b.WriteString(fenceOpenCite)
-		b.WriteString(f.Cite())
+		b.WriteString(cite)
 	} else {
 		b.WriteString(fenceOpenProvider)
 		writeAttr(b, provider)
@@ -192,7 +192,7 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean, plai
 		b.WriteString(fenceOpenKind)
 		writeAttr(b, string(f.Kind))
 		b.WriteString(fenceOpenCite)
-		writeAttr(b, f.Cite())
+		writeAttr(b, cite)
 	}
 	b.WriteString(fenceOpenEnd)
 	content := inlineContent(f)
