@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -830,6 +831,33 @@ func TestScoreDescendingMatchesReference(t *testing.T) {
 		})
 		if got := (ScoreDescending{}).Order(offers); !slices.Equal(got, want) {
 			t.Fatalf("iter %d: %v, want %v", iter, got, want)
+		}
+	}
+}
+
+// radixSort is a stable sort by (provider ordinal, key), whatever digits
+// the keys share or differ in.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	for iter := 0; iter < 300; iter++ {
+		n := rng.IntN(300)
+		ks := make([]canonKey, n)
+		provs := []int32{0, 1, 255, 256, 70000, math.MaxInt32}[:1+rng.IntN(6)]
+		for i := range ks {
+			ks[i] = canonKey{prov: provs[rng.IntN(len(provs))], i: int32(i), key: rng.Uint64() >> (8 * rng.IntN(8))}
+			if rng.IntN(3) == 0 {
+				ks[i].key &= 0xFF00FF
+			}
+		}
+		want := slices.Clone(ks)
+		slices.SortStableFunc(want, func(a, b canonKey) int {
+			if a.prov != b.prov {
+				return cmp.Compare(a.prov, b.prov)
+			}
+			return cmp.Compare(a.key, b.key)
+		})
+		if got := radixSort(ks, make([]canonKey, n)); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: radix order differs from a stable sort", iter)
 		}
 	}
 }

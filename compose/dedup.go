@@ -1,7 +1,7 @@
 package compose
 
 import (
-	"cmp"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -101,28 +101,33 @@ func dedupGroups(offers []Offer) *groups {
 	}
 	// The components do not depend on the order in which links are
 	// found, so the digests and file links are read in memory order.
-	type fileKey struct{ uri, rng string }
-	byDigest := make(map[string]int, n)
-	byFile := make(map[fileKey]int, n)
+	type fileLink struct{ offer, prov int }
+	var files []fileLink
+	digests := newLinkIndex(n)
 	for i := range offers {
 		f := offers[i].frame()
-		if f.ContentDigest != "" {
-			if j, ok := byDigest[f.ContentDigest]; ok {
+		if d := f.ContentDigest; d != "" {
+			if j := digests.add(maphash.String(digests.seed, d), i, func(j int) bool {
+				return offers[j].frame().ContentDigest == d
+			}); j >= 0 {
 				union(j, i)
-			} else {
-				byDigest[f.ContentDigest] = i
 			}
 		}
-		for _, p := range f.Provenance {
-			if p.Type != frame.ProvenanceFile || p.URI == "" {
-				continue
+		for p, l := range f.Provenance {
+			if l.Type == frame.ProvenanceFile && l.URI != "" {
+				files = append(files, fileLink{i, p})
 			}
-			k := fileKey{p.URI, p.Range}
-			if j, ok := byFile[k]; ok {
-				union(j, i)
-			} else {
-				byFile[k] = i
-			}
+		}
+	}
+	byFile := newLinkIndex(len(files))
+	for k, fl := range files {
+		l := &offers[fl.offer].frame().Provenance[fl.prov]
+		h := maphash.String(byFile.seed, l.URI) ^ bits.RotateLeft64(maphash.String(byFile.seed, l.Range), 29)*0x9E3779B97F4A7C15
+		if j := byFile.add(h, k, func(j int) bool {
+			m := &offers[files[j].offer].frame().Provenance[files[j].prov]
+			return m.URI == l.URI && m.Range == l.Range
+		}); j >= 0 {
+			union(files[j].offer, fl.offer)
 		}
 	}
 
@@ -173,6 +178,43 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	return g
+}
+
+// linkIndex finds items (numbered 0, 1, ...) that carry equal keys: an
+// open-addressing hash table of item numbers, holding no pointers. Hashes
+// are seeded per index so crafted keys cannot force collisions; the seed
+// decides only where items sit in the table, never which items are found
+// equal.
+type linkIndex struct {
+	seed   maphash.Seed
+	slots  []int    // item + 1; 0 is empty
+	hashes []uint64 // hash of each item added
+}
+
+func newLinkIndex(n int) *linkIndex {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return &linkIndex{seed: maphash.MakeSeed(), slots: make([]int, size), hashes: make([]uint64, n)}
+}
+
+// add records item, whose key hashes to h, and returns the first item
+// added with an equal key (same reports equality with item j), or -1 when
+// the key is new.
+func (x *linkIndex) add(h uint64, item int, same func(j int) bool) int {
+	x.hashes[item] = h
+	mask := uint64(len(x.slots) - 1)
+	for p := h & mask; ; p = (p + 1) & mask {
+		j := x.slots[p] - 1
+		if j < 0 {
+			x.slots[p] = item + 1
+			return -1
+		}
+		if x.hashes[j] == h && same(j) {
+			return j
+		}
+	}
 }
 
 // keptOffer returns the survivor s as it leaves dedup: unchanged when it was
@@ -240,12 +282,7 @@ func canonicalOrder(offers []Offer, ids []frame.ID) []int {
 	if n > math.MaxInt32 {
 		return canonicalOrderSimple(offers, ids)
 	}
-	type keyed struct {
-		prov int32  // provider ordinal
-		i    int32  // offer index
-		key  uint64 // frame id bytes after the common prefix
-	}
-	ks := make([]keyed, n)
+	ks := make([]canonKey, n)
 
 	// Provider ordinals: first-seen numbers, then renumbered in sorted
 	// order (there are few providers; consecutive offers often share one).
@@ -302,24 +339,80 @@ func canonicalOrder(offers []Offer, ids []frame.ID) []int {
 		ks[i].i = int32(i)
 		ks[i].key = prefixKey(ids[i].Frame[common:])
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.prov != b.prov {
-			return cmp.Compare(a.prov, b.prov)
+	ks = radixSort(ks, make([]canonKey, n))
+	// Runs of equal keys are put in order by comparison.
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && ks[hi].prov == ks[lo].prov && ks[hi].key == ks[lo].key {
+			hi++
 		}
-		if a.key != b.key {
-			return cmp.Compare(a.key, b.key)
+		if hi-lo > 1 {
+			slices.SortFunc(ks[lo:hi], func(a, b canonKey) int {
+				ia, ib := int(a.i), int(b.i)
+				if c := strings.Compare(ids[ia].Frame, ids[ib].Frame); c != 0 {
+					return c
+				}
+				return canonicalTie(offers, ids, ia, ib)
+			})
 		}
-		ia, ib := int(a.i), int(b.i)
-		if c := strings.Compare(ids[ia].Frame, ids[ib].Frame); c != 0 {
-			return c
-		}
-		return canonicalTie(offers, ids, ia, ib)
-	})
+		lo = hi
+	}
 	canon := make([]int, n)
 	for k := range ks {
 		canon[k] = int(ks[k].i)
 	}
 	return canon
+}
+
+// canonKey is the sort key of one offer in canonicalOrder.
+type canonKey struct {
+	prov int32  // provider ordinal
+	i    int32  // offer index
+	key  uint64 // frame id bytes after the common prefix
+}
+
+// radixSort sorts ks by (prov, key), stably, with a least-significant-digit
+// radix sort over bytes; tmp is scratch space of the same length. Digits on
+// which every key agrees cost no pass. It returns the sorted slice (ks or
+// tmp).
+func radixSort(ks, tmp []canonKey) []canonKey {
+	const digits = 8 + 4 // key bytes, then provider ordinal bytes
+	digit := func(k *canonKey, d int) byte {
+		if d < 8 {
+			return byte(k.key >> (8 * d))
+		}
+		return byte(uint32(k.prov) >> (8 * (d - 8)))
+	}
+	var counts [digits][256]int
+	for i := range ks {
+		k := &ks[i]
+		for d := 0; d < 8; d++ {
+			counts[d][byte(k.key>>(8*d))]++
+		}
+		for d := 8; d < digits; d++ {
+			counts[d][byte(uint32(k.prov)>>(8*(d-8)))]++
+		}
+	}
+	src, dst := ks, tmp
+	for d := 0; d < digits && len(src) > 1; d++ {
+		c := &counts[d]
+		if c[digit(&src[0], d)] == len(src) {
+			continue // every key has this digit
+		}
+		var next [256]int
+		sum := 0
+		for b := range c {
+			next[b] = sum
+			sum += c[b]
+		}
+		for i := range src {
+			b := digit(&src[i], d)
+			dst[next[b]] = src[i]
+			next[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // canonicalOrderSimple is canonicalOrder by plain comparisons of the
