@@ -178,15 +178,26 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		ranked = RankWith(strategy, kept)
 	}
 
-	// 3. Pack. Rendered lengths are measured in canonical order (memory
-	// order, roughly) before the walk in rank order. Survivors come grouped
-	// by provider and share few kinds, so those two attributes are measured
-	// once per run of equal values.
+	// 3. Pack. Rendered lengths are measured before the walk in rank
+	// order. Few distinct providers and kinds recur, so those two
+	// attributes are measured once per run of equal values.
 	meas := make([]measure, len(kept))
 	var prov, kind string
 	provLen, kindLen := -1, -1
 	provPlain, kindPlain := false, false
-	for k, off := range kept {
+	// Survivors are measured in the order of the offers, which is most
+	// likely the order their bytes were allocated in: the scans then
+	// stream through memory instead of jumping between providers.
+	keptAt := make([]int, len(offers)) // offer index -> k + 1
+	for k, s := range g.survivors {
+		keptAt[s] = k + 1
+	}
+	for _, at := range keptAt {
+		if at == 0 {
+			continue
+		}
+		k := at - 1
+		off := kept[k]
 		f := off.frame()
 		if provLen < 0 || off.Provider != prov {
 			prov = off.Provider
