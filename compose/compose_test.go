@@ -861,3 +861,22 @@ func TestRadixSort(t *testing.T) {
 		}
 	}
 }
+
+// radixSortWords sorts like slices.Sort, whatever digits the words share.
+func TestRadixSortWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for iter := 0; iter < 300; iter++ {
+		words := make([]uint64, rng.IntN(300))
+		for i := range words {
+			words[i] = rng.Uint64() >> (8 * rng.IntN(8))
+			if rng.IntN(3) == 0 {
+				words[i] &= 0xFF0000FF00
+			}
+		}
+		want := slices.Clone(words)
+		slices.Sort(want)
+		if got := radixSortWords(words, make([]uint64, len(words))); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: radix order differs from slices.Sort", iter)
+		}
+	}
+}

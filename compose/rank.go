@@ -75,7 +75,7 @@ func orderByScoreKeys(keys []int32) []int {
 	for i, k := range keys {
 		words[i] = uint64(^(uint32(k)^(1<<31)))<<32 | uint64(i)
 	}
-	slices.Sort(words)
+	words = radixSortWords(words, make([]uint64, len(words)))
 	order := make([]int, len(words))
 	for k, w := range words {
 		order[k] = int(uint32(w))
@@ -366,4 +366,36 @@ func cmpChain(cs ...int) int {
 		}
 	}
 	return 0
+}
+
+// radixSortWords sorts words ascending with a least-significant-digit radix
+// sort over bytes, skipping digits every word shares; tmp is scratch space
+// of the same length. It returns the sorted slice (words or tmp).
+func radixSortWords(words, tmp []uint64) []uint64 {
+	var counts [8][256]int
+	for _, w := range words {
+		for d := 0; d < 8; d++ {
+			counts[d][byte(w>>(8*d))]++
+		}
+	}
+	src, dst := words, tmp
+	for d := 0; d < 8 && len(src) > 1; d++ {
+		c := &counts[d]
+		if c[byte(src[0]>>(8*d))] == len(src) {
+			continue // every word has this digit
+		}
+		var next [256]int
+		sum := 0
+		for b := range c {
+			next[b] = sum
+			sum += c[b]
+		}
+		for _, w := range src {
+			b := byte(w >> (8 * d))
+			dst[next[b]] = w
+			next[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
