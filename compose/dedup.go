@@ -62,10 +62,13 @@ func Dedup(offers []Offer) Deduped {
 // groups is the internal form of a dedup: indices into the offers.
 type groups struct {
 	ids        []frame.ID
-	survivors  []int   // survivor indices, canonical order
-	drops      []int   // dropped indices, canonical order
-	survivorOf []int   // survivor index of every offer (itself for survivors)
-	members    [][]int // per survivor index with more than one member: members in canonical order
+	survivors  []int // survivor indices, canonical order
+	drops      []int // dropped indices, canonical order
+	survivorOf []int // survivor index of every offer (itself for survivors)
+	// Groups of more than one member: survivor s's members, in canonical
+	// order, are flat[start[s]:start[s]+size[s]] (see members); size is nil
+	// when nothing was dropped.
+	size, start, flat []int
 }
 
 func dedupGroups(offers []Offer) *groups {
@@ -169,15 +172,37 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	if len(g.drops) > 0 {
-		g.members = make([][]int, n)
-		for _, i := range canon {
-			s := g.survivorOf[i]
+		// One flat list: each group of more than one member is a run, in
+		// canonical order.
+		g.size, g.start = size, make([]int, n)
+		total := 0
+		for _, s := range g.survivors {
 			if size[s] > 1 {
-				g.members[s] = append(g.members[s], i)
+				g.start[s] = total
+				total += size[s]
 			}
+		}
+		g.flat = make([]int, total)
+		for _, i := range canon {
+			if s := g.survivorOf[i]; size[s] > 1 {
+				g.flat[g.start[s]] = i
+				g.start[s]++
+			}
+		}
+		for _, s := range g.survivors {
+			g.start[s] -= size[s]
 		}
 	}
 	return g
+}
+
+// members returns the members of survivor s's group in canonical order,
+// or nil when s was alone.
+func (g *groups) members(s int) []int {
+	if g.size == nil || g.size[s] < 2 {
+		return nil
+	}
+	return g.flat[g.start[s] : g.start[s]+g.size[s]]
 }
 
 // linkIndex finds items (numbered 0, 1, ...) that carry equal keys: an
@@ -220,7 +245,7 @@ func (x *linkIndex) add(h uint64, item int, same func(j int) bool) int {
 // keptOffer returns the survivor s as it leaves dedup: unchanged when it was
 // alone, else a copy carrying the group's merged provenance.
 func (g *groups) keptOffer(offers []Offer, s int) Offer {
-	if g.members == nil || len(g.members[s]) < 2 {
+	if len(g.members(s)) < 2 {
 		return offers[s]
 	}
 	f := *offers[s].frame()
@@ -233,7 +258,7 @@ func (g *groups) keptOffer(offers []Offer, s int) Offer {
 func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
 	own := offers[s].frame().Provenance
 	total := 0
-	for _, m := range g.members[s] {
+	for _, m := range g.members(s) {
 		total += len(offers[m].frame().Provenance)
 	}
 	merged := make([]frame.Provenance, len(own), total)
@@ -247,7 +272,7 @@ func (g *groups) mergedProvenance(offers []Offer, s int) []frame.Provenance {
 			seen[p] = struct{}{}
 		}
 	}
-	for _, m := range g.members[s] {
+	for _, m := range g.members(s) {
 		if m == s {
 			continue
 		}
