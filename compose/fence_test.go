@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"fmt"
 	"html"
 	"math/rand/v2"
 	"strings"
@@ -386,7 +387,10 @@ func TestAttributeBreakouts(t *testing.T) {
 
 // Rendering is linear: a frame with 1 MB of the seed's quadratic inputs
 // renders in well under 50 ms of CPU, and four times the input costs about
-// four times as much (a quadratic path would cost sixteen times).
+// four times as much (a quadratic path would cost sixteen times). The
+// largest input outgrows the L2 cache, so on a machine whose memory is
+// contended a single comparison can exceed the bound; a case fails only
+// when three attempts all do.
 func TestRenderIsLinear(t *testing.T) {
 	for _, unit := range []string{"<日", "<", "<😀", "&", "<&#", "</\u200b", "&amp;", "<f", "\\u003c", "<\u0338"} {
 		big := strings.Repeat(unit, linearTestBytes/len(unit))
@@ -395,15 +399,25 @@ func TestRenderIsLinear(t *testing.T) {
 		mb := big[:len(big)/2]
 		mb = mb[:len(mb)/len(unit)*len(unit)]
 		fBig, fMB, fSmall := testFrame("big", big), testFrame("mb", mb), testFrame("small", small)
-		tMB := minDuration(func() { _ = RenderFrame("p", fMB) })
-		// 50 ms per MB of CPU (scaled for the race detector).
-		if limit := 50 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
-			t.Errorf("%q x %d bytes: %v of CPU, want < %v", unit, len(mb), tMB, limit)
+		var failure string
+		for attempt := 0; attempt < 3; attempt++ {
+			failure = ""
+			tMB := minDuration(func() { _ = RenderFrame("p", fMB) })
+			// 50 ms per MB of CPU (scaled for the race detector).
+			if limit := 50 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
+				failure = fmt.Sprintf("%q x %d bytes: %v of CPU, want < %v", unit, len(mb), tMB, limit)
+				continue
+			}
+			tBig := minDuration(func() { _ = RenderFrame("p", fBig) })
+			tSmall := minDuration(func() { _ = RenderFrame("p", fSmall) })
+			if tSmall >= time.Millisecond && tBig > 10*tSmall {
+				failure = fmt.Sprintf("%q: 4x the input took %v vs %v (more than linear)", unit, tBig, tSmall)
+				continue
+			}
+			break
 		}
-		tBig := minDuration(func() { _ = RenderFrame("p", fBig) })
-		tSmall := minDuration(func() { _ = RenderFrame("p", fSmall) })
-		if tSmall >= time.Millisecond && tBig > 10*tSmall {
-			t.Errorf("%q: 4x the input took %v vs %v (more than linear)", unit, tBig, tSmall)
+		if failure != "" {
+			t.Error(failure)
 		}
 	}
 }
