@@ -103,7 +103,11 @@ func (RoundRobinByRank) Order(offers []Offer) []int {
 // provider's first K, then every provider's next K, and so on; it never
 // truncates. K = 0 means 1 (which equals round robin); DefaultQuota is 3.
 // Key: (rank/K, provider ordinal, rank, FrameID).
-type PerProviderQuota struct{ K int }
+type PerProviderQuota struct {
+	// K is the tier size: how many frames each provider contributes per
+	// tier, counted by rank within the provider. Zero or negative means 1.
+	K int
+}
 
 // DefaultPerProviderQuota returns PerProviderQuota{K: DefaultQuota}.
 func DefaultPerProviderQuota() PerProviderQuota { return PerProviderQuota{K: DefaultQuota} }
@@ -131,7 +135,12 @@ func (q PerProviderQuota) Order(offers []Offer) []int {
 // (0, rank/w, ordinal, rank); for w = 0: (1, rank, ordinal, rank); then
 // FrameID.
 type TrustWeighted struct {
+	// Weights maps a provider's local id (Offer.Provider) to the number of
+	// frames it contributes per tier. nil means every provider gets
+	// Default.
 	Weights map[string]uint32
+	// Default is the weight of a provider absent from Weights; the zero
+	// value puts those providers' frames last, as a weight of 0 does.
 	Default uint32
 }
 
@@ -168,8 +177,14 @@ func (t TrustWeighted) Order(offers []Offer) []int {
 // position; frames not named follow in round-robin-by-rank order.
 // PolicyName is the name recorded in the audit.
 type PrecomputedOrder struct {
+	// PolicyName is what Name returns, recorded in the audit as the
+	// strategy.
 	PolicyName string
-	Positions  map[frame.ID]int
+	// Positions maps a frame's full identity (provider, id and digest, as
+	// Offer.ID returns it) to its position: lower comes first, equal
+	// positions go by FrameID, and only the order of the values matters.
+	// nil ranks every frame round robin.
+	Positions map[frame.ID]int
 }
 
 // NewPrecomputedOrder builds a PrecomputedOrder from a best-first list of

@@ -13,8 +13,12 @@ import (
 // the first component of the frame's identity. A nil Frame is treated as a
 // frame whose members are all empty.
 type Offer struct {
+	// Provider is the host's local id for the provider that served the
+	// frame; it is rendered in the fence's provider attribute.
 	Provider string
-	Frame    *frame.Frame
+	// Frame is the offered frame, as the provider sent it; compose does
+	// not modify it. nil counts as an empty frame.
+	Frame *frame.Frame
 }
 
 var emptyFrame frame.Frame
