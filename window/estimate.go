@@ -2,6 +2,7 @@ package window
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -151,6 +152,11 @@ func elideLongStrings(raw []byte) ([]byte, []span) {
 			j = end + 1
 		}
 		if closing-open-1 >= elideMin && bytes.IndexByte(raw[open+1:open+1+elidePrefix], '\\') < 0 {
+			if !validLiteral(raw[open+1 : closing]) {
+				// The stand-in would hide what makes the message
+				// invalid JSON: let the full path decide.
+				return raw, nil
+			}
 			if out == nil {
 				out = make([]byte, 0, 4096)
 			}
@@ -167,6 +173,53 @@ func elideLongStrings(raw []byte) ([]byte, []span) {
 		return raw, nil
 	}
 	return append(out, raw[last:]...), spans
+}
+
+// validLiteral reports whether b, the content of a JSON string literal
+// between its quotes, is valid JSON: no control byte and only valid
+// escapes. Control bytes are found eight at a time, so megabytes of base64
+// cost about a memory scan.
+func validLiteral(b []byte) bool {
+	const highs, space = 0x8080808080808080, 0x2020202020202020
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		// A byte below 0x20 leaves its high bit set in x-space, where no
+		// byte of x has it set (bytes >= 0x80 are excluded by ^x).
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-space)&^x&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range b[i:] {
+		if c < 0x20 {
+			return false
+		}
+	}
+	for {
+		k := bytes.IndexByte(b, '\\')
+		if k < 0 {
+			return true
+		}
+		if k+1 >= len(b) {
+			return false
+		}
+		switch b[k+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			b = b[k+2:]
+		case 'u':
+			if k+6 > len(b) {
+				return false
+			}
+			for _, h := range b[k+2 : k+6] {
+				if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+					return false
+				}
+			}
+			b = b[k+6:]
+		default:
+			return false
+		}
+	}
 }
 
 // payloads gives back the full text of string literals the fast path
@@ -213,9 +266,9 @@ func (p payloads) reader(s string) (r io.Reader, ok bool) {
 	return strings.NewReader(full), true
 }
 
-// mayHoldImage is a cheap pre-check: every image shape we discount
-// contains one of these markers, so a message without them is charged on
-// its bytes without decoding.
+// mayHoldImage is a cheap pre-check: every image and PDF document shape
+// we discount contains one of these markers, so a message without them is
+// charged on its bytes without decoding.
 func mayHoldImage(b []byte) bool {
 	return bytes.Contains(b, []byte("base64")) || bytes.Contains(b, []byte("inline_data")) ||
 		bytes.Contains(b, []byte("inlineData"))

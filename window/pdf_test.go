@@ -258,3 +258,29 @@ func TestTwentyMegabytePDF(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidLiteral: validLiteral agrees with encoding/json on the content
+// of a string literal (any bytes without a bare quote).
+func FuzzValidLiteral(f *testing.F) {
+	for _, s := range []string{"", "QUJD", `a\"b`, `\u00e9\/\n`, `\u12`, `\x`, "tab\there", "ctl\x1fx\x7f", `ends\`, "\xff\xfe high bytes"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// Drop bare quotes (the scanner never passes one), keep escaped ones.
+		var lit []byte
+		for i := 0; i < len(b); i++ {
+			if b[i] == '\\' && i+1 < len(b) {
+				lit = append(lit, b[i], b[i+1])
+				i++
+				continue
+			}
+			if b[i] != '"' {
+				lit = append(lit, b[i])
+			}
+		}
+		want := json.Valid(append(append([]byte{'"'}, lit...), '"'))
+		if got := validLiteral(lit); got != want {
+			t.Fatalf("validLiteral(%q) = %v, json.Valid says %v", lit, got, want)
+		}
+	})
+}
