@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -283,4 +284,22 @@ func FuzzValidLiteral(f *testing.F) {
 			t.Fatalf("validLiteral(%q) = %v, json.Valid says %v", lit, got, want)
 		}
 	})
+}
+
+// A Session charges PDFs exactly as Assess does, also from its per-message
+// cache after a message is appended.
+func TestSessionChargesPDFsLikeAssess(t *testing.T) {
+	data := base64.StdEncoding.EncodeToString(buildPDF(4, 2000))
+	msgs := []json.RawMessage{
+		raw(t, obj{"role": "user", "content": []any{documentBlock(data), obj{"type": "text", "text": "read this"}}}),
+		raw(t, obj{"role": "assistant", "content": "done"}),
+	}
+	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"})
+	for range 2 {
+		via, direct := s.Assess(msgs), Assess(s.Inputs(msgs))
+		if !reflect.DeepEqual(via, direct) || via.Documents != 1 || via.Pages != 4 {
+			t.Fatalf("session %+v\nassess %+v", via, direct)
+		}
+		msgs = append(msgs, raw(t, obj{"role": "user", "content": "and then?"}))
+	}
 }
