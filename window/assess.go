@@ -96,6 +96,10 @@ type Inputs struct {
 	// ImageTokens overrides the flat charge per base64 image when
 	// positive.
 	ImageTokens int
+	// PageTokens overrides the charge per estimated page of a base64 PDF
+	// document when positive; otherwise the catalog entry's page_tokens,
+	// else DefaultPageTokens.
+	PageTokens int
 }
 
 // Breakdown is the typed usage per request segment, in tokens.
@@ -192,6 +196,11 @@ type Assessment struct {
 	Images int `json:"images"`
 	// ImageTokens is the flat charge per image, in tokens.
 	ImageTokens int `json:"image_tokens"`
+	// Documents is the number of base64 PDF documents, charged Pages in
+	// total at PageTokens each (inside the history lane).
+	Documents  int `json:"documents,omitempty"`
+	Pages      int `json:"pages,omitempty"`
+	PageTokens int `json:"page_tokens"`
 	// Calibration is the factor the lanes were scaled by (1 for Assess;
 	// a Session raises it from reported usage).
 	Calibration float64 `json:"calibration"`
@@ -262,7 +271,7 @@ func Assess(in Inputs) Assessment {
 	r := resolve(&in)
 	var h historyTotals
 	for i, m := range in.Messages {
-		h.add(i, estimateMessage(r.counter, m, r.imageTokens))
+		h.add(i, estimateMessage(r.counter, m, r.charges()))
 	}
 	lanes := r.staticLanes(&in)
 	return r.finish(&in, lanes, h, 1)
@@ -271,12 +280,15 @@ func Assess(in Inputs) Assessment {
 // historyTotals sums per-message costs.
 type historyTotals struct {
 	tokens, images, messages int
+	documents, pages         int
 	invalid                  []int // indices of messages charged as text
 }
 
 func (h *historyTotals) add(i int, c messageCost) {
 	h.tokens = satAdd(h.tokens, c.tokens)
 	h.images = satAdd(h.images, c.images)
+	h.documents = satAdd(h.documents, c.documents)
+	h.pages = satAdd(h.pages, c.pages)
 	h.messages++
 	if c.invalid {
 		h.invalid = append(h.invalid, i)
@@ -290,6 +302,7 @@ type resolved struct {
 	wire        Wire
 	counter     tokens.Counter
 	imageTokens int
+	pageTokens  int
 	window      int
 	output      int
 	warnings    []string
@@ -319,6 +332,13 @@ func resolve(in *Inputs) *resolved {
 	}
 	if in.ImageTokens > 0 {
 		r.imageTokens = min(in.ImageTokens, maxTokens)
+	}
+	r.pageTokens = r.model.PageTokens
+	if r.pageTokens <= 0 {
+		r.pageTokens = DefaultPageTokens
+	}
+	if in.PageTokens > 0 {
+		r.pageTokens = min(in.PageTokens, maxTokens)
 	}
 	switch {
 	case in.Window < 0:
@@ -426,6 +446,9 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor f
 		HistoryMessages: h.messages,
 		Images:          h.images,
 		ImageTokens:     r.imageTokens,
+		Documents:       h.documents,
+		Pages:           h.pages,
+		PageTokens:      r.pageTokens,
 		Calibration:     max(factor, 1),
 		Warnings:        r.warnings,
 	}
@@ -474,3 +497,6 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// charges are the flat charges for base64 payloads.
+func (r *resolved) charges() charges { return charges{image: r.imageTokens, page: r.pageTokens} }

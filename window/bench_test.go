@@ -1,11 +1,14 @@
 package window
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/tokens"
 )
 
 // longHistory builds n alternating user/assistant messages of about 800
@@ -70,5 +73,29 @@ func BenchmarkAssess(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(used), "history-tokens")
 		})
+	}
+}
+
+// BenchmarkEstimatePDF: one message holding a base64 PDF of 2 MB and of
+// 20 MB (as base64), next to an image of the same size, to show that the
+// page estimate keeps the cost linear in the payload and close to the
+// image path's memory scan.
+func BenchmarkEstimatePDF(b *testing.B) {
+	for _, mb := range []int{2, 20} {
+		pdf := base64.StdEncoding.EncodeToString(buildPDF(20, (mb<<20)*3/4/20))
+		img := strings.Repeat("QUJD", len(pdf)/4)
+		for kind, m := range map[string]json.RawMessage{
+			"pdf":   raw(b, obj{"role": "user", "content": []any{documentBlock(pdf)}}),
+			"image": raw(b, obj{"role": "user", "content": []any{imageBlock(len(img))}}),
+		} {
+			b.Run(fmt.Sprintf("%s/%dMB", kind, mb), func(b *testing.B) {
+				b.SetBytes(int64(len(m)))
+				for b.Loop() {
+					if c := estimateMessage(tokens.Safe{}, m, testCharges); c.documents+c.images != 1 {
+						b.Fatal(c)
+					}
+				}
+			})
+		}
 	}
 }

@@ -129,6 +129,9 @@ type Model struct {
 	// ImageTokens is the flat charge per base64 image; 0 means the wire's
 	// DefaultImageTokens.
 	ImageTokens int `json:"image_tokens,omitempty"`
+	// PageTokens is the charge per estimated page of a base64 PDF
+	// document; 0 means DefaultPageTokens.
+	PageTokens int `json:"page_tokens,omitempty"`
 	// Tokenizer names a tokens counter ("o200k_base", "cl100k_base",
 	// "safe"...); empty means tokens.ForModel of the model name.
 	Tokenizer string `json:"tokenizer,omitempty"`
@@ -164,8 +167,8 @@ var ErrInvalidCatalog = errors.New("invalid catalog")
 
 // LoadCatalog reads a catalog in the format of window/catalog.json:
 // {"models": [{"name", "match", "wire", "window", "max_output",
-// "input_limit", "image_tokens", "tokenizer"}]}. Unknown members are
-// rejected so a typo cannot silently fall back to a default.
+// "input_limit", "image_tokens", "page_tokens", "tokenizer"}]}. Unknown
+// members are rejected so a typo cannot silently fall back to a default.
 func LoadCatalog(r io.Reader) (*Catalog, error) {
 	var doc struct {
 		Version int     `json:"version"`
@@ -194,6 +197,8 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 			return nil, bad("input_limit out of range")
 		case m.ImageTokens < 0 || m.ImageTokens > maxTokens:
 			return nil, bad("image_tokens out of range")
+		case m.PageTokens < 0 || m.PageTokens > maxTokens:
+			return nil, bad("page_tokens out of range")
 		}
 		if m.Tokenizer != "" {
 			if _, ok := tokens.ByName(m.Tokenizer); !ok {

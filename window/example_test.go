@@ -1,6 +1,7 @@
 package window_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -61,4 +62,27 @@ func ExampleLoadCatalog() {
 	a := window.Assess(window.Inputs{Model: "acme-llm-7b", Catalog: cat})
 	fmt.Println(a.Wire, a.Counter, a.Window, a.Budget())
 	// Output: openai cl100k_base 32768 23757
+}
+
+// A base64 PDF is charged per page estimated from the document, not by the
+// length of its base64.
+func ExampleAssess_pdf() {
+	var pdf strings.Builder
+	pdf.WriteString("%PDF-1.4\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >> endobj\n")
+	pdf.WriteString("2 0 obj << /Type /Page /Parent 1 0 R >> endobj\n3 0 obj << /Type /Page /Parent 1 0 R >> endobj\n")
+	pdf.WriteString(strings.Repeat("% padding\n", 100_000)) // about 1.3 MB of base64 in all
+	msg, _ := json.Marshal(map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "document", "source": map[string]any{
+			"type": "base64", "media_type": "application/pdf", "data": base64.StdEncoding.EncodeToString([]byte(pdf.String())),
+		}},
+		map[string]any{"type": "text", "text": "Summarise this."},
+	}})
+	a := window.Assess(window.Inputs{Model: "claude-sonnet-4-5", Messages: []json.RawMessage{msg}})
+	fmt.Println("message bytes > 1 MB:", len(msg) > 1<<20)
+	fmt.Println("documents:", a.Documents, "pages:", a.Pages, "at", a.PageTokens, "each")
+	fmt.Println("history:", a.Breakdown.History)
+	// Output:
+	// message bytes > 1 MB: true
+	// documents: 1 pages: 2 at 3000 each
+	// history: 6072
 }

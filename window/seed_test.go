@@ -74,7 +74,7 @@ func TestMessagesWithoutImagesAreChargedOnTheirSerializedForm(t *testing.T) {
 		obj{"role": "user", "content": "how do I decode base64 in Go?"},
 	} {
 		b := raw(t, m)
-		got := estimateMessage(c, b, 1600)
+		got := estimateMessage(c, b, testCharges)
 		if want := c.Count(string(b)); got.tokens != want || got.images != 0 || got.invalid {
 			t.Errorf("%s: estimate %+v, serialized %d", b, got, want)
 		}
@@ -83,7 +83,7 @@ func TestMessagesWithoutImagesAreChargedOnTheirSerializedForm(t *testing.T) {
 
 func TestNonImageBlocksStillChargedByPayload(t *testing.T) {
 	m := raw(t, obj{"role": "user", "content": []any{obj{"type": "text", "text": strings.Repeat("A", 100_000)}}})
-	if got := estimateMessage(tokens.ForModel("claude-sonnet-4-6"), m, 1600).tokens; got <= 10_000 {
+	if got := estimateMessage(tokens.ForModel("claude-sonnet-4-6"), m, testCharges).tokens; got <= 10_000 {
 		t.Fatalf("100 KB text block charged %d tokens", got)
 	}
 }

@@ -256,7 +256,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 			}
 			s.cache = s.cache[:i]
 		}
-		s.cache = append(s.cache, cachedMessage{msg: m, cost: estimateMessage(r.counter, m, r.imageTokens)})
+		s.cache = append(s.cache, cachedMessage{msg: m, cost: estimateMessage(r.counter, m, r.charges())})
 	}
 	if len(messages) < len(s.cache) {
 		s.cache = s.cache[:len(messages)]

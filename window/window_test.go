@@ -2,6 +2,7 @@ package window
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,13 +77,13 @@ func TestImageChargeIsConfigurable(t *testing.T) {
 	}
 }
 
-// Non-image base64 (a PDF) is not discounted: only images have a known
-// per-image ceiling.
-func TestNonImageBase64IsChargedOnItsBytes(t *testing.T) {
-	m := raw(t, obj{"role": "user", "content": []any{obj{"type": "document", "source": obj{"type": "base64", "media_type": "application/pdf", "data": strings.Repeat("JVBERi0x", 2000)}}}})
+// Base64 that is neither an image nor a PDF (an archive) is not
+// discounted: there is no known per-payload ceiling for it.
+func TestOtherBase64IsChargedOnItsBytes(t *testing.T) {
+	m := raw(t, obj{"role": "user", "content": []any{obj{"type": "document", "source": obj{"type": "base64", "media_type": "application/zip", "data": strings.Repeat("UEsDBBQA", 2000)}}}})
 	a := Assess(Inputs{Model: "claude-sonnet-4-6", Messages: []json.RawMessage{m}})
-	if a.Images != 0 || a.Breakdown.History < 4000 {
-		t.Fatalf("pdf: images %d history %d", a.Images, a.Breakdown.History)
+	if a.Images != 0 || a.Documents != 0 || a.Breakdown.History < 4000 {
+		t.Fatalf("zip: images %d documents %d history %d", a.Images, a.Documents, a.Breakdown.History)
 	}
 }
 
@@ -110,7 +111,7 @@ func TestBadInputNeverPanicsNorUnderflows(t *testing.T) {
 	}
 	// The unknown block is charged on its serialized form.
 	c := tokens.Safe{}
-	if got := estimateMessage(c, msgs[1], 1600).tokens; got != c.Count(string(msgs[1])) {
+	if got := estimateMessage(c, msgs[1], testCharges).tokens; got != c.Count(string(msgs[1])) {
 		t.Fatalf("unknown block charged %d", got)
 	}
 }
@@ -387,15 +388,29 @@ func FuzzEstimateMessage(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + long + `"}},{"type":"text","text":"` + long + `"}]}`))
 	f.Add([]byte(`{"parts":[{"inline_data":{"mime_type":"image/png","data":"` + long + `"}}],"x":"\\\"` + long + `"}`))
 	f.Add([]byte(`["data:image/png;base64,` + long + `", "data:image/png;base64,` + long + `"]`))
+	// PDF documents in every shape, short and past the fast-path threshold.
+	pdf := base64.StdEncoding.EncodeToString(buildPDF(3, 0))
+	bigPDF := base64.StdEncoding.EncodeToString(buildPDF(2, 5000))
+	for _, data := range []string{pdf, bigPDF, "%%%garbage", ""} {
+		f.Add([]byte(`{"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + data + `"}}]}`))
+		f.Add([]byte(`{"parts":[{"inlineData":{"mimeType":"application/pdf","data":"` + data + `"}}]}`))
+		f.Add([]byte(`{"content":[{"type":"file","file":{"filename":"a.pdf","file_data":"data:application/pdf;base64,` + data + `"}}]}`))
+	}
+	f.Add([]byte(`{"content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + bigPDF[:200] + `\/` + bigPDF[200:] + `"}}]}`))
+	f.Add([]byte(`{"content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"/Type /Page base64"}}]}`))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		// The fast path for large payloads agrees with the full estimate.
-		if fast, full := estimateMessage(tokens.Safe{}, msg, 1600), estimateFull(tokens.Safe{}, msg, 1600); fast != full {
+		if fast, full := estimateMessage(tokens.Safe{}, msg, testCharges), estimateFull(tokens.Safe{}, msg, testCharges); fast != full {
 			t.Fatalf("fast path %+v, full %+v", fast, full)
 		}
 		for _, c := range []tokens.Counter{tokens.Safe{}, tokens.Conservative{}} {
-			got := estimateMessage(c, msg, 1600)
+			got := estimateMessage(c, msg, testCharges)
 			if got.tokens < 0 || got.images < 0 {
 				t.Fatalf("negative estimate %+v", got)
+			}
+			// Every document is charged between one and maxPDFPages pages.
+			if got.pages < got.documents || got.pages > got.documents*maxPDFPages {
+				t.Fatalf("%d documents charged %d pages", got.documents, got.pages)
 			}
 			if got.images == 0 && got.tokens > c.Count(string(msg)) && !json.Valid(msg) {
 				t.Fatalf("invalid message charged %d > %d", got.tokens, c.Count(string(msg)))

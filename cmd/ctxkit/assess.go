@@ -30,13 +30,15 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 	wireName := fs.String("wire", "", "request shape: anthropic, openai or gemini (default: detected)")
 	format := fs.String("format", "text", "output format: text or json")
 	imageTokens := fs.Int("image-tokens", 0, "flat charge per base64 image (default: the model's wire default)")
+	pageTokens := fs.Int("page-tokens", 0, "charge per estimated page of a base64 PDF document (default: the catalog's, else 3000)")
 	toolBytes := fs.Int("tool-result-bytes", 0, "byte cap of the next tool result to reserve for")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
 		fmt.Fprintln(w, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
 		fmt.Fprintln(w, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
-		fmt.Fprintln(w, "compaction decision. Base64 images are charged a flat per-image figure.")
+		fmt.Fprintln(w, "compaction decision. Base64 images are charged a flat per-image figure and base64")
+		fmt.Fprintln(w, "PDF documents a per-page figure times the pages estimated from the PDF.")
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(w, "\nexamples:")
@@ -66,8 +68,8 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "assess: unknown format %q (want text or json)\n", *format)
 		return exitUsage
 	}
-	if *win < 0 || *imageTokens < 0 || *toolBytes < 0 {
-		fmt.Fprintln(s.err, "assess: --window, --image-tokens and --tool-result-bytes must not be negative")
+	if *win < 0 || *imageTokens < 0 || *pageTokens < 0 || *toolBytes < 0 {
+		fmt.Fprintln(s.err, "assess: --window, --image-tokens, --page-tokens and --tool-result-bytes must not be negative")
 		return exitUsage
 	}
 	wire, err := window.ParseWire(*wireName)
@@ -104,6 +106,7 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		OutputReserve:       req.output,
 		Wire:                req.wire,
 		ImageTokens:         *imageTokens,
+		PageTokens:          *pageTokens,
 	})
 	if *format == "json" {
 		enc := json.NewEncoder(s.out)
@@ -399,6 +402,9 @@ func writeAssessment(w io.Writer, a window.Assessment) {
 	note := fmt.Sprintf("%d messages", a.HistoryMessages)
 	if a.Images > 0 {
 		note += fmt.Sprintf(", %d images at %s each", a.Images, group(a.ImageTokens))
+	}
+	if a.Documents > 0 {
+		note += fmt.Sprintf(", %d documents (%d pages at %s each)", a.Documents, a.Pages, group(a.PageTokens))
 	}
 	row("history", a.Breakdown.History, note)
 	row("framing", a.Breakdown.Framing, fmt.Sprintf("%d per message", window.FramingTokensPerMessage))

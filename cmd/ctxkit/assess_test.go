@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -197,4 +198,80 @@ func FuzzParseRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// pdfRequest is an Anthropic Messages request carrying a base64 PDF of
+// the given number of pages, each padded to about 350 KB.
+func pdfRequest(t *testing.T, pages int) []byte {
+	t.Helper()
+	var pdf bytes.Buffer
+	pdf.WriteString("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n")
+	fmt.Fprintf(&pdf, "2 0 obj << /Type /Pages /Count %d >> endobj\n", pages)
+	for i := range pages {
+		fmt.Fprintf(&pdf, "%d 0 obj << /Type /Page /Parent 2 0 R >> endobj\n", 3+i)
+		fmt.Fprintf(&pdf, "stream\nBT (%s) Tj ET\nendstream\n", strings.Repeat("lorem ipsum ", 30_000))
+	}
+	pdf.WriteString("%%EOF\n")
+	req := map[string]any{
+		"model": "claude-sonnet-4-6", "max_tokens": 1024,
+		"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "document", "source": map[string]any{
+				"type": "base64", "media_type": "application/pdf", "data": base64.StdEncoding.EncodeToString(pdf.Bytes()),
+			}},
+			map[string]any{"type": "text", "text": "Summarise this report."},
+		}}},
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A base64 PDF of about 1.4 MB is charged per page, not ~1 M tokens for
+// its base64, and the page charge is a flag.
+func TestAssessChargesAPDFPerPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "request.json")
+	body := pdfRequest(t, 3)
+	if len(body) < 1_000_000 {
+		t.Fatalf("request is only %d bytes", len(body))
+	}
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		perPage int
+		note    string
+	}{
+		{nil, 3000, "1 documents (3 pages at 3,000 each)"},
+		{[]string{"--page-tokens", "1500"}, 1500, "1 documents (3 pages at 1,500 each)"},
+	} {
+		code, out, errOut := runCLI(t, "", append([]string{"assess", "--format", "json", path}, tc.args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got struct {
+			Documents  int `json:"documents"`
+			Pages      int `json:"pages"`
+			PageTokens int `json:"page_tokens"`
+			Breakdown  struct {
+				History int `json:"history"`
+			} `json:"breakdown"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if got.Documents != 1 || got.Pages != 3 || got.PageTokens != tc.perPage ||
+			got.Breakdown.History < 3*tc.perPage || got.Breakdown.History > 3*tc.perPage+100 {
+			t.Fatalf("%v: %+v", tc.args, got)
+		}
+		code, text, _ := runCLI(t, "", append([]string{"assess", path}, tc.args...)...)
+		if code != exitOK || !strings.Contains(text, tc.note) {
+			t.Fatalf("%v: text output:\n%s", tc.args, text)
+		}
+	}
+	if code, _, _ := runCLI(t, "", "assess", "--page-tokens", "-1", path); code != exitUsage {
+		t.Fatalf("negative --page-tokens: exit %d", code)
+	}
 }
