@@ -90,6 +90,8 @@ func (k ReasonKind) String() string {
 
 // Reason explains one exclusion.
 type Reason struct {
+	// Kind is why the frame was excluded; it says which of the other
+	// members are set. The zero value is not a valid reason.
 	Kind ReasonKind
 	// Kept is the survivor's identity (Duplicate only).
 	Kept frame.ID
@@ -122,11 +124,21 @@ type Entry struct {
 // rendered tokens actually used, and the names of the ranking strategy and
 // packer that ran.
 type Audit struct {
-	Entries    []Entry
-	Budget     int
+	// Entries holds one entry per offer: duplicates first, in canonical
+	// order, then the dedup survivors in ranking order.
+	Entries []Entry
+	// Budget is the budget the composition ran under, in CGP budget
+	// tokens (ceil(bytes/4)); a negative budget is recorded as 0.
+	Budget int
+	// TokensUsed is the sum of the included frames' rendered costs, in
+	// budget tokens. The preamble is not charged. It never exceeds Budget.
 	TokensUsed int
-	Strategy   string
-	Packer     string
+	// Strategy is the ranking strategy's Name, "score-descending" by
+	// default.
+	Strategy string
+	// Packer is the packer's String form, "first-fit" or
+	// "stop-at-first-miss".
+	Packer string
 }
 
 // Included returns the identities of the included frames, in audit order.
@@ -249,17 +261,29 @@ func (a *Audit) WriteText(w io.Writer) error {
 // Citation maps the label rendered in a frame's cite attribute to the
 // frame's identity and its (merged) provenance.
 type Citation struct {
-	Label      string
-	Frame      frame.ID
+	// Label is the frame's cite attribute as rendered: its citation label,
+	// or its title when the label is blank. It may be empty, and it is not
+	// unique across frames.
+	Label string
+	// Frame is the cited frame's identity.
+	Frame frame.ID
+	// Provenance is the frame's provenance; for a dedup survivor, its own
+	// links followed by the links of the duplicates it replaced that it
+	// does not already carry. nil when there is none.
 	Provenance []frame.Provenance
 }
 
 // Result is a composed prompt: the rendered text (preamble and fenced
 // frames), the citation map in render order, and the audit.
 type Result struct {
-	Prompt    string
+	// Prompt is the rendered prompt text: Preamble, then one fenced block
+	// per included frame in render order. It is Preamble alone when no
+	// frame was included.
+	Prompt string
+	// Citations holds one citation per included frame, in render order.
 	Citations []Citation
-	Audit     Audit
+	// Audit records what became of every offered frame, and why.
+	Audit Audit
 	// Cache reports the prompt's split into a stable prefix and a volatile
 	// tail (see Stable and Volatile).
 	Cache CacheReport

@@ -82,8 +82,19 @@ type item struct {
 	offer Offer
 	id    frame.ID
 	cost  int
-	size  int  // rendered length in bytes
-	clean bool // content needs no breaker: copy it verbatim
+	size  int    // rendered length in bytes
+	cite  string // the frame's Cite()
+	clean bool   // content needs no breaker: copy it verbatim
+	// plainAttrs: no attribute value needs escaping: copy them verbatim.
+	plainAttrs bool
+}
+
+// measure is what ForPrompt learns about a survivor before packing.
+type measure struct {
+	size  int    // RenderedLen
+	cite  string // Cite()
+	clean bool   // the content is rendered verbatim
+	plain bool   // every attribute value is rendered verbatim
 }
 
 // ForPrompt composes offers into a prompt under budget (in canonical budget
@@ -158,24 +169,63 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		kept[k] = g.keptOffer(offers, s)
 	}
 
-	// 2. Rank.
-	ranked := RankWith(strategy, kept)
+	// 2. Rank. The survivors are in strictly increasing identity order,
+	// which the default strategy can use without checking it.
+	var ranked []int
+	if _, ok := strategy.(ScoreDescending); ok {
+		ranked = scoreOrderStrict(kept)
+	} else {
+		ranked = RankWith(strategy, kept)
+	}
 
-	// 3. Pack. Rendered lengths are measured in canonical order (memory
-	// order, roughly) before the walk in rank order.
-	attrLens, contentLens := make([]int, len(kept)), make([]int, len(kept))
-	for k, off := range kept {
-		attrLens[k], contentLens[k] = renderedLens(off.Provider, off.frame())
+	// 3. Pack. Rendered lengths are measured before the walk in rank
+	// order. Few distinct providers and kinds recur, so those two
+	// attributes are measured once per run of equal values.
+	meas := make([]measure, len(kept))
+	var prov, kind string
+	provLen, kindLen := -1, -1
+	provPlain, kindPlain := false, false
+	// Survivors are measured in the order of the offers, which is most
+	// likely the order their bytes were allocated in: the scans then
+	// stream through memory instead of jumping between providers.
+	keptAt := make([]int, len(offers)) // offer index -> k + 1
+	for k, s := range g.survivors {
+		keptAt[s] = k + 1
+	}
+	for _, at := range keptAt {
+		if at == 0 {
+			continue
+		}
+		k := at - 1
+		off := kept[k]
+		f := off.frame()
+		if provLen < 0 || off.Provider != prov {
+			prov = off.Provider
+			provLen, provPlain = attrLen(prov)
+		}
+		if kindLen < 0 || string(f.Kind) != kind {
+			kind = string(f.Kind)
+			kindLen, kindPlain = attrLen(kind)
+		}
+		cite := f.Cite()
+		idLen, idPlain := attrLen(f.ID)
+		citeLen, citePlain := attrLen(cite)
+		content := inlineContent(f)
+		contentLen := neutralizedLen(content)
+		meas[k] = measure{
+			size:  fenceChrome + provLen + kindLen + idLen + citeLen + contentLen,
+			cite:  cite,
+			clean: contentLen == len(content),
+			plain: provPlain && kindPlain && idPlain && citePlain,
+		}
 	}
 	included := make([]item, 0, len(ranked))
 	used := 0
 	stopped := false
 	for _, k := range ranked {
-		off := kept[k]
-		f := off.frame()
+		m := &meas[k]
 		id := g.ids[g.survivors[k]]
-		size := attrLens[k] + contentLens[k]
-		cost := (size + 3) / 4
+		cost := (m.size + 3) / 4
 		remaining := budget - used
 		e := Entry{Frame: id, Attestation: o.Ledger.State(id)}
 		switch {
@@ -186,11 +236,11 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			used += cost
 			e.Disposition = Included
 			e.Verification = Unverifiable
-			if f.ContentDigest != "" {
+			if id.Digest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: off, id: id, cost: cost, size: size,
-				clean: contentLens[k] == len(inlineContent(f))})
+			included = append(included, item{offer: kept[k], id: id, cost: cost, size: m.size,
+				cite: m.cite, clean: m.clean, plainAttrs: m.plain})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
@@ -217,11 +267,11 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	stableBytes := b.Len()
 	for i, it := range placed {
 		f := it.offer.frame()
-		writeFrame(&b, it.offer.Provider, f, it.clean)
+		writeFrame(&b, it.offer.Provider, f, it.cite, it.clean, it.plainAttrs)
 		if i < arr.stable {
 			stableBytes = b.Len()
 		}
-		citations[i] = Citation{Label: f.Cite(), Frame: it.id, Provenance: f.Provenance}
+		citations[i] = Citation{Label: it.cite, Frame: it.id, Provenance: f.Provenance}
 	}
 
 	prompt := b.String()

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -560,7 +561,24 @@ func randomOffers(rng *rand.Rand) []Offer {
 		if rng.IntN(5) == 0 {
 			f.CitationLabel = ""
 		}
-		offers = append(offers, Offer{Provider: fmt.Sprintf("prov%d", rng.IntN(providers)), Frame: f})
+		provider := fmt.Sprintf("prov%d", rng.IntN(providers))
+		if rng.IntN(6) == 0 {
+			// Attribute values that are escaped or rewritten, some to
+			// the same length ("\n" becomes a space, "\u2028\u2028&" stays 7
+			// bytes long).
+			tricky := []string{"a\nb", "\u2028\u2028&", "<frame>", "x\"y", "\u0085", "\x01", "", "\xff"}
+			switch rng.IntN(4) {
+			case 0:
+				f.CitationLabel = tricky[rng.IntN(len(tricky))]
+			case 1:
+				f.ID += tricky[rng.IntN(len(tricky))]
+			case 2:
+				f.Kind = frame.Kind("doc" + tricky[rng.IntN(len(tricky))])
+			default:
+				provider += tricky[rng.IntN(len(tricky))]
+			}
+		}
+		offers = append(offers, Offer{Provider: provider, Frame: f})
 	}
 	return offers
 }
@@ -752,24 +770,113 @@ func TestResultJSONByValue(t *testing.T) {
 	}
 }
 
-// The arena sort and the in-place fallback (for identities too large for
-// 32-bit offsets) agree.
+// The keyed sort agrees with plain comparisons of the identities, also when
+// frame ids share long prefixes, end inside the key or differ only after it.
 func TestCanonicalOrderFallback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 300; iter++ {
 		offers := randomOffers(rng)
+		if iter%2 == 1 {
+			prefix := strings.Repeat("src/", rng.IntN(4))
+			for i, o := range offers {
+				f := *o.Frame
+				f.ID = prefix + f.ID + strings.Repeat("\x00", rng.IntN(2)) + strings.Repeat("9", rng.IntN(12))
+				offers[i].Frame = &f
+			}
+		}
 		ids := make([]frame.ID, len(offers))
 		for i, o := range offers {
 			ids[i] = o.ID()
 		}
-		a, b := canonicalOrder(offers, ids), canonicalOrderLimit(offers, ids, -1)
+		a, b := canonicalOrder(offers, ids), canonicalOrderSimple(offers, ids)
 		if !slices.Equal(a, b) {
-			t.Fatalf("arena order %v, fallback order %v", a, b)
+			t.Fatalf("keyed order %v, plain order %v", a, b)
 		}
 		for k := 1; k < len(a); k++ {
 			if ids[a[k-1]].Compare(ids[a[k]]) > 0 {
 				t.Fatalf("not in FrameID order at %d", k)
 			}
+		}
+	}
+}
+
+// ScoreDescending agrees with a plain sort by (score descending in the total
+// order, FrameID, value) whether or not its input is in FrameID order (the
+// word-sort fast path and the comparison sort).
+func TestScoreDescendingMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	scores := []float32{0, float32(math.Copysign(0, -1)), .25, .5, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), -float32(math.NaN()), math.MaxFloat32, math.SmallestNonzeroFloat32}
+	for iter := 0; iter < 500; iter++ {
+		var offers []Offer
+		for i := 0; i < rng.IntN(30); i++ {
+			offers = append(offers, Offer{fmt.Sprintf("p%d", rng.IntN(3)), mk(fmt.Sprintf("f%02d", rng.IntN(40)), "x", scores[rng.IntN(len(scores))], "")})
+		}
+		if iter%2 == 0 { // strictly increasing identities: the fast path
+			slices.SortFunc(offers, func(a, b Offer) int { return a.ID().Compare(b.ID()) })
+			offers = slices.CompactFunc(offers, func(a, b Offer) bool { return a.ID() == b.ID() })
+		}
+		want := make([]int, len(offers))
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int {
+			if c := CompareScores(offers[b].Frame.Score, offers[a].Frame.Score); c != 0 {
+				return c
+			}
+			if c := offers[a].ID().Compare(offers[b].ID()); c != 0 {
+				return c
+			}
+			return compareOffers(offers[a], offers[b])
+		})
+		if got := (ScoreDescending{}).Order(offers); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: %v, want %v", iter, got, want)
+		}
+	}
+}
+
+// radixSort is a stable sort by (provider ordinal, key), whatever digits
+// the keys share or differ in.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	for iter := 0; iter < 300; iter++ {
+		n := rng.IntN(300)
+		ks := make([]canonKey, n)
+		provs := []int32{0, 1, 255, 256, 70000, math.MaxInt32}[:1+rng.IntN(6)]
+		for i := range ks {
+			ks[i] = canonKey{prov: provs[rng.IntN(len(provs))], i: int32(i), key: rng.Uint64() >> (8 * rng.IntN(8))}
+			if rng.IntN(3) == 0 {
+				ks[i].key &= 0xFF00FF
+			}
+		}
+		want := slices.Clone(ks)
+		slices.SortStableFunc(want, func(a, b canonKey) int {
+			if a.prov != b.prov {
+				return cmp.Compare(a.prov, b.prov)
+			}
+			return cmp.Compare(a.key, b.key)
+		})
+		if got := radixSort(ks, make([]canonKey, n)); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: radix order differs from a stable sort", iter)
+		}
+	}
+}
+
+// radixSortWords sorts like slices.Sort, whatever digits the words share.
+func TestRadixSortWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for iter := 0; iter < 300; iter++ {
+		words := make([]uint64, rng.IntN(300))
+		for i := range words {
+			words[i] = rng.Uint64() >> (8 * rng.IntN(8))
+			if rng.IntN(3) == 0 {
+				words[i] &= 0xFF0000FF00
+			}
+		}
+		want := slices.Clone(words)
+		slices.Sort(want)
+		if got := radixSortWords(words, make([]uint64, len(words))); !slices.Equal(got, want) {
+			t.Fatalf("iter %d: radix order differs from slices.Sort", iter)
 		}
 	}
 }

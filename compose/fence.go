@@ -74,8 +74,9 @@ const (
 // breaker must be inserted, with the breaker to insert there.
 func scanFence(s string, emit func(at int, brk string)) {
 	i := 0
+	var sk skipper
 	for i < len(s) {
-		i = skipPlain(s, i)
+		i = sk.skip(s, i)
 		if i >= len(s) {
 			return
 		}
@@ -168,6 +169,73 @@ func skipPlain(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// skipper finds the next byte of s that may start a less-than unit, like
+// skipPlain, for a caller whose offsets never decrease. After a short
+// word-at-a-time probe it switches to strings.IndexByte (vectorised by the
+// runtime) for each ASCII trigger and remembers where each one next occurs,
+// so text with few triggers is read at memory speed and no byte is searched
+// for the same trigger twice.
+type skipper struct {
+	// next[k] is the offset of the first triggers[k] at or after the
+	// offset it was searched from, or len(s) when there is none; it stays
+	// exact while the caller's offset has not passed it.
+	// The zero value (every next 0) is "not searched yet": 0 is below
+	// the end of any probe.
+	next [len(triggers)]int
+}
+
+// triggers are the ASCII bytes that may start a less-than unit.
+const triggers = "<&\\%"
+
+// probe is how far skip reads a word at a time before it searches.
+const probe = 64
+
+// skip returns the offset of the first byte at or after i that may start a
+// less-than unit, or len(s); it may stop early at a '$' (see skipPlain).
+// Successive calls must pass the same s and non-decreasing i.
+func (k *skipper) skip(s string, i int) int {
+	end := i + probe
+	if end >= len(s) {
+		return skipPlain(s, i)
+	}
+	if j := skipPlain(s[:end], i); j < end {
+		return j
+	}
+	m := len(s)
+	for t := range k.next {
+		if k.next[t] < end {
+			k.next[t] = len(s)
+			if x := strings.IndexByte(s[end:], triggers[t]); x >= 0 {
+				k.next[t] = end + x
+			}
+		}
+		m = min(m, k.next[t])
+	}
+	return nonASCII(s, end, m)
+}
+
+// nonASCII returns the offset of the first byte of s[i:end] that is not
+// ASCII, or end.
+func nonASCII(s string, i, end int) int {
+	for ; i+32 <= end; i += 32 {
+		w := s[i : i+32]
+		if (load64(w, 0)|load64(w, 8)|load64(w, 16)|load64(w, 24))&msb != 0 {
+			break
+		}
+	}
+	for ; i+8 <= end; i += 8 {
+		if t := load64(s, i) & msb; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	for ; i < end; i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return end
 }
 
 // load64 reads s[i:i+8] as a little-endian word (one load once compiled).
@@ -789,6 +857,14 @@ func escapedAttrLen(v string) int {
 	})
 	count(v[last:])
 	return n
+}
+
+// attrLen is escapedAttrLen(v), and whether v is written verbatim.
+func attrLen(v string) (int, bool) {
+	if attrIsPlain(v) {
+		return len(v), true
+	}
+	return escapedAttrLen(v), false
 }
 
 // attrIsPlain reports whether attribute value v is written verbatim: no

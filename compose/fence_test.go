@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"fmt"
 	"html"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -385,7 +387,10 @@ func TestAttributeBreakouts(t *testing.T) {
 
 // Rendering is linear: a frame with 1 MB of the seed's quadratic inputs
 // renders in well under 50 ms of CPU, and four times the input costs about
-// four times as much (a quadratic path would cost sixteen times).
+// four times as much (a quadratic path would cost sixteen times). The
+// largest input outgrows the L2 cache, so on a machine whose memory is
+// contended a single comparison can exceed the bound; a case fails only
+// when three attempts all do.
 func TestRenderIsLinear(t *testing.T) {
 	for _, unit := range []string{"<日", "<", "<😀", "&", "<&#", "</\u200b", "&amp;", "<f", "\\u003c", "<\u0338"} {
 		big := strings.Repeat(unit, linearTestBytes/len(unit))
@@ -394,15 +399,25 @@ func TestRenderIsLinear(t *testing.T) {
 		mb := big[:len(big)/2]
 		mb = mb[:len(mb)/len(unit)*len(unit)]
 		fBig, fMB, fSmall := testFrame("big", big), testFrame("mb", mb), testFrame("small", small)
-		tMB := minDuration(func() { _ = RenderFrame("p", fMB) })
-		// 50 ms per MB of CPU (scaled for the race detector).
-		if limit := 50 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
-			t.Errorf("%q x %d bytes: %v of CPU, want < %v", unit, len(mb), tMB, limit)
+		var failure string
+		for attempt := 0; attempt < 3; attempt++ {
+			failure = ""
+			tMB := minDuration(func() { _ = RenderFrame("p", fMB) })
+			// 50 ms per MB of CPU (scaled for the race detector).
+			if limit := 50 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
+				failure = fmt.Sprintf("%q x %d bytes: %v of CPU, want < %v", unit, len(mb), tMB, limit)
+				continue
+			}
+			tBig := minDuration(func() { _ = RenderFrame("p", fBig) })
+			tSmall := minDuration(func() { _ = RenderFrame("p", fSmall) })
+			if tSmall >= time.Millisecond && tBig > 10*tSmall {
+				failure = fmt.Sprintf("%q: 4x the input took %v vs %v (more than linear)", unit, tBig, tSmall)
+				continue
+			}
+			break
 		}
-		tBig := minDuration(func() { _ = RenderFrame("p", fBig) })
-		tSmall := minDuration(func() { _ = RenderFrame("p", fSmall) })
-		if tSmall >= time.Millisecond && tBig > 10*tSmall {
-			t.Errorf("%q: 4x the input took %v vs %v (more than linear)", unit, tBig, tSmall)
+		if failure != "" {
+			t.Error(failure)
 		}
 	}
 }
@@ -462,6 +477,56 @@ func TestSkipPlain(t *testing.T) {
 					t.Fatalf("skipPlain(%q) = %d, want %d", s, got, want)
 				}
 			}
+		}
+	}
+}
+
+// firstTrigger is skipPlain's contract read a byte at a time: the first
+// offset at or after i whose byte may start a less-than unit, or len(s).
+func firstTrigger(s string, i int) int {
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '<' || c == '&' || c == '\\' || c == '%' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+// The skipper agrees with firstTrigger on long texts with sparse and dense
+// triggers, whatever steps its caller takes (it may stop early only at a
+// '$'), across the boundary of its word-at-a-time probe and after the
+// positions it remembers have been passed.
+func TestSkipper(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	specials := []byte{'<', '&', '\\', '%', 0x80, 0xC3, 0xE6, 0xFF, '$'}
+	for iter := 0; iter < 3000; iter++ {
+		n := rng.IntN(700)
+		b := []byte(strings.Repeat("plain text, no triggers here: x = y + 1; ", 20)[:n])
+		for range rng.IntN(6) {
+			if n > 0 {
+				b[rng.IntN(n)] = specials[rng.IntN(len(specials))]
+			}
+		}
+		if iter%5 == 0 && n > 0 { // a dense run somewhere
+			at := rng.IntN(n)
+			for k := at; k < min(n, at+rng.IntN(40)); k += 1 + rng.IntN(3) {
+				b[k] = specials[rng.IntN(len(specials))]
+			}
+		}
+		s := string(b)
+		var sk skipper
+		for i := 0; i <= len(s); {
+			want := firstTrigger(s, i)
+			got := sk.skip(s, i)
+			for got < want && s[got] == '$' {
+				got = sk.skip(s, got+1)
+			}
+			if got != want {
+				t.Fatalf("iter %d: skip(%q, %d) = %d, want %d", iter, s, i, got, want)
+			}
+			// Step like scanFence: past the trigger, sometimes far past it
+			// (a look-ahead that consumed text).
+			i = got + 1 + rng.IntN(3)*rng.IntN(100)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -45,7 +46,41 @@ func (ScoreDescending) Name() string { return NameScoreDescending }
 // Order ranks offers by score descending, then FrameID ascending.
 func (ScoreDescending) Order(offers []Offer) []int {
 	l := newIDs(offers)
-	return l.sorted(func(a, b int) int { return l.byScore(a, b) })
+	if !l.strict || uint64(len(offers)) > math.MaxUint32 {
+		return l.sorted(func(a, b int) int { return l.byScore(a, b) })
+	}
+	return orderByScoreKeys(l.keys)
+}
+
+// scoreOrderStrict is ScoreDescending{}.Order(offers) for offers whose
+// identities are strictly increasing (Dedup's survivors).
+func scoreOrderStrict(offers []Offer) []int {
+	if uint64(len(offers)) > math.MaxUint32 {
+		return ScoreDescending{}.Order(offers)
+	}
+	keys := make([]int32, len(offers))
+	for i, o := range offers {
+		keys[i] = scoreKey(o.frame().Score)
+	}
+	return orderByScoreKeys(keys)
+}
+
+// orderByScoreKeys sorts indices by (score key descending, index) for at
+// most 2^32 keys: index order must be FrameID order. The key is one word
+// per offer, sorted without a comparison function: flipping the sign bit
+// maps the int32 score key to a uint32 in the same order, complementing it
+// makes the order descending.
+func orderByScoreKeys(keys []int32) []int {
+	words := make([]uint64, len(keys))
+	for i, k := range keys {
+		words[i] = uint64(^(uint32(k)^(1<<31)))<<32 | uint64(i)
+	}
+	words = radixSortWords(words, make([]uint64, len(words)))
+	order := make([]int, len(words))
+	for k, w := range words {
+		order[k] = int(uint32(w))
+	}
+	return order
 }
 
 // RoundRobinByRank takes every provider's best frame, then every provider's
@@ -68,7 +103,11 @@ func (RoundRobinByRank) Order(offers []Offer) []int {
 // provider's first K, then every provider's next K, and so on; it never
 // truncates. K = 0 means 1 (which equals round robin); DefaultQuota is 3.
 // Key: (rank/K, provider ordinal, rank, FrameID).
-type PerProviderQuota struct{ K int }
+type PerProviderQuota struct {
+	// K is the tier size: how many frames each provider contributes per
+	// tier, counted by rank within the provider. Zero or negative means 1.
+	K int
+}
 
 // DefaultPerProviderQuota returns PerProviderQuota{K: DefaultQuota}.
 func DefaultPerProviderQuota() PerProviderQuota { return PerProviderQuota{K: DefaultQuota} }
@@ -96,7 +135,12 @@ func (q PerProviderQuota) Order(offers []Offer) []int {
 // (0, rank/w, ordinal, rank); for w = 0: (1, rank, ordinal, rank); then
 // FrameID.
 type TrustWeighted struct {
+	// Weights maps a provider's local id (Offer.Provider) to the number of
+	// frames it contributes per tier. nil means every provider gets
+	// Default.
 	Weights map[string]uint32
+	// Default is the weight of a provider absent from Weights; the zero
+	// value puts those providers' frames last, as a weight of 0 does.
 	Default uint32
 }
 
@@ -133,8 +177,14 @@ func (t TrustWeighted) Order(offers []Offer) []int {
 // position; frames not named follow in round-robin-by-rank order.
 // PolicyName is the name recorded in the audit.
 type PrecomputedOrder struct {
+	// PolicyName is what Name returns, recorded in the audit as the
+	// strategy.
 	PolicyName string
-	Positions  map[frame.ID]int
+	// Positions maps a frame's full identity (provider, id and digest, as
+	// Offer.ID returns it) to its position: lower comes first, equal
+	// positions go by FrameID, and only the order of the values matters.
+	// nil ranks every frame round robin.
+	Positions map[frame.ID]int
 }
 
 // NewPrecomputedOrder builds a PrecomputedOrder from a best-first list of
@@ -155,16 +205,18 @@ func (p PrecomputedOrder) Name() string { return p.PolicyName }
 // Order ranks named frames by position, then the rest round robin.
 func (p PrecomputedOrder) Order(offers []Offer) []int {
 	var named, rest []int
+	pos := make([]int, len(offers))
 	for i, o := range offers {
-		if _, ok := p.Positions[o.ID()]; ok {
+		if at, ok := p.Positions[o.ID()]; ok {
 			named = append(named, i)
+			pos[i] = at
 		} else {
 			rest = append(rest, i)
 		}
 	}
 	l := newLanes(offers)
 	slices.SortFunc(named, func(a, b int) int {
-		return cmpChain(cmp.Compare(p.Positions[l.ids[a]], p.Positions[l.ids[b]]), l.tiebreak(a, b))
+		return cmpChain(cmp.Compare(pos[a], pos[b]), l.tiebreak(a, b))
 	})
 	sub := make([]Offer, len(rest))
 	for k, i := range rest {
@@ -225,8 +277,8 @@ func IsPermutation(order []int, n int) bool {
 // FrameID).
 type lanes struct {
 	offers []Offer
-	ids    []frame.ID
-	keys   []int32 // score keys (scoreKey)
+	ids    []frame.ID // identities; nil when strict
+	keys   []int32    // score keys (scoreKey)
 	// strict: ids are strictly increasing, so index order is FrameID order
 	// (true for Dedup's output, which ForPrompt ranks).
 	strict  bool
@@ -236,13 +288,22 @@ type lanes struct {
 
 // newIDs returns lanes with identities only (no ordinals or ranks).
 func newIDs(offers []Offer) *lanes {
-	l := &lanes{offers: offers, ids: make([]frame.ID, len(offers)), keys: make([]int32, len(offers))}
+	l := &lanes{offers: offers, keys: make([]int32, len(offers))}
 	l.strict = true
+	var prev frame.ID
 	for i, o := range offers {
-		l.ids[i] = o.ID()
-		l.keys[i] = scoreKey(o.frame().Score)
-		if i > 0 && l.strict && l.ids[i-1].Compare(l.ids[i]) >= 0 {
+		f := o.frame()
+		l.keys[i] = scoreKey(f.Score)
+		id := f.Identity(o.Provider)
+		if i > 0 && l.strict && prev.Compare(id) >= 0 {
 			l.strict = false
+		}
+		prev = id
+	}
+	if !l.strict {
+		l.ids = make([]frame.ID, len(offers))
+		for i, o := range offers {
+			l.ids[i] = o.ID()
 		}
 	}
 	return l
@@ -320,4 +381,36 @@ func cmpChain(cs ...int) int {
 		}
 	}
 	return 0
+}
+
+// radixSortWords sorts words ascending with a least-significant-digit radix
+// sort over bytes, skipping digits every word shares; tmp is scratch space
+// of the same length. It returns the sorted slice (words or tmp).
+func radixSortWords(words, tmp []uint64) []uint64 {
+	var counts [8][256]int
+	for _, w := range words {
+		for d := 0; d < 8; d++ {
+			counts[d][byte(w>>(8*d))]++
+		}
+	}
+	src, dst := words, tmp
+	for d := 0; d < 8 && len(src) > 1; d++ {
+		c := &counts[d]
+		if c[byte(src[0]>>(8*d))] == len(src) {
+			continue // every word has this digit
+		}
+		var next [256]int
+		sum := 0
+		for b := range c {
+			next[b] = sum
+			sum += c[b]
+		}
+		for _, w := range src {
+			b := byte(w >> (8 * d))
+			dst[next[b]] = w
+			next[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }

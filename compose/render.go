@@ -13,8 +13,12 @@ import (
 // the first component of the frame's identity. A nil Frame is treated as a
 // frame whose members are all empty.
 type Offer struct {
+	// Provider is the host's local id for the provider that served the
+	// frame; it is rendered in the fence's provider attribute.
 	Provider string
-	Frame    *frame.Frame
+	// Frame is the offered frame, as the provider sent it; compose does
+	// not modify it. nil counts as an empty frame.
+	Frame *frame.Frame
 }
 
 var emptyFrame frame.Frame
@@ -171,16 +175,29 @@ func compareRendered(a, b *frame.Frame) int {
 }
 
 // writeFrame writes the block of one frame to b, like appendFrameContent,
-// without an intermediate buffer when nothing needs escaping.
-func writeFrame(b *strings.Builder, provider string, f *frame.Frame, clean bool) {
-	b.WriteString(fenceOpenProvider)
-	writeAttr(b, provider)
-	b.WriteString(fenceOpenID)
-	writeAttr(b, f.ID)
-	b.WriteString(fenceOpenKind)
-	writeAttr(b, string(f.Kind))
-	b.WriteString(fenceOpenCite)
-	writeAttr(b, f.Cite())
+// without an intermediate buffer when nothing needs escaping. cite is
+// f.Cite(); clean says the content, plainAttrs that every attribute value,
+// is known to be written verbatim.
+func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string, clean, plainAttrs bool) {
+	if plainAttrs {
+		b.WriteString(fenceOpenProvider)
+		b.WriteString(provider)
+		b.WriteString(fenceOpenID)
+		b.WriteString(f.ID)
+		b.WriteString(fenceOpenKind)
+		b.WriteString(string(f.Kind))
+		b.WriteString(fenceOpenCite)
+		b.WriteString(cite)
+	} else {
+		b.WriteString(fenceOpenProvider)
+		writeAttr(b, provider)
+		b.WriteString(fenceOpenID)
+		writeAttr(b, f.ID)
+		b.WriteString(fenceOpenKind)
+		writeAttr(b, string(f.Kind))
+		b.WriteString(fenceOpenCite)
+		writeAttr(b, cite)
+	}
 	b.WriteString(fenceOpenEnd)
 	content := inlineContent(f)
 	if clean {

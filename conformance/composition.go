@@ -45,8 +45,10 @@ func CompositionChecks() []string {
 // FrameRef names one frame by the provider id it was registered under and
 // its frame id. Its JSON form is a two-element array ["provider", "frame_id"].
 type FrameRef struct {
+	// Provider is the id the frame's provider was registered under.
 	Provider string
-	Frame    string
+	// Frame is the frame's id within that provider.
+	Frame string
 }
 
 // String returns "provider/frame".
@@ -75,13 +77,17 @@ func (r *FrameRef) UnmarshalJSON(b []byte) error {
 // dropped on the way. Frames a host's per-provider audit quarantined need
 // not be listed in Dropped.
 type Composition struct {
+	// Admitted lists the frames that reach the prompt, in render order.
 	Admitted []FrameRef `json:"admitted"`
-	Dropped  []FrameRef `json:"dropped"`
+	// Dropped lists the frames the host reports dropping on the way.
+	Dropped []FrameRef `json:"dropped"`
 }
 
 // ScenarioProvider is one fixture provider of a scenario: its id (the host's
 // routing key and FrameID provider) and its reply to the scenario's query.
 type ScenarioProvider struct {
+	// ID is the provider's id: the host's routing key and the provider
+	// part of its frames' identities.
 	ID string
 	// Frames is the provider's reply, in reply order. A host that runs its
 	// providers in-process serves exactly these; over stdio,
@@ -92,9 +98,13 @@ type ScenarioProvider struct {
 // Scenario is one composition input: providers in registration order and
 // the query the host fans out.
 type Scenario struct {
-	Name      string
+	// Name identifies the scenario (as passed to fixture-provider
+	// --scenario).
+	Name string
+	// Providers are the scenario's providers, in registration order.
 	Providers []ScenarioProvider
-	Query     frame.Query
+	// Query is the query the host fans out to every provider.
+	Query frame.Query
 }
 
 // ComposingHost is a host's composition layer as the composition suite sees

@@ -23,15 +23,22 @@ const ExecProtocol = "ctxkit-composition/1"
 // scenario, with the command that starts each fixture provider as a CGP
 // stdio provider.
 type ExecScenario struct {
-	Protocol  string         `json:"protocol"`
-	Scenario  string         `json:"scenario"`
-	Query     frame.Query    `json:"query"`
+	// Protocol is ExecProtocol, the version of this exchange.
+	Protocol string `json:"protocol"`
+	// Scenario is the scenario's name.
+	Scenario string `json:"scenario"`
+	// Query is the query to fan out.
+	Query frame.Query `json:"query"`
+	// Providers are the fixture providers, in registration order.
 	Providers []ExecProvider `json:"providers"`
 }
 
 // ExecProvider is one provider of an ExecScenario, in registration order.
 type ExecProvider struct {
-	ID      string   `json:"id"`
+	// ID is the id to register the provider under.
+	ID string `json:"id"`
+	// Command starts the provider as a CGP stdio provider: program and
+	// arguments.
 	Command []string `json:"command"`
 }
 

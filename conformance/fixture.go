@@ -28,7 +28,9 @@ const FixtureFingerprint = "bge-small-en-v1.5/384/l2"
 // MisbehaveMode is one way the fixture provider can break the protocol on
 // purpose, with the provider checks that must catch it.
 type MisbehaveMode struct {
-	Name    string
+	// Name is the value given to --misbehave.
+	Name string
+	// Summary says in one line how the mode breaks the protocol.
 	Summary string
 	// Targets are the provider checks this mode must make fail.
 	Targets []string

@@ -12,8 +12,11 @@ import (
 // member (citation_label, provenance[0].digest, result.frames[2].score);
 // Detail says what is wrong.
 type RuleError struct {
-	Rule   string
-	Field  string
+	// Rule is the violated rule's anchor (F3, B3, P2 ...) or "schema".
+	Rule string
+	// Field is the JSON path of the offending member.
+	Field string
+	// Detail describes what is wrong.
 	Detail string
 }
 

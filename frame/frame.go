@@ -103,71 +103,151 @@ const ProvenanceFile = "file"
 // closest to the source first. Type is the wire member "type" (file,
 // derivation, episode, or any other spelling).
 type Provenance struct {
-	Type   string `json:"type"`
-	URI    string `json:"uri,omitempty"`
-	Range  string `json:"range,omitempty"`
+	// Type is the kind of link: file, derivation, episode or another
+	// spelling. Only file links are held to rule F5.
+	Type string `json:"type"`
+	// URI addresses the source resource; empty (omitted) when absent.
+	URI string `json:"uri,omitempty"`
+	// Range narrows a file link to lines, as "L<start>[-<end>]"; empty
+	// (omitted) means the whole resource.
+	Range string `json:"range,omitempty"`
+	// Digest is the "sha256:<hex>" digest of the exact bytes addressed by
+	// URI and Range; a file link must carry a well-formed one (rule F5).
+	// Empty (omitted) when absent.
 	Digest string `json:"digest,omitempty"`
+	// Method names how this link derived its content; empty (omitted)
+	// when absent.
 	Method string `json:"method,omitempty"`
-	By     string `json:"by,omitempty"`
+	// By names the agent or tool that made this link; empty (omitted) when
+	// absent.
+	By string `json:"by,omitempty"`
 }
 
 // Relation is a typed edge from a frame to another resource. Rel is an open
 // vocabulary (code.calls, doc.documents, vendor:edge ...).
 type Relation struct {
-	Rel         string `json:"rel"`
-	TargetURI   string `json:"target_uri"`
+	// Rel is the edge type, an open vocabulary (code.calls,
+	// doc.documents, vendor:edge ...); never rejected for being unknown.
+	Rel string `json:"rel"`
+	// TargetURI is the resource the edge points to; it must not be blank
+	// (rule G2).
+	TargetURI string `json:"target_uri"`
+	// DisplayName is an optional human label for the target; when present
+	// it must not be blank (rule G1). Empty means absent (omitted).
 	DisplayName string `json:"display_name,omitempty"`
 }
 
 // ContentRef is an opaque handle a resolver can turn back into the full content.
 type ContentRef struct {
+	// ProviderID names the provider that can resolve the handle.
 	ProviderID string `json:"provider_id"`
-	URI        string `json:"uri"`
-	ExpiresAt  string `json:"expires_at,omitempty"`
+	// URI is the opaque handle to resolve.
+	URI string `json:"uri"`
+	// ExpiresAt is when the handle stops resolving, in the protocol
+	// timestamp grammar; empty (omitted) means no stated expiry.
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // Transform names the method that derived a compact frame from its source.
 type Transform struct {
-	Method         string `json:"method"`
+	// Method names the derivation (for example a summary or an outline).
+	Method string `json:"method"`
+	// Implementation names the tool or model that applied Method.
 	Implementation string `json:"implementation"`
-	Version        string `json:"version"`
+	// Version is the version of Implementation.
+	Version string `json:"version"`
 }
 
 // Embedding is a vector a provider attaches to a frame, tagged with the
 // fingerprint of the model that produced it.
 type Embedding struct {
-	Fingerprint string    `json:"fingerprint"`
-	Vector      []float32 `json:"vector,omitempty"`
+	// Fingerprint names the model that produced Vector, as
+	// "<model-id>/<dims>[/<norm>]".
+	Fingerprint string `json:"fingerprint"`
+	// Vector holds the f32 embedding values; nil (omitted) when the
+	// provider sends only the fingerprint.
+	Vector []float32 `json:"vector,omitempty"`
 }
 
 // Frame is a CGP context frame: one unit of evidence a provider offers.
 // Fields are in wire order. Score is a CGP f32. An empty string is an absent
 // optional member; a nil pointer or slice likewise.
 type Frame struct {
-	ID                       string            `json:"id"`
-	Kind                     Kind              `json:"kind"`
-	Title                    string            `json:"title"`
-	Content                  string            `json:"content,omitempty"`
-	ContentDigest            string            `json:"content_digest,omitempty"`
-	URI                      string            `json:"uri,omitempty"`
-	Representation           Representation    `json:"representation,omitempty"`
-	ContentFidelity          Fidelity          `json:"content_fidelity,omitempty"`
-	CanonicalContentHash     string            `json:"canonical_content_hash,omitempty"`
-	ContentRef               *ContentRef       `json:"content_ref,omitempty"`
-	Transform                *Transform        `json:"transform,omitempty"`
-	MinimumContentFidelity   Fidelity          `json:"minimum_content_fidelity,omitempty"`
+	// ID is the provider-scoped, stable frame id.
+	ID string `json:"id"`
+	// Kind is the frame kind (snippet, symbol, fact, doc, memory, episode,
+	// graph, or any other spelling kept verbatim).
+	Kind Kind `json:"kind"`
+	// Title is a short human title; it must not be empty (rule F2).
+	Title string `json:"title"`
+	// Content is the inline evidence text; empty (omitted) for a reference
+	// frame, which carries ContentRef instead. It is untrusted material
+	// (rule R3).
+	Content string `json:"content,omitempty"`
+	// ContentDigest is the provider-declared "sha256:<hex>" digest of the
+	// content (rule D1 grammar); it is the third component of the frame's
+	// identity. Empty (omitted) when absent; forbidden for reference frames.
+	ContentDigest string `json:"content_digest,omitempty"`
+	// URI is the frame's source resource; empty (omitted) when absent.
+	URI string `json:"uri,omitempty"`
+	// Representation is full, compact or reference; empty (omitted) means
+	// full (rules P1–P3).
+	Representation Representation `json:"representation,omitempty"`
+	// ContentFidelity says how faithfully Content renders the source
+	// (exact, normalized, summarized, omitted); empty (omitted) when
+	// undeclared.
+	ContentFidelity Fidelity `json:"content_fidelity,omitempty"`
+	// CanonicalContentHash is the digest of the complete source content;
+	// required for compact and reference frames, not carried by full ones.
+	// Empty (omitted) when absent.
+	CanonicalContentHash string `json:"canonical_content_hash,omitempty"`
+	// ContentRef is the handle that resolves the full content; required
+	// for compact and reference frames, nil (omitted) otherwise.
+	ContentRef *ContentRef `json:"content_ref,omitempty"`
+	// Transform names how a compact frame was derived; required for
+	// compact frames only, nil (omitted) otherwise.
+	Transform *Transform `json:"transform,omitempty"`
+	// MinimumContentFidelity is the least fidelity at which the frame is
+	// still useful; empty (omitted) when undeclared.
+	MinimumContentFidelity Fidelity `json:"minimum_content_fidelity,omitempty"`
+	// InlineContentRequirement says whether the content must be inlined or
+	// a resolvable reference is acceptable; empty (omitted) when
+	// undeclared.
 	InlineContentRequirement InlineRequirement `json:"inline_content_requirement,omitempty"`
-	Score                    float32           `json:"score"`
-	TokenCost                uint32            `json:"token_cost"`
-	CanonicalTokenCost       *uint32           `json:"canonical_token_cost,omitempty"`
-	TokenizerRef             string            `json:"tokenizer_ref,omitempty"`
-	ValidFrom                string            `json:"valid_from,omitempty"`
-	ValidTo                  string            `json:"valid_to,omitempty"`
-	RecordedAt               string            `json:"recorded_at,omitempty"`
-	Provenance               []Provenance      `json:"provenance,omitempty"`
-	CitationLabel            string            `json:"citation_label,omitempty"`
-	Embedding                *Embedding        `json:"embedding,omitempty"`
-	Relations                []Relation        `json:"relations,omitempty"`
+	// Score is the provider-local relevance in [0, 1] (rule F1); it orders
+	// frames within one provider only.
+	Score float32 `json:"score"`
+	// TokenCost is the inline content's cost in budget tokens,
+	// ceil(UTF-8 bytes / 4), exactly (rules B3, P4); 0 for a reference
+	// frame.
+	TokenCost uint32 `json:"token_cost"`
+	// CanonicalTokenCost is the complete source's cost in budget tokens;
+	// nil (omitted) when undeclared.
+	CanonicalTokenCost *uint32 `json:"canonical_token_cost,omitempty"`
+	// TokenizerRef names a model tokenizer (for example
+	// "openai:o200k_base"); empty (omitted) when absent.
+	TokenizerRef string `json:"tokenizer_ref,omitempty"`
+	// ValidFrom is when the evidence starts to hold, in the protocol
+	// timestamp grammar (rule F4); empty (omitted) when absent.
+	ValidFrom string `json:"valid_from,omitempty"`
+	// ValidTo is when the evidence stops holding, in the protocol
+	// timestamp grammar (rule F4); empty (omitted) when absent.
+	ValidTo string `json:"valid_to,omitempty"`
+	// RecordedAt is when the provider recorded the evidence, in the
+	// protocol timestamp grammar (rule F4); empty (omitted) when absent.
+	RecordedAt string `json:"recorded_at,omitempty"`
+	// Provenance is the chain back to the source, closest to the source
+	// first; nil (omitted) when empty.
+	Provenance []Provenance `json:"provenance,omitempty"`
+	// CitationLabel is the label a model cites the frame by; rule F3
+	// requires it present and not blank. Empty means absent (omitted).
+	CitationLabel string `json:"citation_label,omitempty"`
+	// Embedding is an optional vector for the frame; nil (omitted) when
+	// absent.
+	Embedding *Embedding `json:"embedding,omitempty"`
+	// Relations are typed edges to other resources; nil (omitted) when
+	// empty.
+	Relations []Relation `json:"relations,omitempty"`
 }
 
 // Identity returns the frame's canonical identity when served by provider

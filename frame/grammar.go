@@ -114,6 +114,7 @@ func daysIn(year, month int) int {
 // numbers, End equal to Start for a single line. Numbers too large for an int
 // saturate (a reader clamps the end to the end of the file anyway).
 type LineRange struct {
+	// Start and End are the first and last lines, 1-based and inclusive.
 	Start, End int
 }
 
@@ -164,9 +165,13 @@ func lineNumber(s string) (int, error) {
 
 // Fingerprint is a parsed embeddings fingerprint "<model-id>/<dims>[/<norm>]".
 type Fingerprint struct {
+	// Model is the model id, the part before the first '/'; never empty.
 	Model string
-	Dims  int
-	Norm  string
+	// Dims is the vector dimension count, positive.
+	Dims int
+	// Norm is the optional normalisation (for example "l2"); empty when
+	// the fingerprint has no third part.
+	Norm string
 }
 
 // ParseFingerprint parses the embeddings fingerprint grammar (rule E1): a

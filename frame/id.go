@@ -6,9 +6,15 @@ import "strings"
 // the frame's id, and its content digest when it declares one (empty when
 // absent). Its JSON form is the CGP FrameId.
 type ID struct {
+	// Provider is the host's local id for the serving provider (its routing
+	// and consent key), not the name the provider declares. Wire: provider_id.
 	Provider string `json:"provider_id"`
-	Frame    string `json:"frame_id"`
-	Digest   string `json:"content_digest,omitempty"`
+	// Frame is the provider-scoped frame id, equal to the frame's id member.
+	Frame string `json:"frame_id"`
+	// Digest is the frame's content_digest; empty when the frame declares
+	// none, in which case the identity is not verifiable (rule D3) and the
+	// member is omitted on the wire.
+	Digest string `json:"content_digest,omitempty"`
 }
 
 // Compare orders identities totally: bytewise by provider, then frame id,

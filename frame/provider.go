@@ -4,17 +4,30 @@ import "strings"
 
 // ProviderInfo is what a provider says about itself in its handshake_ack.
 type ProviderInfo struct {
-	Name     string   `json:"name"`
-	Version  string   `json:"version"`
+	// Name is the provider's declared name; rule H2 requires it non-empty.
+	Name string `json:"name"`
+	// Version is the provider's own version string; rule H2 requires it
+	// non-empty.
+	Version string `json:"version"`
+	// DataFlow declares whether the provider reads, writes and sends data
+	// off the machine.
 	DataFlow DataFlow `json:"data_flow"`
 }
 
 // DataFlow declares where a provider's data goes. EgressScopes refines
 // Egress; an Egress of true with no scopes is the legacy boolean posture.
 type DataFlow struct {
-	Reads        bool          `json:"reads"`
-	Writes       bool          `json:"writes"`
-	Egress       bool          `json:"egress"`
+	// Reads is true when the provider reads the user's data; false when
+	// absent.
+	Reads bool `json:"reads"`
+	// Writes is true when the provider writes or modifies the user's data;
+	// false when absent.
+	Writes bool `json:"writes"`
+	// Egress is true when data may leave the machine through the provider.
+	// A host never enables it on its own (rule C1); false when absent.
+	Egress bool `json:"egress"`
+	// EgressScopes lists where data may go; omitted when empty. An
+	// off-machine scope requires Egress true (rule C5).
 	EgressScopes []EgressScope `json:"egress_scopes,omitempty"`
 }
 
@@ -80,18 +93,33 @@ func (d *DataFlow) ScopesConsistent() bool {
 // Capabilities is what a provider can do, from its handshake_ack. Absent
 // members take their zero value. Representations empty means [full].
 type Capabilities struct {
-	Query                 QueryCapabilities `json:"query"`
-	Correlation           bool              `json:"correlation"`
-	Graph                 bool              `json:"graph"`
-	EmbeddingsFingerprint string            `json:"embeddings_fingerprint,omitempty"`
-	Verify                bool              `json:"verify"`
-	Representations       []Representation  `json:"representations,omitempty"`
-	Resolve               bool              `json:"resolve"`
+	// Query lists the frame kinds the provider serves.
+	Query QueryCapabilities `json:"query"`
+	// Correlation is true when the provider echoes a query's id on its
+	// frames or error reply (rule H4); the host sends ids only then.
+	Correlation bool `json:"correlation"`
+	// Graph is true for a graph provider, which must favour frames near
+	// the query's anchors (rules G3, G4).
+	Graph bool `json:"graph"`
+	// EmbeddingsFingerprint names the embedding model the provider accepts,
+	// as "<model-id>/<dims>[/<norm>]"; empty (omitted) when it takes no
+	// query embedding. A host sends an embedding only on an exact match
+	// (rule E1).
+	EmbeddingsFingerprint string `json:"embeddings_fingerprint,omitempty"`
+	// Verify is true when the provider answers verify requests (rule V2).
+	Verify bool `json:"verify"`
+	// Representations lists the representations the provider can serve;
+	// empty (omitted) means full only. A host requests only these (rule P5).
+	Representations []Representation `json:"representations,omitempty"`
+	// Resolve is true when the provider can resolve content references; it
+	// must be true when compact or reference is advertised.
+	Resolve bool `json:"resolve"`
 }
 
 // QueryCapabilities lists the kinds a provider serves; empty means it makes no
 // claim. The kinds are plain strings, not checked against the base kinds.
 type QueryCapabilities struct {
+	// Kinds are the frame kinds served, as declared; empty makes no claim.
 	Kinds []Kind `json:"kinds"`
 }
 

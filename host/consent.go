@@ -22,29 +22,47 @@ import (
 // Grantor says who granted a consent receipt: a person or a policy.
 type Grantor struct {
 	Kind string `json:"kind"` // "human" or "policy"
-	ID   string `json:"id"`
+	// ID names the person or policy that granted; required.
+	ID string `json:"id"`
 }
 
 // ConsentReceipt is one append-only grant for one egress scope of one
 // provider (§1.9). Receipts are never rewritten; withdrawing one appends a
 // revocation to the store's journal.
 type ConsentReceipt struct {
-	ProviderID      string            `json:"provider_id"`
-	Scope           frame.EgressScope `json:"scope"`
-	ProviderName    string            `json:"provider_name"`
-	ProviderVersion string            `json:"provider_version"`
-	Grantor         Grantor           `json:"grantor"`
-	GrantedAt       string            `json:"granted_at"`
-	ExpiresAt       string            `json:"expires_at,omitempty"`
+	// ProviderID is the host's local id for the provider the grant is for.
+	ProviderID string `json:"provider_id"`
+	// Scope is the one egress scope granted.
+	Scope frame.EgressScope `json:"scope"`
+	// ProviderName is the provider.name shown when consent was given.
+	ProviderName string `json:"provider_name"`
+	// ProviderVersion is the provider.version shown when consent was
+	// given.
+	ProviderVersion string `json:"provider_version"`
+	// Grantor says who granted.
+	Grantor Grantor `json:"grantor"`
+	// GrantedAt is when the grant was made, in the protocol timestamp
+	// grammar; the store stamps the current time when it is empty.
+	GrantedAt string `json:"granted_at"`
+	// ExpiresAt ends the grant (it holds while now < ExpiresAt), in the
+	// protocol timestamp grammar; empty (omitted) means no expiry.
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // ConsentRecord is the legacy boolean consent for a provider declaring
 // egress:true without scopes (§1.9). It never satisfies a scope gate.
 type ConsentRecord struct {
-	ProviderID   string         `json:"provider_id"`
-	DataFlow     frame.DataFlow `json:"data_flow"`
-	GrantedScope string         `json:"granted_scope"`
-	GrantedAt    string         `json:"granted_at,omitempty"`
+	// ProviderID is the host's local id for the provider.
+	ProviderID string `json:"provider_id"`
+	// DataFlow is the data flow the provider declared when consent was
+	// given.
+	DataFlow frame.DataFlow `json:"data_flow"`
+	// GrantedScope is a free-form label for what was granted (ctxkit
+	// writes "egress").
+	GrantedScope string `json:"granted_scope"`
+	// GrantedAt is when consent was given, in the protocol timestamp
+	// grammar; the store stamps the current time when it is empty.
+	GrantedAt string `json:"granted_at,omitempty"`
 }
 
 // ConsentDecision is the outcome of evaluating a provider against the store.
@@ -422,8 +440,11 @@ func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecis
 // empty the provider needs a legacy consent record. It matches
 // ErrConsentRequired.
 type ConsentError struct {
+	// Provider is the host's id for the stopped provider.
 	Provider string
-	Missing  []frame.EgressScope
+	// Missing lists the egress scopes with no current receipt; empty when
+	// a legacy consent record is what is missing.
+	Missing []frame.EgressScope
 }
 
 // Error names the missing scopes (or the missing consent record) and the

@@ -90,7 +90,8 @@ func newErr(provider, op string, kind error, detail string, cause error) *Error 
 // VersionMismatchError reports a provider whose protocol family differs from
 // the host's (H1/H3). It matches ErrVersionMismatch.
 type VersionMismatchError struct {
-	Provider        string // host-side id
+	Provider string // host-side id
+	// HostVersion is the protocol_version the host sent in its handshake.
 	HostVersion     string
 	ProviderVersion string // the protocol_version the provider acknowledged
 	ProviderName    string // provider.name from the ack, may be empty
@@ -108,9 +109,12 @@ func (e *VersionMismatchError) Is(target error) bool { return target == ErrVersi
 // CorrelationError reports a reply whose correlation id does not match the
 // request's (H4). Got is "<absent>" when the reply carried no id.
 type CorrelationError struct {
+	// Provider is the host's id for the provider that replied.
 	Provider string
+	// Expected is the id the host sent with the query.
 	Expected string
-	Got      string
+	// Got is the id the reply carried, or "<absent>" when it had none.
+	Got string
 }
 
 // Error names the expected and received ids and the rule (H4).

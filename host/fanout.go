@@ -64,17 +64,22 @@ func (s Status) Accepted() bool { return s == StatusFrames }
 
 // ExcludedFrame is one frame the audit refused, with the rule it broke.
 type ExcludedFrame struct {
-	Frame  frame.ID `json:"frame"`
-	Rule   string   `json:"rule"`
-	Detail string   `json:"detail"`
+	// Frame is the refused frame's identity.
+	Frame frame.ID `json:"frame"`
+	// Rule is the anchor of the broken rule (F1, B3, Q1 ...).
+	Rule string `json:"rule"`
+	// Detail says what was wrong with the frame.
+	Detail string `json:"detail"`
 }
 
 // Outcome is one provider's leg of a fan-out.
 type Outcome struct {
+	// Provider is the host's id for the leg's provider.
 	Provider string `json:"provider"`
 	// ProviderName is provider.name from the handshake ("" if none).
 	ProviderName string `json:"provider_name,omitempty"`
-	Status       Status `json:"status"`
+	// Status says how the leg ended; only StatusFrames contributes frames.
+	Status Status `json:"status"`
 	// Frames are the accepted frames (only when Status is StatusFrames).
 	Frames []frame.Frame `json:"frames,omitempty"`
 	// Result is the provider's reply as received (nil when none arrived);
@@ -93,7 +98,8 @@ type Outcome struct {
 	// Missing names the scopes lacking receipts (StatusScopeReceiptRequired).
 	Missing []frame.EgressScope `json:"missing_scopes,omitempty"`
 	// Err is the failure (nil for StatusFrames and for audit drops).
-	Err     error         `json:"-"`
+	Err error `json:"-"`
+	// Elapsed is the leg's wall-clock time, encoded in nanoseconds.
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 

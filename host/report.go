@@ -16,12 +16,17 @@ type FanOut struct {
 	// the global budget.
 	Query frame.Query `json:"query"`
 	// Budgeted is true for QueryAllBudgeted, with Budget the global budget.
-	Budgeted bool   `json:"budgeted"`
-	Budget   uint32 `json:"budget,omitempty"`
+	Budgeted bool `json:"budgeted"`
+	// Budget is the global budget in budget tokens when Budgeted, else 0
+	// (omitted).
+	Budget uint32 `json:"budget,omitempty"`
 	// Policy is the per-frame audit policy the legs were audited under.
-	Policy   AuditPolicy   `json:"policy"`
-	Outcomes []Outcome     `json:"outcomes"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	Policy AuditPolicy `json:"policy"`
+	// Outcomes holds one outcome per leg, in registration order.
+	Outcomes []Outcome `json:"outcomes"`
+	// Elapsed is the whole fan-out's wall-clock time, encoded in
+	// nanoseconds.
+	Elapsed time.Duration `json:"elapsed_ns"`
 
 	host *Host
 }
@@ -89,8 +94,10 @@ func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 
 // ProviderFrame is an accepted frame with the host id of its provider.
 type ProviderFrame struct {
+	// Provider is the host's id for the frame's provider.
 	Provider string
-	Frame    *frame.Frame
+	// Frame points at the accepted frame inside its leg's outcome.
+	Frame *frame.Frame
 }
 
 // Failures returns the legs that contributed nothing because of an error or
@@ -142,25 +149,44 @@ func (f *FanOut) TotalAcceptedTokens() uint64 {
 
 // ServedFrame is one frame billed in a usage report.
 type ServedFrame struct {
-	Frame     frame.ID `json:"frame"`
-	TokenCost uint32   `json:"token_cost"`
+	// Frame is the billed frame's identity.
+	Frame frame.ID `json:"frame"`
+	// TokenCost is the frame's declared token_cost, in budget tokens.
+	TokenCost uint32 `json:"token_cost"`
 }
 
 // ProviderUsage is one provider's line of a usage report.
 type ProviderUsage struct {
-	ProviderID     string        `json:"provider_id"`
-	FramesServed   uint32        `json:"frames_served"`
-	FramesRejected uint32        `json:"frames_rejected"`
-	TokenCost      uint64        `json:"token_cost"`
-	ServedFrames   []ServedFrame `json:"served_frames,omitempty"`
+	// ProviderID is the host's id for the provider.
+	ProviderID string `json:"provider_id"`
+	// FramesServed counts the provider's accepted frames; it equals
+	// len(ServedFrames).
+	FramesServed uint32 `json:"frames_served"`
+	// FramesRejected counts the provider's frames the audit refused, or
+	// every frame of its reply when the leg contributed nothing.
+	FramesRejected uint32 `json:"frames_rejected"`
+	// TokenCost is the sum of the served frames' token costs, in budget
+	// tokens.
+	TokenCost uint64 `json:"token_cost"`
+	// ServedFrames lists each served frame with its cost; nil (omitted)
+	// when none was served.
+	ServedFrames []ServedFrame `json:"served_frames,omitempty"`
 }
 
 // UsageReport accounts for every token a fan-out served (UR1).
 type UsageReport struct {
-	BudgetRequested uint32          `json:"budget_requested"`
-	BudgetConsumed  uint64          `json:"budget_consumed"`
-	AsOf            string          `json:"as_of"`
-	Providers       []ProviderUsage `json:"providers,omitempty"`
+	// BudgetRequested is the query's max_tokens, or the global budget for a
+	// budgeted fan-out, in budget tokens.
+	BudgetRequested uint32 `json:"budget_requested"`
+	// BudgetConsumed is the sum of every provider's TokenCost, in budget
+	// tokens (rule UR1).
+	BudgetConsumed uint64 `json:"budget_consumed"`
+	// AsOf is when the report was made, a protocol timestamp recorded as
+	// given.
+	AsOf string `json:"as_of"`
+	// Providers holds one line per leg, in registration order; nil
+	// (omitted) when there were no legs.
+	Providers []ProviderUsage `json:"providers,omitempty"`
 }
 
 // UsageReport builds the UR1 report: one line per leg; accepted frames are
@@ -233,17 +259,26 @@ func (r *UsageReport) WithinBudget() bool { return r.BudgetConsumed <= uint64(r.
 // selected it, whether it was rendered into the prompt, and whether the
 // model's output visibly cited it. The handle is the FrameID (A1).
 type ContextUse struct {
-	Frame    frame.ID `json:"frame"`
-	Selected bool     `json:"selected,omitempty"`
-	Rendered bool     `json:"rendered,omitempty"`
-	Cited    bool     `json:"cited,omitempty"`
+	// Frame is the frame's identity, the attribution handle (rule A1).
+	Frame frame.ID `json:"frame"`
+	// Selected is true when the composer chose the frame; false (omitted)
+	// otherwise.
+	Selected bool `json:"selected,omitempty"`
+	// Rendered is true when the frame was rendered into the prompt; it
+	// implies Selected (rule A3). False is omitted.
+	Rendered bool `json:"rendered,omitempty"`
+	// Cited is true when the model's output visibly cited the frame; it
+	// implies Rendered (rule A3). False is omitted.
+	Cited bool `json:"cited,omitempty"`
 }
 
 // AttributionReport pairs the uses of a turn's frames with the usage report
 // that billed them (A3).
 type AttributionReport struct {
-	Uses  []ContextUse `json:"uses"`
-	Usage UsageReport  `json:"usage"`
+	// Uses holds one attribution per frame of the turn.
+	Uses []ContextUse `json:"uses"`
+	// Usage is the usage report that billed the selected frames.
+	Usage UsageReport `json:"usage"`
 }
 
 // Check verifies A3: cited ⇒ rendered ⇒ selected for every use, and every

@@ -47,10 +47,16 @@ func (r DropReason) MarshalText() ([]byte, error) { return []byte(r.String()), n
 
 // VerifyDrop is a held frame that must not be reused.
 type VerifyDrop struct {
-	Frame             frame.ID   `json:"frame"`
-	Reason            DropReason `json:"reason"`
-	ReplacementDigest string     `json:"replacement_digest,omitempty"`
-	Detail            string     `json:"detail,omitempty"`
+	// Frame is the dropped identity.
+	Frame frame.ID `json:"frame"`
+	// Reason says why the frame must not be reused.
+	Reason DropReason `json:"reason"`
+	// ReplacementDigest is the provider's current digest for a stale frame
+	// (rule V4); empty (omitted) otherwise.
+	ReplacementDigest string `json:"replacement_digest,omitempty"`
+	// Detail adds context to Reason (the verify error, the verdict seen);
+	// empty (omitted) when there is none.
+	Detail string `json:"detail,omitempty"`
 }
 
 // WarrantsRequery reports whether re-querying could bring the evidence back
@@ -60,8 +66,11 @@ func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != DropGone }
 // VerifyOutcome partitions the held identities: every one is either retained
 // (its provider answered valid) or dropped with a reason. Default deny.
 type VerifyOutcome struct {
-	Retained []frame.ID   `json:"retained"`
-	Dropped  []VerifyDrop `json:"dropped"`
+	// Retained lists the identities the provider confirmed valid, safe to
+	// reuse (rule V3).
+	Retained []frame.ID `json:"retained"`
+	// Dropped lists every other held identity with its reason.
+	Dropped []VerifyDrop `json:"dropped"`
 }
 
 // Verify asks each provider whether held frames are still current (V1–V4):
@@ -228,10 +237,17 @@ func (s ProvenanceStatus) MarshalText() ([]byte, error) { return []byte(s.String
 
 // ProvenanceCheck is the outcome of VerifyFileProvenance.
 type ProvenanceCheck struct {
-	Status   ProvenanceStatus `json:"status"`
-	Expected string           `json:"expected,omitempty"`
-	Actual   string           `json:"actual,omitempty"`
-	Reason   string           `json:"reason,omitempty"`
+	// Status is the verdict of the re-read.
+	Status ProvenanceStatus `json:"status"`
+	// Expected is the digest the provenance link declared; empty when it
+	// declared none.
+	Expected string `json:"expected,omitempty"`
+	// Actual is the "sha256:<hex>" digest of the bytes read; empty
+	// (omitted) unless the bytes were read (verified or mismatch).
+	Actual string `json:"actual,omitempty"`
+	// Reason says why the link was unreadable or refused; empty (omitted)
+	// otherwise.
+	Reason string `json:"reason,omitempty"`
 }
 
 // VerifyProvenance re-reads p under the host's trusted roots

@@ -55,8 +55,10 @@ func (l *Ledger) Len() int {
 
 // LedgerEntry is one recorded state.
 type LedgerEntry struct {
+	// Frame is the identity the state was recorded for.
 	Frame frame.ID `json:"frame"`
-	State State    `json:"attestation"`
+	// State is the frame's attestation state (JSON member "attestation").
+	State State `json:"attestation"`
 }
 
 // Entries returns the recorded states in canonical FrameID order.

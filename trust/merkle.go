@@ -16,16 +16,24 @@ const MaxProofSteps = 64
 // subtree hash and whether it is the left operand at that level. Wire
 // members: "sibling" ("sha256:<hex>"), "sibling_is_left".
 type ProofStep struct {
-	Sibling       Digest `json:"sibling"`
-	SiblingIsLeft bool   `json:"sibling_is_left"`
+	// Sibling is the hash of the sibling subtree at this level.
+	Sibling Digest `json:"sibling"`
+	// SiblingIsLeft is true when Sibling is the left operand of the node
+	// hash at this level.
+	SiblingIsLeft bool `json:"sibling_is_left"`
 }
 
 // InclusionProof shows that one commitment is a leaf of a Merkle root
 // (RFC 6962 tree shape). Wire members: "leaf_index", "leaf_count", "path".
 type InclusionProof struct {
-	LeafIndex uint64      `json:"leaf_index"`
-	LeafCount uint64      `json:"leaf_count"`
-	Path      []ProofStep `json:"path"`
+	// LeafIndex is the 0-based position of the proven leaf; it must be
+	// below LeafCount.
+	LeafIndex uint64 `json:"leaf_index"`
+	// LeafCount is the number of leaves in the tree.
+	LeafCount uint64 `json:"leaf_count"`
+	// Path lists the sibling hashes from the leaf up to the root; at most
+	// MaxProofSteps steps.
+	Path []ProofStep `json:"path"`
 }
 
 // Errors of inclusion-proof verification. All are wrapped with detail.

@@ -30,9 +30,13 @@ type Store struct {
 
 // Entry is one trusted key, as List returns it.
 type Entry struct {
+	// Provider is the host's local id for the provider the key is trusted
+	// for.
 	Provider string
-	KeyID    string
-	Key      PublicKey
+	// KeyID is the key's id, as the provider names it in attestations.
+	KeyID string
+	// Key is the trusted Ed25519 public key.
+	Key PublicKey
 }
 
 // Fingerprint returns the key's "sha256:<hex>" fingerprint.

@@ -73,6 +73,7 @@ type Inputs struct {
 	// Skills and Memory are bodies loaded into the request outside the
 	// system prompt and history.
 	Skills []string
+	// Memory holds the memory bodies, one string each (see Skills).
 	Memory []string
 	// ThinkingBudget is the requested thinking budget in tokens.
 	ThinkingBudget int
@@ -99,12 +100,20 @@ type Inputs struct {
 
 // Breakdown is the typed usage per request segment, in tokens.
 type Breakdown struct {
-	System      int `json:"system"`
+	// System is the system prompt's usage.
+	System int `json:"system"`
+	// ToolSchemas is the usage of the exposed tool schemas.
 	ToolSchemas int `json:"tool_schemas"`
-	History     int `json:"history"`
-	Framing     int `json:"framing"`
-	Skills      int `json:"skills"`
-	Memory      int `json:"memory"`
+	// History is the messages' content usage, images included at their
+	// flat charge.
+	History int `json:"history"`
+	// Framing is the per-message charge for role tags and boundaries,
+	// FramingTokensPerMessage for each message.
+	Framing int `json:"framing"`
+	// Skills is the usage of the loaded skill bodies.
+	Skills int `json:"skills"`
+	// Memory is the usage of the loaded memory bodies.
+	Memory int `json:"memory"`
 }
 
 // Total sums the lanes.
@@ -148,25 +157,40 @@ type Anchor struct {
 // rewritten following compaction advice, whether the compaction reduced
 // the estimate.
 type CompactionCheck struct {
-	Before  int  `json:"before"`
-	After   int  `json:"after"`
+	// Before is the usage, in tokens, when compaction was advised.
+	Before int `json:"before"`
+	// After is the usage, in tokens, of this assessment.
+	After int `json:"after"`
+	// Reduced is true when After is below Before; when false, a Session
+	// withholds compaction advice until the history grows.
 	Reduced bool `json:"reduced"`
 }
 
 // Assessment is one request-aware budget assessment: pure data, read by
 // every frontend, never recomputed by them.
 type Assessment struct {
-	Model           string    `json:"model"`
-	Wire            Wire      `json:"wire"`
-	Counter         string    `json:"counter"`
-	Window          int       `json:"window"`
-	InputLimit      int       `json:"input_limit,omitempty"`
-	Breakdown       Breakdown `json:"breakdown"`
-	Reserves        Reserves  `json:"reserves"`
-	HistoryMessages int       `json:"history_messages"`
+	// Model is the model name the assessment was made for, as given.
+	Model string `json:"model"`
+	// Wire is the API family the request is shaped for.
+	Wire Wire `json:"wire"`
+	// Counter names the token counter that produced the figures.
+	Counter string `json:"counter"`
+	// Window is the effective context window, in tokens.
+	Window int `json:"window"`
+	// InputLimit is the model's separate cap on input tokens when the
+	// catalog gives one and no explicit window was set; 0 (omitted) when
+	// there is none.
+	InputLimit int `json:"input_limit,omitempty"`
+	// Breakdown is the usage per request segment, in tokens.
+	Breakdown Breakdown `json:"breakdown"`
+	// Reserves are the tokens set aside before any context is admitted.
+	Reserves Reserves `json:"reserves"`
+	// HistoryMessages is the number of messages in the history.
+	HistoryMessages int `json:"history_messages"`
 	// Images is the number of base64 images charged flat, at ImageTokens
 	// each (inside the history lane).
-	Images      int `json:"images"`
+	Images int `json:"images"`
+	// ImageTokens is the flat charge per image, in tokens.
 	ImageTokens int `json:"image_tokens"`
 	// Calibration is the factor the lanes were scaled by (1 for Assess;
 	// a Session raises it from reported usage).

@@ -13,6 +13,7 @@ import (
 
 // Finding is one rule violation in an input, at a 1-based line.
 type Finding struct {
+	// Line is the 1-based line of the offending item in the input.
 	Line int `json:"line"`
 	*frame.RuleError
 }

@@ -22,8 +22,11 @@ var ErrNotObject = errors.New("envelope is not a JSON object")
 // *json.SyntaxError, *json.UnmarshalTypeError, *frame.MissingMemberError,
 // *TooLongError, ErrInvalidUTF8 or ErrNotObject.
 type DecodeError struct {
+	// Line is the 1-based line number in the stream; 0 when a single body
+	// or document was decoded.
 	Line int
-	Err  error
+	// Err is the underlying cause (see the type's comment for the kinds).
+	Err error
 }
 
 // Error renders "decode line N: cause", or "decode: cause" without a line.

@@ -17,9 +17,13 @@ import (
 // provider. Line is the offer's 1-based line (or array position) in its
 // input; it is not encoded.
 type Offer struct {
-	Provider string      `json:"provider"`
-	Frame    frame.Frame `json:"frame"`
-	Line     int         `json:"-"`
+	// Provider is the host's id for the offering provider.
+	Provider string `json:"provider"`
+	// Frame is the offered frame.
+	Frame frame.Frame `json:"frame"`
+	// Line is the 1-based line (or array position) the offer came from;
+	// not encoded.
+	Line int `json:"-"`
 }
 
 // Identity returns the offered frame's canonical identity.

@@ -24,6 +24,7 @@ func Compatible(a, b string) bool { return Family(a) == Family(b) }
 // VersionMismatchError is the named error for a peer in another version
 // family (rule H3).
 type VersionMismatchError struct {
+	// Ours is the version this side speaks and Theirs the peer's.
 	Ours, Theirs string
 }
 

@@ -116,6 +116,7 @@ func (c Config) withDefaults() Config {
 // "compared turns" run over turns 2..T, each against its predecessor;
 // cost means run over all T turns (the first one writes the cache).
 type Report struct {
+	// Placement is the placement the session was composed under.
 	Placement compose.Placement
 	// Turns is T.
 	Turns int
@@ -154,13 +155,20 @@ type Report struct {
 	// (or read), found at one of its own block boundaries no more than
 	// LookbackBlocks before one of its breakpoints.
 	MarkedReusableFraction float64
-	MarkedCostPerTurn      float64
+	// MarkedCostPerTurn is the mean estimated input cost per turn in US
+	// dollars under the marked-breakpoint host described above.
+	MarkedCostPerTurn float64
 }
 
 // Session is the seeded sequence of offers a Config describes.
 type Session struct {
+	// Budget is the budget every turn is composed under, in budget tokens.
+	// NewSession sets it to Config.Budget or, when that is not positive,
+	// to half the summed rendered cost of the first turn's offers.
 	Budget int
-	Turns  [][]compose.Offer
+	// Turns holds each turn's offers, first turn first: Config.Turns
+	// slices of Config.Offered offers.
+	Turns [][]compose.Offer
 }
 
 type simFrame struct {
@@ -267,6 +275,9 @@ func Run(c Config, placements ...compose.Placement) []Report {
 
 // Turn is one composition of a simulated session with its cache outcome.
 type Turn struct {
+	// Result is the turn's composition under the walked placement, with
+	// the previous turn's Result.Layout as Options.Previous (none on the
+	// first turn).
 	Result *compose.Result
 	// SharedPrefixBytes is the prefix shared with the previous prompt.
 	SharedPrefixBytes int

@@ -15,10 +15,14 @@ import (
 // ErrNonFinite is returned for a NaN or infinite number, which JSON cannot hold.
 var ErrNonFinite = errors.New("cgpjson: number is NaN or infinite")
 
-// W appends one JSON value to B. Calls after a failure are no-ops; Err holds
-// the first failure.
+// W appends one JSON value to B. Writing goes on after a failure, but B is
+// then not valid JSON; Err holds the first failure.
 type W struct {
-	B   []byte
+	// B is the output buffer; the writer appends to it, so it may start
+	// with bytes of the caller's (nil starts empty).
+	B []byte
+	// Err is the first failure (ErrNonFinite, or an error passed to Fail);
+	// nil while every write succeeded. When it is set, discard B.
 	Err error
 	sep bool // a value was written at this level, so the next one needs a comma
 }

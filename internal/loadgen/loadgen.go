@@ -53,8 +53,14 @@ type Report struct {
 	Broken   int64         // responses cut off, unreadable, or failing Check
 	Dropped  int64         // requests that got no response at all (connection closed before it)
 	Refused  int64         // requests that never reached the server (connection refused, or not accepted before the listener closed)
-	Elapsed  time.Duration
+	// Elapsed is the wall-clock time from starting the workers until the
+	// last one stopped; RPS divides Requests by it.
+	Elapsed time.Duration
+	// P50 and P90 are nearest-rank percentiles of the latency of the
+	// requests counted in Requests, each timed from sending the request
+	// until its whole body was read. All four are zero when Requests is 0.
 	P50, P90 time.Duration
+	// P99 is the 99th percentile of the same latencies, Max the slowest.
 	P99, Max time.Duration
 	FirstErr error // the first broken response's error, if any
 	// FirstDropped is the first error of a request that got no response.
