@@ -30,27 +30,43 @@ type AssessRequest struct {
 	// Skills and Memory are bodies loaded outside the system prompt and
 	// history.
 	Skills []string `json:"skills,omitempty"`
+	// Memory bodies are charged to the memory lane.
 	Memory []string `json:"memory,omitempty"`
 }
 
 // AssessResult is the answer of POST /v1/assess decoded: window.Assessment's
 // JSON, with the derived figures.
 type AssessResult struct {
-	Model           string         `json:"model"`
-	Wire            string         `json:"wire"`
-	Counter         string         `json:"counter"`
-	Window          int            `json:"window"`
-	InputLimit      int            `json:"input_limit,omitempty"`
-	Breakdown       map[string]int `json:"breakdown"`
-	Reserves        map[string]any `json:"reserves"`
-	HistoryMessages int            `json:"history_messages"`
-	Images          int            `json:"images"`
-	ImageTokens     int            `json:"image_tokens"`
-	Warnings        []string       `json:"warnings,omitempty"`
-	Used            int            `json:"used"`
-	Budget          int            `json:"budget"`
-	Remaining       int            `json:"remaining"`
-	ShouldCompact   bool           `json:"should_compact"`
+	// Model is the model assessed for ("" when unknown).
+	Model string `json:"model"`
+	// Wire is the API family: anthropic, openai or gemini.
+	Wire string `json:"wire"`
+	// Counter names the token counter used (o200k_base, cl100k_base or safe).
+	Counter string `json:"counter"`
+	// Window is the effective context window in tokens.
+	Window int `json:"window"`
+	// InputLimit is the model's input limit when it has one.
+	InputLimit int `json:"input_limit,omitempty"`
+	// Breakdown is the usage per lane: system, tool_schemas, history, framing, skills, memory.
+	Breakdown map[string]int `json:"breakdown"`
+	// Reserves are thinking, tool_result, output, safety_margin and the thinking_accounting rule.
+	Reserves map[string]any `json:"reserves"`
+	// HistoryMessages is the number of messages in the history.
+	HistoryMessages int `json:"history_messages"`
+	// Images is the number of base64 images charged flat.
+	Images int `json:"images"`
+	// ImageTokens is the flat charge per image.
+	ImageTokens int `json:"image_tokens"`
+	// Warnings lists inputs that were clamped or charged as text.
+	Warnings []string `json:"warnings,omitempty"`
+	// Used is the total usage across the lanes.
+	Used int `json:"used"`
+	// Budget is the window minus the reserves, floored at 0.
+	Budget int `json:"budget"`
+	// Remaining is what is left before compaction is advised.
+	Remaining int `json:"remaining"`
+	// ShouldCompact is the compaction decision.
+	ShouldCompact bool `json:"should_compact"`
 }
 
 func (h *Handler) assess(_ context.Context, req *AssessRequest) (any, error) {

@@ -16,8 +16,10 @@ import (
 // compose.Offer, {"provider": ID, "frame": FRAME}, the same pair the CLI
 // reads.
 type Offer struct {
-	Provider string       `json:"provider"`
-	Frame    *frame.Frame `json:"frame"`
+	// Provider is the host's id for the provider that served the frame.
+	Provider string `json:"provider"`
+	// Frame is the offered frame in CGP wire form.
+	Frame *frame.Frame `json:"frame"`
 }
 
 // ComposeRequest is the body of POST /v1/compose.
@@ -34,8 +36,9 @@ type ComposeRequest struct {
 	Quota int `json:"quota,omitempty"`
 	// Weights are the per-provider weights of trust-weighted; providers
 	// not listed get DefaultWeight (default 1).
-	Weights       map[string]uint32 `json:"weights,omitempty"`
-	DefaultWeight *uint32           `json:"default_weight,omitempty"`
+	Weights map[string]uint32 `json:"weights,omitempty"`
+	// DefaultWeight is the weight of providers absent from Weights (default 1).
+	DefaultWeight *uint32 `json:"default_weight,omitempty"`
 	// Packer is first-fit (default) or stop-at-first-miss.
 	Packer string `json:"packer,omitempty"`
 	// SkipInvalid composes the valid offers and lists the others under
@@ -58,23 +61,31 @@ type ComposeRequest struct {
 
 // ContextRequest is the body of POST /v1/context.
 type ContextRequest struct {
-	Offers      []Offer `json:"offers"`
-	SkipInvalid bool    `json:"skip_invalid,omitempty"`
+	// Offers are the frames to render, at most Options.MaxFrames.
+	Offers []Offer `json:"offers"`
+	// SkipInvalid renders the valid offers and lists the others.
+	SkipInvalid bool `json:"skip_invalid,omitempty"`
 }
 
 // ContextResponse is the answer of POST /v1/context: the determinism floor,
 // the same bytes for the same set of offers whatever their order or scores.
 type ContextResponse struct {
-	Context string    `json:"context"`
+	// Context is the canonical rendering of the set.
+	Context string `json:"context"`
+	// Skipped lists the invalid offers left out (skip_invalid only).
 	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
 // Skipped is an offer left out of a skip_invalid request, with the first
 // rule it breaks.
 type Skipped struct {
-	Index   int    `json:"index"`
-	Rule    string `json:"rule"`
-	Field   string `json:"field"`
+	// Index is the offer's position in the request, from 0.
+	Index int `json:"index"`
+	// Rule is the first protocol rule the offer breaks.
+	Rule string `json:"rule"`
+	// Field is the JSON path of the member at fault.
+	Field string `json:"field"`
+	// Message lists every violation of the offer.
 	Message string `json:"message"`
 }
 

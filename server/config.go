@@ -29,7 +29,9 @@ import (
 // config file's directory. Credentials are never written in the file: a
 // provider names the environment variable that holds its bearer token.
 type Config struct {
-	Limits    Limits           `json:"limits"`
+	// Limits are the request limits; zero fields keep the defaults.
+	Limits Limits `json:"limits"`
+	// Providers are the providers POST /v1/query fans out to, in order.
 	Providers []ProviderConfig `json:"providers"`
 	// ConsentStore is the consent journal egress providers are checked
 	// against (the file `ctxkit consent grant` writes). Default: the
@@ -41,9 +43,12 @@ type Config struct {
 
 // Limits are the request limits of a config file; zero means the default.
 type Limits struct {
-	MaxBodyBytes int64    `json:"max_body_bytes,omitempty"`
-	MaxFrames    int      `json:"max_frames,omitempty"`
-	Timeout      Duration `json:"timeout,omitempty"`
+	// MaxBodyBytes is Options.MaxBodyBytes.
+	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
+	// MaxFrames is Options.MaxFrames.
+	MaxFrames int `json:"max_frames,omitempty"`
+	// Timeout is Options.Timeout, as a duration string ("30s").
+	Timeout Duration `json:"timeout,omitempty"`
 }
 
 // Apply copies the non-zero limits into o.

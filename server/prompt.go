@@ -36,8 +36,10 @@ type PromptPart struct {
 
 // PromptResponse is the answer of POST /v1/prompt.
 type PromptResponse struct {
+	// Prompt is the rendered prompt.
 	Prompt string `json:"prompt"`
-	Nonce  string `json:"nonce"`
+	// Nonce is the nonce of its untrusted blocks (32 lowercase hex characters).
+	Nonce string `json:"nonce"`
 }
 
 func (h *Handler) prompt(_ context.Context, req *PromptRequest) (any, error) {

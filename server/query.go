@@ -44,29 +44,39 @@ type QueryRequest struct {
 	MaxFrames int `json:"max_frames,omitempty"`
 	// Strategy, Quota, Weights, DefaultWeight and Packer choose the
 	// composition policy as in ComposeRequest.
-	Strategy      string            `json:"strategy,omitempty"`
-	Quota         int               `json:"quota,omitempty"`
-	Weights       map[string]uint32 `json:"weights,omitempty"`
-	DefaultWeight *uint32           `json:"default_weight,omitempty"`
-	Packer        string            `json:"packer,omitempty"`
+	Strategy string `json:"strategy,omitempty"`
+	// Quota is K of per-provider-quota (default 3).
+	Quota int `json:"quota,omitempty"`
+	// Weights are the per-provider weights of trust-weighted.
+	Weights map[string]uint32 `json:"weights,omitempty"`
+	// DefaultWeight is the weight of providers absent from Weights (default 1).
+	DefaultWeight *uint32 `json:"default_weight,omitempty"`
+	// Packer is first-fit (default) or stop-at-first-miss.
+	Packer string `json:"packer,omitempty"`
 }
 
 // queryAnswer is what the handler writes: the composer's result and the
 // host's fan-out report (one outcome per provider leg).
 type queryAnswer struct {
+	// Composition is compose.Result's own JSON.
 	Composition json.RawMessage `json:"composition"`
-	FanOut      *host.FanOut    `json:"fanout"`
+	// FanOut is the host report: one outcome per provider leg.
+	FanOut *host.FanOut `json:"fanout"`
 }
 
 // QueryResult is the answer of POST /v1/query decoded.
 type QueryResult struct {
+	// Composition is the composed prompt, citations and audit.
 	Composition ComposeResult `json:"composition"`
-	FanOut      FanOutReport  `json:"fanout"`
+	// FanOut reports each provider leg.
+	FanOut FanOutReport `json:"fanout"`
 }
 
 // FanOutReport is the part of host.FanOut's JSON a client usually reads.
 type FanOutReport struct {
-	Budget   uint32       `json:"budget,omitempty"`
+	// Budget is the global budget the legs shared.
+	Budget uint32 `json:"budget,omitempty"`
+	// Outcomes has one entry per provider, in registration order.
 	Outcomes []LegOutcome `json:"outcomes"`
 }
 
@@ -74,10 +84,15 @@ type FanOutReport struct {
 // consent_required, budget_lie, ...), the frames the audit refused, and the
 // failure message.
 type LegOutcome struct {
-	Provider string            `json:"provider"`
-	Status   string            `json:"status"`
-	Error    string            `json:"error,omitempty"`
-	Frames   []json.RawMessage `json:"frames,omitempty"`
+	// Provider is the host-side provider id.
+	Provider string `json:"provider"`
+	// Status is the leg outcome: frames, consent_required, timeout, crashed, budget_lie, frame_flood ...
+	Status string `json:"status"`
+	// Error is the failure message, empty when the leg succeeded.
+	Error string `json:"error,omitempty"`
+	// Frames are the frames the audit accepted, in CGP wire form.
+	Frames []json.RawMessage `json:"frames,omitempty"`
+	// Excluded lists the frames the audit refused, each with its rule.
 	Excluded []json.RawMessage `json:"excluded,omitempty"`
 }
 

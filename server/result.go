@@ -11,29 +11,40 @@ import (
 // offers skipped when the request asked for skip_invalid. The server writes
 // compose.Result's own encoding; this type lets a Go client read it back.
 type ComposeResult struct {
-	Prompt    string     `json:"prompt"`
+	// Prompt is the evidence preamble and one fence per included frame.
+	Prompt string `json:"prompt"`
+	// Citations map each rendered cite label to its frame, in render order.
 	Citations []Citation `json:"citations"`
-	Audit     Audit      `json:"audit"`
+	// Audit has one entry per offered frame.
+	Audit Audit `json:"audit"`
 	// Cache is present when the request named a placement, a previous
 	// layout or a minimum prefix: where the prompt's stable prefix ends.
-	Cache   *CacheReport `json:"cache,omitempty"`
-	Skipped []Skipped    `json:"skipped,omitempty"`
+	Cache *CacheReport `json:"cache,omitempty"`
+	// Skipped lists the invalid offers left out (skip_invalid only).
+	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
 // CacheReport splits the prompt into a stable prefix, byte-identical to
 // the start of the previous turn's prompt when the previous layout was sent,
 // and a volatile tail: put a provider cache breakpoint between them.
 type CacheReport struct {
+	// Placement is the placement that ran.
 	Placement string `json:"placement"`
 	// StablePrefixBytes is where the stable part ends, in UTF-8 bytes of
 	// the prompt (not characters: slice the encoded prompt).
-	StablePrefixBytes  int    `json:"stable_prefix_bytes"`
-	StablePrefixTokens int    `json:"stable_prefix_tokens"`
-	StablePrefixHash   string `json:"stable_prefix_hash"`
-	StableFrames       int    `json:"stable_frames"`
-	Relay              string `json:"relay,omitempty"`
-	MinPrefixTokens    int    `json:"min_prefix_tokens"`
-	Warning            string `json:"warning,omitempty"`
+	StablePrefixBytes int `json:"stable_prefix_bytes"`
+	// StablePrefixTokens is the stable prefix in canonical budget tokens.
+	StablePrefixTokens int `json:"stable_prefix_tokens"`
+	// StablePrefixHash is "sha256:" and the hex digest of the stable prefix.
+	StablePrefixHash string `json:"stable_prefix_hash"`
+	// StableFrames is the number of frames in the stable prefix.
+	StableFrames int `json:"stable_frames"`
+	// Relay is the layout to send back as "previous" on the next turn.
+	Relay string `json:"relay,omitempty"`
+	// MinPrefixTokens is the minimum cacheable prefix the warning used.
+	MinPrefixTokens int `json:"min_prefix_tokens"`
+	// Warning says when the stable prefix is shorter than the minimum.
+	Warning string `json:"warning,omitempty"`
 	// Layout is the state to send back as "previous" next turn.
 	Layout json.RawMessage `json:"layout"`
 }
@@ -54,36 +65,53 @@ func (r *ComposeResult) split() int {
 
 // Citation maps a rendered cite label to the frame and its provenance.
 type Citation struct {
-	Label      string             `json:"label"`
-	Frame      frame.ID           `json:"frame"`
+	// Label is the cite attribute rendered in the fence.
+	Label string `json:"label"`
+	// Frame is the cited frame's identity.
+	Frame frame.ID `json:"frame"`
+	// Provenance is the frame's merged provenance chain.
 	Provenance []frame.Provenance `json:"provenance"`
 }
 
 // Audit accounts for every offered frame: one entry each.
 type Audit struct {
-	Budget     int          `json:"budget"`
-	TokensUsed int          `json:"tokens_used"`
-	Strategy   string       `json:"strategy"`
-	Packer     string       `json:"packer"`
-	Entries    []AuditEntry `json:"entries"`
+	// Budget is the budget in canonical budget tokens.
+	Budget int `json:"budget"`
+	// TokensUsed is the sum of the included frames' rendered costs, at most Budget.
+	TokensUsed int `json:"tokens_used"`
+	// Strategy names the ranking strategy that ran.
+	Strategy string `json:"strategy"`
+	// Packer names the packer that ran.
+	Packer string `json:"packer"`
+	// Entries has one entry per offered frame, a total partition.
+	Entries []AuditEntry `json:"entries"`
 }
 
 // AuditEntry is one offered frame's fate: disposition "included" (with a
 // verification, "verifiable" or "unverifiable") or "excluded" with a reason.
 type AuditEntry struct {
-	Frame        frame.ID        `json:"frame"`
-	Disposition  string          `json:"disposition"`
-	Verification string          `json:"verification,omitempty"`
-	Reason       *ExcludeReason  `json:"reason,omitempty"`
-	Attestation  json.RawMessage `json:"attestation"`
+	// Frame is the offered frame's identity.
+	Frame frame.ID `json:"frame"`
+	// Disposition is "included" or "excluded".
+	Disposition string `json:"disposition"`
+	// Verification is "verifiable" or "unverifiable" for an included frame.
+	Verification string `json:"verification,omitempty"`
+	// Reason says why an excluded frame was left out.
+	Reason *ExcludeReason `json:"reason,omitempty"`
+	// Attestation is the trust ledger's state, {"state": ...}; it never changes selection.
+	Attestation json.RawMessage `json:"attestation"`
 }
 
 // ExcludeReason says why a frame was excluded: kind "duplicate" (Kept names
 // the survivor), "over_budget" or "packing_stopped" (Cost and Remaining in
 // budget tokens).
 type ExcludeReason struct {
-	Kind      string    `json:"kind"`
-	Kept      *frame.ID `json:"kept,omitempty"`
-	Cost      *int      `json:"cost,omitempty"`
-	Remaining *int      `json:"remaining,omitempty"`
+	// Kind is "duplicate", "over_budget" or "packing_stopped".
+	Kind string `json:"kind"`
+	// Kept is the surviving duplicate (duplicate only).
+	Kept *frame.ID `json:"kept,omitempty"`
+	// Cost is the frame's rendered cost in budget tokens.
+	Cost *int `json:"cost,omitempty"`
+	// Remaining is the budget left when the packer reached the frame.
+	Remaining *int `json:"remaining,omitempty"`
 }

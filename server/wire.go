@@ -21,11 +21,16 @@ type plainFrame frame.Frame
 // frame.Frame.UnmarshalJSON).
 type wireFrame struct {
 	plainFrame
-	ID        *string     `json:"id"`
-	Kind      *frame.Kind `json:"kind"`
-	Title     *string     `json:"title"`
-	Score     *float32    `json:"score"`
-	TokenCost *uint32     `json:"token_cost"`
+	// ID and the members below are required; nil means absent or null.
+	ID *string `json:"id"`
+	// Kind is the frame kind.
+	Kind *frame.Kind `json:"kind"`
+	// Title is the frame title.
+	Title *string `json:"title"`
+	// Score is the provider-local score (f32).
+	Score *float32 `json:"score"`
+	// TokenCost is the declared cost (u32).
+	TokenCost *uint32 `json:"token_cost"`
 }
 
 // frame returns the decoded frame, or the first missing required member in
@@ -54,8 +59,10 @@ func (w *wireFrame) frame() (*frame.Frame, *frame.MissingMemberError) {
 
 // wireOffer is Offer as decoded from a request.
 type wireOffer struct {
-	Provider string     `json:"provider"`
-	Frame    *wireFrame `json:"frame"`
+	// Provider is the offering provider id.
+	Provider string `json:"provider"`
+	// Frame is the offered frame; nil when absent or null.
+	Frame *wireFrame `json:"frame"`
 }
 
 // offersFrom converts decoded offers, naming the offer and member of a
