@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,24 +89,14 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	req, err := parseRequest(body, wire, *model)
+	in, err := window.InputsFromRequestBody(body, wire, *model)
 	if err != nil {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	a := window.Assess(window.Inputs{
-		Model:               req.model,
-		Window:              *win,
-		System:              req.system,
-		Tools:               req.tools,
-		Messages:            req.messages,
-		ThinkingBudget:      req.thinking,
-		NextToolResultBytes: *toolBytes,
-		OutputReserve:       req.output,
-		Wire:                req.wire,
-		ImageTokens:         *imageTokens,
-		PageTokens:          *pageTokens,
-	})
+	in.Window, in.NextToolResultBytes = *win, *toolBytes
+	in.ImageTokens, in.PageTokens = *imageTokens, *pageTokens
+	a := window.Assess(in)
 	if *format == "json" {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
@@ -142,245 +131,6 @@ func readInput(path string, stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("read request: larger than %d bytes", maxRequestBytes)
 	}
 	return b, nil
-}
-
-// request is a provider request body reduced to the assessment's inputs.
-type request struct {
-	wire     window.Wire
-	model    string
-	system   string
-	tools    []json.RawMessage
-	messages []json.RawMessage
-	thinking int
-	output   int
-}
-
-// parseRequest reads a request body. The wire is the flag's, else the
-// catalog's for the model, else detected from the body's members.
-func parseRequest(body []byte, wire window.Wire, model string) (request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return request{}, fmt.Errorf("request body is not a JSON object: %w", err)
-	}
-	req := request{model: model}
-	if req.model == "" {
-		_ = json.Unmarshal(top["model"], &req.model)
-	}
-	if wire == window.WireUnknown {
-		if m, ok := window.DefaultCatalog().Lookup(req.model); ok {
-			wire = m.Wire
-		}
-	}
-	if wire == window.WireUnknown {
-		wire = detectWire(top)
-	}
-	if wire == window.WireUnknown {
-		return request{}, errors.New("cannot tell the request's shape: no messages, input or contents member (use --wire)")
-	}
-	req.wire = wire
-	var err error
-	switch wire {
-	case window.WireAnthropic:
-		err = req.anthropic(top)
-	case window.WireOpenAI:
-		err = req.openai(top)
-	case window.WireGemini:
-		err = req.gemini(top)
-	}
-	return req, err
-}
-
-func detectWire(top map[string]json.RawMessage) window.Wire {
-	_, hasContents := top["contents"]
-	_, hasInput := top["input"]
-	msgs, hasMessages := top["messages"]
-	switch {
-	case hasContents:
-		return window.WireGemini
-	case hasInput && !hasMessages:
-		return window.WireOpenAI
-	case !hasMessages:
-		return window.WireUnknown
-	}
-	for _, k := range []string{"system", "anthropic_version", "thinking", "stop_sequences"} {
-		if _, ok := top[k]; ok {
-			return window.WireAnthropic
-		}
-	}
-	for _, k := range []string{"max_completion_tokens", "reasoning_effort", "response_format", "n"} {
-		if _, ok := top[k]; ok {
-			return window.WireOpenAI
-		}
-	}
-	var list []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	_ = json.Unmarshal(msgs, &list)
-	for _, m := range list {
-		switch m.Role {
-		case "system", "developer", "tool", "function":
-			return window.WireOpenAI
-		}
-		var blocks []struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(m.Content, &blocks)
-		for _, b := range blocks {
-			switch b.Type {
-			case "tool_use", "tool_result", "image", "thinking", "document":
-				return window.WireAnthropic
-			case "image_url", "input_audio", "refusal":
-				return window.WireOpenAI
-			}
-		}
-	}
-	return window.WireAnthropic
-}
-
-// rawList decodes a JSON array member into its elements; absent is empty.
-func rawList(top map[string]json.RawMessage, key string) ([]json.RawMessage, error) {
-	v, ok := top[key]
-	if !ok || string(v) == "null" {
-		return nil, nil
-	}
-	var list []json.RawMessage
-	if err := json.Unmarshal(v, &list); err != nil {
-		return nil, fmt.Errorf("member %q is not an array: %w", key, err)
-	}
-	return list, nil
-}
-
-// intMember reads a non-negative integer member; absent is 0.
-func intMember(top map[string]json.RawMessage, keys ...string) (int, error) {
-	for _, k := range keys {
-		v, ok := top[k]
-		if !ok || string(v) == "null" {
-			continue
-		}
-		var n int
-		if err := json.Unmarshal(v, &n); err != nil || n < 0 {
-			return 0, fmt.Errorf("member %q must be a non-negative integer", k)
-		}
-		return n, nil
-	}
-	return 0, nil
-}
-
-func object(v json.RawMessage) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(v, &m)
-	return m
-}
-
-// textOf returns a string member's value, or the text parts of an array of
-// blocks/parts ({"text": ...}) joined by blank lines.
-func textOf(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(v, &parts) != nil {
-		var holder struct {
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		}
-		if json.Unmarshal(v, &holder) != nil {
-			return string(v) // unknown shape: charge it as sent
-		}
-		parts = holder.Parts
-	}
-	texts := make([]string, 0, len(parts))
-	for _, p := range parts {
-		texts = append(texts, p.Text)
-	}
-	return strings.Join(texts, "\n\n")
-}
-
-func (r *request) anthropic(top map[string]json.RawMessage) error {
-	var err error
-	if v, ok := top["system"]; ok {
-		r.system = textOf(v)
-	}
-	if r.tools, err = rawList(top, "tools"); err != nil {
-		return err
-	}
-	if r.messages, err = rawList(top, "messages"); err != nil {
-		return err
-	}
-	if r.output, err = intMember(top, "max_tokens"); err != nil {
-		return err
-	}
-	if th := object(top["thinking"]); th != nil {
-		if r.thinking, err = intMember(th, "budget_tokens"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *request) openai(top map[string]json.RawMessage) error {
-	var err error
-	if r.tools, err = rawList(top, "tools"); err != nil {
-		return err
-	}
-	if v, ok := top["instructions"]; ok {
-		r.system = textOf(v)
-	}
-	if v, ok := top["input"]; ok { // Responses API
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			msg, _ := json.Marshal(map[string]string{"role": "user", "content": s})
-			r.messages = []json.RawMessage{msg}
-		} else if r.messages, err = rawList(top, "input"); err != nil {
-			return err
-		}
-	} else if r.messages, err = rawList(top, "messages"); err != nil {
-		return err
-	}
-	r.output, err = intMember(top, "max_output_tokens", "max_completion_tokens", "max_tokens")
-	return err
-}
-
-func (r *request) gemini(top map[string]json.RawMessage) error {
-	var err error
-	for _, k := range []string{"systemInstruction", "system_instruction"} {
-		if v, ok := top[k]; ok {
-			r.system = textOf(v)
-		}
-	}
-	if r.tools, err = rawList(top, "tools"); err != nil {
-		return err
-	}
-	if r.messages, err = rawList(top, "contents"); err != nil {
-		return err
-	}
-	for _, k := range []string{"generationConfig", "generation_config"} {
-		gc := object(top[k])
-		if gc == nil {
-			continue
-		}
-		if r.output, err = intMember(gc, "maxOutputTokens", "max_output_tokens"); err != nil {
-			return err
-		}
-		for _, tk := range []string{"thinkingConfig", "thinking_config"} {
-			if tc := object(gc[tk]); tc != nil {
-				// -1 asks for a dynamic budget: reserve nothing extra, the
-				// output envelope already covers thinking on this wire.
-				if v, ok := tc["thinkingBudget"]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("-1")) {
-					continue
-				}
-				if r.thinking, err = intMember(tc, "thinkingBudget", "thinking_budget"); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func writeAssessment(w io.Writer, a window.Assessment) {

@@ -176,24 +176,37 @@ func TestAssessFlagsAndBadInput(t *testing.T) {
 	}
 }
 
-// FuzzParseRequest: any body either fails with an error or yields inputs
-// that assess without panicking, with non-negative figures.
+// FuzzParseRequest: any body, read as each wire, either fails with an
+// error or yields inputs that assess without panicking, with non-negative
+// figures. (The CLI and POST /v1/assess share window.InputsFromRequestBody.)
 func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"claude-sonnet-4-6","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
 	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":-1}}}`))
 	f.Add([]byte(`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AA"}]}],"instructions":[{"text":"a"}]}`))
 	f.Add([]byte(`{"messages":null,"system":{"weird":true},"thinking":{"budget_tokens":1e99}}`))
 	f.Add([]byte(`[]`))
+	for _, s := range []string{
+		`{"model":"claude-sonnet-4-5","system":"be brief","max_tokens":1024,"thinking":{"type":"enabled","budget_tokens":2048},"tools":[{"name":"t","input_schema":{}}],"messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"x","system":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":"AAAA"}}]}]}`,
+		`{"model":"gpt-4o","messages":[{"role":"system","content":"s"},{"role":"user","content":"q"}],"max_completion_tokens":500}`,
+		`{"model":"o3","instructions":"be kind","input":"hello","max_output_tokens":77}`,
+		`{"input":[{"role":"user","content":"x"}],"tools":[]}`,
+		`{"model":"gemini-2.5-pro","systemInstruction":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"q"}]}],"generationConfig":{"maxOutputTokens":900,"thinkingConfig":{"thinkingBudget":-1}}}`,
+		`{"contents":[],"generation_config":{"max_output_tokens":5,"thinking_config":{"thinking_budget":9}}}`,
+		`{"messages":[{"role":"tool","content":"r"}],"max_tokens":-1}`,
+		`{"messages":"nope"}`, `{}`, `[]`, `{"model":7,"messages":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, wire := range []string{"", "anthropic", "openai", "gemini"} {
 			w, _ := window.ParseWire(wire)
-			req, err := parseRequest(body, w, "")
+			in, err := window.InputsFromRequestBody(body, w, "")
 			if err != nil {
 				continue
 			}
-			a := window.Assess(window.Inputs{Model: req.model, System: req.system, Tools: req.tools, Messages: req.messages,
-				ThinkingBudget: req.thinking, OutputReserve: req.output, Wire: req.wire})
-			if a.Used() < 0 || a.Budget() < 0 || a.Remaining() < 0 || req.output < 0 || req.thinking < 0 {
+			a := window.Assess(in)
+			if a.Used() < 0 || a.Budget() < 0 || a.Remaining() < 0 || in.OutputReserve < 0 || in.ThinkingBudget < 0 {
 				t.Fatalf("negative figures: %+v", a)
 			}
 		}
