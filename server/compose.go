@@ -98,8 +98,8 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
 	for i, o := range offers {
-		path := fmt.Sprintf("offers[%d]", i)
 		if o.Frame == nil {
+			path := fmt.Sprintf("offers[%d]", i)
 			return nil, nil, badRequest(path+".frame", "%s.frame: required", path)
 		}
 		var v frame.Violations
@@ -109,7 +109,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 		fv := o.Frame.Validate()
 		v = append(v, fv.Prefix("frame")...)
 		if len(v) > 0 {
-			v.Prefix(path)
+			v.Prefix(fmt.Sprintf("offers[%d]", i))
 			if !skip {
 				return nil, nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation,
 					Rule: v[0].Rule, Field: v[0].Field, Message: "invalid offer: " + v.Error()}

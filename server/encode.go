@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/trust"
 )
 
 // appendResult appends compose.Result's JSON encoding for a composition
@@ -53,6 +54,11 @@ func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
 	dst = append(dst, `,"packer":`...)
 	dst = appendJSONString(dst, a.Packer)
 	dst = append(dst, `,"entries":[`...)
+	// Attestation states repeat (every entry of an unchecked composition is
+	// not_checked); trust.State is comparable and its encoding depends only
+	// on its value, so equal neighbours reuse the previous encoding.
+	var lastState trust.State
+	var lastAtt []byte
 	for i := range a.Entries {
 		e := &a.Entries[i]
 		if i > 0 {
@@ -83,12 +89,15 @@ func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
 			}
 			dst = append(dst, '}')
 		}
-		att, err := e.Attestation.MarshalJSON()
-		if err != nil {
-			return nil, err
+		if lastAtt == nil || e.Attestation != lastState {
+			att, err := e.Attestation.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			lastState, lastAtt = e.Attestation, att
 		}
 		dst = append(dst, `,"attestation":`...)
-		dst = append(dst, att...)
+		dst = append(dst, lastAtt...)
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}}"...), nil

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/loadgen"
+	"github.com/ctxkit/ctxkit/trust"
 )
 
 // composeForTest runs a compose request body the way the handler does and
@@ -110,6 +111,25 @@ func TestAppendResultMatchesMarshal(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no audit entry %s among the test results: %v", k, kinds)
 		}
+	}
+}
+
+// TestAppendResultAttestations checks the reuse of attestation encodings
+// across entries whose states differ, repeat and come back.
+func TestAppendResultAttestations(t *testing.T) {
+	res, _, ok := composeForTest(New(nil), loadgen.ComposeBody(8, 64))
+	if !ok {
+		t.Fatal("not composed")
+	}
+	states := []trust.State{trust.NewUnattested(), trust.NewUnattested(), trust.NewAttested("k1", "a <1>", true),
+		trust.NewAttested("k1", "a <1>", false), {}, trust.NewNoTrustedKey("k2"), trust.NewUnattested(), trust.NewInvalid(trust.Valid)}
+	for i := range res.Audit.Entries {
+		res.Audit.Entries[i].Attestation = states[i%len(states)]
+	}
+	checkAppendResult(t, res)
+	res.Audit.Entries[0].Attestation = trust.NewInvalid(0) // MarshalJSON refuses a verdict-less invalid state
+	if _, err := appendResult(nil, res); err == nil {
+		t.Fatal("appendResult accepted an invalid state without a verdict")
 	}
 }
 
