@@ -262,15 +262,25 @@ func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
 	return &ContextResponse{Context: compose.Context(offers), Skipped: skipped}, nil
 }
 
-// countComposition adds a result to the frame metrics.
+// countComposition adds a result to the frame metrics, in one pass over
+// the audit without copying its entries.
 func (h *Handler) countComposition(res *compose.Result) {
-	h.metrics.addComposed(len(res.Audit.Included()))
-	byReason := map[string]int{}
-	for _, e := range res.Audit.Excluded() {
-		byReason[e.Reason.Kind.String()]++
+	included := 0
+	var byReason map[compose.ReasonKind]int
+	for i := range res.Audit.Entries {
+		switch e := &res.Audit.Entries[i]; e.Disposition {
+		case compose.Included:
+			included++
+		case compose.Excluded:
+			if byReason == nil {
+				byReason = make(map[compose.ReasonKind]int, 3)
+			}
+			byReason[e.Reason.Kind]++
+		}
 	}
-	for r, n := range byReason {
-		h.metrics.addExcluded(r, n)
+	h.metrics.addComposed(included)
+	for k, n := range byReason {
+		h.metrics.addExcluded(k.String(), n)
 	}
 }
 
