@@ -98,8 +98,8 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
 	for i, o := range offers {
-		path := fmt.Sprintf("offers[%d]", i)
 		if o.Frame == nil {
+			path := fmt.Sprintf("offers[%d]", i)
 			return nil, nil, badRequest(path+".frame", "%s.frame: required", path)
 		}
 		var v frame.Violations
@@ -109,7 +109,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 		fv := o.Frame.Validate()
 		v = append(v, fv.Prefix("frame")...)
 		if len(v) > 0 {
-			v.Prefix(path)
+			v.Prefix(fmt.Sprintf("offers[%d]", i))
 			if !skip {
 				return nil, nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation,
 					Rule: v[0].Rule, Field: v[0].Field, Message: "invalid offer: " + v.Error()}
@@ -239,7 +239,8 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	}
 	res := compose.ForPrompt(offers, *req.Budget, opts)
 	h.countComposition(res)
-	return composeAnswer(res, skipped)
+	reported := opts.Placement != compose.EdgesByRank || opts.Previous != nil || opts.Cache != nil
+	return composeAnswer(res, reported, skipped)
 }
 
 func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
@@ -261,22 +262,40 @@ func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
 	return &ContextResponse{Context: compose.Context(offers), Skipped: skipped}, nil
 }
 
-// countComposition adds a result to the frame metrics.
+// countComposition adds a result to the frame metrics, in one pass over
+// the audit without copying its entries.
 func (h *Handler) countComposition(res *compose.Result) {
-	h.metrics.addComposed(len(res.Audit.Included()))
-	byReason := map[string]int{}
-	for _, e := range res.Audit.Excluded() {
-		byReason[e.Reason.Kind.String()]++
+	included := 0
+	var byReason map[compose.ReasonKind]int
+	for i := range res.Audit.Entries {
+		switch e := &res.Audit.Entries[i]; e.Disposition {
+		case compose.Included:
+			included++
+		case compose.Excluded:
+			if byReason == nil {
+				byReason = make(map[compose.ReasonKind]int, 3)
+			}
+			byReason[e.Reason.Kind]++
+		}
 	}
-	for r, n := range byReason {
-		h.metrics.addExcluded(r, n)
+	h.metrics.addComposed(included)
+	for k, n := range byReason {
+		h.metrics.addExcluded(k.String(), n)
 	}
 }
 
 // composeAnswer is compose.Result's own stable JSON, with a "skipped"
-// member appended when offers were skipped.
-func composeAnswer(res *compose.Result, skipped []Skipped) (json.RawMessage, error) {
-	b, err := res.MarshalJSON()
+// member appended when offers were skipped. Without a cache report
+// (reported false) the encoding is appendResult's, which writes the same
+// bytes faster.
+func composeAnswer(res *compose.Result, reported bool, skipped []Skipped) (json.RawMessage, error) {
+	var b []byte
+	var err error
+	if reported {
+		b, err = res.MarshalJSON()
+	} else {
+		b, err = appendResult(make([]byte, 0, len(res.Prompt)+256*(len(res.Audit.Entries)+1)), res)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
