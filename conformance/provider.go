@@ -188,6 +188,22 @@ func ev(sent, got, expected string) string {
 	return fmt.Sprintf("sent: %s; got: %s; expected: %s", sent, got, expected)
 }
 
+// decodeReply decodes a probe's reply. When the read failed or the line is
+// no envelope it records check as failed, with that as the evidence, and
+// returns false.
+func (r *provRun) decodeReply(check, sent, expected string, reply []byte, err error) (wire.Envelope, bool) {
+	if err != nil {
+		r.fail(check, sent, err.Error(), expected)
+		return nil, false
+	}
+	env, err := decodeEnvelope(reply)
+	if err != nil {
+		r.fail(check, sent, clip(string(reply), 300), expected)
+		return nil, false
+	}
+	return env, true
+}
+
 func (r *provRun) fail(name, sent, got, expected string) {
 	r.rep.add(name, Fail, "%s", ev(sent, got, expected))
 }
@@ -610,13 +626,8 @@ func (r *provRun) malformedInput() {
 	}
 	reply, err := c.next(r.ctx)
 	expected := "a frames reply, or an error with code bad_request (R1)"
-	if err != nil {
-		r.fail(CheckMalformedInput, sent, err.Error(), expected)
-		return
-	}
-	env, err := decodeEnvelope(reply)
-	if err != nil {
-		r.fail(CheckMalformedInput, sent, clip(string(reply), 300), expected)
+	env, ok := r.decodeReply(CheckMalformedInput, sent, expected, reply, err)
+	if !ok {
 		return
 	}
 	switch e := env.(type) {
@@ -665,13 +676,8 @@ func (r *provRun) embedding() {
 	sent := fmt.Sprintf("query with a %d-dimension embedding to a provider declaring %s", n, fp)
 	expected := "an error (bad_request) refusing the wrong-length embedding (E1)"
 	reply, err := c.roundTrip(r.ctx, line)
-	if err != nil {
-		r.fail(CheckEmbedding, sent, err.Error(), expected)
-		return
-	}
-	env, err := decodeEnvelope(reply)
-	if err != nil {
-		r.fail(CheckEmbedding, sent, clip(string(reply), 300), expected)
+	env, ok := r.decodeReply(CheckEmbedding, sent, expected, reply, err)
+	if !ok {
 		return
 	}
 	switch e := env.(type) {
@@ -702,13 +708,8 @@ func (r *provRun) correlation() {
 	sent := fmt.Sprintf("query with id %q", ProbeCorrelationID)
 	expected := fmt.Sprintf("a reply echoing id %q (H4)", ProbeCorrelationID)
 	reply, err := c.roundTrip(r.ctx, line)
-	if err != nil {
-		r.fail(CheckCorrelation, sent, err.Error(), expected)
-		return
-	}
-	env, err := decodeEnvelope(reply)
-	if err != nil {
-		r.fail(CheckCorrelation, sent, clip(string(reply), 300), expected)
+	env, ok := r.decodeReply(CheckCorrelation, sent, expected, reply, err)
+	if !ok {
 		return
 	}
 	id := ""
