@@ -46,24 +46,11 @@ exit codes: 0 ok; 1 nothing to revoke; 2 usage error or unreadable journal.
 
 func runConsent(ctx context.Context, args []string, s stdio) int {
 	usage := func(w io.Writer) { fmt.Fprintf(w, consentUsage, defaultConsentShown()) }
-	top := flag.NewFlagSet("consent", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	storePath := top.String("store", "", "")
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "consent: %v\n\n", err)
-		usage(s.err)
-		return exitUsage
+	storeArg, sub, rest, code, ok := splitSubcommand("consent", args, usage, s)
+	if !ok {
+		return code
 	}
-	rest := top.Args()
-	if len(rest) == 0 {
-		usage(s.err)
-		return exitUsage
-	}
-	sub := rest[0]
+	storePath := &storeArg
 	fs := flag.NewFlagSet("consent "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	grantor := fs.String("grantor", "", "")
@@ -74,7 +61,7 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 	pversion := fs.String("provider-version", "", "")
 	asJSON := fs.Bool("json", false, "")
 	subStore := fs.String("store", "", "")
-	pos, err := parseInterleaved(fs, rest[1:])
+	pos, err := parseInterleaved(fs, rest)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(s.out)

@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -100,4 +102,28 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nRun '%s help COMMAND' for a command's flags and examples.\n"+
 		"Exit codes: 0 ok, 1 rule violated or check failed, 2 usage or unreadable input.\n", programName)
+}
+
+// splitSubcommand reads the flags a store-backed command (consent, trust)
+// takes before its subcommand — only --store — and returns the store path,
+// the subcommand and its arguments. When ok is false the caller returns code:
+// help was asked for (printed to stdout) or the words were wrong.
+func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio) (store, sub string, rest []string, code int, ok bool) {
+	top := flag.NewFlagSet(name, flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	top.StringVar(&store, "store", "", "")
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(s.out)
+			return "", "", nil, exitOK, false
+		}
+		fmt.Fprintf(s.err, "%s: %v\n\n", name, err)
+		usage(s.err)
+		return "", "", nil, exitUsage, false
+	}
+	if top.NArg() == 0 {
+		usage(s.err)
+		return "", "", nil, exitUsage, false
+	}
+	return store, top.Arg(0), top.Args()[1:], exitOK, true
 }

@@ -64,24 +64,11 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 	}
 	usage := func(w io.Writer) { fmt.Fprintf(w, trustUsage, shown) }
 
-	top := flag.NewFlagSet("trust", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	store := top.String("store", "", "")
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "trust: %v\n\n", err)
-		usage(s.err)
-		return exitUsage
+	storeFlag, sub, rest, code, ok := splitSubcommand("trust", args, usage, s)
+	if !ok {
+		return code
 	}
-	rest := top.Args()
-	if len(rest) == 0 {
-		usage(s.err)
-		return exitUsage
-	}
-	sub, rest := rest[0], rest[1:]
+	store := &storeFlag
 	fs := flag.NewFlagSet("trust "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(store, "store", *store, "")
