@@ -241,18 +241,24 @@ func (r *compRun) totalPartition() {
 		countOffered(s), len(c.Admitted), len(c.Dropped), len(cc.Admitted))
 }
 
+// admittedFrom lists the admitted frames that came from provider.
+func admittedFrom(admitted []FrameRef, provider string) []FrameRef {
+	var out []FrameRef
+	for _, a := range admitted {
+		if a.Provider == provider {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 func (r *compRun) quarantine() {
 	const check = CheckQuarantine
 	s, c, ok := r.compose(check, ScenarioQuarantine)
 	if !ok {
 		return
 	}
-	var leaked []FrameRef
-	for _, a := range c.Admitted {
-		if a.Provider == ProviderFlooder {
-			leaked = append(leaked, a)
-		}
-	}
+	leaked := admittedFrom(c.Admitted, ProviderFlooder)
 	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
 	switch {
 	case len(leaked) > 0:
@@ -362,12 +368,7 @@ func (r *compRun) invalidFrames() {
 	if !ok {
 		return
 	}
-	var bad []FrameRef
-	for _, a := range c.Admitted {
-		if a.Provider == ProviderDefective {
-			bad = append(bad, a)
-		}
-	}
+	bad := admittedFrom(c.Admitted, ProviderDefective)
 	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
 	switch {
 	case len(bad) > 0:
