@@ -313,10 +313,27 @@ func (r *provRun) sampleQuery() {
 	r.sample, r.sampleGot = r.query(*r.o.Query, "")
 }
 
+// declares reports whether the provider declared capability; when it did
+// not, check is recorded as skipped.
+func (r *provRun) declares(check string, declared bool, capability string) bool {
+	if !declared {
+		r.rep.add(check, Skipped, "the provider does not declare %s", capability)
+	}
+	return declared
+}
+
+// haveSample reports whether the baseline query got frames; when it did
+// not, check fails with what came back instead of want.
+func (r *provRun) haveSample(check, want string) bool {
+	if r.sample == nil {
+		r.fail(check, describeQuery(*r.o.Query), r.sampleGot, want)
+	}
+	return r.sample != nil
+}
+
 func (r *provRun) frameValidity() {
 	sent := describeQuery(*r.o.Query)
-	if r.sample == nil {
-		r.fail(CheckFrameValidity, sent, r.sampleGot, "a frames reply")
+	if !r.haveSample(CheckFrameValidity, "a frames reply") {
 		return
 	}
 	var bad []string
@@ -335,8 +352,7 @@ func (r *provRun) frameValidity() {
 func (r *provRun) budgetHonesty() {
 	q := *r.o.Query
 	sent := describeQuery(q)
-	if r.sample == nil {
-		r.fail(CheckBudgetHonesty, sent, r.sampleGot, "a frames reply")
+	if !r.haveSample(CheckBudgetHonesty, "a frames reply") {
 		return
 	}
 	fs := r.sample.Result.Frames
@@ -362,12 +378,7 @@ func (r *provRun) budgetHonesty() {
 }
 
 func (r *provRun) verifyHonesty() {
-	if !r.ack.Capabilities.Verify {
-		r.rep.add(CheckVerifyHonesty, Skipped, "the provider does not declare verify")
-		return
-	}
-	if r.sample == nil {
-		r.fail(CheckVerifyHonesty, describeQuery(*r.o.Query), r.sampleGot, "frames to verify")
+	if !r.declares(CheckVerifyHonesty, r.ack.Capabilities.Verify, "verify") || !r.haveSample(CheckVerifyHonesty, "frames to verify") {
 		return
 	}
 	var ids []frame.ID
@@ -499,12 +510,7 @@ func (r *provRun) kindsFilter() {
 func anchoredTo(f *frame.Frame, a string) bool { return isAnchored(f, []string{a}) }
 
 func (r *provRun) anchorRelevance() {
-	if !r.ack.Capabilities.Graph {
-		r.rep.add(CheckAnchorRelevance, Skipped, "the provider does not declare graph")
-		return
-	}
-	if r.sample == nil {
-		r.fail(CheckAnchorRelevance, describeQuery(*r.o.Query), r.sampleGot, "a baseline frames reply")
+	if !r.declares(CheckAnchorRelevance, r.ack.Capabilities.Graph, "graph") || !r.haveSample(CheckAnchorRelevance, "a baseline frames reply") {
 		return
 	}
 	anchor := ""
@@ -548,8 +554,7 @@ func (r *provRun) anchorRelevance() {
 
 func (r *provRun) provenance() {
 	sent := describeQuery(*r.o.Query)
-	if r.sample == nil {
-		r.fail(CheckProvenanceConsistency, sent, r.sampleGot, "a frames reply")
+	if !r.haveSample(CheckProvenanceConsistency, "a frames reply") {
 		return
 	}
 	checked := 0
