@@ -353,6 +353,11 @@ func (r *Result) Stable() string { return r.Prompt[:r.stableBytes()] }
 // Volatile returns the rest of the prompt after Stable.
 func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
 
+// HasCacheReport reports whether the composition was asked for a placement,
+// a previous layout or cache options, and so whether its JSON encoding
+// carries the "cache" member.
+func (r *Result) HasCacheReport() bool { return r.reported }
+
 func (r *Result) stableBytes() int {
 	n := r.Cache.StablePrefixBytes
 	if n < 0 || n > len(r.Prompt) {

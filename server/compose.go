@@ -239,8 +239,7 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	}
 	res := compose.ForPrompt(offers, *req.Budget, opts)
 	h.countComposition(res)
-	reported := opts.Placement != compose.EdgesByRank || opts.Previous != nil || opts.Cache != nil
-	return composeAnswer(res, reported, skipped)
+	return composeAnswer(res, skipped)
 }
 
 func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
@@ -286,12 +285,12 @@ func (h *Handler) countComposition(res *compose.Result) {
 
 // composeAnswer is compose.Result's own stable JSON, with a "skipped"
 // member appended when offers were skipped. Without a cache report
-// (reported false) the encoding is appendResult's, which writes the same
+// (res.HasCacheReport false) the encoding is appendResult's, which writes the same
 // bytes faster.
-func composeAnswer(res *compose.Result, reported bool, skipped []Skipped) (json.RawMessage, error) {
+func composeAnswer(res *compose.Result, skipped []Skipped) (json.RawMessage, error) {
 	var b []byte
 	var err error
-	if reported {
+	if res.HasCacheReport() {
 		b, err = res.MarshalJSON()
 	} else {
 		b, err = appendResult(make([]byte, 0, len(res.Prompt)+256*(len(res.Audit.Entries)+1)), res)
