@@ -195,21 +195,47 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 type composeBody struct {
 	ComposeRequest
 	Offers []wireOffer `json:"offers"`
+	// decoded says the fast decoder filled ComposeRequest.Offers itself.
+	decoded bool
 }
 
 // contextBody is ContextRequest as the handler decodes it.
 type contextBody struct {
 	ContextRequest
 	Offers []wireOffer `json:"offers"`
+	// decoded says the fast decoder filled ContextRequest.Offers itself.
+	decoded bool
+}
+
+// offers converts the decoded offers unless the fast decoder did.
+func (b *composeBody) offers(h *Handler) *Error {
+	return convertOffers(h, b.decoded, b.Offers, &b.ComposeRequest.Offers)
+}
+
+// offers converts the decoded offers unless the fast decoder did.
+func (b *contextBody) offers(h *Handler) *Error {
+	return convertOffers(h, b.decoded, b.Offers, &b.ContextRequest.Offers)
+}
+
+func convertOffers(h *Handler, decoded bool, wire []wireOffer, dst *[]Offer) *Error {
+	n := len(wire)
+	if decoded {
+		n = len(*dst)
+	}
+	if n > h.maxFrames {
+		return h.tooManyFrames(n)
+	}
+	if decoded {
+		return nil
+	}
+	var e *Error
+	*dst, e = offersFrom(wire)
+	return e
 }
 
 func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	req := &body.ComposeRequest
-	if len(body.Offers) > h.maxFrames {
-		return nil, h.tooManyFrames(len(body.Offers))
-	}
-	var e *Error
-	if req.Offers, e = offersFrom(body.Offers); e != nil {
+	if e := body.offers(h); e != nil {
 		return nil, e
 	}
 	if req.Budget == nil {
@@ -244,11 +270,7 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 
 func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
 	req := &body.ContextRequest
-	if len(body.Offers) > h.maxFrames {
-		return nil, h.tooManyFrames(len(body.Offers))
-	}
-	var e *Error
-	if req.Offers, e = offersFrom(body.Offers); e != nil {
+	if e := body.offers(h); e != nil {
 		return nil, e
 	}
 	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)

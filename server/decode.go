@@ -85,10 +85,20 @@ func decodeJSON(body []byte, v any) *Error {
 		return &Error{Status: http.StatusBadRequest, Code: CodeInvalidUTF8,
 			Message: fmt.Sprintf("decode body: invalid UTF-8 at byte offset %d", off)}
 	}
+	if fd, ok := v.(fastDecoder); ok && fd.decodeFast(body) {
+		return nil
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return jsonError(err)
 	}
 	return nil
+}
+
+// fastDecoder is a request body with a fast decoder for its common shape
+// (see fastReader). decodeFast reports false, leaving the body zero, for
+// anything it does not decode exactly as encoding/json would.
+type fastDecoder interface {
+	decodeFast(body []byte) bool
 }
 
 func firstInvalidUTF8(b []byte) int {

@@ -19,13 +19,10 @@ import (
 // when the body is refused before composition.
 func composeForTest(h *Handler, body []byte) (res *compose.Result, reported, ok bool) {
 	var b composeBody
-	if decodeJSON(body, &b) != nil || b.Budget == nil || *b.Budget < 0 || len(b.Offers) > h.maxFrames {
+	if decodeJSON(body, &b) != nil || b.Budget == nil || *b.Budget < 0 || b.offers(h) != nil {
 		return nil, false, false
 	}
-	offers, e := offersFrom(b.Offers)
-	if e != nil {
-		return nil, false, false
-	}
+	offers := b.ComposeRequest.Offers
 	strat, e := b.strategy()
 	if e != nil {
 		return nil, false, false

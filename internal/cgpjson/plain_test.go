@@ -1,0 +1,48 @@
+package cgpjson
+
+import (
+	"strings"
+	"testing"
+)
+
+// plainUntilByBytes is PlainUntil's definition, one byte at a time.
+func plainUntilByBytes(s string, i int, stopNonASCII bool) int {
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || (stopNonASCII && c >= 0x80) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func TestPlainUntil(t *testing.T) {
+	long := strings.Repeat("plain text ", 5)
+	for _, s := range []string{"", "a", long, long + `"`, long + `\`, long + "\x1f", long + "\x00x", long + "é",
+		`"` + long, "\x7f\x20\x21" + long, strings.Repeat("\xff", 17), "1234567\n", "12345678\n", "\x20\x1f"} {
+		for _, stop := range []bool{false, true} {
+			for i := 0; i <= len(s); i++ {
+				want := plainUntilByBytes(s, i, stop)
+				if got := PlainUntil(s, i, stop); got != want {
+					t.Errorf("PlainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
+				}
+				if got := PlainUntil([]byte(s), i, stop); got != want {
+					t.Errorf("PlainUntil([]byte(%q), %d, %v) = %d, want %d", s, i, stop, got, want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzPlainUntil holds the eight-bytes-a-step walk to the byte-by-byte one.
+func FuzzPlainUntil(f *testing.F) {
+	f.Add("0123456789abcdef\"", uint8(0), false)
+	f.Add("0123456789abcdef\x80", uint8(3), true)
+	f.Add("\\\x1f\x20 ~\x7f", uint8(1), true)
+	f.Fuzz(func(t *testing.T, s string, start uint8, stop bool) {
+		i := int(start) % (len(s) + 1)
+		if got, want := PlainUntil(s, i, stop), plainUntilByBytes(s, i, stop); got != want {
+			t.Fatalf("PlainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
+		}
+	})
+}

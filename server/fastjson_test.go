@@ -1,0 +1,179 @@
+package server
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/loadgen"
+)
+
+// slowCompose decodes body the way the handler did before the fast
+// decoder: encoding/json, then the offer conversion. ok is false when
+// either refuses the body.
+func slowCompose(body []byte) (ComposeRequest, bool) {
+	var b composeBody
+	if json.Unmarshal(body, &b) != nil {
+		return ComposeRequest{}, false
+	}
+	offers, e := offersFrom(b.Offers)
+	if e != nil {
+		return ComposeRequest{}, false
+	}
+	b.ComposeRequest.Offers = offers
+	return b.ComposeRequest, true
+}
+
+func slowContext(body []byte) (ContextRequest, bool) {
+	var b contextBody
+	if json.Unmarshal(body, &b) != nil {
+		return ContextRequest{}, false
+	}
+	offers, e := offersFrom(b.Offers)
+	if e != nil {
+		return ContextRequest{}, false
+	}
+	b.ContextRequest.Offers = offers
+	return b.ContextRequest, true
+}
+
+// checkFastCompose fails t unless the fast decoder either declines body,
+// leaving the request zero, or decodes exactly what encoding/json decodes.
+// It reports whether the fast decoder accepted.
+func checkFastCompose(t *testing.T, body []byte) bool {
+	t.Helper()
+	var fast composeBody
+	if !fast.decodeFast(body) {
+		if !reflect.DeepEqual(fast, composeBody{}) {
+			t.Fatalf("declined but left %+v; input %q", fast, body)
+		}
+		return false
+	}
+	slow, ok := slowCompose(body)
+	if !ok {
+		t.Fatalf("fast decoder accepted what encoding/json refuses: %q", body)
+	}
+	if !reflect.DeepEqual(fast.ComposeRequest, slow) {
+		t.Fatalf("decoders differ on %q:\nfast %+v\nslow %+v", body, fast.ComposeRequest, slow)
+	}
+	return true
+}
+
+func checkFastContext(t *testing.T, body []byte) bool {
+	t.Helper()
+	var fast contextBody
+	if !fast.decodeFast(body) {
+		if !reflect.DeepEqual(fast, contextBody{}) {
+			t.Fatalf("declined but left %+v; input %q", fast, body)
+		}
+		return false
+	}
+	slow, ok := slowContext(body)
+	if !ok {
+		t.Fatalf("fast decoder accepted what encoding/json refuses: %q", body)
+	}
+	if !reflect.DeepEqual(fast.ContextRequest, slow) {
+		t.Fatalf("decoders differ on %q:\nfast %+v\nslow %+v", body, fast.ContextRequest, slow)
+	}
+	return true
+}
+
+// commonBodies are request shapes clients send: the load test's, the test
+// bodies with every strategy and escapes, a Python json.dumps body (every
+// non-ASCII character escaped, emoji as surrogate pairs), whitespace, and
+// the cache-stable members.
+func commonBodies(t testing.TB) [][]byte {
+	bodies := [][]byte{loadgen.ComposeBody(20, 1024), loadgen.ComposeBody(3, 10)}
+	bodies = append(bodies, encodeSeeds(t)...)
+	bodies = append(bodies,
+		[]byte(`{"offers": [{"provider": "p", "frame": {"id": "a", "kind": "doc", "title": "caf\u00e9 \ud83d\ude00", "content": "line\nnext \"q\" \\ \/ \t", "score": 0.5, "token_cost": 6, "citation_label": "a \u2028"}}], "budget": 100}`),
+		[]byte(" {\n\t\"budget\" : 10 ,\r\n \"offers\" : [ ] } \n"),
+		[]byte(`{"offers":[{"frame":{"id":"a","kind":"doc","title":"t","content":"abcd","score":1e-1,"token_cost":1,"canonical_token_cost":9,"uri":"file:///a","valid_from":"2026-01-01T00:00:00Z","provenance":[{"type":"file","uri":"file:///a"}],"relations":[{"rel":"documents","target_uri":"x"}],"embedding":{"fingerprint":"f","vector":[0.5,-1]}},"provider":"p"}],"budget":-0,"placement":"stable-first","previous":{"v":1,"frames":[]},"min_prefix_tokens":-1,"skip_invalid":true,"strategy":"trust-weighted","weights":{"p":3},"default_weight":2,"quota":4,"packer":"first-fit"}`),
+	)
+	return bodies
+}
+
+// TestFastDecoderTakesCommonBodies checks that the bodies clients send take
+// the fast path (otherwise the speed-up is lost without a failure) and that
+// it decodes them exactly as encoding/json does.
+func TestFastDecoderTakesCommonBodies(t *testing.T) {
+	for i, body := range commonBodies(t) {
+		if !checkFastCompose(t, body) {
+			t.Errorf("body %d: the fast decoder declined a common body: %.200s", i, body)
+		}
+	}
+	if !checkFastContext(t, []byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0}}],"skip_invalid":false}`)) {
+		t.Error("the fast decoder declined a common context body")
+	}
+}
+
+// TestFastDecoderDeclines lists shapes the fast decoder leaves to
+// encoding/json, so that their meaning (or error) stays encoding/json's.
+func TestFastDecoderDeclines(t *testing.T) {
+	frame := `{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0}`
+	for _, body := range []string{
+		``, `null`, `[]`, `{"budget":1}`, `{"offers":null,"budget":1}`,
+		`{"offers":[],"budget":1} x`, `{"offers":[],"budget":1,}`, `{"offers":[],"budget":01}`,
+		`{"offers":[],"Budget":1}`, `{"offers":[],"budget":1,"extra":true}`, `{"offers":[],"budget":1,"budget":2}`,
+		`{"offers":[],"budget":1.5}`, `{"offers":[],"budget":"1"}`, `{"offers":[],"budget":null}`,
+		`{"offers":[{"provider":"p"}],"budget":1}`, `{"offers":[{"provider":"p","frame":null}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":null,"score":1,"token_cost":0}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":-1}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1e39,"token_cost":0}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"\ud800","kind":"doc","title":"t","score":1,"token_cost":0}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{}]}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":` + frame + `,"frame":` + frame + `}],"budget":1}`,
+		`{"offers":[],"budget":1,"previous":` + deep(maxFastDepth+2) + `}`,
+	} {
+		if checkFastCompose(t, []byte(body)) {
+			t.Errorf("the fast decoder accepted %q", body)
+		}
+	}
+}
+
+func deep(n int) string {
+	b := make([]byte, 0, 2*n)
+	for range n {
+		b = append(b, '[')
+	}
+	for range n {
+		b = append(b, ']')
+	}
+	return string(b)
+}
+
+// FuzzFastComposeMatchesJSON holds the fast compose decoder to
+// encoding/json on any valid UTF-8 body (the handler refuses other bodies
+// before decoding).
+func FuzzFastComposeMatchesJSON(f *testing.F) {
+	for _, b := range commonBodies(f) {
+		if len(b) < 4096 { // large seeds make the fuzzer's minimizing slow
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0}}],"budget":1,"budget":2}`))
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"\ud83d\u0041","score":0.25,"token_cost":4294967295}}],"budget":1}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			return
+		}
+		checkFastCompose(t, body)
+	})
+}
+
+// FuzzFastContextMatchesJSON does the same for the context decoder.
+func FuzzFastContextMatchesJSON(f *testing.F) {
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0}}],"skip_invalid":true}`))
+	f.Add([]byte(`{"offers":[],"skip_invalid":null}`))
+	for _, b := range commonBodies(f)[1:4] {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			return
+		}
+		checkFastContext(t, body)
+	})
+}
