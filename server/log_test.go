@@ -39,7 +39,7 @@ func TestLogsNeverHoldContentOrKeys(t *testing.T) {
 			level = slog.LevelDebug
 		}
 		logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: level}))
-		c, _ := newTestClient(t, &server.Options{Logger: logger, LogContent: debug})
+		c, _ := newTestClient(t, &server.Options{Logger: logger, LogRequests: true, LogContent: debug})
 		ctx := context.Background()
 		offers := mkOffers(2, 1, 40)
 		offers[0].Frame = mkFrame("s", secret, 0.5)
@@ -71,5 +71,19 @@ func TestLogsNeverHoldContentOrKeys(t *testing.T) {
 		if leaked != debug {
 			t.Fatalf("debug=%v: content or key in the log = %v:\n%s", debug, leaked, out)
 		}
+	}
+}
+
+// TestNoRequestLinesByDefault checks that a logger alone gets no line per
+// request: request lines are opt-in (Options.LogRequests).
+func TestNoRequestLinesByDefault(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	c, _ := newTestClient(t, &server.Options{Logger: logger})
+	if _, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: mkOffers(2, 1, 40), Budget: intp(500)}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), `"msg":"request"`) {
+		t.Fatalf("request line logged without LogRequests:\n%s", logs.String())
 	}
 }

@@ -47,10 +47,16 @@ type Options struct {
 	// time to receive the body; a body still arriving is answered 408, work
 	// still running 504. Default DefaultTimeout.
 	Timeout time.Duration
-	// Logger receives one line per request (method, route, status,
-	// duration, sizes) and never the request or response content unless
+	// Logger receives the handler's errors and, with LogRequests, one line
+	// per request; never the request or response content unless
 	// LogContent is set. Default: no logging.
 	Logger *slog.Logger
+	// LogRequests logs one line per request at Info level: method, route,
+	// status, duration and sizes. It is off by default because at
+	// thousands of requests a second each line is a write to the log under
+	// the slog handler's lock, which every request then queues for;
+	// GET /metrics has the same counts and latencies.
+	LogRequests bool
 	// LogContent adds request bodies to the log at debug level. They can
 	// hold frame content and keys: use it only to debug.
 	LogContent bool
@@ -66,6 +72,7 @@ type Handler struct {
 	maxFrames int
 	timeout   time.Duration
 	log       *slog.Logger
+	logReqs   bool
 	logBody   bool
 	query     Querier
 
@@ -90,6 +97,7 @@ func New(opts *Options) *Handler {
 		maxFrames: o.MaxFrames,
 		timeout:   o.Timeout,
 		log:       o.Logger,
+		logReqs:   o.LogRequests,
 		logBody:   o.LogContent,
 		query:     o.Query,
 	}
@@ -145,6 +153,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		d := time.Since(start)
 		h.metrics.observe(name, sw.status(), d)
+		if !h.logReqs {
+			return
+		}
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("route", name),
 			slog.Int("status", sw.status()), slog.Duration("duration", d),

@@ -22,7 +22,7 @@ then shuts the providers down. See docs/http.md and docs/openapi.yaml.
 
 Examples:
   ctxkit serve
-  ctxkit serve --addr 127.0.0.1:0 --log-format json
+  ctxkit serve --addr 127.0.0.1:0 --log-format json --access-log
   ctxkit serve --config docs/examples/ctxkit.json     # providers for /v1/query
   curl -s http://127.0.0.1:8787/healthz
 
@@ -45,7 +45,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	addr := fs.String("addr", "127.0.0.1:8787", "listen `address`; port 0 picks a free port (printed on stderr)")
 	config := fs.String("config", "", "JSON config `file`: limits and the providers /v1/query fans out to")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
-	debug := fs.Bool("debug", false, "log at debug level, including request bodies (may contain frame content)")
+	accessLog := fs.Bool("access-log", false, "log one line per request (method, route, status, duration, sizes; never content)")
+	debug := fs.Bool("debug", false, "log at debug level, every request with its body (may contain frame content)")
 	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
 	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
@@ -63,7 +64,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		return exitUsage
 	}
 
-	opts := &server.Options{Logger: logger, LogContent: *debug}
+	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
 	var closeProviders func(context.Context) error
 	if *config != "" {
 		cfg, err := server.LoadConfig(*config)

@@ -19,8 +19,9 @@ func PlainUntil[T ~string | ~[]byte](s T, i int, stopNonASCII bool) int {
 		extra = highs
 	}
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		w := s[i : i+8] // one bounds check, so the eight loads become one
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 		// zero(v) is non-zero exactly when some byte of v is zero.
 		quote := x ^ (ones * '"')
 		slash := x ^ (ones * '\\')

@@ -46,3 +46,24 @@ func FuzzPlainUntil(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkPlainUntil(b *testing.B) {
+	s := strings.Repeat("Composition packs frames by rendered cost under one budget. ", 20)
+	bs := []byte(s)
+	b.Run("string", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			if PlainUntil(s, 0, true) != len(s) {
+				b.Fatal("stopped early")
+			}
+		}
+	})
+	b.Run("bytes", func(b *testing.B) {
+		b.SetBytes(int64(len(bs)))
+		for b.Loop() {
+			if PlainUntil(bs, 0, false) != len(bs) {
+				b.Fatal("stopped early")
+			}
+		}
+	})
+}

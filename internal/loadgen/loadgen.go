@@ -43,6 +43,19 @@ type Options struct {
 	// reading it (as a server does when it shuts down). Use it only for
 	// routes without side effects, such as /v1/compose.
 	Idempotent bool
+	// Rate, when positive, makes the run open-loop: request k (from 0) is
+	// due Rate-th of a second apart, k/Rate seconds after the start, and a
+	// free worker waits for its due time instead of sending at once. Its
+	// latency is timed from the due time, not from the send, so a server
+	// that falls behind is charged for the wait it caused (no coordinated
+	// omission). Conns must be large enough to keep up; the report's RPS
+	// shows whether it did. Zero sends back to back on every connection.
+	Rate float64
+	// Raw sends with a minimal HTTP/1.1 client on one connection per worker
+	// (see rawConn) instead of net/http's, which costs several times more
+	// CPU per request. It does not retry: a request on a keep-alive
+	// connection the server closed counts as dropped even with Idempotent.
+	Raw bool
 }
 
 // Report is the outcome of a run.
@@ -58,7 +71,7 @@ type Report struct {
 	Elapsed time.Duration
 	// P50 and P90 are nearest-rank percentiles of the latency of the
 	// requests counted in Requests, each timed from sending the request
-	// until its whole body was read. All four are zero when Requests is 0.
+	// (from its due time, with Options.Rate) until its whole body was read. All four are zero when Requests is 0.
 	P50, P90 time.Duration
 	// P99 is the 99th percentile of the same latencies, Max the slowest.
 	P99, Max time.Duration
@@ -92,6 +105,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("loadgen: url %q: only loopback hosts are allowed", o.URL)
 	}
+	if o.Raw && u.Scheme != "http" {
+		return nil, fmt.Errorf("loadgen: url %q: the raw client speaks plain http only", o.URL)
+	}
 	if o.Conns <= 0 {
 		o.Conns = 64
 	}
@@ -120,14 +136,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg      sync.WaitGroup
 		started = time.Now()
 	)
-	take := func() bool {
+	// take claims the next request: its sequence number, or false when the
+	// run has sent all it may.
+	take := func() (int64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if o.MaxRequests > 0 && issued >= o.MaxRequests {
-			return false
+			return 0, false
 		}
 		issued++
-		return true
+		return issued - 1, true
 	}
 	for range o.Conns {
 		wg.Add(1)
@@ -135,15 +153,38 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			defer wg.Done()
 			var local []time.Duration
 			buf := new(bytes.Buffer)
-			for ctx.Err() == nil && take() {
+			var raw *rawConn
+			if o.Raw {
+				raw = &rawConn{addr: hostPort(u), req: rawRequest(u, o.Body, o.Idempotent)}
+				defer raw.close()
+			}
+			for ctx.Err() == nil {
+				k, ok := take()
+				if !ok {
+					break
+				}
 				t0 := time.Now()
-				status, err := send(ctx, hc, o.URL, o.Body, buf, o.Idempotent)
+				if o.Rate > 0 {
+					t0 = started.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
+					if !sleepUntil(ctx, t0) {
+						break
+					}
+				}
+				var status int
+				var body []byte
+				var err error
+				if raw != nil {
+					status, body, err = raw.send(ctx)
+				} else {
+					status, err = send(ctx, hc, o.URL, o.Body, buf, o.Idempotent)
+					body = buf.Bytes()
+				}
 				d := time.Since(t0)
-				if ctx.Err() != nil && err != nil {
+				if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
 					break // the run ended mid-request: not the server's fault
 				}
 				if err == nil && status/100 == 2 && o.Check != nil {
-					if cerr := o.Check(buf.Bytes()); cerr != nil {
+					if cerr := o.Check(body); cerr != nil {
 						err = fmt.Errorf("status %d: %w", status, cerr)
 					}
 				}
@@ -191,6 +232,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Max = lat[len(lat)-1]
 	}
 	return rep, nil
+}
+
+// sleepUntil waits until t, or reports false when ctx ends first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // noResponseError is a request that got no response: the connection
@@ -268,6 +325,14 @@ func pct(sorted []time.Duration, p int) time.Duration {
 	}
 	i := (len(sorted)*p + 99) / 100
 	return sorted[max(i-1, 0)]
+}
+
+// hostPort is u's host with its port, 80 when the URL has none.
+func hostPort(u *url.URL) string {
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return u.Host
 }
 
 func isLoopback(host string) bool {
