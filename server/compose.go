@@ -309,19 +309,28 @@ func (h *Handler) countComposition(res *compose.Result) {
 // member appended when offers were skipped. Without a cache report
 // (res.HasCacheReport false) the encoding is appendResult's, which writes the same
 // bytes faster.
-func composeAnswer(res *compose.Result, skipped []Skipped) (json.RawMessage, error) {
+func composeAnswer(res *compose.Result, skipped []Skipped) (any, error) {
 	var b []byte
 	var err error
 	if res.HasCacheReport() {
 		b, err = res.MarshalJSON()
 	} else {
-		b, err = appendResult(make([]byte, 0, len(res.Prompt)+256*(len(res.Audit.Entries)+1)), res)
+		// The common answer is encoded into a pooled buffer, which
+		// writeJSON returns to the pool once it is written.
+		a := getAnswer()
+		b, err = appendResult(*a.b, res)
+		*a.b = b
+		if err == nil && len(skipped) == 0 {
+			return a, nil
+		}
+		b = bytes.Clone(b)
+		a.release()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	if len(skipped) == 0 {
-		return b, nil
+		return json.RawMessage(b), nil
 	}
 	s, err := json.Marshal(skipped)
 	if err != nil {
@@ -330,5 +339,5 @@ func composeAnswer(res *compose.Result, skipped []Skipped) (json.RawMessage, err
 	b = bytes.TrimSuffix(b, []byte("}"))
 	b = append(b, `,"skipped":`...)
 	b = append(b, s...)
-	return append(b, '}'), nil
+	return json.RawMessage(append(b, '}')), nil
 }

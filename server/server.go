@@ -256,9 +256,40 @@ func putBuffer(b *bytes.Buffer) {
 	}
 }
 
+// answer is an encoded answer in a pooled buffer.
+type answer struct{ b *[]byte }
+
+var answerPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// getAnswer returns an empty answer buffer from the pool.
+func getAnswer() *answer {
+	b := answerPool.Get().(*[]byte)
+	*b = (*b)[:0]
+	return &answer{b: b}
+}
+
+// release returns the buffer to the pool unless it grew past 1 MiB.
+func (a *answer) release() {
+	if cap(*a.b) <= 1<<20 {
+		answerPool.Put(a.b)
+	}
+	a.b = nil
+}
+
 // writeJSON encodes v without HTML escaping (prompts keep their '<' bytes)
 // and writes it with its length.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if a, ok := v.(*answer); ok { // encoded into a pooled buffer
+		b := append(*a.b, '\n')
+		hd := w.Header()
+		hd.Set("Content-Type", "application/json")
+		hd.Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+		*a.b = b
+		a.release()
+		return
+	}
 	if raw, ok := v.(json.RawMessage); ok { // already encoded (compose's stable JSON)
 		hd := w.Header()
 		hd.Set("Content-Type", "application/json")
