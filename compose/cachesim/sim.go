@@ -94,6 +94,10 @@ type Config struct {
 	// BaseUSDPerMTok is the base input price (default
 	// DefaultBaseUSDPerMTok).
 	BaseUSDPerMTok float64
+	// StickyMargin is compose.Options.StickyMargin for every turn (0, the
+	// default, is off). It changes how the session is composed, never the
+	// session itself: NewSession ignores it.
+	StickyMargin float32
 }
 
 func (c Config) withDefaults() Config {
@@ -118,6 +122,8 @@ func (c Config) withDefaults() Config {
 type Report struct {
 	// Placement is the placement the session was composed under.
 	Placement compose.Placement
+	// StickyMargin is the sticky margin it was composed with (0: none).
+	StickyMargin float32
 	// Turns is T.
 	Turns int
 	// Budget is the budget that was used, in budget tokens.
@@ -296,7 +302,7 @@ type Turn struct {
 // result's layout to the next turn, and reports the means.
 func (s *Session) Run(c Config, p compose.Placement) Report {
 	c = c.withDefaults()
-	r := Report{Placement: p, Turns: len(s.Turns), Budget: s.Budget}
+	r := Report{Placement: p, StickyMargin: c.StickyMargin, Turns: len(s.Turns), Budget: s.Budget}
 	s.Walk(c, p, func(t int, tr Turn) {
 		res := tr.Result
 		r.MeanPromptBytes += float64(len(res.Prompt))
@@ -349,7 +355,8 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 	var prev *compose.Result
 	var marked map[string]bool // prefixes the previous request marked or read
 	for t, offers := range s.Turns {
-		opts := &compose.Options{Placement: p, Cache: &compose.CacheOptions{MinPrefixTokens: c.MinPrefixTokens}}
+		opts := &compose.Options{Placement: p, Cache: &compose.CacheOptions{MinPrefixTokens: c.MinPrefixTokens},
+			StickyMargin: c.StickyMargin}
 		if prev != nil {
 			opts.Previous = prev.Layout
 		}
