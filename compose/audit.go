@@ -112,16 +112,16 @@ type Entry struct {
 	Disposition Disposition
 	// Verification is set for an included frame.
 	Verification Verification
-	// Reason is set for an excluded frame.
-	Reason Reason
-	// Attestation is the ledger's state for the frame (NotChecked without a
-	// ledger). It never decides inclusion or placement.
-	Attestation trust.State
 	// Sticky is set when Options.StickyMargin changed the frame's
 	// disposition: StickyHeld on an included frame that the composition
 	// without the margin excludes, StickyDisplaced on an excluded frame it
 	// includes.
 	Sticky StickyEffect
+	// Reason is set for an excluded frame.
+	Reason Reason
+	// Attestation is the ledger's state for the frame (NotChecked without a
+	// ledger). It never decides inclusion or placement.
+	Attestation trust.State
 }
 
 // Audit is the record of one composition: one Entry per offered frame (a

@@ -90,7 +90,6 @@ type Options struct {
 // item is one deduplicated offer on its way through the pipeline.
 type item struct {
 	offer Offer
-	k     int // index among the dedup survivors
 	id    frame.ID
 	cost  int
 	size  int    // rendered length in bytes
@@ -293,6 +292,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		plain = packed(plainRanked, costs, budget, o.Packer)
 	}
 	included := make([]item, 0, len(ranked))
+	var includedK []int // under a margin: each included item's survivor index
 	used := 0
 	stopped := false
 	for _, k := range ranked {
@@ -312,7 +312,10 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			if id.Digest != "" {
 				e.Verification = Verifiable
 			}
-			included = append(included, item{offer: kept[k], k: k, id: id, cost: cost, size: m.size,
+			if inc != nil {
+				includedK = append(includedK, k)
+			}
+			included = append(included, item{offer: kept[k], id: id, cost: cost, size: m.size,
 				cite: m.cite, clean: m.clean, plainAttrs: m.plain})
 		default:
 			e.Disposition = Excluded
@@ -339,7 +342,16 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		for pos, k := range plainRanked {
 			at[k] = pos
 		}
-		slices.SortFunc(included, func(x, y item) int { return cmp.Compare(at[x.k], at[y.k]) })
+		byPlain := make([]int, len(included)) // positions in included
+		for i := range byPlain {
+			byPlain[i] = i
+		}
+		slices.SortFunc(byPlain, func(x, y int) int { return cmp.Compare(at[includedK[x]], at[includedK[y]]) })
+		sorted := make([]item, len(included))
+		for i, j := range byPlain {
+			sorted[i] = included[j]
+		}
+		included = sorted
 	}
 	arr := arrange(included, &o)
 	placed := arr.placed

@@ -86,15 +86,23 @@ func incumbents(ids []frame.ID, prev *Layout, margin float32) []bool {
 func boosted(offers []Offer, inc []bool, margin float32) []Offer {
 	out := make([]Offer, len(offers))
 	copy(out, offers)
+	n := 0
+	for _, on := range inc {
+		if on {
+			n++
+		}
+	}
+	copies := make([]frame.Frame, 0, n) // one allocation for every copy
 	for k, on := range inc {
 		if !on {
 			continue
 		}
-		f := *offers[k].frame()
+		copies = append(copies, *offers[k].frame())
+		f := &copies[len(copies)-1]
 		if f.Score == f.Score {
 			f.Score += margin
 		}
-		out[k] = Offer{Provider: offers[k].Provider, Frame: &f}
+		out[k] = Offer{Provider: offers[k].Provider, Frame: f}
 	}
 	return out
 }

@@ -318,4 +318,13 @@ func BenchmarkComposeTurn(b *testing.B) {
 			}
 		})
 	}
+	// Stable-first with a sticky margin: one more ranking and packing walk.
+	prev := compose.ForPrompt(s.Turns[0], s.Budget, &compose.Options{Placement: compose.StableFirst})
+	opts := &compose.Options{Placement: compose.StableFirst, Previous: prev.Layout, StickyMargin: 0.1}
+	b.Run("stable-first+sticky", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			compose.ForPrompt(s.Turns[1], s.Budget, opts)
+		}
+	})
 }
