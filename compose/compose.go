@@ -120,9 +120,9 @@ type measure struct {
 //     PackingStopped).
 //  4. Place: opts.Placement maps the included frames, in ranking order
 //     (without the sticky margin, see below), to render order; they are
-//     not re-ranked. EdgesByRank (the default) folds
-//     them to the edges (FoldToEdges); Canonical sorts them by FrameID;
-//     StableFirst follows opts.Previous (see below).
+//     not re-ranked. EdgesByRank (the default) folds them to the edges
+//     (FoldToEdges); Canonical sorts them by FrameID; StableFirst follows
+//     opts.Previous (see below).
 //  5. Render: Preamble, then one fence per frame, and the citation map in
 //     render order.
 //
@@ -154,12 +154,12 @@ type measure struct {
 // that ignores scores (PrecomputedOrder's named frames) is unaffected. The
 // packer then walks this ranking as usual: under ScoreDescending a new
 // frame ranks ahead of an incumbent only when it outscores it by more
-// than M. The margin applies
-// under every placement (it changes selection, which placement never
-// does), leaves dedup alone (the higher score still wins a group, so an
-// incumbent can lose to its own duplicate), and adds an incumbent set
-// lookup, one more ranking and one packing walk: O(n log n) still. It is
-// a trade: frames a fresh ranking would prefer by less than M stay out.
+// than M. The margin applies under every placement (it changes selection,
+// which placement never does), leaves dedup alone (the higher score still
+// wins a group, so an incumbent can lose to its own duplicate), and adds
+// an incumbent set lookup, one more ranking and one packing walk: O(n log
+// n) still. It is a trade: frames a fresh ranking would prefer by less
+// than M stay out.
 // The margin decides selection only: placement sees the included frames in
 // the ranking without it, so EdgesByRank still puts this turn's best frame
 // first and StableFirst's tail puts the frames the margin holds in late,
@@ -181,8 +181,7 @@ type measure struct {
 // The audit has exactly one entry per offer: duplicates first (canonical
 // order), then the survivors in ranking order. For given options (the
 // previous layout and sticky margin included), the result depends only on
-// the set of offers:
-// any permutation of offers yields identical bytes.
+// the set of offers: any permutation of offers yields identical bytes.
 func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	var o Options
 	if opts != nil {
