@@ -112,6 +112,11 @@ type Entry struct {
 	Disposition Disposition
 	// Verification is set for an included frame.
 	Verification Verification
+	// Sticky is set when Options.StickyMargin changed the frame's
+	// disposition: StickyHeld on an included frame that the composition
+	// without the margin excludes, StickyDisplaced on an excluded frame it
+	// includes.
+	Sticky StickyEffect
 	// Reason is set for an excluded frame.
 	Reason Reason
 	// Attestation is the ledger's state for the frame (NotChecked without a
@@ -139,6 +144,11 @@ type Audit struct {
 	// Packer is the packer's String form, "first-fit" or
 	// "stop-at-first-miss".
 	Packer string
+	// StickyMargin is the sticky margin the ranking ran under
+	// (Options.StickyMargin when in force), 0 when off. Under a margin the
+	// survivors' entries are in the order of the ranking with the margin
+	// applied.
+	StickyMargin float32
 }
 
 // Included returns the identities of the included frames, in audit order.
@@ -199,6 +209,19 @@ func (a *Audit) ExplainsEveryDrop() bool {
 		default:
 			return false
 		}
+		switch e.Sticky {
+		case NotSticky:
+		case StickyHeld:
+			if e.Disposition != Included {
+				return false
+			}
+		case StickyDisplaced:
+			if e.Disposition != Excluded {
+				return false
+			}
+		default:
+			return false
+		}
 	}
 	return true
 }
@@ -208,6 +231,9 @@ func (a *Audit) ExplainsEveryDrop() bool {
 //	included verifiable alpha/cheap@sha256:… attestation=not_checked
 //	excluded duplicate alpha/dup_low@sha256:… kept=beta/dup_high@sha256:… attestation=not_checked
 //	excluded over_budget beta/huge@sha256:… cost=118 remaining=16 attestation=not_checked
+//
+// An entry whose fate the sticky margin changed ends in " sticky=held" or
+// " sticky=displaced".
 func (e Entry) String() string {
 	var b strings.Builder
 	b.WriteString(e.Disposition.String())
@@ -229,6 +255,9 @@ func (e Entry) String() string {
 		}
 	}
 	b.WriteString(" attestation=" + e.Attestation.String())
+	if e.Sticky != NotSticky {
+		b.WriteString(" sticky=" + e.Sticky.String())
+	}
 	return b.String()
 }
 
@@ -245,15 +274,29 @@ func quoteID(id frame.ID) string {
 }
 
 // WriteText writes the audit as text: one line per entry, then a summary
-// line with the budget, the tokens used, the strategy and the packer.
+// line with the budget, the tokens used, the strategy and the packer (and
+// the sticky margin and how many frames it held and displaced, when one
+// was in force).
 func (a *Audit) WriteText(w io.Writer) error {
 	var b bytes.Buffer
+	held, displaced := 0, 0
 	for _, e := range a.Entries {
 		b.WriteString(e.String())
 		b.WriteByte('\n')
+		switch e.Sticky {
+		case StickyHeld:
+			held++
+		case StickyDisplaced:
+			displaced++
+		}
 	}
-	fmt.Fprintf(&b, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
+	fmt.Fprintf(&b, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d",
 		a.Budget, a.TokensUsed, a.Strategy, a.Packer, len(a.Included()), len(a.Excluded()))
+	if a.StickyMargin != 0 {
+		fmt.Fprintf(&b, " sticky_margin=%s held=%d displaced=%d",
+			strconv.FormatFloat(float64(a.StickyMargin), 'g', -1, 32), held, displaced)
+	}
+	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -291,8 +334,9 @@ type Result struct {
 	// turn.
 	Layout *Layout
 
-	// reported: the caller asked for a placement, a previous layout or
-	// cache options, so the JSON encoding carries the "cache" member.
+	// reported: the caller asked for a placement, a previous layout, cache
+	// options or a sticky margin, so the JSON encoding carries the "cache"
+	// member.
 	reported bool
 }
 
@@ -305,6 +349,7 @@ type entryJSON struct {
 	Verification string      `json:"verification,omitempty"`
 	Reason       *reasonJSON `json:"reason,omitempty"`
 	Attestation  trust.State `json:"attestation"`
+	Sticky       string      `json:"sticky,omitempty"`
 }
 
 type reasonJSON struct {
@@ -321,11 +366,12 @@ type citationJSON struct {
 }
 
 type auditJSON struct {
-	Budget     int         `json:"budget"`
-	TokensUsed int         `json:"tokens_used"`
-	Strategy   string      `json:"strategy"`
-	Packer     string      `json:"packer"`
-	Entries    []entryJSON `json:"entries"`
+	Budget       int         `json:"budget"`
+	TokensUsed   int         `json:"tokens_used"`
+	Strategy     string      `json:"strategy"`
+	Packer       string      `json:"packer"`
+	StickyMargin float32     `json:"sticky_margin,omitempty"`
+	Entries      []entryJSON `json:"entries"`
 }
 
 type resultJSON struct {
@@ -336,7 +382,8 @@ type resultJSON struct {
 }
 
 func (e Entry) toJSON() entryJSON {
-	j := entryJSON{Frame: e.Frame, Disposition: e.Disposition.String(), Attestation: e.Attestation}
+	j := entryJSON{Frame: e.Frame, Disposition: e.Disposition.String(), Attestation: e.Attestation,
+		Sticky: e.Sticky.String()}
 	switch e.Disposition {
 	case Included:
 		j.Verification = e.Verification.String()
@@ -357,7 +404,7 @@ func (e Entry) toJSON() entryJSON {
 
 func (a Audit) toJSON() auditJSON {
 	j := auditJSON{Budget: a.Budget, TokensUsed: a.TokensUsed, Strategy: a.Strategy, Packer: a.Packer,
-		Entries: make([]entryJSON, len(a.Entries))}
+		StickyMargin: a.StickyMargin, Entries: make([]entryJSON, len(a.Entries))}
 	for i, e := range a.Entries {
 		j.Entries[i] = e.toJSON()
 	}
@@ -366,17 +413,20 @@ func (a Audit) toJSON() auditJSON {
 
 // MarshalJSON encodes the entry as
 // {"frame":ID,"disposition":"included","verification":"verifiable","attestation":STATE}
-// or {"frame":ID,"disposition":"excluded","reason":{"kind":"over_budget","cost":N,"remaining":N},"attestation":STATE}.
+// or {"frame":ID,"disposition":"excluded","reason":{"kind":"over_budget","cost":N,"remaining":N},"attestation":STATE},
+// with "sticky":"held" or "sticky":"displaced" last when the sticky margin
+// changed the frame's fate.
 func (e Entry) MarshalJSON() ([]byte, error) { return marshal(e.toJSON()) }
 
 // MarshalJSON encodes the audit as
-// {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]}.
+// {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]},
+// with "sticky_margin":M before "entries" when a sticky margin was in force.
 func (a Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
 
 // MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
 // with nothing HTML-escaped; the encoding is stable (fixed member order, no
-// maps). When the composition was asked for a placement, a previous layout
-// or cache options, a "cache" member follows:
+// maps). When the composition was asked for a placement, a previous
+// layout, cache options or a sticky margin, a "cache" member follows:
 //
 //	"cache":{"placement":S,"stable_prefix_bytes":N,"stable_prefix_tokens":N,
 //	  "stable_prefix_hash":"sha256:…","stable_frames":N,

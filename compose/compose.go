@@ -1,6 +1,8 @@
 package compose
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,6 +77,14 @@ type Options struct {
 	Previous *Layout
 	// Cache tunes the stable-prefix report; nil means the defaults.
 	Cache *CacheOptions
+	// StickyMargin is the hysteresis of cache-stable composition: every
+	// offer whose identity Previous lists is ranked as if its score were
+	// higher by StickyMargin, so that score jitter smaller than the margin
+	// does not push a frame of the previous turn out of the budget (and
+	// break the prompt's cached prefix at its place). Zero, a negative
+	// value, NaN and +Inf mean off, as does a nil or invalid Previous. See
+	// ForPrompt for the rule and how the audit shows its effect.
+	StickyMargin float32
 }
 
 // item is one deduplicated offer on its way through the pipeline.
@@ -108,10 +118,11 @@ type measure struct {
 //     fits the budget that remains; otherwise it is excluded OverBudget
 //     (FirstFit keeps walking; StopAtFirstMiss excludes the rest as
 //     PackingStopped).
-//  4. Place: opts.Placement maps the included frames, in ranking order, to
-//     render order; they are not re-ranked. EdgesByRank (the default) folds
-//     them to the edges (FoldToEdges); Canonical sorts them by FrameID;
-//     StableFirst follows opts.Previous (see below).
+//  4. Place: opts.Placement maps the included frames, in ranking order
+//     (without the sticky margin, see below), to render order; they are
+//     not re-ranked. EdgesByRank (the default) folds them to the edges
+//     (FoldToEdges); Canonical sorts them by FrameID; StableFirst follows
+//     opts.Previous (see below).
 //  5. Render: Preamble, then one fence per frame, and the citation map in
 //     render order.
 //
@@ -128,6 +139,37 @@ type measure struct {
 // this turn's included set, so the result is a pure function of (previous
 // layout, offers, options).
 //
+// Sticky inclusion (opts.StickyMargin, off by default). A frame of the
+// previous turn that drops out of the budget breaks the cached prefix at
+// its place just as a frame that vanished does, and near the budget's cut
+// score jitter alone swaps frames in and out from turn to turn. A margin M
+// > 0 is hysteresis against that: before ranking, every survivor whose
+// identity opts.Previous lists (so its content digest is unchanged) shows
+// the strategy its score plus M; nothing else changes. The strategy then
+// compares scores exactly as it always does: ScoreDescending across the
+// whole set, the per-provider strategies (RoundRobinByRank,
+// PerProviderQuota, TrustWeighted) only within each provider, so a margin
+// reorders a provider's own frames and never weighs one provider's score
+// scale against another's more than the strategy already does; a strategy
+// that ignores scores (PrecomputedOrder's named frames) is unaffected. The
+// packer then walks this ranking as usual: under ScoreDescending a new
+// frame ranks ahead of an incumbent only when it outscores it by more
+// than M. The margin applies under every placement (it changes selection,
+// which placement never does), leaves dedup alone (the higher score still
+// wins a group, so an incumbent can lose to its own duplicate), and adds
+// an incumbent set lookup, one more ranking and one packing walk: O(n log
+// n) still. It is a trade: frames a fresh ranking would prefer by less
+// than M stay out.
+// The margin decides selection only: placement sees the included frames in
+// the ranking without it, so EdgesByRank still puts this turn's best frame
+// first and StableFirst's tail puts the frames the margin holds in late,
+// where the weakest go. The audit shows the trade exactly:
+// Audit.StickyMargin records M, the survivors' entries follow the ranking
+// the packer walked (with the margin), and the composition without the
+// margin is worked out too: an included frame it would exclude is marked
+// StickyHeld, an excluded frame it would include StickyDisplaced (their
+// reasons stay what the packer found).
+//
 // Under every placement the stable part (Result.Stable, reported in
 // Result.Cache) is the preamble and the leading frames that opts.Previous
 // rendered first in the same order: the prefix a provider cache written on
@@ -138,8 +180,8 @@ type measure struct {
 // frames' rendered costs and never exceeds budget (a negative budget is 0).
 // The audit has exactly one entry per offer: duplicates first (canonical
 // order), then the survivors in ranking order. For given options (the
-// previous layout included), the result depends only on the set of offers:
-// any permutation of offers yields identical bytes.
+// previous layout and sticky margin included), the result depends only on
+// the set of offers: any permutation of offers yields identical bytes.
 func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	var o Options
 	if opts != nil {
@@ -170,12 +212,29 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	}
 
 	// 2. Rank. The survivors are in strictly increasing identity order,
-	// which the default strategy can use without checking it.
+	// which the default strategy can use without checking it. Under a
+	// sticky margin the strategy ranks a view in which the previous
+	// layout's frames score higher by the margin.
+	rank := func(offers []Offer) []int {
+		if _, ok := strategy.(ScoreDescending); ok {
+			return scoreOrderStrict(offers)
+		}
+		return RankWith(strategy, offers)
+	}
+	margin := o.stickyMargin()
+	var inc []bool
+	if margin > 0 {
+		ids := make([]frame.ID, len(g.survivors))
+		for k, s := range g.survivors {
+			ids[k] = g.ids[s]
+		}
+		inc = incumbents(ids, o.Previous, margin)
+	}
 	var ranked []int
-	if _, ok := strategy.(ScoreDescending); ok {
-		ranked = scoreOrderStrict(kept)
+	if inc == nil {
+		ranked = rank(kept)
 	} else {
-		ranked = RankWith(strategy, kept)
+		ranked = rank(boosted(kept, inc, margin))
 	}
 
 	// 3. Pack. Rendered lengths are measured before the walk in rank
@@ -219,7 +278,20 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			plain: provPlain && kindPlain && idPlain && citePlain,
 		}
 	}
+	// Under a sticky margin, what the packer would include without it: the
+	// audit marks every frame whose fate the margin changed.
+	var plain []bool
+	var plainRanked []int
+	if inc != nil {
+		costs := make([]int, len(kept))
+		for k := range meas {
+			costs[k] = (meas[k].size + 3) / 4
+		}
+		plainRanked = rank(kept)
+		plain = packed(plainRanked, costs, budget, o.Packer)
+	}
 	included := make([]item, 0, len(ranked))
+	var includedK []int // under a margin: each included item's survivor index
 	used := 0
 	stopped := false
 	for _, k := range ranked {
@@ -239,6 +311,9 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			if id.Digest != "" {
 				e.Verification = Verifiable
 			}
+			if inc != nil {
+				includedK = append(includedK, k)
+			}
 			included = append(included, item{offer: kept[k], id: id, cost: cost, size: m.size,
 				cite: m.cite, clean: m.clean, plainAttrs: m.plain})
 		default:
@@ -248,10 +323,35 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 				stopped = true
 			}
 		}
+		if plain != nil && plain[k] != (e.Disposition == Included) {
+			e.Sticky = StickyDisplaced
+			if !plain[k] {
+				e.Sticky = StickyHeld
+			}
+		}
 		entries = append(entries, e)
 	}
 
-	// 4. Place.
+	// 4. Place. The margin decides selection only: placement sees the
+	// included frames in the ranking without it, so the best frame is the
+	// one the strategy prefers on this turn's scores, and the frames the
+	// margin holds in sit where the weakest go.
+	if inc != nil {
+		at := make([]int, len(kept)) // survivor -> position in plainRanked
+		for pos, k := range plainRanked {
+			at[k] = pos
+		}
+		byPlain := make([]int, len(included)) // positions in included
+		for i := range byPlain {
+			byPlain[i] = i
+		}
+		slices.SortFunc(byPlain, func(x, y int) int { return cmp.Compare(at[includedK[x]], at[includedK[y]]) })
+		sorted := make([]item, len(included))
+		for i, j := range byPlain {
+			sorted[i] = included[j]
+		}
+		included = sorted
+	}
 	arr := arrange(included, &o)
 	placed := arr.placed
 
@@ -280,13 +380,14 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		Citations: citations,
 		Cache:     cacheReport(prompt, stableBytes, arr, &o),
 		Layout:    layoutOf(arr, o.Placement),
-		reported:  o.Placement != EdgesByRank || o.Previous != nil || o.Cache != nil,
+		reported:  o.Placement != EdgesByRank || o.Previous != nil || o.Cache != nil || margin > 0,
 		Audit: Audit{
-			Entries:    entries,
-			Budget:     budget,
-			TokensUsed: used,
-			Strategy:   strategy.Name(),
-			Packer:     o.Packer.String(),
+			Entries:      entries,
+			Budget:       budget,
+			TokensUsed:   used,
+			Strategy:     strategy.Name(),
+			Packer:       o.Packer.String(),
+			StickyMargin: margin,
 		},
 	}
 }

@@ -15,8 +15,9 @@
 //     frames (FoldToEdges by default; Options.Placement chooses Canonical or
 //     StableFirst, which keeps the previous turn's Layout so a provider
 //     prompt cache can reuse the prompt's prefix, reported in
-//     Result.Cache), and render a constant Preamble, one fence per
-//     frame and a citation map. Its Audit has one Entry per offer: included
+//     Result.Cache; Options.StickyMargin adds hysteresis so score jitter
+//     does not swap the previous turn's frames out), and render a constant
+//     Preamble, one fence per frame and a citation map. Its Audit has one Entry per offer: included
 //     (verifiable or not) or excluded with a Reason (duplicate of a named
 //     survivor, over budget with cost and remaining, or packing stopped).
 //     An optional trust.Ledger annotates each entry with its attestation

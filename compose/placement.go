@@ -9,7 +9,8 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 )
 
-// Placement is the rule that maps the included frames, in ranking order, to
+// Placement is the rule that maps the included frames, in ranking order
+// (the ranking without Options.StickyMargin when one is in force), to
 // render order. It never changes which frames are included: dedup, ranking
 // and packing run the same way under every placement, so the audit's
 // entries, the budget and the tokens used are identical; only the order of
@@ -354,8 +355,8 @@ func (r *Result) Stable() string { return r.Prompt[:r.stableBytes()] }
 func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
 
 // HasCacheReport reports whether the composition was asked for a placement,
-// a previous layout or cache options, and so whether its JSON encoding
-// carries the "cache" member.
+// a previous layout, cache options or a sticky margin, and so whether its
+// JSON encoding carries the "cache" member.
 func (r *Result) HasCacheReport() bool { return r.reported }
 
 func (r *Result) stableBytes() int {

@@ -54,3 +54,38 @@ func ExampleForPrompt_stableFirst() {
 	// stable prefix tokens: 124 relay: dropped
 	// split at a frame boundary: true
 }
+
+// Hysteresis against score jitter: on the second turn "backoff" outscores
+// "policy" by 0.02, and the budget holds only two frames. Without a margin
+// policy is swapped out and the prefix breaks there; with a margin of 0.1
+// policy is held and the audit says so.
+func ExampleForPrompt_stickyMargin() {
+	turn1 := []compose.Offer{
+		{Provider: "repo", Frame: doc("retry", strings.Repeat("r", 40), 0.9)},
+		{Provider: "repo", Frame: doc("policy", strings.Repeat("p", 40), 0.6)},
+		{Provider: "repo", Frame: doc("backoff", strings.Repeat("b", 40), 0.5)},
+	}
+	// Room for retry and one of the other two.
+	budget := compose.RenderedCost("repo", turn1[0].Frame) + compose.RenderedCost("repo", turn1[2].Frame)
+	first := compose.ForPrompt(turn1, budget, &compose.Options{Placement: compose.StableFirst})
+
+	turn2 := []compose.Offer{turn1[0],
+		{Provider: "repo", Frame: doc("policy", strings.Repeat("p", 40), 0.56)},
+		{Provider: "repo", Frame: doc("backoff", strings.Repeat("b", 40), 0.58)},
+	}
+	for _, margin := range []float32{0, 0.1} {
+		res := compose.ForPrompt(turn2, budget, &compose.Options{Placement: compose.StableFirst,
+			Previous: first.Layout, StickyMargin: margin})
+		fmt.Printf("margin %g: %d of 2 frames stable\n", margin, res.Cache.StableFrames)
+		for _, e := range res.Audit.Entries {
+			if e.Sticky != compose.NotSticky {
+				fmt.Printf("  %s %s: %s\n", e.Frame.Frame, e.Disposition, e.Sticky)
+			}
+		}
+	}
+	// Output:
+	// margin 0: 1 of 2 frames stable
+	// margin 0.1: 2 of 2 frames stable
+	//   policy included: held
+	//   backoff excluded: displaced
+}

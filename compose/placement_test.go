@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -338,11 +339,13 @@ func TestComposePropertiesUnderEveryPlacement(t *testing.T) {
 	if testing.Short() {
 		cases = 300 / raceSlowdown
 	}
+	marks := map[StickyEffect]int{}
 	for iter := range cases {
 		offers := randomOffers(rng)
 		budget := rng.IntN(400)
 		prev := previousLayout(rng, offers, budget)
-		base := &Options{Strategy: strategies()[rng.IntN(len(strategies()))], Packer: Packer(rng.IntN(2))}
+		base := &Options{Strategy: strategies()[rng.IntN(len(strategies()))], Packer: Packer(rng.IntN(2)),
+			StickyMargin: randomMargin(rng)}
 		var audit string
 		for _, p := range Placements() {
 			opts := *base
@@ -353,6 +356,12 @@ func TestComposePropertiesUnderEveryPlacement(t *testing.T) {
 			res := ForPrompt(offers, budget, &opts)
 			checkResult(t, offers, budget, res)
 			checkPlacement(t, res, &opts)
+			if opts.StickyMargin != 0 {
+				checkSticky(t, offers, budget, res, &opts)
+			}
+			for _, e := range res.Audit.Entries {
+				marks[e.Sticky]++
+			}
 			a, err := json.Marshal(&res.Audit)
 			if err != nil {
 				t.Fatal(err)
@@ -367,23 +376,45 @@ func TestComposePropertiesUnderEveryPlacement(t *testing.T) {
 			}
 		}
 	}
+	// The sticky checks must have had something to check.
+	if marks[StickyHeld] == 0 || marks[StickyDisplaced] == 0 {
+		t.Fatalf("no case exercised the sticky margin: %v", marks)
+	}
+}
+
+// randomMargin returns a sticky margin: none in a third of the cases, a
+// plausible one mostly, and now and then one that must count as off (or
+// a huge one).
+func randomMargin(rng *rand.Rand) float32 {
+	switch rng.IntN(12) {
+	case 0, 1, 2, 3:
+		return 0
+	case 4:
+		return [...]float32{-0.1, float32(math.NaN()), float32(math.Inf(1)), 1e30, math.MaxFloat32}[rng.IntN(5)]
+	}
+	return float32(rng.IntN(60)+1) / 100
 }
 
 func FuzzPlacementPermutation(f *testing.F) {
-	f.Add(uint64(1), uint64(2), 100, uint8(2))
-	f.Add(uint64(0xDEAD), uint64(0xBEEF), 0, uint8(1))
-	f.Add(uint64(42), uint64(7), 5000, uint8(0))
-	f.Fuzz(func(t *testing.T, seed1, seed2 uint64, budget int, placement uint8) {
+	f.Add(uint64(1), uint64(2), 100, uint8(2), float32(0))
+	f.Add(uint64(0xDEAD), uint64(0xBEEF), 0, uint8(1), float32(0))
+	f.Add(uint64(42), uint64(7), 5000, uint8(0), float32(0))
+	f.Add(uint64(1), uint64(2), 100, uint8(2), float32(0.1))
+	f.Add(uint64(3), uint64(4), 250, uint8(2), float32(0.5))
+	f.Add(uint64(5), uint64(6), 120, uint8(1), float32(math.Inf(1)))
+	f.Add(uint64(7), uint64(8), 300, uint8(0), float32(math.NaN()))
+	f.Fuzz(func(t *testing.T, seed1, seed2 uint64, budget int, placement uint8, margin float32) {
 		rng := rand.New(rand.NewPCG(seed1, seed2))
 		offers := randomOffers(rng)
 		budget %= 1 << 16
 		if budget < 0 {
 			budget = -budget
 		}
-		opts := &Options{Placement: Placement(placement % 3), Previous: previousLayout(rng, offers, budget)}
+		opts := &Options{Placement: Placement(placement % 3), Previous: previousLayout(rng, offers, budget), StickyMargin: margin}
 		res := ForPrompt(offers, budget, opts)
 		checkResult(t, offers, budget, res)
 		checkPlacement(t, res, opts)
+		checkSticky(t, offers, budget, res, opts)
 		want := resultBytes(t, res)
 		for range 3 {
 			if got := resultBytes(t, ForPrompt(shuffled(rng, offers), budget, opts)); got != want {

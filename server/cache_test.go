@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -92,4 +95,55 @@ func TestComposeRouteRejectsBadPlacement(t *testing.T) {
 	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "stable-first",
 		Previous: []byte(`{"version":99,"frames":"nope"}`)})
 	wantError(t, err, http.StatusBadRequest, "bad_request", "previous", "")
+}
+
+// A sticky margin through the route: the answer is compose.ForPrompt's with
+// the same margin, byte for byte, and its audit shows what the margin held
+// in and displaced.
+func TestComposeRouteStickyMargin(t *testing.T) {
+	h := server.New(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	offers := mkOffers(3, 1, 200)
+	budget := 2 * compose.RenderedCost(offers[0].Provider, offers[0].Frame)
+	offers[0].Frame.Score, offers[1].Frame.Score, offers[2].Frame.Score = 0.9, 0.6, 0.5
+	first := compose.ForPrompt(toCompose(offers), budget, &compose.Options{Placement: compose.StableFirst})
+	layout, err := json.Marshal(first.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Jitter lifts f2 just above f1, the second frame of the last turn.
+	offers[1].Frame.Score, offers[2].Frame.Score = 0.55, 0.58
+	for _, margin := range []float64{0, 0.1} {
+		req := server.ComposeRequest{Offers: offers, Budget: intp(budget), Placement: "stable-first",
+			Previous: layout, StickyMargin: margin}
+		body, _ := json.Marshal(&req)
+		status, got := postRaw(t, ts.URL+server.PathCompose, body)
+		if status != http.StatusOK {
+			t.Fatalf("status %d: %s", status, got)
+		}
+		want, err := compose.ForPrompt(toCompose(offers), budget, &compose.Options{Placement: compose.StableFirst,
+			Previous: first.Layout, Cache: &compose.CacheOptions{}, StickyMargin: float32(margin)}).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(bytes.TrimSuffix(got, []byte("\n")), want) {
+			t.Fatalf("margin %g: answer differs from compose.ForPrompt:\n%s\n---\n%s", margin, got, want)
+		}
+		var res server.ComposeResult
+		if err := json.Unmarshal(got, &res); err != nil {
+			t.Fatal(err)
+		}
+		held := res.Prompt == first.Prompt
+		marked := bytes.Contains(got, []byte(`"sticky_margin":0.1,`)) && bytes.Contains(got, []byte(`"sticky":"held"`)) &&
+			bytes.Contains(got, []byte(`"sticky":"displaced"`))
+		if held != (margin > 0) || marked != (margin > 0) {
+			t.Fatalf("margin %g: prompt kept %v, audit marked %v:\n%s", margin, held, marked, got)
+		}
+	}
+	c, _ := newTestClient(t, nil)
+	for _, bad := range []float64{-0.1, 1e39} {
+		_, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(budget), StickyMargin: bad})
+		wantError(t, err, http.StatusBadRequest, "bad_request", "sticky_margin", "")
+	}
 }

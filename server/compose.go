@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 
@@ -57,6 +58,14 @@ type ComposeRequest struct {
 	// 1024; negative turns the warning off): a shorter stable prefix is
 	// reported with a warning.
 	MinPrefixTokens *int `json:"min_prefix_tokens,omitempty"`
+	// StickyMargin (≥ 0, default 0: off) ranks the frames Previous lists
+	// as if their score were higher by this margin, so score jitter
+	// smaller than it does not swap them out of the budget (see
+	// compose.Options.StickyMargin); the audit then carries
+	// "sticky_margin" and marks each entry whose fate the margin changed
+	// with "sticky": "held" or "displaced". A margin adds the "cache"
+	// member to the answer.
+	StickyMargin float64 `json:"sticky_margin,omitempty"`
 }
 
 // ContextRequest is the body of POST /v1/context.
@@ -187,6 +196,12 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 	if r.MinPrefixTokens != nil {
 		// Zero is the default minimum, as in compose.CacheOptions.
 		opts.Cache = &compose.CacheOptions{MinPrefixTokens: *r.MinPrefixTokens}
+	}
+	if r.StickyMargin != 0 {
+		if !(r.StickyMargin > 0) || r.StickyMargin > math.MaxFloat32 {
+			return badRequest("sticky_margin", "sticky_margin: %v is not a score margin ≥ 0", r.StickyMargin)
+		}
+		opts.StickyMargin = float32(r.StickyMargin)
 	}
 	return nil
 }

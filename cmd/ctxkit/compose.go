@@ -16,6 +16,7 @@ import (
 const composeUsage = `usage: ctxkit compose [FILE|-] --budget N [--strategy NAME] [--packer NAME]
                      [--format text|json] [--skip-invalid]
                      [--placement NAME] [--previous FILE] [--min-prefix N]
+                     [--sticky-margin M]
 
 Compose offered frames into one prompt block under a budget of N canonical
 budget tokens (ceil(bytes/4) of each rendered block, fence included; the
@@ -40,6 +41,11 @@ rule on standard error.
              stable-first keeps its front so a prompt cache can reuse it
 --min-prefix the provider's minimum cacheable prefix in tokens (default
              1024); a shorter stable prefix is warned about
+--sticky-margin
+             frames of the --previous layout rank as if their score were
+             higher by M (default 0: off), so score jitter below M does
+             not swap them out and break the cached prefix; the audit
+             marks frames the margin held in or displaced
 --format     text (default): the prompt on standard output, one audit line per
              frame and a summary on standard error;
              json: the whole result {"prompt","citations","audit"} on
@@ -132,7 +138,7 @@ func parseComposeFlags(args []string) (*composeFlags, error) {
 			default:
 				return nil, fmt.Errorf("unknown format %q (text, json)", v)
 			}
-		case "placement", "previous", "min-prefix":
+		case "placement", "previous", "min-prefix", "sticky-margin":
 			v, err := needValue()
 			if err != nil {
 				return nil, err

@@ -4,18 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
 	"github.com/ctxkit/ctxkit/compose"
 )
 
-// cacheFlags are ctxkit compose's placement flags: --placement, --previous
-// and --min-prefix.
+// cacheFlags are ctxkit compose's placement flags: --placement, --previous,
+// --min-prefix and --sticky-margin.
 type cacheFlags struct {
 	placement    compose.Placement
 	previous     string
 	minPrefix    int
+	stickyMargin float32
 	haveAny      bool
 	havePrevious bool
 }
@@ -37,6 +39,12 @@ func (c *cacheFlags) set(name, v string) error {
 			return fmt.Errorf("--min-prefix wants a positive integer, got %q", v)
 		}
 		c.minPrefix = n
+	case "sticky-margin":
+		m, err := strconv.ParseFloat(v, 32)
+		if err != nil || !(m >= 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("--sticky-margin wants a finite score margin ≥ 0, got %q", v)
+		}
+		c.stickyMargin = float32(m)
 	}
 	return nil
 }
@@ -48,6 +56,7 @@ func (c *cacheFlags) apply(o *compose.Options) error {
 	}
 	o.Placement = c.placement
 	o.Cache = &compose.CacheOptions{MinPrefixTokens: c.minPrefix}
+	o.StickyMargin = c.stickyMargin
 	if c.havePrevious {
 		l, err := readPrevious(c.previous)
 		if err != nil {

@@ -94,6 +94,10 @@ type Config struct {
 	// BaseUSDPerMTok is the base input price (default
 	// DefaultBaseUSDPerMTok).
 	BaseUSDPerMTok float64
+	// StickyMargin is compose.Options.StickyMargin for every turn (0, the
+	// default, is off). It changes how the session is composed, never the
+	// session itself: NewSession ignores it.
+	StickyMargin float32
 }
 
 func (c Config) withDefaults() Config {
@@ -118,6 +122,8 @@ func (c Config) withDefaults() Config {
 type Report struct {
 	// Placement is the placement the session was composed under.
 	Placement compose.Placement
+	// StickyMargin is the sticky margin it was composed with (0: none).
+	StickyMargin float32
 	// Turns is T.
 	Turns int
 	// Budget is the budget that was used, in budget tokens.
@@ -134,7 +140,8 @@ type Report struct {
 	// from the cache (compared turns).
 	ReusableFraction float64
 	// BestAtEdge is the fraction of turns whose best-ranked included frame
-	// is the first or the last frame of its part (stable or volatile).
+	// (the highest score of the turn among the included frames) is the
+	// first or the last frame of its part (stable or volatile).
 	BestAtEdge float64
 	// MeanStablePrefixTokens is the mean of Result.Cache.StablePrefixTokens.
 	MeanStablePrefixTokens float64
@@ -158,6 +165,13 @@ type Report struct {
 	// MarkedCostPerTurn is the mean estimated input cost per turn in US
 	// dollars under the marked-breakpoint host described above.
 	MarkedCostPerTurn float64
+	// HeldPerTurn and DisplacedPerTurn are the mean numbers of audit
+	// entries per turn marked compose.StickyHeld and
+	// compose.StickyDisplaced: how many frames the sticky margin kept in
+	// the prompt, and how many frames a fresh ranking would have included
+	// instead (the relevance traded for cache reuse). Both 0 without a
+	// margin.
+	HeldPerTurn, DisplacedPerTurn float64
 }
 
 // Session is the seeded sequence of offers a Config describes.
@@ -296,7 +310,7 @@ type Turn struct {
 // result's layout to the next turn, and reports the means.
 func (s *Session) Run(c Config, p compose.Placement) Report {
 	c = c.withDefaults()
-	r := Report{Placement: p, Turns: len(s.Turns), Budget: s.Budget}
+	r := Report{Placement: p, StickyMargin: c.StickyMargin, Turns: len(s.Turns), Budget: s.Budget}
 	s.Walk(c, p, func(t int, tr Turn) {
 		res := tr.Result
 		r.MeanPromptBytes += float64(len(res.Prompt))
@@ -306,6 +320,14 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 		}
 		if tr.BestAtEdge {
 			r.BestAtEdge++
+		}
+		for _, e := range res.Audit.Entries {
+			switch e.Sticky {
+			case compose.StickyHeld:
+				r.HeldPerTurn++
+			case compose.StickyDisplaced:
+				r.DisplacedPerTurn++
+			}
 		}
 		total := tr.ReadTokens + tr.WriteTokens + tr.BaseTokens
 		r.CostPerTurn += (AnthropicRead*float64(tr.ReadTokens) + AnthropicWrite*float64(tr.WriteTokens) +
@@ -333,6 +355,8 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 		r.CostPerTurn /= n
 		r.UncachedCostPerTurn /= n
 		r.MarkedCostPerTurn /= n
+		r.HeldPerTurn /= n
+		r.DisplacedPerTurn /= n
 	}
 	if m > 0 {
 		r.MeanSharedPrefixBytes /= m
@@ -349,12 +373,13 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 	var prev *compose.Result
 	var marked map[string]bool // prefixes the previous request marked or read
 	for t, offers := range s.Turns {
-		opts := &compose.Options{Placement: p, Cache: &compose.CacheOptions{MinPrefixTokens: c.MinPrefixTokens}}
+		opts := &compose.Options{Placement: p, Cache: &compose.CacheOptions{MinPrefixTokens: c.MinPrefixTokens},
+			StickyMargin: c.StickyMargin}
 		if prev != nil {
 			opts.Previous = prev.Layout
 		}
 		res := compose.ForPrompt(offers, s.Budget, opts)
-		tr := Turn{Result: res, BestAtEdge: bestAtEdge(res)}
+		tr := Turn{Result: res, BestAtEdge: bestAtEdge(res, offers)}
 		if prev != nil {
 			tr.SharedPrefixBytes = commonPrefix(prev.Prompt, res.Prompt)
 		}
@@ -470,18 +495,24 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// bestAtEdge reports whether the best-ranked included frame (the first
-// included audit entry after the duplicates, which come first) is the first
-// or the last frame of its part.
-func bestAtEdge(res *compose.Result) bool {
+// bestAtEdge reports whether the best-ranked included frame is the first or
+// the last frame of its part. The session is ranked by score (the default
+// strategy), so the best is the included frame with the highest score on
+// this turn, ties to the smaller identity: the first included audit entry
+// without a sticky margin, and the best by this turn's scores with one
+// (the margin decides selection, not which frame is best).
+func bestAtEdge(res *compose.Result, offers []compose.Offer) bool {
 	if len(res.Citations) == 0 {
 		return false
 	}
-	var best frame.ID
-	for _, e := range res.Audit.Entries {
-		if e.Disposition == compose.Included {
-			best = e.Frame
-			break
+	score := make(map[frame.ID]float32, len(offers))
+	for _, o := range offers {
+		score[o.ID()] = o.Frame.Score
+	}
+	best := res.Citations[0].Frame
+	for _, c := range res.Citations[1:] {
+		if d := compose.CompareScores(score[c.Frame], score[best]); d > 0 || d == 0 && c.Frame.Compare(best) < 0 {
+			best = c.Frame
 		}
 	}
 	at := -1

@@ -79,6 +79,96 @@ func TestIssueScenario(t *testing.T) {
 	}
 }
 
+// The issue's scenario with stable-first and a sticky margin of 0.1 (twice
+// the jitter). Under tail churn, where most of the prefix losses are
+// frames still offered but swapped out by jitter and near-ties, the margin
+// lifts the mean shared prefix over seeds 1-3 above the issue's 70%. Under
+// uniform churn nearly every prefix ends at a frame that vanished from the
+// offers, which no margin can keep: the margin must cost nothing there.
+func TestStickyIssueScenario(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	type key struct {
+		churn  Churn
+		margin float32
+	}
+	mean := map[key]float64{}
+	vanished, swapped := 0, 0 // uniform churn, sticky: why each compared turn's prefix ended
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		for _, m := range []float32{0, 0.1} {
+			for _, seed := range seeds {
+				c := issueConfig(seed, churn)
+				c.StickyMargin = m
+				s := NewSession(c)
+				r := s.Run(c, compose.StableFirst)
+				if r.StickyMargin != m {
+					t.Fatalf("report margin %v, want %v", r.StickyMargin, m)
+				}
+				// The margin's trade shows in the audit: frames held in,
+				// and frames a fresh ranking would have taken instead.
+				if (m == 0) != (r.HeldPerTurn == 0 && r.DisplacedPerTurn == 0) {
+					t.Fatalf("%s seed %d margin %g: held %.2f displaced %.2f per turn", churn, seed, m, r.HeldPerTurn, r.DisplacedPerTurn)
+				}
+				mean[key{churn, m}] += r.SharedPrefixFraction / float64(len(seeds))
+				if churn != UniformChurn || m == 0 {
+					continue
+				}
+				var prev *compose.Result
+				s.Walk(c, compose.StableFirst, func(turn int, tr Turn) {
+					if prev != nil {
+						switch prefixEnd(prev, tr.Result, s.Turns[turn]) {
+						case "vanished":
+							vanished++
+						case "swapped":
+							swapped++
+						}
+					}
+					prev = tr.Result
+				})
+			}
+		}
+	}
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		for _, m := range []float32{0, 0.1} {
+			t.Logf("%s churn, margin %g: stable-first mean shared prefix %.1f%%", churn, m, 100*mean[key{churn, m}])
+		}
+	}
+	t.Logf("uniform churn, margin 0.1: prefix ended at a vanished frame on %d turns, at a swapped-out one on %d", vanished, swapped)
+	if got := mean[key{TailChurn, 0.1}]; got < 0.70 || got <= mean[key{TailChurn, 0}] {
+		t.Errorf("tail churn: stable-first + sticky shares %.3f (without the margin %.3f), want ≥ 0.70 and more",
+			got, mean[key{TailChurn, 0}])
+	}
+	if got, base := mean[key{UniformChurn, 0.1}], mean[key{UniformChurn, 0}]; got < base-0.01 {
+		t.Errorf("uniform churn: the margin costs prefix: %.3f against %.3f", got, base)
+	}
+	if vanished < 10*swapped {
+		t.Errorf("uniform churn: %d prefixes ended at a vanished frame, %d at a swapped-out one; want vanishing to dominate",
+			vanished, swapped)
+	}
+}
+
+// prefixEnd says why res's stable part ends before the whole of prev:
+// "vanished" when the first frame of prev it lacks is no longer offered,
+// "swapped" when it is offered but excluded, "" when all of prev is kept.
+func prefixEnd(prev, res *compose.Result, offers []compose.Offer) string {
+	offered := map[frame.ID]bool{}
+	for _, o := range offers {
+		offered[o.ID()] = true
+	}
+	included := map[frame.ID]bool{}
+	for _, id := range res.Audit.Included() {
+		included[id] = true
+	}
+	for _, c := range prev.Citations {
+		switch {
+		case !offered[c.Frame]:
+			return "vanished"
+		case !included[c.Frame]:
+			return "swapped"
+		}
+	}
+	return ""
+}
+
 // Without churn only score jitter moves frames: stable-first keeps nearly
 // the whole prompt, the value fold almost none of it.
 func TestJitterOnly(t *testing.T) {
@@ -97,6 +187,13 @@ func TestJitterOnly(t *testing.T) {
 	}
 	if rs[0].SharedPrefixFraction > 0.2 || rs[0].BestAtEdge != 1 {
 		t.Errorf("edges-by-rank shares %.3f, best at edge %.2f", rs[0].SharedPrefixFraction, rs[0].BestAtEdge)
+	}
+	// A margin of twice the jitter stops the swaps at the budget's edge:
+	// the prompt never changes.
+	c.StickyMargin = 0.1
+	if r := Run(c, compose.StableFirst)[0]; r.SharedPrefixFraction != 1 || r.Relaid != 1 {
+		t.Errorf("stable-first + sticky 0.1 shares %.4f under jitter alone and re-laid %d turns, want 1 and only the first",
+			r.SharedPrefixFraction, r.Relaid)
 	}
 	if rs[2].CostPerTurn >= rs[1].CostPerTurn || rs[1].CostPerTurn >= rs[0].CostPerTurn {
 		t.Errorf("costs per turn: edges %.5f canonical %.5f stable-first %.5f", rs[0].CostPerTurn, rs[1].CostPerTurn, rs[2].CostPerTurn)
@@ -221,4 +318,13 @@ func BenchmarkComposeTurn(b *testing.B) {
 			}
 		})
 	}
+	// Stable-first with a sticky margin: one more ranking and packing walk.
+	prev := compose.ForPrompt(s.Turns[0], s.Budget, &compose.Options{Placement: compose.StableFirst})
+	opts := &compose.Options{Placement: compose.StableFirst, Previous: prev.Layout, StickyMargin: 0.1}
+	b.Run("stable-first+sticky", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			compose.ForPrompt(s.Turns[1], s.Budget, opts)
+		}
+	})
 }

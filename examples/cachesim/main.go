@@ -2,14 +2,19 @@
 // every turn and prints, per placement, how much of each prompt a provider
 // prompt cache can reuse and what the input costs under Anthropic's cache
 // pricing (see package compose/cachesim for the session and cache models).
+// Each margin in -sticky adds a row for stable-first with that sticky
+// margin (compose.Options.StickyMargin).
 //
-//	go run ./examples/cachesim -turns 30 -churn 10 -jitter 0.05
+//	go run ./examples/cachesim -turns 30 -churn 10 -jitter 0.05 -sticky 0.05,0.1
 package main
 
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/compose/cachesim"
@@ -29,6 +34,7 @@ func run(args []string) int {
 	seed := fs.Uint64("seed", 1, "session seed")
 	minPrefix := fs.Int("min-prefix", compose.DefaultMinPrefixTokens, "provider minimum cacheable prefix, tokens")
 	price := fs.Float64("price", cachesim.DefaultBaseUSDPerMTok, "base input price, USD per million tokens")
+	sticky := fs.String("sticky", "0.1", "comma-separated sticky margins, each adding a stable-first row (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -38,6 +44,11 @@ func run(args []string) int {
 	}
 	c := cachesim.Config{Turns: *turns, Offered: *offered, ChurnPercent: *churn, Jitter: *jitter, Seed: *seed,
 		MinPrefixTokens: *minPrefix, BaseUSDPerMTok: *price}
+	margins, err := parseMargins(*sticky)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cachesim:", err)
+		return 2
+	}
 	switch *model {
 	case "uniform":
 	case "tail":
@@ -46,9 +57,33 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "cachesim: unknown -model %q (uniform, tail)\n", *model)
 		return 2
 	}
-	if err := cachesim.WriteTable(os.Stdout, c, cachesim.Run(c, compose.Placements()...)); err != nil {
+	reports := cachesim.Run(c, compose.Placements()...)
+	s := cachesim.NewSession(c)
+	for _, m := range margins {
+		sc := c
+		sc.StickyMargin = m
+		reports = append(reports, s.Run(sc, compose.StableFirst))
+	}
+	if err := cachesim.WriteTable(os.Stdout, c, reports); err != nil {
 		fmt.Fprintln(os.Stderr, "cachesim:", err)
 		return 1
 	}
 	return 0
+}
+
+// parseMargins parses a comma-separated list of sticky margins, each
+// positive and finite.
+func parseMargins(v string) ([]float32, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []float32
+	for _, f := range strings.Split(v, ",") {
+		m, err := strconv.ParseFloat(strings.TrimSpace(f), 32)
+		if err != nil || !(m > 0) || math.IsInf(m, 0) {
+			return nil, fmt.Errorf("-sticky wants positive margins separated by commas, got %q", f)
+		}
+		out = append(out, float32(m))
+	}
+	return out, nil
 }
