@@ -140,6 +140,14 @@ func TestComposeRouteStickyMargin(t *testing.T) {
 		if held != (margin > 0) || marked != (margin > 0) {
 			t.Fatalf("margin %g: prompt kept %v, audit marked %v:\n%s", margin, held, marked, got)
 		}
+		// The Go client's types carry the margin and the marks.
+		marks := map[string]int{}
+		for _, e := range res.Audit.Entries {
+			marks[e.Sticky]++
+		}
+		if res.Audit.StickyMargin != margin || (margin > 0) != (marks["held"] > 0 && marks["displaced"] > 0) {
+			t.Fatalf("margin %g: decoded audit has margin %g and marks %v", margin, res.Audit.StickyMargin, marks)
+		}
 	}
 	c, _ := newTestClient(t, nil)
 	for _, bad := range []float64{-0.1, 1e39} {

@@ -294,6 +294,16 @@ func (r *fastReader) float32() (float32, bool) {
 	return float32(f), err == nil
 }
 
+// float64 reads a number into an f64, as encoding/json does.
+func (r *fastReader) float64() (float64, bool) {
+	lit, ok := r.number()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	return f, err == nil
+}
+
 // uint32 reads a number into a u32; a fraction, exponent, sign or
 // overflow is declined.
 func (r *fastReader) uint32() (uint32, bool) {
@@ -573,6 +583,12 @@ func (b *composeBody) decodeFast(body []byte) bool {
 			return ok
 		case "previous":
 			return s.first(9) && r.into(&req.Previous)
+		case "sticky_margin":
+			if !s.first(11) {
+				return false
+			}
+			req.StickyMargin, ok = r.float64()
+			return ok
 		case "min_prefix_tokens":
 			if !s.first(10) {
 				return false

@@ -89,7 +89,7 @@ func commonBodies(t testing.TB) [][]byte {
 	bodies = append(bodies,
 		[]byte(`{"offers": [{"provider": "p", "frame": {"id": "a", "kind": "doc", "title": "caf\u00e9 \ud83d\ude00", "content": "line\nnext \"q\" \\ \/ \t", "score": 0.5, "token_cost": 6, "citation_label": "a \u2028"}}], "budget": 100}`),
 		[]byte(" {\n\t\"budget\" : 10 ,\r\n \"offers\" : [ ] } \n"),
-		[]byte(`{"offers":[{"frame":{"id":"a","kind":"doc","title":"t","content":"abcd","score":1e-1,"token_cost":1,"canonical_token_cost":9,"uri":"file:///a","valid_from":"2026-01-01T00:00:00Z","provenance":[{"type":"file","uri":"file:///a"}],"relations":[{"rel":"documents","target_uri":"x"}],"embedding":{"fingerprint":"f","vector":[0.5,-1]}},"provider":"p"}],"budget":-0,"placement":"stable-first","previous":{"v":1,"frames":[]},"min_prefix_tokens":-1,"skip_invalid":true,"strategy":"trust-weighted","weights":{"p":3},"default_weight":2,"quota":4,"packer":"first-fit"}`),
+		[]byte(`{"offers":[{"frame":{"id":"a","kind":"doc","title":"t","content":"abcd","score":1e-1,"token_cost":1,"canonical_token_cost":9,"uri":"file:///a","valid_from":"2026-01-01T00:00:00Z","provenance":[{"type":"file","uri":"file:///a"}],"relations":[{"rel":"documents","target_uri":"x"}],"embedding":{"fingerprint":"f","vector":[0.5,-1]}},"provider":"p"}],"budget":-0,"placement":"stable-first","previous":{"v":1,"frames":[]},"min_prefix_tokens":-1,"sticky_margin":0.1,"skip_invalid":true,"strategy":"trust-weighted","weights":{"p":3},"default_weight":2,"quota":4,"packer":"first-fit"}`),
 	)
 	return bodies
 }

@@ -83,6 +83,8 @@ type Audit struct {
 	Strategy string `json:"strategy"`
 	// Packer names the packer that ran.
 	Packer string `json:"packer"`
+	// StickyMargin is the request's sticky margin; absent (0) when off.
+	StickyMargin float64 `json:"sticky_margin,omitempty"`
 	// Entries has one entry per offered frame, a total partition.
 	Entries []AuditEntry `json:"entries"`
 }
@@ -100,6 +102,9 @@ type AuditEntry struct {
 	Reason *ExcludeReason `json:"reason,omitempty"`
 	// Attestation is the trust ledger's state, {"state": ...}; it never changes selection.
 	Attestation json.RawMessage `json:"attestation"`
+	// Sticky is "held" when the sticky margin alone included the frame and
+	// "displaced" when it alone excluded it; empty otherwise.
+	Sticky string `json:"sticky,omitempty"`
 }
 
 // ExcludeReason says why a frame was excluded: kind "duplicate" (Kept names
