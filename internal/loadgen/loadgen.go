@@ -136,8 +136,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg      sync.WaitGroup
 		started = time.Now()
 	)
-	// take claims the next request: its sequence number, or false when the
-	// run has sent all it may.
+	// take claims the next request: its sequence number (from 0), or
+	// false when the run has sent all it may.
 	take := func() (int64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -146,6 +146,31 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		issued++
 		return issued - 1, true
+	}
+	// With a rate, one pacer hands each request's due time to the first
+	// free worker: one timer for the run instead of one per request, so
+	// the generator's own wake-ups add less to the latencies it reports.
+	var due chan time.Time
+	if o.Rate > 0 {
+		due = make(chan time.Time)
+		go func() {
+			defer close(due)
+			for {
+				k, ok := take()
+				if !ok {
+					return
+				}
+				t := started.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
+				if !sleepUntil(ctx, t) {
+					return
+				}
+				select {
+				case due <- t:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
 	}
 	for range o.Conns {
 		wg.Add(1)
@@ -159,16 +184,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				defer raw.close()
 			}
 			for ctx.Err() == nil {
-				k, ok := take()
-				if !ok {
-					break
-				}
-				t0 := time.Now()
-				if o.Rate > 0 {
-					t0 = started.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
-					if !sleepUntil(ctx, t0) {
+				var t0 time.Time
+				if due != nil {
+					var ok bool
+					if t0, ok = <-due; !ok {
 						break
 					}
+				} else {
+					if _, ok := take(); !ok {
+						break
+					}
+					t0 = time.Now()
 				}
 				var status int
 				var body []byte
