@@ -410,78 +410,82 @@ const (
 	requiredFrameMembers = 1<<bitID | 1<<bitKind | 1<<bitTitle | 1<<bitScore | 1<<bitTokenCost
 )
 
+// once reads a member's value into *dst with read, declining a repeat.
+func once[T any](s *seen, bit uint, dst *T, read func() (T, bool)) bool {
+	if !s.first(bit) {
+		return false
+	}
+	v, ok := read()
+	*dst = v
+	return ok
+}
+
+// oncePtr is once for a member whose field is a pointer (nil when absent).
+func oncePtr[T any](s *seen, bit uint, dst **T, read func() (T, bool)) bool {
+	if !s.first(bit) {
+		return false
+	}
+	v, ok := read()
+	*dst = &v
+	return ok
+}
+
+// onceInto hands a member's value to encoding/json, declining a repeat.
+func (r *fastReader) onceInto(s *seen, bit uint, v any) bool {
+	return s.first(bit) && r.into(v)
+}
+
 // frameMember reads the value of the member name into f.
 func (r *fastReader) frameMember(f *frame.Frame, name string, s *seen) bool {
-	var ok bool
-	str := func(bit uint, dst *string) bool {
-		if !s.first(bit) {
-			return false
-		}
-		*dst, ok = r.str()
-		return ok
-	}
 	switch name {
 	case "id":
-		return str(bitID, &f.ID)
+		return once(s, bitID, &f.ID, r.str)
 	case "kind":
-		return str(bitKind, (*string)(&f.Kind))
+		return once(s, bitKind, (*string)(&f.Kind), r.str)
 	case "title":
-		return str(bitTitle, &f.Title)
+		return once(s, bitTitle, &f.Title, r.str)
 	case "score":
-		if !s.first(bitScore) {
-			return false
-		}
-		f.Score, ok = r.float32()
-		return ok
+		return once(s, bitScore, &f.Score, r.float32)
 	case "token_cost":
-		if !s.first(bitTokenCost) {
-			return false
-		}
-		f.TokenCost, ok = r.uint32()
-		return ok
+		return once(s, bitTokenCost, &f.TokenCost, r.uint32)
 	case "content":
-		return str(5, &f.Content)
+		return once(s, 5, &f.Content, r.str)
 	case "content_digest":
-		return str(6, &f.ContentDigest)
+		return once(s, 6, &f.ContentDigest, r.str)
 	case "uri":
-		return str(7, &f.URI)
+		return once(s, 7, &f.URI, r.str)
 	case "representation":
-		return str(8, (*string)(&f.Representation))
+		return once(s, 8, (*string)(&f.Representation), r.str)
 	case "content_fidelity":
-		return str(9, (*string)(&f.ContentFidelity))
+		return once(s, 9, (*string)(&f.ContentFidelity), r.str)
 	case "canonical_content_hash":
-		return str(10, &f.CanonicalContentHash)
+		return once(s, 10, &f.CanonicalContentHash, r.str)
 	case "minimum_content_fidelity":
-		return str(11, (*string)(&f.MinimumContentFidelity))
+		return once(s, 11, (*string)(&f.MinimumContentFidelity), r.str)
 	case "inline_content_requirement":
-		return str(12, (*string)(&f.InlineContentRequirement))
+		return once(s, 12, (*string)(&f.InlineContentRequirement), r.str)
 	case "tokenizer_ref":
-		return str(13, &f.TokenizerRef)
+		return once(s, 13, &f.TokenizerRef, r.str)
 	case "valid_from":
-		return str(14, &f.ValidFrom)
+		return once(s, 14, &f.ValidFrom, r.str)
 	case "valid_to":
-		return str(15, &f.ValidTo)
+		return once(s, 15, &f.ValidTo, r.str)
 	case "recorded_at":
-		return str(16, &f.RecordedAt)
+		return once(s, 16, &f.RecordedAt, r.str)
 	case "citation_label":
-		return str(17, &f.CitationLabel)
+		return once(s, 17, &f.CitationLabel, r.str)
 	case "canonical_token_cost":
-		if !s.first(18) {
-			return false
-		}
-		n, ok := r.uint32()
-		f.CanonicalTokenCost = &n
-		return ok
+		return oncePtr(s, 18, &f.CanonicalTokenCost, r.uint32)
 	case "content_ref":
-		return s.first(19) && r.into(&f.ContentRef)
+		return r.onceInto(s, 19, &f.ContentRef)
 	case "transform":
-		return s.first(20) && r.into(&f.Transform)
+		return r.onceInto(s, 20, &f.Transform)
 	case "provenance":
-		return s.first(21) && r.into(&f.Provenance)
+		return r.onceInto(s, 21, &f.Provenance)
 	case "embedding":
-		return s.first(22) && r.into(&f.Embedding)
+		return r.onceInto(s, 22, &f.Embedding)
 	case "relations":
-		return s.first(23) && r.into(&f.Relations)
+		return r.onceInto(s, 23, &f.Relations)
 	}
 	return false
 }
@@ -495,12 +499,7 @@ func (r *fastReader) offers() ([]Offer, bool) {
 		ok := r.members(func(name string) bool {
 			switch name {
 			case "provider":
-				if !s.first(0) {
-					return false
-				}
-				var ok bool
-				o.Provider, ok = r.str()
-				return ok
+				return once(&s, 0, &o.Provider, r.str)
 			case "frame":
 				if !s.first(1) {
 					return false
@@ -521,85 +520,54 @@ func (r *fastReader) offers() ([]Offer, bool) {
 	return out, ok
 }
 
+// request reads a request object: offers and skip_invalid, which the
+// compose and context routes share, and the route's other members through
+// more (nil when there are none; it may use bits 2 and up of seen). It
+// declines a body without offers.
+func (r *fastReader) request(offers *[]Offer, skip *bool, more func(name string, s *seen) bool) bool {
+	var s seen
+	ok := r.members(func(name string) bool {
+		switch name {
+		case "offers":
+			return once(&s, 0, offers, r.offers)
+		case "skip_invalid":
+			return once(&s, 1, skip, r.bool)
+		}
+		return more != nil && more(name, &s)
+	})
+	return ok && r.end() && *offers != nil
+}
+
 // decodeFast decodes b's common shape; see fastReader.
 func (b *composeBody) decodeFast(body []byte) bool {
 	r := newFastReader(body)
 	req := &b.ComposeRequest
-	var s seen
-	ok := r.members(func(name string) bool {
-		var ok bool
+	more := func(name string, s *seen) bool {
 		switch name {
-		case "offers":
-			if !s.first(0) {
-				return false
-			}
-			req.Offers, ok = r.offers()
-			return ok
 		case "budget":
-			if !s.first(1) {
-				return false
-			}
-			n, ok := r.int()
-			req.Budget = &n
-			return ok
+			return oncePtr(s, 2, &req.Budget, r.int)
 		case "strategy":
-			if !s.first(2) {
-				return false
-			}
-			req.Strategy, ok = r.str()
-			return ok
+			return once(s, 3, &req.Strategy, r.str)
 		case "quota":
-			if !s.first(3) {
-				return false
-			}
-			req.Quota, ok = r.int()
-			return ok
+			return once(s, 4, &req.Quota, r.int)
 		case "weights":
-			return s.first(4) && r.into(&req.Weights)
+			return r.onceInto(s, 5, &req.Weights)
 		case "default_weight":
-			if !s.first(5) {
-				return false
-			}
-			n, ok := r.uint32()
-			req.DefaultWeight = &n
-			return ok
+			return oncePtr(s, 6, &req.DefaultWeight, r.uint32)
 		case "packer":
-			if !s.first(6) {
-				return false
-			}
-			req.Packer, ok = r.str()
-			return ok
-		case "skip_invalid":
-			if !s.first(7) {
-				return false
-			}
-			req.SkipInvalid, ok = r.bool()
-			return ok
+			return once(s, 7, &req.Packer, r.str)
 		case "placement":
-			if !s.first(8) {
-				return false
-			}
-			req.Placement, ok = r.str()
-			return ok
+			return once(s, 8, &req.Placement, r.str)
 		case "previous":
-			return s.first(9) && r.into(&req.Previous)
+			return r.onceInto(s, 9, &req.Previous)
 		case "sticky_margin":
-			if !s.first(11) {
-				return false
-			}
-			req.StickyMargin, ok = r.float64()
-			return ok
+			return once(s, 10, &req.StickyMargin, r.float64)
 		case "min_prefix_tokens":
-			if !s.first(10) {
-				return false
-			}
-			n, ok := r.int()
-			req.MinPrefixTokens = &n
-			return ok
+			return oncePtr(s, 11, &req.MinPrefixTokens, r.int)
 		}
 		return false
-	})
-	if !ok || !r.end() || req.Offers == nil {
+	}
+	if !r.request(&req.Offers, &req.SkipInvalid, more) {
 		*b = composeBody{}
 		return false
 	}
@@ -610,27 +578,7 @@ func (b *composeBody) decodeFast(body []byte) bool {
 // decodeFast decodes b's common shape; see fastReader.
 func (b *contextBody) decodeFast(body []byte) bool {
 	r := newFastReader(body)
-	req := &b.ContextRequest
-	var s seen
-	ok := r.members(func(name string) bool {
-		var ok bool
-		switch name {
-		case "offers":
-			if !s.first(0) {
-				return false
-			}
-			req.Offers, ok = r.offers()
-			return ok
-		case "skip_invalid":
-			if !s.first(1) {
-				return false
-			}
-			req.SkipInvalid, ok = r.bool()
-			return ok
-		}
-		return false
-	})
-	if !ok || !r.end() || req.Offers == nil {
+	if !r.request(&b.ContextRequest.Offers, &b.ContextRequest.SkipInvalid, nil) {
 		*b = contextBody{}
 		return false
 	}
