@@ -10,6 +10,7 @@ import (
 	"os"
 	rtdebug "runtime/debug"
 
+	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/server"
 )
 
@@ -112,7 +113,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can use the API", "addr", ln.Addr().String())
 	}
-	fmt.Fprintf(s.err, "ctxkit serve: listening on http://%s\n", ln.Addr())
+	fmt.Fprintln(s.err, announce.Line(ln.Addr().String()))
 	logger.Info("serving", "addr", ln.Addr().String(), "query_configured", opts.Query != nil)
 	err = server.Serve(ctx, ln, h, &server.ServeOptions{ShutdownTimeout: *shutdown, OnShutdown: closeProviders})
 	if err != nil {

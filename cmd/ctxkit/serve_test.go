@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/client"
 )
@@ -38,15 +38,7 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfg, "--log-format", "json"}, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
 		pw.Close()
 	}()
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "ctxkit serve: listening on "); ok {
-				urlc <- rest
-			}
-		}
-	}()
+	urlc, _ := announce.Watch(pr, nil)
 	var url string
 	select {
 	case url = <-urlc:

@@ -1,7 +1,6 @@
 package doctest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/announce"
 )
 
 // repoRoot is the repository root, relative to this package.
@@ -313,26 +314,13 @@ func startServer(t *testing.T, ctxkit, tree string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	urlc := make(chan string, 1)
 	var logMu sync.Mutex
 	var logs strings.Builder
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			logMu.Lock()
-			logs.WriteString(line + "\n")
-			logMu.Unlock()
-			if rest, ok := strings.CutPrefix(line, "ctxkit serve: listening on "); ok {
-				select {
-				case urlc <- rest:
-				default:
-				}
-			}
-		}
-	}()
+	urlc, drained := announce.Watch(stderr, func(line string) {
+		logMu.Lock()
+		logs.WriteString(line + "\n")
+		logMu.Unlock()
+	})
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)

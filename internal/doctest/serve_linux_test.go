@@ -3,7 +3,6 @@
 package doctest
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/announce"
 )
 
 // children returns the pids whose parent is pid, from /proc.
@@ -82,15 +83,7 @@ func TestServeShutsDownStdioProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "ctxkit serve: listening on "); ok {
-				urlc <- rest
-			}
-		}
-	}()
+	urlc, _ := announce.Watch(stderr, nil)
 	var url string
 	select {
 	case url = <-urlc:

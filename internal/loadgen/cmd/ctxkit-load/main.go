@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/internal/loadgen"
 )
 
@@ -138,18 +138,7 @@ func start(bin string) (*exec.Cmd, string, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "ctxkit serve: listening on "); ok {
-				select {
-				case urlc <- rest:
-				default:
-				}
-			}
-		}
-	}()
+	urlc, _ := announce.Watch(stderr, nil)
 	select {
 	case u := <-urlc:
 		return cmd, u, nil
