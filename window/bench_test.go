@@ -99,3 +99,39 @@ func BenchmarkEstimatePDF(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPDFPages: the page scan alone on PDFs of about 1 MB and 4 MB,
+// classic (every object in the raw bytes) and PDF 1.5 style (page objects
+// in object streams, which are inflated; page text in Flate content
+// streams, which are not),
+// and on a bomb of the same size (a stream that inflates a thousandfold,
+// cut at the inflate budget). Sizes are of the decoded PDF.
+func BenchmarkPDFPages(b *testing.B) {
+	for _, mb := range []int{1, 4} {
+		pages := 60 * mb
+		z := bomb(1024 * mb)
+		for _, bc := range []struct {
+			name string
+			pdf  []byte
+			want int
+		}{
+			{"classic", buildPDF(pages, (mb<<20)/pages), pages},
+			{"objstm", objStmPDF{pages: pages, text: 80 << 10}.build(), pages},
+			{"bomb", []byte(fmt.Sprintf("<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n%s\nendstream", z)), 1},
+		} {
+			enc := base64.StdEncoding.EncodeToString(bc.pdf)
+			b.Run(fmt.Sprintf("%s/%dMB", bc.name, mb), func(b *testing.B) {
+				b.SetBytes(int64(len(bc.pdf)))
+				var d *pdfDoc
+				for b.Loop() {
+					d = pdfScanDoc(strings.NewReader(enc), pdfBufSize)
+				}
+				if got := d.pages(); got != bc.want {
+					b.Fatalf("%d pages, want %d", got, bc.want)
+				}
+				b.ReportMetric(float64(len(bc.pdf))/(1<<20), "pdf-MiB")
+				b.ReportMetric(float64(d.inflates)/(1<<20), "inflated-MiB")
+			})
+		}
+	}
+}

@@ -30,9 +30,11 @@ const maxPDFPages = 10_000
 // 16 inflated bytes per input byte, plus 1 MiB), while real object streams
 // — a few times to a few tens of times smaller than their contents, and
 // only a small part of a file — fit with room to spare. pdfMaxStreams caps
-// the number of streams inflated, each of which costs a decompressor reset
-// however short it is. When a cap stops the inflating, the estimate also
-// takes the object bound (see pdfPages), since pages may have been missed.
+// the number of object streams inflated, each of which costs a
+// decompressor reset however short it is (writers put about 100 objects
+// in one, so 16,384 streams hold far more than maxPDFPages pages). When a
+// cap stops the inflating, the estimate also takes the object bound (see
+// pdfPages), since pages may have been missed.
 const (
 	pdfInflateBase  = 1 << 20
 	pdfInflateRatio = 16
@@ -51,14 +53,16 @@ const pdfBufSize = 64 << 10
 // page tree's total).
 //
 // PDF 1.5 and later usually keep the page objects and the page tree in
-// compressed object streams. So a stream whose dictionary names
+// compressed object streams. So an object stream whose dictionary names
 // /FlateDecode as its (first) filter is inflated as it is read and its
-// contents matched the same way — unless the dictionary declares a kind
-// that cannot hold objects (a /Type other than /ObjStm, a /Subtype: images,
-// forms, fonts, cross-reference and metadata streams, or /Length1: font
-// programs), which also keeps large Flate images from spending the inflate
-// budget. Content streams carry no /Type and are inflated: a non-conforming
-// object stream without its /Type looks the same.
+// contents matched the same way. An object stream is a stream with
+// /Type /ObjStm, or with the object stream keys /N and /First and no
+// other /Type, /Subtype or /Length1 (a writer that left the /Type out).
+// Other streams are not inflated: content, images, fonts, cross-reference
+// and metadata streams cannot hold objects, so a page object is never
+// inside them, and content streams are most of a file's compressed bytes
+// (inflating them too made the scan about ten times slower; BENCHMARKS.md,
+// window section).
 //
 // The estimate is the larger of the number of page objects and the
 // largest /Count. When neither is found (an encrypted file whose object
@@ -183,9 +187,10 @@ func (m *pdfMatcher) end(next []byte) {
 
 // pdfDict is what the current object's dictionary says about its stream.
 type pdfDict struct {
-	flate  bool // /Filter /FlateDecode or /Filter [/FlateDecode …]
-	objStm bool // /Type /ObjStm
-	other  bool // a kind that cannot hold objects
+	flate    bool // /Filter /FlateDecode or /Filter [/FlateDecode …]
+	objStm   bool // /Type /ObjStm
+	n, first bool // /N and /First, the keys of an object stream
+	other    bool // another kind: /Type (not /ObjStm), /Subtype, /Length1
 }
 
 func (d *pdfDict) key(b []byte) {
@@ -207,10 +212,16 @@ func (d *pdfDict) key(b []byte) {
 		}
 	case pdfName(b, "/Subtype"), pdfName(b, "/Length1"):
 		d.other = true
+	case pdfName(b, "/N"):
+		d.n = true
+	case pdfName(b, "/First"):
+		d.first = true
 	}
 }
 
-func (d pdfDict) inflatable() bool { return d.flate && (d.objStm || !d.other) }
+func (d pdfDict) inflatable() bool {
+	return d.flate && (d.objStm || d.n && d.first && !d.other)
+}
 
 // pdfDoc is the state of one document's scan.
 type pdfDoc struct {

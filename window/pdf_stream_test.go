@@ -207,28 +207,31 @@ func TestPDFPagesInObjectStreams(t *testing.T) {
 	}
 }
 
-// Which Flate streams are inflated: an object stream, an untyped stream
-// (content, or an object stream that lost its /Type), with the filter
-// alone or first in an array; not an image or other typed stream, a font
+// Which Flate streams are inflated: object streams, by /Type /ObjStm or
+// by their /N and /First keys, with the filter alone or first in an
+// array; not a content stream, an image or other typed stream, a font
 // program, a stream whose first filter is not Flate, or one that is not
 // zlib data.
 func TestPDFPagesWhichStreamsAreInflated(t *testing.T) {
-	pages := deflate([]byte("<< /Type /Page >> << /Type /Page >> << /Type /Page >>"), zlib.BestCompression)
+	pages := deflate([]byte("1 0 2 18 3 36 << /Type /Page >> << /Type /Page >> << /Type /Page >>"), zlib.BestCompression)
 	for dict, want := range map[string]int{
-		"/Type /ObjStm /N 3 /First 0 /Filter /FlateDecode":      3,
-		"/Filter /FlateDecode /Type/ObjStm":                     3,
-		"/Filter /FlateDecode":                                  3,
-		"/Filter[/FlateDecode]":                                 3,
-		"/Filter [ /FlateDecode /DCTDecode ]":                   3,
-		"/DecodeParms << /Predictor 12 >> /Filter /FlateDecode": 3,
-		"/Type /XObject /Subtype /Image /Filter /FlateDecode":   1,
-		"/Subtype /Image /Filter /FlateDecode":                  1,
-		"/Type /XRef /Filter /FlateDecode":                      1,
-		"/Type /EmbeddedFile /Filter /FlateDecode":              1,
-		"/Length1 3000 /Filter /FlateDecode":                    1,
-		"/Filter [/ASCII85Decode /FlateDecode]":                 1,
-		"/Filter /FlateDecodeX":                                 1,
-		"/Length 40":                                            1,
+		"/Type /ObjStm /N 3 /First 13 /Filter /FlateDecode":                   3,
+		"/Filter /FlateDecode /Type/ObjStm":                                   3,
+		"/Type /ObjStm /Filter[/FlateDecode]":                                 3,
+		"/Type /ObjStm /Filter [ /FlateDecode /DCTDecode ]":                   3,
+		"/Type /ObjStm /DecodeParms << /Predictor 12 >> /Filter /FlateDecode": 3,
+		"/N 3 /First 13 /Filter /FlateDecode":                                 3,
+		"/N 3 /Filter /FlateDecode":                                           1, // an ICC profile
+		"/Filter /FlateDecode":                                                1, // a content stream
+		"/Type /XObject /Subtype /Image /Filter /FlateDecode":                 1,
+		"/Subtype /Image /N 3 /First 13 /Filter /FlateDecode":                 1,
+		"/Type /XRef /N 3 /First 13 /Filter /FlateDecode":                     1,
+		"/Type /EmbeddedFile /Filter /FlateDecode":                            1,
+		"/Length1 3000 /N 3 /First 13 /Filter /FlateDecode":                   1,
+		"/Type /ObjStm /Filter [/ASCII85Decode /FlateDecode]":                 1,
+		"/Type /ObjStm /Filter /FlateDecodeX":                                 1,
+		"/Type /ObjStmX /Filter /FlateDecode":                                 1,
+		"/Type /ObjStm /Length 40":                                            1,
 	} {
 		for _, eol := range []string{"\n", "\r\n", "\r"} {
 			pdf := fmt.Sprintf("%%PDF-1.7\n1 0 obj\n<< %s >>\nstream%s%s\nendstream\nendobj\n", dict, eol, pages)
@@ -238,20 +241,20 @@ func TestPDFPagesWhichStreamsAreInflated(t *testing.T) {
 		}
 	}
 	// The dictionary of one object does not carry over to the next one.
-	pdf := fmt.Sprintf("1 0 obj << /Filter /FlateDecode /Length 9 >> endobj 2 0 obj << /Length 9 >> stream\n%s\nendstream endobj", pages)
+	pdf := fmt.Sprintf("1 0 obj << /Type /ObjStm /Filter /FlateDecode >> endobj 2 0 obj << /Length 9 >> stream\n%s\nendstream endobj", pages)
 	if got := pagesBothWays(t, []byte(pdf)); got != 1 {
 		t.Errorf("filter of an earlier object applied: %d pages", got)
 	}
-	pdf = fmt.Sprintf("1 0 obj << /Type /XObject /Subtype /Image >> endobj 2 0 obj << /Filter /FlateDecode >> stream\n%s\nendstream endobj", pages)
+	pdf = fmt.Sprintf("1 0 obj << /Type /XObject /Subtype /Image >> endobj 2 0 obj << /Type /ObjStm /Filter /FlateDecode >> stream\n%s\nendstream endobj", pages)
 	if got := pagesBothWays(t, []byte(pdf)); got != 3 {
 		t.Errorf("type of an earlier object applied: %d pages", got)
 	}
 	// "endstream" is not a stream keyword; "stream" glued to a name is not either.
-	pdf = fmt.Sprintf("<< /Filter /FlateDecode >> endstream\n%s", pages)
+	pdf = fmt.Sprintf("<< /Type /ObjStm /Filter /FlateDecode >> endstream\n%s", pages)
 	if got := pagesBothWays(t, []byte(pdf)); got != 1 {
 		t.Errorf("endstream opened a stream: %d pages", got)
 	}
-	pdf = fmt.Sprintf("<< /Filter /FlateDecode /Xstream\n%s", pages)
+	pdf = fmt.Sprintf("<< /Type /ObjStm /Filter /FlateDecode /Xstream\n%s", pages)
 	if got := pagesBothWays(t, []byte(pdf)); got != 1 {
 		t.Errorf("/Xstream opened a stream: %d pages", got)
 	}
@@ -366,7 +369,7 @@ func TestBombIsReal(t *testing.T) {
 func TestPDFPagesBomb(t *testing.T) {
 	const mib = 256
 	z := bomb(mib)
-	obj := fmt.Sprintf("9 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream\nendobj\n", len(z), z)
+	obj := fmt.Sprintf("9 0 obj\n<< /Type /ObjStm /N 1 /First 0 /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream\nendobj\n", len(z), z)
 	spec := objStmPDF{pages: 12, noCount: true, before: obj}
 	pdf := spec.build()
 
@@ -395,7 +398,7 @@ func TestPDFPagesInflateCaps(t *testing.T) {
 	var b bytes.Buffer
 	z := bomb(2)
 	for range 40 {
-		fmt.Fprintf(&b, "<< /Filter /FlateDecode >> stream\n%s\nendstream endobj\n", z)
+		fmt.Fprintf(&b, "<< /Type /ObjStm /Filter /FlateDecode >> stream\n%s\nendstream endobj\n", z)
 	}
 	d := scanOf(b.Bytes())
 	if limit := int64(pdfInflateBase + pdfInflateRatio*b.Len()); !d.cut || d.inflates > limit {
@@ -407,7 +410,7 @@ func TestPDFPagesInflateCaps(t *testing.T) {
 	tiny := deflate([]byte("/Type /Page"), zlib.BestCompression)
 	b.Reset()
 	for range pdfMaxStreams + 10 {
-		fmt.Fprintf(&b, "<</Filter/FlateDecode>>stream\n%s\nendstream endobj ", tiny)
+		fmt.Fprintf(&b, "<</Type/ObjStm/Filter/FlateDecode>>stream\n%s\nendstream endobj ", tiny)
 	}
 	d = scanOf(b.Bytes())
 	if d.streams != pdfMaxStreams || !d.cut || d.inflated.c.pageObjects != pdfMaxStreams {

@@ -139,8 +139,8 @@ func FuzzPDFPages(f *testing.F) {
 	f.Add(append(bytes.Repeat([]byte(" "), 100), "/Type /Page"...)) // chunk boundaries: TestPDFPagesAcrossChunkBoundaries
 	f.Add(objStmPDF{pages: 3, perStream: 2, text: 40}.build())
 	f.Add(objStmPDF{pages: 2, perStream: 10, noCount: true, stored: true}.build())
-	f.Add([]byte("1 0 obj<</Filter[/FlateDecode]>>stream\r\n" + string(deflate([]byte("/Type /Page /Count 4 /Type/Page"), 9)) + "endstream endobj"))
-	f.Add([]byte("<</Filter /FlateDecode>>stream\n" + string(bomb(4)) + "\nendstream trailer<</Size 7>>"))
+	f.Add([]byte("1 0 obj<</N 2/First 4/Filter[/FlateDecode]>>stream\r\n" + string(deflate([]byte("/Type /Page /Count 4 /Type/Page"), 9)) + "endstream endobj"))
+	f.Add([]byte("<</Type /ObjStm /Filter /FlateDecode>>stream\n" + string(bomb(4)) + "\nendstream trailer<</Size 7>>"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		enc := base64.StdEncoding.EncodeToString(b)
 		got := pdfScanDoc(strings.NewReader(enc), pdfBufSize).pages()
