@@ -61,8 +61,8 @@ func TestPDFPages(t *testing.T) {
 		pdf  string
 		want int
 	}{
-		// Page objects inside compressed object streams: only the page
-		// tree's /Count is visible.
+		// Page objects out of sight (in an object stream that cannot be
+		// inflated): the page tree's /Count gives the total.
 		"count only":       {"%PDF-1.7\n2 0 obj << /Type/Pages /Kids [5 0 R] /Count 12>> endobj", 12},
 		"no white space":   {"<</Type/Page/Parent 2 0 R>><</Type/Page>>", 2},
 		"page at the end":  {"<< /Type /Page", 1},
