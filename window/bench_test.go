@@ -1,6 +1,8 @@
 package window
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -95,6 +97,51 @@ func BenchmarkEstimatePDF(b *testing.B) {
 						b.Fatal(c)
 					}
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkPDFPages: the page scan alone on PDFs of about 1 MB and 4 MB,
+// classic (every object in the raw bytes) and PDF 1.5 style (page objects
+// in object streams, which are inflated; page text in Flate content
+// streams, which are not),
+// on a bomb of the same size (one stream that inflates a thousandfold,
+// cut at the inflate budget), and on the worst case: object streams of
+// page objects repeated, each inflating a few hundredfold, so that the
+// whole budget (1 MiB + 16 bytes per byte read) is inflated and matched.
+// Sizes are of the decoded PDF.
+func BenchmarkPDFPages(b *testing.B) {
+	pageBomb := deflate(bytes.Repeat([]byte("<</Type /Page>>\n"), 1<<17), zlib.BestCompression)
+	for _, mb := range []int{1, 4} {
+		pages := 60 * mb
+		z := bomb(1024 * mb)
+		var worst bytes.Buffer
+		for worst.Len() < mb<<20 {
+			fmt.Fprintf(&worst, "<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n%s\nendstream\n", pageBomb)
+		}
+		for _, bc := range []struct {
+			name string
+			pdf  []byte
+			want int
+		}{
+			{"classic", buildPDF(pages, (mb<<20)/pages), pages},
+			{"objstm", objStmPDF{pages: pages, text: 80 << 10}.build(), pages},
+			{"bomb", []byte(fmt.Sprintf("<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n%s\nendstream", z)), 1},
+			{"worst", worst.Bytes(), maxPDFPages},
+		} {
+			enc := base64.StdEncoding.EncodeToString(bc.pdf)
+			b.Run(fmt.Sprintf("%s/%dMB", bc.name, mb), func(b *testing.B) {
+				b.SetBytes(int64(len(bc.pdf)))
+				var d *pdfDoc
+				for b.Loop() {
+					d = pdfScanDoc(strings.NewReader(enc), pdfBufSize)
+				}
+				if got := d.pages(); got != bc.want {
+					b.Fatalf("%d pages, want %d", got, bc.want)
+				}
+				b.ReportMetric(float64(len(bc.pdf))/(1<<20), "pdf-MiB")
+				b.ReportMetric(float64(d.inflates)/(1<<20), "inflated-MiB")
 			})
 		}
 	}

@@ -61,8 +61,8 @@ func TestPDFPages(t *testing.T) {
 		pdf  string
 		want int
 	}{
-		// Page objects inside compressed object streams: only the page
-		// tree's /Count is visible.
+		// Page objects out of sight (in an object stream that cannot be
+		// inflated): the page tree's /Count gives the total.
 		"count only":       {"%PDF-1.7\n2 0 obj << /Type/Pages /Kids [5 0 R] /Count 12>> endobj", 12},
 		"no white space":   {"<</Type/Page/Parent 2 0 R>><</Type/Page>>", 2},
 		"page at the end":  {"<< /Type /Page", 1},
@@ -116,32 +116,42 @@ func TestPDFPagesAcrossChunkBoundaries(t *testing.T) {
 	}
 }
 
-// referencePages is pdfPages without streaming: the same match at every
-// '/' of the whole decoded buffer.
+// referencePages is the page scan before object streams were inflated:
+// the same match at every '/' of the whole decoded buffer, nothing
+// inflated, no /Size bound.
 func referencePages(b []byte) int {
-	var s pdfScan
+	var c pdfCounts
 	for i := range b {
 		if b[i] == '/' {
-			s.match(b[i:])
+			c.match(b[i:])
 		}
 	}
-	return min(max(s.pageObjects, s.maxCount, 1), maxPDFPages)
+	return min(max(c.pageObjects, c.maxCount, 1), maxPDFPages)
 }
 
 // FuzzPDFPages: any decoded bytes, never a panic, a result in
-// [1, maxPDFPages], and the streaming scan agrees with a whole-buffer scan.
+// [1, maxPDFPages], never fewer pages than the scan without inflating
+// finds, and the same result whatever the read buffer's size.
 func FuzzPDFPages(f *testing.F) {
 	f.Add(buildPDF(3, 0))
 	f.Add([]byte("/Type/Page/Type /Pages/Count 9"))
 	f.Add([]byte("/Count 999999999999"))
 	f.Add(append(bytes.Repeat([]byte(" "), 100), "/Type /Page"...)) // chunk boundaries: TestPDFPagesAcrossChunkBoundaries
+	f.Add(objStmPDF{pages: 3, perStream: 2, text: 40}.build())
+	f.Add(objStmPDF{pages: 2, perStream: 10, noCount: true, stored: true}.build())
+	f.Add([]byte("1 0 obj<</N 2/First 4/Filter[/FlateDecode]>>stream\r\n" + string(deflate([]byte("/Type /Page /Count 4 /Type/Page"), 9)) + "endstream endobj"))
+	f.Add([]byte("<</Type /ObjStm /Filter /FlateDecode>>stream\n" + string(bomb(4)) + "\nendstream trailer<</Size 7>>"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got := pagesOf(b)
+		enc := base64.StdEncoding.EncodeToString(b)
+		got := pdfScanDoc(strings.NewReader(enc), pdfBufSize).pages()
 		if got < 1 || got > maxPDFPages {
 			t.Fatalf("%d pages", got)
 		}
-		if want := referencePages(b); got != want {
-			t.Fatalf("streaming %d, whole buffer %d", got, want)
+		if raw := referencePages(b); got < raw {
+			t.Fatalf("%d pages, the scan without inflating finds %d", got, raw)
+		}
+		if small := pdfScanDoc(strings.NewReader(enc), 2*pdfLookahead).pages(); small != got {
+			t.Fatalf("%d pages with a small buffer, %d with the default", small, got)
 		}
 	})
 }
