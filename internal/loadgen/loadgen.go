@@ -1,7 +1,11 @@
 // Package loadgen drives a ctxkit HTTP service on loopback with concurrent
 // keep-alive connections and reports throughput and latency percentiles.
-// It refuses any host but loopback and always stops by itself: after
-// Options.Duration or Options.MaxRequests, whichever comes first.
+// A run is closed-loop (each connection sends as soon as its answer is in)
+// or, with Options.Rate, open-loop on a fixed schedule; it sends through
+// net/http's client or, with Options.Raw, a minimal HTTP/1.1 client that
+// leaves more of the machine to the server. It refuses any host but
+// loopback and always stops by itself: after Options.Duration or
+// Options.MaxRequests, whichever comes first.
 package loadgen
 
 import (

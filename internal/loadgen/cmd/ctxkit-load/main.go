@@ -7,6 +7,11 @@
 //	go build -o /tmp/ctxkit ./cmd/ctxkit
 //	go run ./internal/loadgen/cmd/ctxkit-load -bin /tmp/ctxkit -duration 30s
 //
+// It sends with the raw HTTP/1.1 client unless -nethttp is given, and every
+// answer must be byte-identical to the first (composition is
+// deterministic). With -rate R the run is open-loop: R requests a second
+// on a fixed schedule, latency timed from each request's due time.
+//
 // With -sigterm-after D it sends SIGTERM to the server D into the run and
 // reports whether any response was broken (it must be none: in-flight
 // requests finish, then connections are refused).
