@@ -102,6 +102,15 @@ const ProvenanceFile = "file"
 // Provenance is one link in the chain from a frame back to its source,
 // closest to the source first. Type is the wire member "type" (file,
 // derivation, episode, or any other spelling).
+//
+// An optional member whose field is empty is absent, unless the link marks
+// it present-and-empty: decoding marks a member sent as "" (for example
+// "uri": ""), and Set marks one a Go caller sets to "". Encodings (JSON and
+// the attestation link encoding) write a marked member as "", so a link
+// signed with a present-but-empty member keeps its commitment. Has reports
+// presence; the zero marks (a link built from a composite literal) mean
+// every empty field is absent. Copying a Provenance copies its marks, and
+// == and map keys tell a present-empty member from an absent one.
 type Provenance struct {
 	// Type is the kind of link: file, derivation, episode or another
 	// spelling. Only file links are held to rule F5.
@@ -121,6 +130,10 @@ type Provenance struct {
 	// By names the agent or tool that made this link; empty (omitted) when
 	// absent.
 	By string `json:"by,omitempty"`
+
+	// empty marks the members present with an empty value; a mark matters
+	// only while its field is "".
+	empty ProvenanceMember
 }
 
 // Relation is a typed edge from a frame to another resource. Rel is an open

@@ -21,23 +21,36 @@ func (p *Provenance) AppendJSON(dst []byte) ([]byte, error) {
 func (p *Provenance) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("type", p.Type)
-	w.OptStr("uri", p.URI)
-	w.OptStr("range", p.Range)
-	w.OptStr("digest", p.Digest)
-	w.OptStr("method", p.Method)
-	w.OptStr("by", p.By)
+	p.optStr(w, "uri", p.URI, MemberURI)
+	p.optStr(w, "range", p.Range, MemberRange)
+	p.optStr(w, "digest", p.Digest, MemberDigest)
+	p.optStr(w, "method", p.Method, MemberMethod)
+	p.optStr(w, "by", p.By, MemberBy)
 	w.Close()
+}
+
+// optStr writes optional member k when v is not empty or m is marked
+// present-and-empty.
+func (p *Provenance) optStr(w *cgpjson.W, k, v string, m ProvenanceMember) {
+	if v != "" || p.empty&m != 0 {
+		w.Str(k, v)
+	}
 }
 
 // MarshalJSON returns the CGP encoding of p.
 func (p Provenance) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
 
-// UnmarshalJSON decodes a provenance link; type is required.
+// UnmarshalJSON decodes a provenance link; type is required. An optional
+// member sent as "" is marked present-and-empty (see Has); one sent as null
+// or not sent is absent.
 func (p *Provenance) UnmarshalJSON(b []byte) error {
-	type plain Provenance
 	var aux struct {
-		plain
-		Type *string `json:"type"`
+		Type   *string `json:"type"`
+		URI    *string `json:"uri"`
+		Range  *string `json:"range"`
+		Digest *string `json:"digest"`
+		Method *string `json:"method"`
+		By     *string `json:"by"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -45,8 +58,15 @@ func (p *Provenance) UnmarshalJSON(b []byte) error {
 	if aux.Type == nil {
 		return &MissingMemberError{Object: "Provenance", Member: "type"}
 	}
-	*p = Provenance(aux.plain)
-	p.Type = *aux.Type
+	*p = Provenance{Type: *aux.Type}
+	for _, o := range [...]struct {
+		m ProvenanceMember
+		v *string
+	}{{MemberURI, aux.URI}, {MemberRange, aux.Range}, {MemberDigest, aux.Digest}, {MemberMethod, aux.Method}, {MemberBy, aux.By}} {
+		if o.v != nil {
+			p.Set(o.m, *o.v)
+		}
+	}
 	return nil
 }
 

@@ -15,20 +15,27 @@ import (
 // without breaking the signature, so show them as claims, never as facts.
 type Attestation = wire.Attestation
 
-// Optional members: the frame model spells an absent optional string as
-// "", so the commitment encodes "" as absent (0x00). A peer that signs a
-// present-but-empty member (0x01 00000000) computes a different commitment;
-// the protocol's validation rules give such members no meaning.
+// optional is the commitment's reading of an optional frame string: the
+// frame model spells an absent member as "", so "" encodes as absent (0x00).
+// It serves content_digest, where a present-but-empty value would break rule
+// D1 anyway; provenance links carry explicit presence (linkOpt).
 func optional(s string) opt { return opt{s: s, ok: s != ""} }
+
+// linkOpt is member m of link p, present when p.Has(m): a member decoded
+// from "" or set to "" with Provenance.Set encodes as 0x01 00000000, as the
+// reference encodes Some("").
+func linkOpt(p *frame.Provenance, m frame.ProvenanceMember, s string) opt {
+	return opt{s: s, ok: p.Has(m)}
+}
 
 func fieldsOf(p *frame.Provenance) linkFields {
 	return linkFields{
 		typ:    p.Type,
-		uri:    optional(p.URI),
-		rng:    optional(p.Range),
-		digest: optional(p.Digest),
-		method: optional(p.Method),
-		by:     optional(p.By),
+		uri:    linkOpt(p, frame.MemberURI, p.URI),
+		rng:    linkOpt(p, frame.MemberRange, p.Range),
+		digest: linkOpt(p, frame.MemberDigest, p.Digest),
+		method: linkOpt(p, frame.MemberMethod, p.Method),
+		by:     linkOpt(p, frame.MemberBy, p.By),
 	}
 }
 
@@ -36,7 +43,8 @@ func fieldsOf(p *frame.Provenance) linkFields {
 // (PROTOCOL.md §4.4): enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖
 // enc_opt(digest) ‖ enc_opt(method) ‖ enc_opt(by), where enc_str(s) is the
 // 4-byte big-endian byte length then the UTF-8 bytes, and enc_opt writes
-// 0x00 for absent, else 0x01 then enc_str.
+// 0x00 for absent, else 0x01 then enc_str. A member is present when
+// p.Has reports it, so a present-and-empty member encodes as 0x01 00000000.
 func EncodeLink(p frame.Provenance) []byte { return appendLink(nil, fieldsOf(&p)) }
 
 // ChainHead returns the head of the provenance hash chain: it starts at

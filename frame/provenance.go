@@ -1,0 +1,85 @@
+package frame
+
+// ProvenanceMember names one optional member of a provenance link. The
+// values are distinct bits, but each method takes exactly one member.
+type ProvenanceMember uint8
+
+// The optional members of a provenance link, in wire (and attestation
+// encoding) order.
+const (
+	MemberURI    ProvenanceMember = 1 << iota // "uri", field URI
+	MemberRange                               // "range", field Range
+	MemberDigest                              // "digest", field Digest
+	MemberMethod                              // "method", field Method
+	MemberBy                                  // "by", field By
+)
+
+// String returns the member's wire name, or "" for a value that names no
+// single member.
+func (m ProvenanceMember) String() string {
+	switch m {
+	case MemberURI:
+		return "uri"
+	case MemberRange:
+		return "range"
+	case MemberDigest:
+		return "digest"
+	case MemberMethod:
+		return "method"
+	case MemberBy:
+		return "by"
+	}
+	return ""
+}
+
+// field returns the address of the string field that holds m, or nil when m
+// names no single member.
+func (p *Provenance) field(m ProvenanceMember) *string {
+	switch m {
+	case MemberURI:
+		return &p.URI
+	case MemberRange:
+		return &p.Range
+	case MemberDigest:
+		return &p.Digest
+	case MemberMethod:
+		return &p.Method
+	case MemberBy:
+		return &p.By
+	}
+	return nil
+}
+
+// Has reports whether member m is present: its field is not empty, or the
+// link marks it present-and-empty (decoded from "" or set with Set). It is
+// false for a value that names no single member.
+func (p Provenance) Has(m ProvenanceMember) bool {
+	f := p.field(m)
+	return f != nil && (*f != "" || p.empty&m != 0)
+}
+
+// Set makes member m present with value v; v may be "", which the encodings
+// then write as an explicit empty string. A value that names no single
+// member is ignored.
+func (p *Provenance) Set(m ProvenanceMember, v string) {
+	f := p.field(m)
+	if f == nil {
+		return
+	}
+	*f = v
+	if v == "" {
+		p.empty |= m
+	} else {
+		p.empty &^= m
+	}
+}
+
+// Clear makes member m absent: its field becomes "" and any
+// present-and-empty mark is dropped. A value that names no single member is
+// ignored.
+func (p *Provenance) Clear(m ProvenanceMember) {
+	if f := p.field(m); f != nil {
+		*f = ""
+		p.empty &^= m
+	}
+}
