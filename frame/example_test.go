@@ -48,3 +48,27 @@ func ExampleCheckTimestamp() {
 	// <nil>
 	// day 29 does not exist in 2026-02
 }
+
+func ExampleProvenance_Has() {
+	// A member sent as "" is present-and-empty and is encoded back as "".
+	var p frame.Provenance
+	_ = json.Unmarshal([]byte(`{"type":"file","uri":""}`), &p)
+	fmt.Println(p.Has(frame.MemberURI), p.Has(frame.MemberRange))
+	b, _ := json.Marshal(p)
+	fmt.Println(string(b))
+
+	// A link built in Go reads "" as absent unless Set marks it present.
+	q := frame.Provenance{Type: "file"}
+	fmt.Println(q.Has(frame.MemberURI))
+	q.Set(frame.MemberURI, "")
+	fmt.Println(q.Has(frame.MemberURI), q == p)
+	q.Clear(frame.MemberURI)
+	b, _ = json.Marshal(q)
+	fmt.Println(string(b))
+	// Output:
+	// true false
+	// {"type":"file","uri":""}
+	// false
+	// true true
+	// {"type":"file"}
+}

@@ -14,12 +14,15 @@ import (
 // FuzzValidate decodes arbitrary bytes as a frame and validates it. Nothing
 // may panic; a decode failure is a JSON or *MissingMemberError; every
 // violation names a rule, a field and a detail; validation is deterministic;
-// and the frame's encoding is stable under decode and re-encode. Seeds:
+// the frame's encoding is stable under decode and re-encode; and provenance
+// links keep which members are present, empty ones included. Seeds:
 // testdata/fuzz/FuzzValidate (the fixture frames) plus the embedded fixtures.
 func FuzzValidate(f *testing.F) {
 	f.Add(fixtures.ContextFrameCompact())
 	f.Add(fixtures.ContextFrameReference())
 	f.Add([]byte(`{"id":"a","kind":"doc","title":" ","content":"abc","score":1.5,"token_cost":9,"provenance":[{"type":"file","range":"L0"}],"relations":[{"rel":"r","target_uri":" ","display_name":" "}]}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":""},{"type":"x","uri":"u","range":"","digest":null,"method":"","by":""}]}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":"","uri":"u","range":"L1","range":""}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fr Frame
 		if err := json.Unmarshal(data, &fr); err != nil {
@@ -51,6 +54,27 @@ func FuzzValidate(f *testing.F) {
 		enc2, _ := json.Marshal(back)
 		if !bytes.Equal(enc1, enc2) {
 			t.Fatalf("encoding not stable:\n%s\n%s", enc1, enc2)
+		}
+		// Provenance links keep every member's presence, empty or not,
+		// through the round trip, and the encoding writes exactly the
+		// members Has reports.
+		if len(back.Provenance) != len(fr.Provenance) {
+			t.Fatalf("provenance length %d became %d", len(fr.Provenance), len(back.Provenance))
+		}
+		for i, p := range fr.Provenance {
+			if back.Provenance[i] != p {
+				t.Fatalf("link %d changed in the round trip: %#v became %#v", i, p, back.Provenance[i])
+			}
+			var members map[string]json.RawMessage
+			b, _ := json.Marshal(p)
+			if err := json.Unmarshal(b, &members); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []ProvenanceMember{MemberURI, MemberRange, MemberDigest, MemberMethod, MemberBy} {
+				if _, ok := members[m.String()]; ok != p.Has(m) {
+					t.Fatalf("link %s: member %v written %v, Has %v", b, m, ok, p.Has(m))
+				}
+			}
 		}
 		if back.Validate().Error() != v1.Error() {
 			t.Fatalf("re-encoded frame validates differently: %v vs %v", back.Validate(), v1)
