@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/wire"
@@ -15,20 +16,62 @@ import (
 // no panic; the same input gives the same state; Attested only when the
 // signed commitment is exactly the recomputed one and the signature
 // verifies under the trusted key; the frame is never modified; CheckResult
-// returns one state per frame.
+// returns one state per frame; marking an empty provenance member present
+// (empties, a ProvenanceMember bit set) changes the commitment, and the
+// link's JSON round trip keeps its encoding.
 func FuzzCheck(f *testing.F) {
 	s := testSigner(f, 1)
 	good := sampleFrame("a", true)
 	att := s.SignFrame("prov", &good, issued)
-	f.Add(att.SignedCommitment, att.KeyID, att.Algorithm, att.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false)
-	f.Add(att.SignedCommitment, att.KeyID, "ed25519", att.Signature[:64], "a", "", "", "", "", uint64(3), uint64(2), "sha256:00", true)
-	f.Add("sha256:"+att.SignedCommitment, "nope", "rsa", "ZZ", "", "", "x", "", "", uint64(1), uint64(1<<63), att.SignedCommitment, true)
+	f.Add(att.SignedCommitment, att.KeyID, att.Algorithm, att.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false, uint8(0))
+	f.Add(att.SignedCommitment, att.KeyID, "ed25519", att.Signature[:64], "a", "", "", "", "", uint64(3), uint64(2), "sha256:00", true, uint8(0))
+	f.Add("sha256:"+att.SignedCommitment, "nope", "rsa", "ZZ", "", "", "x", "", "", uint64(1), uint64(1<<63), att.SignedCommitment, true, uint8(0))
 	root := s.SignResult("prov", []frame.Frame{good}, issued)
-	f.Add(root.SignedCommitment, root.KeyID, root.Algorithm, root.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false)
+	f.Add(root.SignedCommitment, root.KeyID, root.Algorithm, root.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false, uint8(0))
+	// A link with present-but-empty members, signed over the commitment
+	// that covers them.
+	empty := good
+	empty.Provenance = []frame.Provenance{{Type: "file"}}
+	empty.Provenance[0].Set(frame.MemberURI, "")
+	empty.Provenance[0].Set(frame.MemberBy, "")
+	ea := s.SignFrame("prov", &empty, issued)
+	f.Add(ea.SignedCommitment, ea.KeyID, ea.Algorithm, ea.Signature, good.ID, good.ContentDigest, "file", "", "", uint64(0), uint64(1), "", false, uint8(frame.MemberURI|frame.MemberBy))
 
 	st := trustedStore(f, "prov", s)
-	f.Fuzz(func(t *testing.T, commitment, keyID, alg, sig, frameID, digest, ptype, puri, prange string, leafIndex, leafCount uint64, sibling string, left bool) {
+	f.Fuzz(func(t *testing.T, commitment, keyID, alg, sig, frameID, digest, ptype, puri, prange string, leafIndex, leafCount uint64, sibling string, left bool, empties uint8) {
 		fr := frame.Frame{ID: frameID, ContentDigest: digest, Provenance: []frame.Provenance{{Type: ptype, URI: puri, Range: prange}}}
+		unmarked := FrameCommitment("prov", &fr)
+		link := &fr.Provenance[0]
+		marked := false
+		for _, m := range []frame.ProvenanceMember{frame.MemberURI, frame.MemberRange, frame.MemberDigest, frame.MemberMethod, frame.MemberBy} {
+			if empties&uint8(m) != 0 && !link.Has(m) {
+				link.Set(m, "")
+				marked = true
+			}
+		}
+		// Marking an empty member present changes the commitment, and the
+		// link's JSON round trip keeps which members are present and, when
+		// its strings are valid UTF-8 (JSON replaces invalid bytes), its
+		// link encoding.
+		if (FrameCommitment("prov", &fr) == unmarked) == marked {
+			t.Fatalf("marks %08b on %#v: commitment unchanged = %v", empties, *link, !marked)
+		}
+		if lb, err := json.Marshal(*link); err != nil {
+			t.Fatal(err)
+		} else {
+			var back frame.Provenance
+			if err := json.Unmarshal(lb, &back); err != nil {
+				t.Fatalf("link %s does not decode: %v", lb, err)
+			}
+			for _, m := range []frame.ProvenanceMember{frame.MemberURI, frame.MemberRange, frame.MemberDigest, frame.MemberMethod, frame.MemberBy} {
+				if back.Has(m) != link.Has(m) {
+					t.Fatalf("link %s: member %v present %v after the round trip, %v before", lb, m, back.Has(m), link.Has(m))
+				}
+			}
+			if utf8.ValidString(ptype) && utf8.ValidString(puri) && utf8.ValidString(prange) && !bytes.Equal(EncodeLink(back), EncodeLink(*link)) {
+				t.Fatalf("link %s does not round-trip its encoding", lb)
+			}
+		}
 		a := Attestation{SignedCommitment: commitment, KeyID: keyID, Algorithm: alg, Signature: sig, AttesterID: "x", IssuedAt: issued}
 		before, _ := json.Marshal(fr)
 
