@@ -155,6 +155,8 @@ func FuzzFastComposeMatchesJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0}}],"budget":1,"budget":2}`))
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"\ud83d\u0041","score":0.25,"token_cost":4294967295}}],"budget":1}`))
+	// Provenance members sent as "" are present-and-empty in both decoders.
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{"type":"file","uri":"","range":"","by":null}]}},{"provider":"q","frame":{"id":"b","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{"type":"file","uri":""}]}}],"budget":1}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if !utf8.Valid(body) {
 			return

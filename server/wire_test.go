@@ -24,6 +24,7 @@ func FuzzWireFrameMatchesFrame(f *testing.F) {
 		`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":-1}`,
 		`{"ID":"a","KIND":"doc","Title":"t","Score":0.5,"Token_Cost":2,"extra":[1,{"b":2}]}`,
 		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"provenance":[{"uri":"u"}]}`,
+		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"provenance":[{"type":"file","uri":"","range":"","digest":"","method":"","by":""},{"type":"x","method":null}]}`,
 		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"content_ref":{"provider_id":"p"}}`,
 		`{"id":"a","id":"b","kind":"x","title":"t","score":0.5,"token_cost":2}`,
 		`null`, `[]`, `"frame"`, `{"id":1}`,
