@@ -142,6 +142,21 @@ func TestDedupByFileProvenanceAndMerge(t *testing.T) {
 	if d := Dedup([]Offer{{"p", a}, {"p", c}, {"p", e}, {"p", g}, {"p", h}}); len(d.Kept) != 5 {
 		t.Fatalf("over-merged: %+v", d.Dropped)
 	}
+	// A uri sent as "" is present (as in the reference): two such file
+	// links are the same evidence; a range sent as "" is not an absent one.
+	k, l, m := mk("k", "k", .5, ""), mk("l", "l", .7, ""), mk("m", "m", .9, "")
+	for _, f := range []*frame.Frame{k, l, m} {
+		var p frame.Provenance
+		if err := json.Unmarshal([]byte(`{"type":"file","uri":""}`), &p); err != nil {
+			t.Fatal(err)
+		}
+		f.Provenance = []frame.Provenance{p}
+	}
+	m.Provenance[0].Set(frame.MemberRange, "")
+	if d := Dedup([]Offer{{"p", k}, {"q", l}, {"r", m}}); len(d.Kept) != 2 || d.Kept[0].Frame.ID != "l" || d.Kept[1].Frame.ID != "m" ||
+		len(d.Dropped) != 1 || d.Dropped[0].Dropped.Frame != "k" {
+		t.Fatalf("present-empty uri dedup: %+v", d)
+	}
 	// Both ranges absent: the whole resource, the same evidence.
 	i, j := mk("i", "i", .5, ""), mk("j", "j", .7, "")
 	i.Provenance = []frame.Provenance{fileProv("file:///r", "")}
@@ -555,8 +570,19 @@ func randomOffers(rng *rand.Rand) []Offer {
 			if rng.IntN(3) == 0 {
 				ty = "derivation"
 			}
-			f.Provenance = append(f.Provenance, frame.Provenance{Type: ty, URI: fmt.Sprintf("file:///r/%d", rng.IntN(4)),
-				Range: []string{"", "L1", "L2-3"}[rng.IntN(3)]})
+			p := frame.Provenance{Type: ty, URI: fmt.Sprintf("file:///r/%d", rng.IntN(4)),
+				Range: []string{"", "L1", "L2-3"}[rng.IntN(3)]}
+			// Present-and-empty members: links that differ only in
+			// presence must still order and dedup the same in any order.
+			switch rng.IntN(6) {
+			case 0:
+				p.Set(frame.MemberURI, "")
+			case 1:
+				if p.Range == "" {
+					p.Set(frame.MemberRange, "")
+				}
+			}
+			f.Provenance = append(f.Provenance, p)
 		}
 		if rng.IntN(5) == 0 {
 			f.CitationLabel = ""
@@ -877,6 +903,24 @@ func TestRadixSortWords(t *testing.T) {
 		slices.Sort(want)
 		if got := radixSortWords(words, make([]uint64, len(words))); !slices.Equal(got, want) {
 			t.Fatalf("iter %d: radix order differs from slices.Sort", iter)
+		}
+	}
+}
+
+// Links that differ only in presence order apart: absent, then
+// present-and-empty, then any value.
+func TestCompareProvenancePresence(t *testing.T) {
+	absent := frame.Provenance{Type: "file"}
+	empty := absent
+	empty.Set(frame.MemberBy, "")
+	valued := absent
+	valued.Set(frame.MemberBy, "a")
+	order := [][]frame.Provenance{{absent}, {empty}, {valued}}
+	for i := range order {
+		for j := range order {
+			if got := compareProvenance(order[i], order[j]); cmp.Compare(i, j) != cmp.Compare(got, 0) {
+				t.Errorf("compare(%d, %d) = %d", i, j, got)
+			}
 		}
 	}
 }

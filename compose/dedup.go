@@ -34,8 +34,10 @@ type Deduped struct {
 // Dedup collapses offers that carry the same evidence. Two offers are the
 // same evidence when they have the same identity, when both carry a
 // content_digest and the digests are equal, or when both name a "file"
-// provenance link with the same uri and the same range (an absent range on
-// both means the whole resource). The relation is closed transitively, so a
+// provenance link with a present uri and the same uri and range (an absent
+// range on both means the whole resource). Presence follows
+// frame.Provenance.Has: a uri sent as "" is present, and a range sent as ""
+// differs from an absent one, as in the reference. The relation is closed transitively, so a
 // group is a connected component and the result does not depend on arrival
 // order.
 //
@@ -117,7 +119,7 @@ func dedupGroups(offers []Offer) *groups {
 			}
 		}
 		for p, l := range f.Provenance {
-			if l.Type == frame.ProvenanceFile && l.URI != "" {
+			if l.Type == frame.ProvenanceFile && l.Has(frame.MemberURI) {
 				files = append(files, fileLink{i, p})
 			}
 		}
@@ -128,7 +130,7 @@ func dedupGroups(offers []Offer) *groups {
 		h := maphash.String(byFile.seed, l.URI) ^ bits.RotateLeft64(maphash.String(byFile.seed, l.Range), 29)*0x9E3779B97F4A7C15
 		if j := byFile.add(h, k, func(j int) bool {
 			m := &offers[files[j].offer].frame().Provenance[files[j].prov]
-			return m.URI == l.URI && m.Range == l.Range
+			return m.URI == l.URI && m.Range == l.Range && m.Has(frame.MemberRange) == l.Has(frame.MemberRange)
 		}); j >= 0 {
 			union(files[j].offer, fl.offer)
 		}

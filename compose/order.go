@@ -51,13 +51,16 @@ func compareOffers(a, b Offer) int {
 	return compareProvenance(fa.Provenance, fb.Provenance)
 }
 
+// compareProvenance orders provenance lists link by link, member by member;
+// an absent member sorts before a present-and-empty one, which sorts before
+// any other value, so links that differ only in presence still order apart.
 func compareProvenance(a, b []frame.Provenance) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := a[i], b[i]
 		for _, c := range [...]int{
-			strings.Compare(x.Type, y.Type), strings.Compare(x.URI, y.URI),
-			strings.Compare(x.Range, y.Range), strings.Compare(x.Digest, y.Digest),
-			strings.Compare(x.Method, y.Method), strings.Compare(x.By, y.By),
+			strings.Compare(x.Type, y.Type), compareMember(x, y, frame.MemberURI, x.URI, y.URI),
+			compareMember(x, y, frame.MemberRange, x.Range, y.Range), compareMember(x, y, frame.MemberDigest, x.Digest, y.Digest),
+			compareMember(x, y, frame.MemberMethod, x.Method, y.Method), compareMember(x, y, frame.MemberBy, x.By, y.By),
 		} {
 			if c != 0 {
 				return c
@@ -65,6 +68,25 @@ func compareProvenance(a, b []frame.Provenance) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// compareMember compares optional member m of x and y, whose values are u
+// and v: by value, then absent before present.
+func compareMember(x, y frame.Provenance, m frame.ProvenanceMember, u, v string) int {
+	if c := strings.Compare(u, v); c != 0 || u != "" {
+		return c
+	}
+	return cmpBool(x.Has(m), y.Has(m))
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // FoldToEdges places an already ranked (best-first) sequence so the best
