@@ -36,9 +36,9 @@ func (c *collector) timestamp(field, s string) {
 // Validate checks every rule a single frame can break and returns all
 // violations: F1 score in [0,1]; F2 non-blank title; F3 non-blank
 // citation_label; F4 timestamps; F5 well-formed digest on file provenance;
-// F17 line ranges on file provenance; D1 content_digest and
-// canonical_content_hash grammar; P1-P3 representation invariants; P4 a
-// reference frame costs 0; B3 token_cost equals the budget tokens of the
+// F17 line ranges on file provenance (a range sent as "" is present and
+// breaks it); D1 content_digest and canonical_content_hash grammar; P1-P3
+// representation invariants; P4 a reference frame costs 0; B3 token_cost equals the budget tokens of the
 // content; G1 and G2 relations; and "schema" for a blank id, kind or
 // embedding fingerprint, a non-finite embedding value, or an unknown enum
 // spelling. A frame's own embedding fingerprint is opaque here: rule E1
@@ -106,7 +106,7 @@ func (f *Frame) Validate() Violations {
 		} else {
 			c.digest("F5", field+".digest", p.Digest)
 		}
-		if p.Range != "" {
+		if p.Has(MemberRange) { // a range sent as "" is present and malformed
 			if _, err := ParseLineRange(p.Range); err != nil {
 				c.add("F17", field+".range", "line range %q: %v", p.Range, err)
 			}

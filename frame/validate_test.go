@@ -101,6 +101,8 @@ func TestFrameRules(t *testing.T) {
 		{"reversed range", baseFull, func(f *Frame) { file(f).Range = "L9-3" }, "F17", "provenance[0].range", true},
 		{"lowercase l", baseFull, func(f *Frame) { file(f).Range = "l3" }, "F17", "provenance[0].range", true},
 		{"single line", baseFull, func(f *Frame) { file(f).Range = "L3" }, "F17", "", false},
+		{"range sent as empty", baseFull, func(f *Frame) { file(f).Set(MemberRange, "") }, "F17", "provenance[0].range", true},
+		{"absent range", baseFull, func(f *Frame) { file(f).Clear(MemberRange) }, "F17", "", false},
 		{"huge end line", baseFull, func(f *Frame) { file(f).Range = "L3-99999999999999999999999" }, "F17", "", false},
 		{"non-file range is opaque", baseFull, func(f *Frame) { f.Provenance[1].Range = "step:2" }, "F17", "", false},
 

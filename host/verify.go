@@ -257,7 +257,8 @@ func (h *Host) VerifyProvenance(p frame.Provenance) ProvenanceCheck {
 }
 
 // VerifyFileProvenance re-reads the bytes a file provenance link addresses
-// (its file:// uri, and its L<a>[-<b>] range or the whole file) and compares
+// (its file:// uri, and its L<a>[-<b>] range or, when the range is absent,
+// the whole file; a range sent as "" is unreadable) and compares
 // their SHA-256 with the declared digest. It reads only inside roots: a
 // non-local authority, a path outside every root, or a path whose symbolic
 // links resolve outside them is refused without being opened.
@@ -332,7 +333,7 @@ func VerifyFileProvenance(p frame.Provenance, roots []string) ProvenanceCheck {
 	if err != nil {
 		return unread("read failed")
 	}
-	if p.Range != "" {
+	if p.Has(frame.MemberRange) { // a range sent as "" is malformed, not the whole file
 		lr, err := frame.ParseLineRange(p.Range)
 		if err != nil {
 			return unread("bad range " + p.Range + ": " + err.Error())

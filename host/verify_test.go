@@ -72,6 +72,13 @@ func TestProvenanceRangesAndRefusals(t *testing.T) {
 		{"remote authority", frame.Provenance{Type: "file", URI: "file://evil.example" + root + "/f.txt", Digest: sha(text)}, ProvenanceRefused},
 		{"not file", frame.Provenance{Type: "derivation", URI: "file://" + root + "/f.txt", Digest: sha(text)}, ProvenanceNotFile},
 	}
+	emptyRange := frame.Provenance{Type: "file", URI: "file://" + root + "/f.txt", Digest: sha(text)}
+	emptyRange.Set(frame.MemberRange, "")
+	cases = append(cases, struct {
+		name string
+		p    frame.Provenance
+		want ProvenanceStatus
+	}{"range sent as empty", emptyRange, ProvenanceUnreadable})
 	for _, c := range cases {
 		if got := VerifyFileProvenance(c.p, roots); got.Status != c.want {
 			t.Errorf("%s: %v (%s), want %v", c.name, got.Status, got.Reason, c.want)
