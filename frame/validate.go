@@ -38,12 +38,12 @@ func (c *collector) timestamp(field, s string) {
 // citation_label; F4 timestamps; F5 well-formed digest on file provenance;
 // F17 line ranges on file provenance (a range sent as "" is present and
 // breaks it); D1 content_digest and canonical_content_hash grammar; P1-P3
-// representation invariants; P4 a reference frame costs 0; B3 token_cost equals the budget tokens of the
-// content; G1 and G2 relations; and "schema" for a blank id, kind or
-// embedding fingerprint, a non-finite embedding value, or an unknown enum
-// spelling. A frame's own embedding fingerprint is opaque here: rule E1
-// binds the query embedding to the provider's declared fingerprint (see
-// CheckQueryEmbedding).
+// representation invariants; P4 a reference frame costs 0; B3 token_cost
+// equals the budget tokens of the content; G1 and G2 relations; and
+// "schema" for a blank id, kind or embedding fingerprint, a non-finite
+// embedding value, or an unknown enum spelling. A frame's own embedding
+// fingerprint is opaque here: rule E1 binds the query embedding to the
+// provider's declared fingerprint (see CheckQueryEmbedding).
 //
 // A full frame with empty content is accepted: this package cannot tell an
 // absent content member from an empty one.
