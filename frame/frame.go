@@ -138,6 +138,11 @@ type Provenance struct {
 
 // Relation is a typed edge from a frame to another resource. Rel is an open
 // vocabulary (code.calls, doc.documents, vendor:edge ...).
+//
+// DisplayName keeps an explicit empty string apart from absence, as
+// Provenance does for its members: decoding marks "display_name": "" and Set
+// marks one a Go caller sets to ""; the encoding writes a marked member as
+// "", and Validate reports it (rule G1). A composite literal has no marks.
 type Relation struct {
 	// Rel is the edge type, an open vocabulary (code.calls,
 	// doc.documents, vendor:edge ...); never rejected for being unknown.
@@ -146,8 +151,13 @@ type Relation struct {
 	// (rule G2).
 	TargetURI string `json:"target_uri"`
 	// DisplayName is an optional human label for the target; when present
-	// it must not be blank (rule G1). Empty means absent (omitted).
+	// it must not be blank (rule G1). Empty means absent (omitted) unless
+	// the relation marks it present-and-empty (see Has).
 	DisplayName string `json:"display_name,omitempty"`
+
+	// empty marks the members present with an empty value; a mark matters
+	// only while its field is "".
+	empty RelationMember
 }
 
 // ContentRef is an opaque handle a resolver can turn back into the full content.
@@ -185,6 +195,12 @@ type Embedding struct {
 // Frame is a CGP context frame: one unit of evidence a provider offers.
 // Fields are in wire order. Score is a CGP f32. An empty string is an absent
 // optional member; a nil pointer or slice likewise.
+//
+// The timestamps ValidFrom, ValidTo and RecordedAt are the exception: a
+// frame remembers when one was sent as "" (see FrameMember and Has), so that
+// Validate can hold the present value to rule F4 and the encoding writes it
+// back as "". Set marks one a Go caller sets to ""; a frame built as a
+// composite literal has no marks, so its empty timestamps are absent.
 type Frame struct {
 	// ID is the provider-scoped, stable frame id.
 	ID string `json:"id"`
@@ -241,13 +257,16 @@ type Frame struct {
 	// "openai:o200k_base"); empty (omitted) when absent.
 	TokenizerRef string `json:"tokenizer_ref,omitempty"`
 	// ValidFrom is when the evidence starts to hold, in the protocol
-	// timestamp grammar (rule F4); empty (omitted) when absent.
+	// timestamp grammar (rule F4); empty (omitted) when absent, unless
+	// marked present-and-empty (see Has).
 	ValidFrom string `json:"valid_from,omitempty"`
 	// ValidTo is when the evidence stops holding, in the protocol
-	// timestamp grammar (rule F4); empty (omitted) when absent.
+	// timestamp grammar (rule F4); empty (omitted) when absent, unless
+	// marked present-and-empty (see Has).
 	ValidTo string `json:"valid_to,omitempty"`
 	// RecordedAt is when the provider recorded the evidence, in the
-	// protocol timestamp grammar (rule F4); empty (omitted) when absent.
+	// protocol timestamp grammar (rule F4); empty (omitted) when absent,
+	// unless marked present-and-empty (see Has).
 	RecordedAt string `json:"recorded_at,omitempty"`
 	// Provenance is the chain back to the source, closest to the source
 	// first; nil (omitted) when empty.
@@ -261,6 +280,10 @@ type Frame struct {
 	// Relations are typed edges to other resources; nil (omitted) when
 	// empty.
 	Relations []Relation `json:"relations,omitempty"`
+
+	// empty marks the timestamp members present with an empty value; a
+	// mark matters only while its field is "".
+	empty FrameMember
 }
 
 // Identity returns the frame's canonical identity when served by provider

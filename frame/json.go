@@ -81,20 +81,23 @@ func (r *Relation) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("rel", r.Rel)
 	w.Str("target_uri", r.TargetURI)
-	w.OptStr("display_name", r.DisplayName)
+	if r.Has(MemberDisplayName) {
+		w.Str("display_name", r.DisplayName)
+	}
 	w.Close()
 }
 
 // MarshalJSON returns the CGP encoding of r.
 func (r Relation) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
 
-// UnmarshalJSON decodes a relation; rel and target_uri are required.
+// UnmarshalJSON decodes a relation; rel and target_uri are required. A
+// display_name sent as "" is marked present-and-empty (see Has); one sent as
+// null or not sent is absent.
 func (r *Relation) UnmarshalJSON(b []byte) error {
-	type plain Relation
 	var aux struct {
-		plain
-		Rel       *string `json:"rel"`
-		TargetURI *string `json:"target_uri"`
+		Rel         *string `json:"rel"`
+		TargetURI   *string `json:"target_uri"`
+		DisplayName *string `json:"display_name"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -105,8 +108,10 @@ func (r *Relation) UnmarshalJSON(b []byte) error {
 	if aux.TargetURI == nil {
 		return &MissingMemberError{Object: "Relation", Member: "target_uri"}
 	}
-	*r = Relation(aux.plain)
-	r.Rel, r.TargetURI = *aux.Rel, *aux.TargetURI
+	*r = Relation{Rel: *aux.Rel, TargetURI: *aux.TargetURI}
+	if aux.DisplayName != nil {
+		r.Set(MemberDisplayName, *aux.DisplayName)
+	}
 	return nil
 }
 
@@ -261,9 +266,11 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Uint("token_cost", uint64(f.TokenCost))
 	w.OptUint("canonical_token_cost", f.CanonicalTokenCost)
 	w.OptStr("tokenizer_ref", f.TokenizerRef)
-	w.OptStr("valid_from", f.ValidFrom)
-	w.OptStr("valid_to", f.ValidTo)
-	w.OptStr("recorded_at", f.RecordedAt)
+	for _, m := range frameMembers {
+		if f.Has(m) {
+			w.Str(m.String(), *f.field(m))
+		}
+	}
 	if len(f.Provenance) > 0 {
 		w.Key("provenance")
 		w.OpenArray()
@@ -296,7 +303,9 @@ func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
 
 // UnmarshalJSON decodes a frame; id, kind, title, score and token_cost are
 // required. A token_cost outside the u32 range or a score outside the f32
-// range is an error; a score outside [0,1] is left to Validate (rule F1).
+// range is an error; a score outside [0,1] is left to Validate (rule F1). A
+// timestamp (valid_from, valid_to, recorded_at) sent as "" is marked
+// present-and-empty (see Has); one sent as null or not sent is absent.
 func (f *Frame) UnmarshalJSON(b []byte) error {
 	type plain Frame
 	var aux struct {
@@ -306,6 +315,10 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 		Title     *string  `json:"title"`
 		Score     *float32 `json:"score"`
 		TokenCost *uint32  `json:"token_cost"`
+		// The timestamps shadow plain's to tell "" from absent.
+		ValidFrom  *string `json:"valid_from"`
+		ValidTo    *string `json:"valid_to"`
+		RecordedAt *string `json:"recorded_at"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -328,6 +341,14 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	}
 	*f = Frame(aux.plain)
 	f.ID, f.Kind, f.Title, f.Score, f.TokenCost = *aux.ID, *aux.Kind, *aux.Title, *aux.Score, *aux.TokenCost
+	for _, o := range [...]struct {
+		m FrameMember
+		v *string
+	}{{MemberValidFrom, aux.ValidFrom}, {MemberValidTo, aux.ValidTo}, {MemberRecordedAt, aux.RecordedAt}} {
+		if o.v != nil {
+			f.Set(o.m, *o.v)
+		}
+	}
 	return nil
 }
 

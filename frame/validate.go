@@ -33,15 +33,28 @@ func (c *collector) timestamp(field, s string) {
 	}
 }
 
+// frameTimestamp checks frame timestamp member m when it is present, sent
+// as "" included (which the grammar rejects).
+func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
+	if !f.Has(m) {
+		return
+	}
+	s := *f.field(m)
+	if err := CheckTimestamp(s); err != nil {
+		c.add("F4", m.String(), "timestamp %q: %v", s, err)
+	}
+}
+
 // Validate checks every rule a single frame can break and returns all
 // violations: F1 score in [0,1]; F2 non-blank title; F3 non-blank
-// citation_label; F4 timestamps; F5 well-formed digest on file provenance;
-// F17 line ranges on file provenance (a range sent as "" is present and
-// breaks it); D1 content_digest and canonical_content_hash grammar; P1-P3
-// representation invariants; P4 a reference frame costs 0; B3 token_cost
-// equals the budget tokens of the content; G1 and G2 relations; and
-// "schema" for a blank id, kind or embedding fingerprint, a non-finite
-// embedding value, or an unknown enum spelling. A frame's own embedding
+// citation_label; F4 timestamps (one sent as "" is present and breaks it);
+// F5 well-formed digest on file provenance; F17 line ranges on file
+// provenance (a range sent as "" is present and breaks it); D1
+// content_digest and canonical_content_hash grammar; P1-P3 representation
+// invariants; P4 a reference frame costs 0; B3 token_cost equals the budget
+// tokens of the content; G1 (a display_name sent as "" is present and blank)
+// and G2 relations; and "schema" for a blank id, kind or embedding
+// fingerprint, a non-finite embedding value, or an unknown enum spelling. A frame's own embedding
 // fingerprint is opaque here: rule E1 binds the query embedding to the
 // provider's declared fingerprint (see CheckQueryEmbedding).
 //
@@ -68,9 +81,9 @@ func (f *Frame) Validate() Violations {
 			c.add("F3", "citation_label", "citation_label is blank")
 		}
 	}
-	c.timestamp("valid_from", f.ValidFrom)
-	c.timestamp("valid_to", f.ValidTo)
-	c.timestamp("recorded_at", f.RecordedAt)
+	for _, m := range frameMembers {
+		c.frameTimestamp(f, m)
+	}
 	c.digest("D1", "content_digest", f.ContentDigest)
 	c.digest("D1", "canonical_content_hash", f.CanonicalContentHash)
 	f.checkRepresentation(&c)
@@ -121,7 +134,7 @@ func (f *Frame) Validate() Violations {
 		if isBlank(r.TargetURI) {
 			c.add("G2", field+".target_uri", "relation target_uri is blank")
 		}
-		if r.DisplayName != "" && isBlank(r.DisplayName) {
+		if r.Has(MemberDisplayName) && isBlank(r.DisplayName) { // "" included
 			c.add("G1", field+".display_name", "relation display_name is blank")
 		}
 	}
