@@ -256,3 +256,56 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeRefusesEmptyTimestamp: a frame timestamp or relation
+// display_name sent as "" is present, so rules F4 and G1 refuse it (the fast
+// decoder declines it to the slow path, which marks it); with skip_invalid
+// the offer is skipped. Absent members stay valid.
+func TestComposeRefusesEmptyTimestamp(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	good := mkOffers(1, 1, 20)[0]
+	b, err := json.Marshal(good.Frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// with returns the good frame's JSON with member m added.
+	with := func(m string) string { return string(b[:len(b)-1]) + "," + m + "}" }
+	for _, tc := range []struct{ member, field, rule string }{
+		{`"valid_from":""`, "offers[1].frame.valid_from", "F4"},
+		{`"valid_to":""`, "offers[1].frame.valid_to", "F4"},
+		{`"recorded_at":""`, "offers[1].frame.recorded_at", "F4"},
+		{`"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, "offers[1].frame.relations[0].display_name", "G1"},
+	} {
+		body := `{"budget":100,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
+		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)
+		wantError(t, err, 422, server.CodeRuleViolation, tc.field, tc.rule)
+		err = c.Do(ctx, server.PathContext, json.RawMessage(`{"offers":[{"provider":"q","frame":`+with(tc.member)+`}]}`), nil)
+		wantError(t, err, 422, server.CodeRuleViolation, "offers[0"+tc.field[len("offers[1"):], tc.rule)
+
+		skip := `{"budget":100,"skip_invalid":true,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
+		var res server.ComposeResult
+		if err := c.Do(ctx, server.PathCompose, json.RawMessage(skip), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Audit.Entries) != 1 {
+			t.Errorf("%s: %d audit entries, want the valid offer", tc.member, len(res.Audit.Entries))
+		}
+		if len(res.Skipped) != 1 || res.Skipped[0].Index != 1 || res.Skipped[0].Rule != tc.rule || res.Skipped[0].Field != tc.field {
+			t.Errorf("%s: skipped %+v", tc.member, res.Skipped)
+		}
+	}
+	// Absent and null members are fine.
+	for _, m := range []string{`"valid_from":null`, `"relations":[{"rel":"r","target_uri":"x"}]`, `"valid_to":"2026-01-01T00:00:00Z"`} {
+		body := `{"budget":100,"offers":[{"provider":"q","frame":` + with(m) + `}]}`
+		if err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+	// A Go client marks the member with Set; the request carries "" and
+	// is refused the same way.
+	marked := mkOffers(1, 1, 20)
+	marked[0].Frame.Set(frame.MemberValidFrom, "")
+	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: marked, Budget: intp(100)})
+	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].frame.valid_from", "F4")
+}

@@ -466,12 +466,14 @@ func (r *fastReader) frameMember(f *frame.Frame, name string, s *seen) bool {
 		return once(s, 12, (*string)(&f.InlineContentRequirement), r.str)
 	case "tokenizer_ref":
 		return once(s, 13, &f.TokenizerRef, r.str)
+	// A timestamp sent as "" declines: the slow path marks it present
+	// (frame.Frame.Set), which rule F4 then rejects.
 	case "valid_from":
-		return once(s, 14, &f.ValidFrom, r.str)
+		return once(s, 14, &f.ValidFrom, r.str) && f.ValidFrom != ""
 	case "valid_to":
-		return once(s, 15, &f.ValidTo, r.str)
+		return once(s, 15, &f.ValidTo, r.str) && f.ValidTo != ""
 	case "recorded_at":
-		return once(s, 16, &f.RecordedAt, r.str)
+		return once(s, 16, &f.RecordedAt, r.str) && f.RecordedAt != ""
 	case "citation_label":
 		return once(s, 17, &f.CitationLabel, r.str)
 	case "canonical_token_cost":

@@ -126,6 +126,10 @@ func TestFastDecoderDeclines(t *testing.T) {
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{}]}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":` + frame + `,"frame":` + frame + `}],"budget":1}`,
 		`{"offers":[],"budget":1,"previous":` + deep(maxFastDepth+2) + `}`,
+		// A timestamp sent as "" is present (rule F4); the slow path marks it.
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":""}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_to":""}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"recorded_at":""}}],"budget":1}`,
 	} {
 		if checkFastCompose(t, []byte(body)) {
 			t.Errorf("the fast decoder accepted %q", body)
@@ -157,6 +161,10 @@ func FuzzFastComposeMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"\ud83d\u0041","score":0.25,"token_cost":4294967295}}],"budget":1}`))
 	// Provenance members sent as "" are present-and-empty in both decoders.
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{"type":"file","uri":"","range":"","by":null}]}},{"provider":"q","frame":{"id":"b","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{"type":"file","uri":""}]}}],"budget":1}`))
+	// Timestamps and a display_name sent as "" are present-and-empty in
+	// both decoders (the fast one declines the timestamps).
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":"","valid_to":null,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""}]}}],"budget":1}`))
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":"2026-01-01T00:00:00Z","valid_to":""}}],"budget":1}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if !utf8.Valid(body) {
 			return
@@ -172,6 +180,7 @@ func FuzzFastContextMatchesJSON(f *testing.F) {
 	for _, b := range commonBodies(f)[1:4] {
 		f.Add(b)
 	}
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""}]}}],"skip_invalid":true}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if !utf8.Valid(body) {
 			return

@@ -31,6 +31,14 @@ type wireFrame struct {
 	Score *float32 `json:"score"`
 	// TokenCost is the declared cost (u32).
 	TokenCost *uint32 `json:"token_cost"`
+	// ValidFrom and the other timestamps shadow plainFrame's so that one
+	// sent as "" is marked present (frame.Frame.Set), as
+	// frame.Frame.UnmarshalJSON marks it; nil means absent or null.
+	ValidFrom *string `json:"valid_from"`
+	// ValidTo is the end of the validity window.
+	ValidTo *string `json:"valid_to"`
+	// RecordedAt is when the evidence was recorded.
+	RecordedAt *string `json:"recorded_at"`
 }
 
 // frame returns the decoded frame, or the first missing required member in
@@ -54,6 +62,14 @@ func (w *wireFrame) frame() (*frame.Frame, *frame.MissingMemberError) {
 	}
 	f := frame.Frame(w.plainFrame)
 	f.ID, f.Kind, f.Title, f.Score, f.TokenCost = *w.ID, *w.Kind, *w.Title, *w.Score, *w.TokenCost
+	for _, o := range [...]struct {
+		m frame.FrameMember
+		v *string
+	}{{frame.MemberValidFrom, w.ValidFrom}, {frame.MemberValidTo, w.ValidTo}, {frame.MemberRecordedAt, w.RecordedAt}} {
+		if o.v != nil {
+			f.Set(o.m, *o.v)
+		}
+	}
 	return &f, nil
 }
 

@@ -27,6 +27,8 @@ func FuzzWireFrameMatchesFrame(f *testing.F) {
 		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"provenance":[{"type":"file","uri":"","range":"","digest":"","method":"","by":""},{"type":"x","method":null}]}`,
 		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"content_ref":{"provider_id":"p"}}`,
 		`{"id":"a","id":"b","kind":"x","title":"t","score":0.5,"token_cost":2}`,
+		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"valid_from":"","valid_to":"","recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""}]}`,
+		`{"id":"a","kind":"x","title":"t","score":0.5,"token_cost":2,"valid_from":"","valid_from":"2026-01-01T00:00:00Z","valid_to":null,"recorded_at":"x","recorded_at":""}`,
 		`null`, `[]`, `"frame"`, `{"id":1}`,
 	} {
 		f.Add([]byte(s))
