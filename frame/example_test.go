@@ -72,3 +72,41 @@ func ExampleProvenance_Has() {
 	// true true
 	// {"type":"file"}
 }
+
+func ExampleFrame_Has() {
+	// A timestamp sent as "" is present: Validate holds it to rule F4 and
+	// the encoding writes it back.
+	var f frame.Frame
+	_ = json.Unmarshal([]byte(`{"id":"a","kind":"fact","title":"t","content":"x","score":0.5,"token_cost":1,"valid_from":"","citation_label":"c"}`), &f)
+	fmt.Println(f.Has(frame.MemberValidFrom), f.Has(frame.MemberValidTo))
+	fmt.Println(f.Validate())
+	b, _ := json.Marshal(f)
+	fmt.Println(string(b))
+
+	// A frame built in Go reads "" as absent unless Set marks it present.
+	g := frame.Frame{ID: "a", Kind: frame.KindFact, Title: "t", Content: "x", Score: 0.5, TokenCost: 1, CitationLabel: "c"}
+	fmt.Println(g.Has(frame.MemberValidFrom), len(g.Validate()))
+	g.Set(frame.MemberValidFrom, "")
+	fmt.Println(g.Has(frame.MemberValidFrom), g.Validate())
+	g.Clear(frame.MemberValidFrom)
+	fmt.Println(g.Has(frame.MemberValidFrom), len(g.Validate()))
+	// Output:
+	// true false
+	// F4 valid_from: timestamp "": too short for YYYY-MM-DDTHH:MM:SSZ
+	// {"id":"a","kind":"fact","title":"t","content":"x","score":0.5,"token_cost":1,"valid_from":"","citation_label":"c"}
+	// false 0
+	// true F4 valid_from: timestamp "": too short for YYYY-MM-DDTHH:MM:SSZ
+	// false 0
+}
+
+func ExampleRelation_Has() {
+	// A display_name sent as "" is present and blank (rule G1).
+	var r frame.Relation
+	_ = json.Unmarshal([]byte(`{"rel":"doc.documents","target_uri":"symbol:///a","display_name":""}`), &r)
+	fmt.Println(r.Has(frame.MemberDisplayName))
+	b, _ := json.Marshal(r)
+	fmt.Println(string(b))
+	// Output:
+	// true
+	// {"rel":"doc.documents","target_uri":"symbol:///a","display_name":""}
+}

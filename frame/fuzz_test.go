@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // may panic; a decode failure is a JSON or *MissingMemberError; every
 // violation names a rule, a field and a detail; validation is deterministic;
 // the frame's encoding is stable under decode and re-encode; and provenance
-// links keep which members are present, empty ones included. Seeds:
+// links, the frame's timestamps and relation display names keep which
+// members are present, empty ones included. Seeds:
 // testdata/fuzz/FuzzValidate (the fixture frames) plus the embedded fixtures.
 func FuzzValidate(f *testing.F) {
 	f.Add(fixtures.ContextFrameCompact())
@@ -23,6 +25,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"id":"a","kind":"doc","title":" ","content":"abc","score":1.5,"token_cost":9,"provenance":[{"type":"file","range":"L0"}],"relations":[{"rel":"r","target_uri":" ","display_name":" "}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":""},{"type":"x","uri":"u","range":"","digest":null,"method":"","by":""}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":"","uri":"u","range":"L1","range":""}]}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_to":null,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""},{"rel":"r","target_uri":"y","display_name":null}]}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_from":"2026-01-01T00:00:00Z","valid_to":"x","valid_to":""}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fr Frame
 		if err := json.Unmarshal(data, &fr); err != nil {
@@ -74,6 +78,42 @@ func FuzzValidate(f *testing.F) {
 				if _, ok := members[m.String()]; ok != p.Has(m) {
 					t.Fatalf("link %s: member %v written %v, Has %v", b, m, ok, p.Has(m))
 				}
+			}
+		}
+		// The same for the frame's timestamps and relation display names;
+		// a present timestamp is held to F4 even when it is "".
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(enc1, &top); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range frameMembers {
+			if back.Has(m) != fr.Has(m) || *back.field(m) != *fr.field(m) {
+				t.Fatalf("member %v changed in the round trip", m)
+			}
+			if _, ok := top[m.String()]; ok != fr.Has(m) {
+				t.Fatalf("frame %s: member %v written %v, Has %v", enc1, m, ok, fr.Has(m))
+			}
+			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), "F4 "+m.String()+":") {
+				t.Fatalf("empty %v not reported: %v", m, v1)
+			}
+		}
+		if len(back.Relations) != len(fr.Relations) {
+			t.Fatalf("relations length %d became %d", len(fr.Relations), len(back.Relations))
+		}
+		for i, r := range fr.Relations {
+			if back.Relations[i] != r {
+				t.Fatalf("relation %d changed in the round trip: %#v became %#v", i, r, back.Relations[i])
+			}
+			b, _ := json.Marshal(r)
+			var members map[string]json.RawMessage
+			if err := json.Unmarshal(b, &members); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := members["display_name"]; ok != r.Has(MemberDisplayName) {
+				t.Fatalf("relation %s: display_name written %v, Has %v", b, ok, r.Has(MemberDisplayName))
+			}
+			if r.Has(MemberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
+				t.Fatalf("empty display_name of relation %d not reported: %v", i, v1)
 			}
 		}
 		if back.Validate().Error() != v1.Error() {

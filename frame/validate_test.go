@@ -90,6 +90,15 @@ func TestFrameRules(t *testing.T) {
 		{"bad content_ref expiry", baseCompact, func(f *Frame) { f.ContentRef.ExpiresAt = "soon" }, "F4", "content_ref.expires_at", true},
 		{"leap day 2000", baseFull, func(f *Frame) { f.RecordedAt = "2000-02-29T00:00:00Z" }, "F4", "", false},
 		{"leap second and fraction", baseFull, func(f *Frame) { f.RecordedAt = "2016-12-31T23:59:60.123456Z" }, "F4", "", false},
+		{"valid_from sent as empty", baseFull, func(f *Frame) { f.Set(MemberValidFrom, "") }, "F4", "valid_from", true},
+		{"valid_to sent as empty", baseFull, func(f *Frame) { f.Set(MemberValidTo, "") }, "F4", "valid_to", true},
+		{"recorded_at sent as empty", baseFull, func(f *Frame) { f.Set(MemberRecordedAt, "") }, "F4", "recorded_at", true},
+		{"absent timestamps", baseFull, func(f *Frame) {
+			for _, m := range frameMembers {
+				f.Clear(m)
+			}
+		}, "F4", "", false},
+		{"empty timestamp field unmarked", baseFull, func(f *Frame) { f.ValidFrom, f.ValidTo, f.RecordedAt = "", "", "" }, "F4", "", false},
 
 		{"file provenance without digest", baseFull, func(f *Frame) { file(f).Digest = "" }, "F5", "provenance[0].digest", true},
 		{"short file digest", baseFull, func(f *Frame) { file(f).Digest = "sha256:abc" }, "F5", "provenance[0].digest", true},
@@ -137,6 +146,8 @@ func TestFrameRules(t *testing.T) {
 
 		{"blank display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "  " }, "G1", "relations[0].display_name", true},
 		{"absent display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "" }, "G1", "", false},
+		{"display name sent as empty", baseFull, func(f *Frame) { f.Relations[1].Set(MemberDisplayName, "") }, "G1", "relations[1].display_name", true},
+		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].Clear(MemberDisplayName) }, "G1", "", false},
 		{"blank target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = " " }, "G2", "relations[1].target_uri", true},
 		{"any target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = "x" }, "G2", "", false},
 

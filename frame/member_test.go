@@ -1,0 +1,182 @@
+package frame
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestFrameEmptyMemberRoundTrip: a timestamp or display_name sent as ""
+// survives decode and re-encode byte for byte, alone and with others, and
+// Validate reports it (F4, G1); one sent as null or not sent stays absent,
+// re-encodes without the member and validates clean.
+func TestFrameEmptyMemberRoundTrip(t *testing.T) {
+	const head = `{"id":"a","kind":"doc","title":"t","content":"abcd","score":0.5,"token_cost":1`
+	const tail = `,"citation_label":"c"`
+	for _, tc := range []struct {
+		members, relations string
+		want               []string // the rule:field pairs Validate reports
+	}{
+		{`,"valid_from":""`, ``, []string{"F4:valid_from"}},
+		{`,"valid_to":""`, ``, []string{"F4:valid_to"}},
+		{`,"recorded_at":""`, ``, []string{"F4:recorded_at"}},
+		{`,"valid_from":"","valid_to":"","recorded_at":""`, ``, []string{"F4:valid_from", "F4:valid_to", "F4:recorded_at"}},
+		{`,"valid_from":"2026-01-01T00:00:00Z","recorded_at":""`, ``, []string{"F4:recorded_at"}},
+		{``, `,"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, []string{"G1:relations[0].display_name"}},
+		{`,"valid_to":""`, `,"relations":[{"rel":"r","target_uri":"x"},{"rel":"r","target_uri":"y","display_name":""}]`, []string{"F4:valid_to", "G1:relations[1].display_name"}},
+		{`,"valid_from":"2026-01-01T00:00:00Z"`, `,"relations":[{"rel":"r","target_uri":"x","display_name":"n"}]`, nil},
+		{``, ``, nil},
+	} {
+		in := head + tc.members + tail + tc.relations + `}`
+		var f Frame
+		if err := json.Unmarshal([]byte(in), &f); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got, err := json.Marshal(f); err != nil || string(got) != in {
+			t.Errorf("round trip of %s gave %s (%v)", in, got, err)
+		}
+		var got []string
+		for _, v := range f.Validate() {
+			got = append(got, v.Rule+":"+v.Field)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: violations %v, want %v", in, got, tc.want)
+		}
+	}
+	// null and absent are the same: no member, no mark, no violation.
+	for _, in := range []string{
+		head + `,"valid_from":null,"valid_to":null,"recorded_at":null` + tail + `,"relations":[{"rel":"r","target_uri":"x","display_name":null}]}`,
+		head + tail + `,"relations":[{"rel":"r","target_uri":"x"}]}`,
+	} {
+		var f Frame
+		if err := json.Unmarshal([]byte(in), &f); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range frameMembers {
+			if f.Has(m) {
+				t.Errorf("%s: Has(%v)", in, m)
+			}
+		}
+		if f.Relations[0] != (Relation{Rel: "r", TargetURI: "x"}) {
+			t.Errorf("%s: relation %#v, want an unmarked one", in, f.Relations[0])
+		}
+		want := head + tail + `,"relations":[{"rel":"r","target_uri":"x"}]}`
+		if got, _ := json.Marshal(f); string(got) != want {
+			t.Errorf("%s re-encoded as %s", in, got)
+		}
+		if v := f.Validate(); len(v) != 0 {
+			t.Errorf("%s: %v", in, v)
+		}
+	}
+	// A relation decoded alone keeps its mark too.
+	var r Relation
+	if err := json.Unmarshal([]byte(`{"rel":"r","target_uri":"x","display_name":""}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(r); string(b) != `{"rel":"r","target_uri":"x","display_name":""}` || !r.Has(MemberDisplayName) {
+		t.Errorf("relation re-encoded as %s, Has %v", b, r.Has(MemberDisplayName))
+	}
+}
+
+func TestFrameHasSetClear(t *testing.T) {
+	var dec Frame
+	if err := json.Unmarshal([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_to":"","recorded_at":"2026-01-01T00:00:00Z"}`), &dec); err != nil {
+		t.Fatal(err)
+	}
+	want := map[FrameMember]bool{MemberValidTo: true, MemberRecordedAt: true}
+	for _, m := range frameMembers {
+		if dec.Has(m) != want[m] {
+			t.Errorf("decoded Has(%v) = %v", m, dec.Has(m))
+		}
+	}
+	// A literal keeps "" = absent; Set marks it present and matches the
+	// decoded frame exactly (unexported marks included).
+	built := Frame{ID: "a", Kind: KindDoc, Title: "t", Score: 0.5, RecordedAt: "2026-01-01T00:00:00Z"}
+	if built.Has(MemberValidTo) || reflect.DeepEqual(built, dec) {
+		t.Fatal("a literal's empty valid_to reads as present")
+	}
+	built.Set(MemberValidTo, "")
+	if !built.Has(MemberValidTo) || !reflect.DeepEqual(built, dec) {
+		t.Fatalf("after Set(valid_to, \"\"): %#v, want %#v", built, dec)
+	}
+	// Copies keep the marks.
+	cp := built
+	if !cp.Has(MemberValidTo) {
+		t.Fatal("a copy lost the mark")
+	}
+	// Set to a value, then Clear: absent again.
+	cp.Set(MemberValidTo, "2027-01-01T00:00:00Z")
+	if cp.ValidTo != "2027-01-01T00:00:00Z" || !cp.Has(MemberValidTo) {
+		t.Fatalf("Set(valid_to, value): %#v", cp)
+	}
+	cp.Clear(MemberValidTo)
+	if cp.ValidTo != "" || cp.Has(MemberValidTo) {
+		t.Fatalf("Clear(valid_to): %#v", cp)
+	}
+	if b, _ := json.Marshal(cp); string(b) != `{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"recorded_at":"2026-01-01T00:00:00Z"}` {
+		t.Fatalf("cleared frame encodes as %s", b)
+	}
+	// A mark matters only while the field is "": assigning the field
+	// directly makes the member present with that value.
+	built.ValidTo = "x"
+	if b, _ := json.Marshal(built); !built.Has(MemberValidTo) || string(b) != `{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_to":"x","recorded_at":"2026-01-01T00:00:00Z"}` {
+		t.Fatalf("assigned field: %s", b)
+	}
+	// Every member maps to its own field and wire name.
+	for _, m := range frameMembers {
+		f := Frame{Score: 0.5}
+		f.Set(m, "v")
+		b, _ := json.Marshal(f)
+		if want := `{"id":"","kind":"","title":"","score":0.5,"token_cost":0,"` + m.String() + `":"v"}`; string(b) != want {
+			t.Errorf("Set(%v): %s, want %s", m, b, want)
+		}
+		for _, o := range frameMembers {
+			if f.Has(o) != (o == m) {
+				t.Errorf("Set(%v) makes Has(%v) %v", m, o, f.Has(o))
+			}
+		}
+	}
+	// Values that name no single member are refused.
+	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 7} {
+		f := Frame{ValidFrom: "v"}
+		f.Set(bad, "")
+		f.Clear(bad)
+		if f.Has(bad) || bad.String() != "" || !reflect.DeepEqual(f, Frame{ValidFrom: "v"}) {
+			t.Errorf("member %d: %#v", bad, f)
+		}
+	}
+}
+
+func TestRelationHasSetClear(t *testing.T) {
+	r := Relation{Rel: "r", TargetURI: "x"}
+	if r.Has(MemberDisplayName) {
+		t.Fatal("a literal's empty display_name reads as present")
+	}
+	r.Set(MemberDisplayName, "")
+	var dec Relation
+	if err := json.Unmarshal([]byte(`{"rel":"r","target_uri":"x","display_name":""}`), &dec); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Has(MemberDisplayName) || r != dec {
+		t.Fatalf("after Set(display_name, \"\"): %#v, want %#v", r, dec)
+	}
+	r.Set(MemberDisplayName, "n")
+	if r.DisplayName != "n" || !r.Has(MemberDisplayName) {
+		t.Fatalf("Set(display_name, n): %#v", r)
+	}
+	r.Clear(MemberDisplayName)
+	if r != (Relation{Rel: "r", TargetURI: "x"}) || r.Has(MemberDisplayName) {
+		t.Fatalf("Clear: %#v", r)
+	}
+	if MemberDisplayName.String() != "display_name" {
+		t.Fatalf("String() = %q", MemberDisplayName.String())
+	}
+	for _, bad := range []RelationMember{0, 1 << 1, 1 << 7} {
+		q := Relation{Rel: "r", TargetURI: "x", DisplayName: "n"}
+		q.Set(bad, "")
+		q.Clear(bad)
+		if q.Has(bad) || bad.String() != "" || q != (Relation{Rel: "r", TargetURI: "x", DisplayName: "n"}) {
+			t.Errorf("member %d: %#v", bad, q)
+		}
+	}
+}
