@@ -23,8 +23,9 @@ import (
 // value of the wrong JSON type, a number its Go field cannot hold, a lone
 // surrogate escape, nesting deeper than maxFastDepth, a missing required
 // member, or a frame timestamp sent as "" (which the slow path marks
-// present, see frame.Frame.Has). Declining costs one extra pass and gives encoding/json's answer,
-// error messages included. When it accepts, the result is the one
+// present, see frame.Frame.Has). Declining costs one extra pass and gives
+// encoding/json's answer, error messages included. When it accepts, the
+// result is the one
 // encoding/json would give: FuzzFastComposeMatchesJSON and
 // FuzzFastContextMatchesJSON hold it to that. Members whose types have
 // their own UnmarshalJSON (provenance, relations, content_ref, transform,
