@@ -25,9 +25,8 @@ import (
 // member, or a frame timestamp sent as "" (which the slow path marks
 // present, see frame.Frame.Has). Declining costs one extra pass and gives
 // encoding/json's answer, error messages included. When it accepts, the
-// result is the one
-// encoding/json would give: FuzzFastComposeMatchesJSON and
-// FuzzFastContextMatchesJSON hold it to that. Members whose types have
+// result is the one encoding/json would give: FuzzFastComposeMatchesJSON
+// and FuzzFastContextMatchesJSON hold it to that. Members whose types have
 // their own UnmarshalJSON (provenance, relations, content_ref, transform,
 // embedding, weights, previous) are delimited here and handed to
 // encoding/json, so their rules live in one place.
