@@ -165,6 +165,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					return
 				}
 				t := started.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
+				if end, ok := ctx.Deadline(); ok && !t.Before(end) {
+					return // due after the run ends
+				}
 				if !sleepUntil(ctx, t) {
 					return
 				}
