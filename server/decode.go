@@ -137,14 +137,15 @@ func jsonError(err error) *Error {
 	}
 }
 
-// jsonPath drops the Go names of embedded structs (which start with an
-// upper-case letter) from encoding/json's field path, leaving the JSON
-// member names of the API, which are all lower case.
+// jsonPath drops the Go names of embedded structs from encoding/json's
+// field path, leaving the JSON member names of the API, which are all lower
+// case: exported ones start with an upper-case letter, and the data model's
+// decoders embed their fields as a local type named plain.
 func jsonPath(p string) string {
 	parts := strings.Split(p, ".")
 	out := parts[:0]
 	for _, s := range parts {
-		if s != "" && !unicode.IsUpper([]rune(s)[0]) {
+		if s != "" && s != "plain" && !unicode.IsUpper([]rune(s)[0]) {
 			out = append(out, s)
 		}
 	}

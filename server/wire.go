@@ -1,101 +1,57 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
 
-// The request decoders read offers with wireFrame instead of
-// frame.Frame.UnmarshalJSON: the same members and the same required-member
-// rule, decoded in one pass over the bytes instead of three (the frame's
-// own decoder re-parses the value it is handed). On 20 offers of 1 KiB this
-// is most of a request's decoding time. FuzzWireFrameMatchesFrame checks
-// that both decoders agree on every input.
-
-// plainFrame has frame.Frame's fields and JSON tags but none of its methods.
-type plainFrame frame.Frame
-
-// wireFrame decodes a ContextFrame, noting which required members were
-// present (a required member given as null counts as missing, as in
-// frame.Frame.UnmarshalJSON).
-type wireFrame struct {
-	plainFrame
-	// ID and the members below are required; nil means absent or null.
-	ID *string `json:"id"`
-	// Kind is the frame kind.
-	Kind *frame.Kind `json:"kind"`
-	// Title is the frame title.
-	Title *string `json:"title"`
-	// Score is the provider-local score (f32).
-	Score *float32 `json:"score"`
-	// TokenCost is the declared cost (u32).
-	TokenCost *uint32 `json:"token_cost"`
-	// ValidFrom and the other timestamps shadow plainFrame's so that one
-	// sent as "" is marked present (frame.Frame.Set), as
-	// frame.Frame.UnmarshalJSON marks it; nil means absent or null.
-	ValidFrom *string `json:"valid_from"`
-	// ValidTo is the end of the validity window.
-	ValidTo *string `json:"valid_to"`
-	// RecordedAt is when the evidence was recorded.
-	RecordedAt *string `json:"recorded_at"`
-}
-
-// frame returns the decoded frame, or the first missing required member in
-// frame.Frame.UnmarshalJSON's order.
-func (w *wireFrame) frame() (*frame.Frame, *frame.MissingMemberError) {
-	missing := ""
-	switch {
-	case w.ID == nil:
-		missing = "id"
-	case w.Kind == nil:
-		missing = "kind"
-	case w.Title == nil:
-		missing = "title"
-	case w.Score == nil:
-		missing = "score"
-	case w.TokenCost == nil:
-		missing = "token_cost"
-	}
-	if missing != "" {
-		return nil, &frame.MissingMemberError{Object: "ContextFrame", Member: missing}
-	}
-	f := frame.Frame(w.plainFrame)
-	f.ID, f.Kind, f.Title, f.Score, f.TokenCost = *w.ID, *w.Kind, *w.Title, *w.Score, *w.TokenCost
-	for _, o := range [...]struct {
-		m frame.FrameMember
-		v *string
-	}{{frame.MemberValidFrom, w.ValidFrom}, {frame.MemberValidTo, w.ValidTo}, {frame.MemberRecordedAt, w.RecordedAt}} {
-		if o.v != nil {
-			f.Set(o.m, *o.v)
-		}
-	}
-	return &f, nil
-}
-
-// wireOffer is Offer as decoded from a request.
+// wireOffer is Offer as encoding/json decodes it when the fast reader (see
+// fastReader) declines a body. The frame stays raw until its index is
+// known, so that frame.Frame.UnmarshalJSON, the one decoder of the frame's
+// members and required-member rule, can report a fault as offers[i].frame.
+// The extra pass costs nothing on the common path, which never comes here.
 type wireOffer struct {
 	// Provider is the offering provider id.
 	Provider string `json:"provider"`
-	// Frame is the offered frame; nil when absent or null.
-	Frame *wireFrame `json:"frame"`
+	// Frame is the offered frame's JSON; empty or "null" when absent.
+	Frame json.RawMessage `json:"frame"`
 }
 
-// offersFrom converts decoded offers, naming the offer and member of a
-// missing required member or frame.
+// offersFrom decodes the frames of ws, naming the offer and member of a
+// missing required member, a missing frame or a member of the wrong type.
 func offersFrom(ws []wireOffer) ([]Offer, *Error) {
 	out := make([]Offer, len(ws))
 	for i, w := range ws {
-		if w.Frame == nil {
-			f := fmt.Sprintf("offers[%d].frame", i)
-			return nil, badRequest(f, "%s: required", f)
+		path := fmt.Sprintf("offers[%d].frame", i)
+		if len(w.Frame) == 0 || string(w.Frame) == "null" {
+			return nil, badRequest(path, "%s: required", path)
 		}
-		fr, mm := w.Frame.frame()
-		if mm != nil {
-			f := fmt.Sprintf("offers[%d].frame.%s", i, mm.Member)
-			return nil, badRequest(f, "%s: required member of a ContextFrame is missing", f)
+		f := new(frame.Frame)
+		if err := f.UnmarshalJSON(w.Frame); err != nil {
+			return nil, frameError(path, err)
 		}
-		out[i] = Offer{Provider: w.Provider, Frame: fr}
+		out[i] = Offer{Provider: w.Provider, Frame: f}
 	}
 	return out, nil
+}
+
+// frameError turns a frame decoding error into a 400 naming the member
+// under path.
+func frameError(path string, err error) *Error {
+	var mm *frame.MissingMemberError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mm) && mm.Object == "ContextFrame":
+		f := path + "." + mm.Member
+		return badRequest(f, "%s: required member of a ContextFrame is missing", f)
+	case errors.As(err, &mm):
+		return badRequest(path, "%s: %s lacks required member %q", path, mm.Object, mm.Member)
+	case errors.As(err, &typ) && typ.Field != "":
+		f := path + "." + jsonPath(typ.Field)
+		return badRequest(f, "decode body: member %q: expected %s, got JSON %s", f, typ.Type, typ.Value)
+	}
+	return badRequest(path, "%s: %v", path, err)
 }
