@@ -207,41 +207,43 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 }
 
 // composeBody is ComposeRequest as the handler decodes it.
+// encoding/json fills Offers; the fast reader fills ComposeRequest.Offers
+// and leaves Offers nil.
 type composeBody struct {
 	ComposeRequest
 	Offers []wireOffer `json:"offers"`
-	// decoded says the fast decoder filled ComposeRequest.Offers itself.
-	decoded bool
 }
 
 // contextBody is ContextRequest as the handler decodes it.
+// encoding/json fills Offers; the fast reader fills ContextRequest.Offers
+// and leaves Offers nil.
 type contextBody struct {
 	ContextRequest
 	Offers []wireOffer `json:"offers"`
-	// decoded says the fast decoder filled ContextRequest.Offers itself.
-	decoded bool
 }
 
 // offers converts the decoded offers unless the fast decoder did.
 func (b *composeBody) offers(h *Handler) *Error {
-	return convertOffers(h, b.decoded, b.Offers, &b.ComposeRequest.Offers)
+	return convertOffers(h, b.Offers, &b.ComposeRequest.Offers)
 }
 
 // offers converts the decoded offers unless the fast decoder did.
 func (b *contextBody) offers(h *Handler) *Error {
-	return convertOffers(h, b.decoded, b.Offers, &b.ContextRequest.Offers)
+	return convertOffers(h, b.Offers, &b.ContextRequest.Offers)
 }
 
-func convertOffers(h *Handler, decoded bool, wire []wireOffer, dst *[]Offer) *Error {
-	n := len(wire)
-	if decoded {
-		n = len(*dst)
-	}
-	if n > h.maxFrames {
-		return h.tooManyFrames(n)
-	}
-	if decoded {
+// convertOffers bounds the number of offers, then decodes the frames
+// encoding/json left raw; offers the fast reader decoded are in *dst
+// already, with wire nil.
+func convertOffers(h *Handler, wire []wireOffer, dst *[]Offer) *Error {
+	if wire == nil {
+		if len(*dst) > h.maxFrames {
+			return h.tooManyFrames(len(*dst))
+		}
 		return nil
+	}
+	if len(wire) > h.maxFrames {
+		return h.tooManyFrames(len(wire))
 	}
 	var e *Error
 	*dst, e = offersFrom(wire)

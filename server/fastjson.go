@@ -574,7 +574,6 @@ func (b *composeBody) decodeFast(body []byte) bool {
 		*b = composeBody{}
 		return false
 	}
-	b.decoded = true
 	return true
 }
 
@@ -585,6 +584,5 @@ func (b *contextBody) decodeFast(body []byte) bool {
 		*b = contextBody{}
 		return false
 	}
-	b.decoded = true
 	return true
 }
