@@ -100,10 +100,8 @@ type Skipped struct {
 
 // checkOffers validates every offer. It returns the valid ones; with skip
 // it lists the invalid ones, otherwise the first invalid offer is an error.
+// The caller has bounded their number (convertOffers).
 func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Skipped, error) {
-	if len(offers) > h.maxFrames {
-		return nil, nil, h.tooManyFrames(len(offers))
-	}
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
 	for i, o := range offers {
