@@ -69,15 +69,20 @@ func (c *rawConn) send(ctx context.Context) (int, []byte, error) {
 		deadline = d
 	}
 	_ = c.conn.SetDeadline(deadline)
-	noResponse := func(err error) (int, []byte, error) {
+	// fail drops the connection; an error caused by the run's end is
+	// reported as that, not as the server's fault.
+	fail := func(err error) (int, []byte, error) {
 		c.close()
 		if runOver(ctx) {
 			return 0, nil, context.DeadlineExceeded
 		}
+		return 0, nil, err
+	}
+	noResponse := func(err error) (int, []byte, error) {
 		if !reused {
-			return 0, nil, &notAcceptedError{err}
+			return fail(&notAcceptedError{err})
 		}
-		return 0, nil, &noResponseError{err}
+		return fail(&noResponseError{err})
 	}
 	if _, err := c.conn.Write(c.req); err != nil {
 		return noResponse(err)
@@ -88,27 +93,18 @@ func (c *rawConn) send(ctx context.Context) (int, []byte, error) {
 	}
 	status, err := parseStatus(line)
 	if err != nil {
-		c.close()
-		return 0, nil, err
+		return fail(err)
 	}
 	n, closing, err := c.readHead()
 	if err != nil {
-		c.close()
-		if runOver(ctx) {
-			return 0, nil, context.DeadlineExceeded
-		}
-		return 0, nil, fmt.Errorf("read head after status %d: %w", status, err)
+		return fail(fmt.Errorf("read head after status %d: %w", status, err))
 	}
 	if cap(c.body) < n {
 		c.body = make([]byte, n)
 	}
 	c.body = c.body[:n]
 	if _, err := io.ReadFull(c.br, c.body); err != nil {
-		c.close()
-		if runOver(ctx) {
-			return 0, nil, context.DeadlineExceeded
-		}
-		return 0, nil, fmt.Errorf("read body after status %d: %w", status, err)
+		return fail(fmt.Errorf("read body after status %d: %w", status, err))
 	}
 	if closing {
 		c.close()
