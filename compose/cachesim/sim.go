@@ -56,7 +56,9 @@ const (
 	// TailChurn replaces frames drawn from the lower-scoring half of the
 	// offered set (by base score): retrieval churn at the fringe, with the
 	// strongest evidence persisting. New frames still get uniform scores,
-	// so they can enter anywhere in the ranking.
+	// so they can enter anywhere in the ranking. Issue #10's acceptance
+	// figure is measured under this model; under UniformChurn it is out
+	// of reach for any placement (BENCHMARKS.md).
 	TailChurn
 )
 

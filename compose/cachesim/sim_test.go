@@ -2,8 +2,12 @@ package cachesim
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -327,4 +331,97 @@ func BenchmarkComposeTurn(b *testing.B) {
 			compose.ForPrompt(s.Turns[1], s.Budget, opts)
 		}
 	})
+}
+
+// The acceptance scenario of issue #10 keeps every composer invariant on
+// every turn, under every placement and under stable-first with the sticky
+// margin: the budget bound, the audit as a total partition of the offers,
+// a prompt that is exactly the preamble and the fenced blocks of the cited
+// frames in citation order, a stable/volatile split that re-joins to the
+// prompt, and determinism for a given previous layout (the same bytes from
+// shuffled offers and from a layout that went through its stored JSON).
+func TestIssueScenarioKeepsTheComposerInvariants(t *testing.T) {
+	type variant struct {
+		p      compose.Placement
+		margin float32
+	}
+	variants := []variant{{compose.StableFirst, 0.1}}
+	for _, p := range compose.Placements() {
+		variants = append(variants, variant{p, 0})
+	}
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, churn := range []Churn{UniformChurn, TailChurn} {
+		for _, seed := range []uint64{1, 2, 3} {
+			c := issueConfig(seed, churn)
+			s := NewSession(c)
+			for _, v := range variants {
+				c.StickyMargin = v.margin
+				var prev *compose.Result
+				s.Walk(c, v.p, func(turn int, tr Turn) {
+					where := fmt.Sprintf("%s seed %d %s margin %g turn %d", churn, seed, v.p, v.margin, turn)
+					checkTurn(t, where, s.Turns[turn], s.Budget, tr.Result)
+					opts := &compose.Options{Placement: v.p, StickyMargin: v.margin,
+						Cache: &compose.CacheOptions{MinPrefixTokens: compose.DefaultMinPrefixTokens}}
+					if prev != nil {
+						stored, err := json.Marshal(prev.Layout)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if opts.Previous, err = compose.ParseLayout(stored); err != nil {
+							t.Fatalf("%s: stored layout: %v", where, err)
+						}
+					}
+					offers := slices.Clone(s.Turns[turn])
+					rng.Shuffle(len(offers), func(i, j int) { offers[i], offers[j] = offers[j], offers[i] })
+					again := compose.ForPrompt(offers, s.Budget, opts)
+					if again.Prompt != tr.Result.Prompt || !reflect.DeepEqual(again.Audit, tr.Result.Audit) ||
+						again.Cache != tr.Result.Cache {
+						t.Fatalf("%s: recomposing from shuffled offers and the stored layout changed the result", where)
+					}
+					prev = tr.Result
+				})
+			}
+		}
+	}
+}
+
+// checkTurn asserts one composition's invariants from the exported API.
+func checkTurn(t *testing.T, where string, offers []compose.Offer, budget int, res *compose.Result) {
+	t.Helper()
+	a := res.Audit
+	if a.TokensUsed > budget || a.TokensUsed < 0 {
+		t.Fatalf("%s: %d tokens used, budget %d", where, a.TokensUsed, budget)
+	}
+	if len(a.Entries) != len(offers) || !a.ExplainsEveryDrop() {
+		t.Fatalf("%s: %d audit entries for %d offers, or a drop without a reason", where, len(a.Entries), len(offers))
+	}
+	byID := map[frame.ID]compose.Offer{}
+	for _, o := range offers {
+		byID[o.ID()] = o
+	}
+	seen := map[frame.ID]bool{}
+	for _, e := range a.Entries {
+		if _, ok := byID[e.Frame]; !ok || seen[e.Frame] {
+			t.Fatalf("%s: audit entry %v is not one of the offers, or appears twice", where, e.Frame)
+		}
+		seen[e.Frame] = true
+	}
+	if len(res.Citations) != len(a.Included()) {
+		t.Fatalf("%s: %d citations for %d included frames", where, len(res.Citations), len(a.Included()))
+	}
+	want, used := compose.Preamble, 0
+	for _, c := range res.Citations {
+		o := byID[c.Frame]
+		want += compose.RenderFrame(o.Provider, o.Frame)
+		used += compose.RenderedCost(o.Provider, o.Frame)
+	}
+	if res.Prompt != want {
+		t.Fatalf("%s: the prompt is not the preamble and the cited frames' fenced blocks in citation order", where)
+	}
+	if used != a.TokensUsed {
+		t.Fatalf("%s: cited blocks cost %d tokens, the audit says %d", where, used, a.TokensUsed)
+	}
+	if res.Stable()+res.Volatile() != res.Prompt || len(res.Stable()) != res.Cache.StablePrefixBytes {
+		t.Fatalf("%s: stable and volatile parts do not re-join to the prompt at StablePrefixBytes", where)
+	}
 }
