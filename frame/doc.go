@@ -12,9 +12,10 @@
 // An optional string member that is absent and one that is present but empty
 // are mostly the same value here: the empty string. The exceptions are the
 // members a rule or a signature treats differently when present: a
-// provenance link's members (see Provenance.Has), a frame's timestamps
-// (Frame.Has, rule F4) and a relation's display_name (Relation.Has, rule
-// G1). Decoding marks such a member sent as "" present, encoding writes it
+// provenance link's members (see Provenance.Has), the timestamps (a frame's
+// valid_from, valid_to and recorded_at, see Frame.Has; a content
+// reference's expires_at, ContentRef.Has; a query's as_of, Query.Has; all
+// rule F4) and a relation's display_name (Relation.Has, rule G1). Decoding marks such a member sent as "" present, encoding writes it
 // back, and Set marks one in Go. Member names are matched as
 // encoding/json matches them, which also accepts a differently-cased spelling
 // ("Title" for "title"); the reference serializer never emits one.

@@ -167,8 +167,13 @@ type ContentRef struct {
 	// URI is the opaque handle to resolve.
 	URI string `json:"uri"`
 	// ExpiresAt is when the handle stops resolving, in the protocol
-	// timestamp grammar; empty (omitted) means no stated expiry.
+	// timestamp grammar; empty (omitted) means no stated expiry, unless the
+	// reference marks it present-and-empty (see Has).
 	ExpiresAt string `json:"expires_at,omitempty"`
+
+	// empty marks the members present with an empty value; a mark matters
+	// only while its field is "".
+	empty ContentRefMember
 }
 
 // Transform names the method that derived a compact frame from its source.

@@ -27,6 +27,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":"","uri":"u","range":"L1","range":""}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_to":null,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""},{"rel":"r","target_uri":"y","display_name":null}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_from":"2026-01-01T00:00:00Z","valid_to":"x","valid_to":""}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"reference","content_ref":{"provider_id":"p","uri":"u","expires_at":""}}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"compact","content_ref":{"provider_id":"p","uri":"u","expires_at":"","expires_at":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fr Frame
 		if err := json.Unmarshal(data, &fr); err != nil {

@@ -126,20 +126,25 @@ func (c *ContentRef) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("provider_id", c.ProviderID)
 	w.Str("uri", c.URI)
-	w.OptStr("expires_at", c.ExpiresAt)
+	if c.Has(MemberExpiresAt) {
+		w.Str("expires_at", c.ExpiresAt)
+	}
 	w.Close()
 }
 
 // MarshalJSON returns the CGP encoding of c.
 func (c ContentRef) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
 
-// UnmarshalJSON decodes a content reference; provider_id and uri are required.
+// UnmarshalJSON decodes a content reference; provider_id and uri are
+// required. An expires_at sent as "" is marked present-and-empty (see Has);
+// one sent as null or not sent is absent.
 func (c *ContentRef) UnmarshalJSON(b []byte) error {
 	type plain ContentRef
 	var aux struct {
 		plain
 		ProviderID *string `json:"provider_id"`
 		URI        *string `json:"uri"`
+		ExpiresAt  *string `json:"expires_at"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -152,6 +157,9 @@ func (c *ContentRef) UnmarshalJSON(b []byte) error {
 	}
 	*c = ContentRef(aux.plain)
 	c.ProviderID, c.URI = *aux.ProviderID, *aux.URI
+	if aux.ExpiresAt != nil {
+		c.Set(MemberExpiresAt, *aux.ExpiresAt)
+	}
 	return nil
 }
 
@@ -408,7 +416,9 @@ func (q *Query) write(w *cgpjson.W) {
 	cgpjson.OptStrs(w, "anchors", q.Anchors)
 	w.Uint("max_frames", uint64(q.MaxFrames))
 	w.Uint("max_tokens", uint64(q.MaxTokens))
-	w.OptStr("as_of", q.AsOf)
+	if q.Has(MemberAsOf) {
+		w.Str("as_of", q.AsOf)
+	}
 	cgpjson.OptStrs(w, "representation_preferences", q.RepresentationPreferences)
 	w.Close()
 }
@@ -416,7 +426,10 @@ func (q *Query) write(w *cgpjson.W) {
 // MarshalJSON returns the CGP encoding of q.
 func (q Query) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil) }
 
-// UnmarshalJSON decodes a query; goal, max_frames and max_tokens are required.
+// UnmarshalJSON decodes a query; goal, max_frames and max_tokens are
+// required. An as_of sent as "" is marked present-and-empty (see Has), so
+// Validate reports it under rule F4 rather than reading it as now; one sent
+// as null or not sent is absent.
 func (q *Query) UnmarshalJSON(b []byte) error {
 	type plain Query
 	var aux struct {
@@ -424,6 +437,7 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 		Goal      *string `json:"goal"`
 		MaxFrames *uint32 `json:"max_frames"`
 		MaxTokens *uint32 `json:"max_tokens"`
+		AsOf      *string `json:"as_of"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -438,6 +452,9 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	}
 	*q = Query(aux.plain)
 	q.Goal, q.MaxFrames, q.MaxTokens = *aux.Goal, *aux.MaxFrames, *aux.MaxTokens
+	if aux.AsOf != nil {
+		q.Set(MemberAsOf, *aux.AsOf)
+	}
 	return nil
 }
 

@@ -161,6 +161,36 @@ func TestQueryAndProviderJSON(t *testing.T) {
 			t.Errorf("query without %s: %v", member, err)
 		}
 	}
+	// as_of sent as "" is not "now": it is present, round-trips, and
+	// breaks F4; null or no member is absent.
+	emptyPin := `{"goal":"g","max_frames":1,"max_tokens":1,"as_of":""}`
+	if err := json.Unmarshal([]byte(emptyPin), &q); err != nil || !q.Has(MemberAsOf) {
+		t.Fatalf(`as_of "": err %v, present %v`, err, q.Has(MemberAsOf))
+	}
+	if out, _ := json.Marshal(q); string(out) != emptyPin {
+		t.Errorf("query re-encoded %s, want %s", out, emptyPin)
+	}
+	if v := q.Validate(); len(v) != 1 || v[0].Rule != "F4" || v[0].Field != "as_of" {
+		t.Errorf(`as_of "": violations %v, want F4 on as_of`, v)
+	}
+	for _, doc := range []string{`{"goal":"g","max_frames":1,"max_tokens":1,"as_of":null}`, `{"goal":"g","max_frames":1,"max_tokens":1}`} {
+		q := Query{AsOf: "stale"}
+		q.Set(MemberAsOf, "")
+		if err := json.Unmarshal([]byte(doc), &q); err != nil || q.Has(MemberAsOf) || len(q.Validate()) != 0 {
+			t.Errorf("%s: present %v, err %v, violations %v; want absent and valid", doc, q.Has(MemberAsOf), err, q.Validate())
+		}
+	}
+	// Set, Has and Clear from Go.
+	var g Query
+	g.Goal, g.MaxFrames, g.MaxTokens = "g", 1, 1
+	g.Set(MemberAsOf, "")
+	if out, _ := json.Marshal(g); string(out) != emptyPin {
+		t.Errorf("Set(MemberAsOf, \"\") encodes %s", out)
+	}
+	g.Clear(MemberAsOf)
+	if g.Has(MemberAsOf) || MemberAsOf.String() != "as_of" || QueryMember(2).String() != "" || g.Has(QueryMember(2)) {
+		t.Error("Clear left as_of present, or a member name is wrong")
+	}
 	var p ProviderInfo
 	if err := json.Unmarshal([]byte(`{"name":"n","version":"v"}`), &p); err == nil {
 		t.Error("provider info without data_flow accepted")

@@ -1,5 +1,40 @@
 package frame
 
+// The member types below (FrameMember, RelationMember, QueryMember,
+// ContentRefMember, and ProvenanceMember in provenance.go) share one
+// mechanism: each value type keeps a bit set of the members present with
+// an empty value, and a mark matters only while its field is "". The
+// generic helpers are that mechanism; field is nil for a member value that
+// names no single member, which every method then ignores.
+
+// hasMember reports whether the member held in field is present: not
+// empty, or marked present-and-empty in marks.
+func hasMember[M ~uint8](field *string, marks, m M) bool {
+	return field != nil && (*field != "" || marks&m != 0)
+}
+
+// setMember stores v in field and marks the member present-and-empty when
+// v is "" (and unmarks it otherwise).
+func setMember[M ~uint8](field *string, marks *M, m M, v string) {
+	if field == nil {
+		return
+	}
+	*field = v
+	if v == "" {
+		*marks |= m
+	} else {
+		*marks &^= m
+	}
+}
+
+// clearMember makes the member absent: field "" and no mark.
+func clearMember[M ~uint8](field *string, marks *M, m M) {
+	if field != nil {
+		*field = ""
+		*marks &^= m
+	}
+}
+
 // FrameMember names one optional string member of a frame whose explicit
 // empty string ("valid_from": "") is kept apart from absence, because a rule
 // holds a present value to a grammar the empty string fails (rule F4). The
@@ -47,36 +82,17 @@ func (f *Frame) field(m FrameMember) *string {
 // Has reports whether member m is present: its field is not empty, or the
 // frame marks it present-and-empty (decoded from "" or set with Set). It is
 // false for a value that names no single member.
-func (f *Frame) Has(m FrameMember) bool {
-	p := f.field(m)
-	return p != nil && (*p != "" || f.empty&m != 0)
-}
+func (f *Frame) Has(m FrameMember) bool { return hasMember(f.field(m), f.empty, m) }
 
 // Set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate holds to the member's
 // rule. A value that names no single member is ignored.
-func (f *Frame) Set(m FrameMember, v string) {
-	p := f.field(m)
-	if p == nil {
-		return
-	}
-	*p = v
-	if v == "" {
-		f.empty |= m
-	} else {
-		f.empty &^= m
-	}
-}
+func (f *Frame) Set(m FrameMember, v string) { setMember(f.field(m), &f.empty, m, v) }
 
 // Clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
-func (f *Frame) Clear(m FrameMember) {
-	if p := f.field(m); p != nil {
-		*p = ""
-		f.empty &^= m
-	}
-}
+func (f *Frame) Clear(m FrameMember) { clearMember(f.field(m), &f.empty, m) }
 
 // RelationMember names one optional member of a relation whose explicit
 // empty string ("display_name": "") is kept apart from absence, because rule
@@ -109,33 +125,101 @@ func (r *Relation) field(m RelationMember) *string {
 // Has reports whether member m is present: its field is not empty, or the
 // relation marks it present-and-empty (decoded from "" or set with Set). It
 // is false for a value that names no single member.
-func (r Relation) Has(m RelationMember) bool {
-	p := r.field(m)
-	return p != nil && (*p != "" || r.empty&m != 0)
-}
+func (r Relation) Has(m RelationMember) bool { return hasMember(r.field(m), r.empty, m) }
 
 // Set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate reports as blank
 // (rule G1). A value that names no single member is ignored.
-func (r *Relation) Set(m RelationMember, v string) {
-	p := r.field(m)
-	if p == nil {
-		return
-	}
-	*p = v
-	if v == "" {
-		r.empty |= m
-	} else {
-		r.empty &^= m
-	}
-}
+func (r *Relation) Set(m RelationMember, v string) { setMember(r.field(m), &r.empty, m, v) }
 
 // Clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
-func (r *Relation) Clear(m RelationMember) {
-	if p := r.field(m); p != nil {
-		*p = ""
-		r.empty &^= m
+func (r *Relation) Clear(m RelationMember) { clearMember(r.field(m), &r.empty, m) }
+
+// QueryMember names one optional member of a query whose explicit empty
+// string ("as_of": "") is kept apart from absence: an absent as_of means
+// now, while one sent as "" is a pin that is not a timestamp (rule F4).
+type QueryMember uint8
+
+// The query members that remember being sent as "".
+const (
+	MemberAsOf QueryMember = 1 << iota // "as_of", field AsOf
+)
+
+// String returns the member's wire name, or "" for a value that names no
+// single member.
+func (m QueryMember) String() string {
+	if m == MemberAsOf {
+		return "as_of"
 	}
+	return ""
 }
+
+// field returns the address of the string field that holds m, or nil when m
+// names no single member.
+func (q *Query) field(m QueryMember) *string {
+	if m == MemberAsOf {
+		return &q.AsOf
+	}
+	return nil
+}
+
+// Has reports whether member m is present: its field is not empty, or the
+// query marks it present-and-empty (decoded from "" or set with Set). It is
+// false for a value that names no single member.
+func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
+
+// Set makes member m present with value v; v may be "", which the encoding
+// then writes as an explicit empty string and Validate reports under rule
+// F4. A value that names no single member is ignored.
+func (q *Query) Set(m QueryMember, v string) { setMember(q.field(m), &q.empty, m, v) }
+
+// Clear makes member m absent: its field becomes "" and any
+// present-and-empty mark is dropped. A value that names no single member is
+// ignored.
+func (q *Query) Clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
+
+// ContentRefMember names one optional member of a content reference whose
+// explicit empty string ("expires_at": "") is kept apart from absence: an
+// absent expires_at states no expiry, while one sent as "" is not a
+// timestamp, which Validate reports under rule F4.
+type ContentRefMember uint8
+
+// The content reference members that remember being sent as "".
+const (
+	MemberExpiresAt ContentRefMember = 1 << iota // "expires_at", field ExpiresAt
+)
+
+// String returns the member's wire name, or "" for a value that names no
+// single member.
+func (m ContentRefMember) String() string {
+	if m == MemberExpiresAt {
+		return "expires_at"
+	}
+	return ""
+}
+
+// field returns the address of the string field that holds m, or nil when m
+// names no single member.
+func (c *ContentRef) field(m ContentRefMember) *string {
+	if m == MemberExpiresAt {
+		return &c.ExpiresAt
+	}
+	return nil
+}
+
+// Has reports whether member m is present: its field is not empty, or the
+// reference marks it present-and-empty (decoded from "" or set with Set).
+// It is false for a value that names no single member.
+func (c *ContentRef) Has(m ContentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
+
+// Set makes member m present with value v; v may be "", which the encoding
+// then writes as an explicit empty string and Validate reports under rule
+// F4. A value that names no single member is ignored.
+func (c *ContentRef) Set(m ContentRefMember, v string) { setMember(c.field(m), &c.empty, m, v) }
+
+// Clear makes member m absent: its field becomes "" and any
+// present-and-empty mark is dropped. A value that names no single member is
+// ignored.
+func (c *ContentRef) Clear(m ContentRefMember) { clearMember(c.field(m), &c.empty, m) }

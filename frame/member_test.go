@@ -180,3 +180,52 @@ func TestRelationHasSetClear(t *testing.T) {
 		}
 	}
 }
+
+// A content reference's expires_at sent as "" is present: it round-trips
+// inside a frame and alone, and breaks F4 at content_ref.expires_at; null
+// or no member is absent and valid.
+func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
+	f := baseCompact(t)
+	if f.ContentRef == nil {
+		t.Fatal("the compact fixture frame has no content_ref")
+	}
+	cr := *f.ContentRef
+	cr.Set(MemberExpiresAt, "")
+	f.ContentRef = &cr
+	enc, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Frame
+	if err := json.Unmarshal(enc, &back); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := json.Marshal(back); string(again) != string(enc) || !back.ContentRef.Has(MemberExpiresAt) {
+		t.Fatalf("frame with expires_at \"\" re-encoded as %s (from %s)", again, enc)
+	}
+	v := back.Validate()
+	if len(v) != 1 || v[0].Rule != "F4" || v[0].Field != "content_ref.expires_at" {
+		t.Errorf("violations %v, want F4 on content_ref.expires_at", v)
+	}
+	for in, want := range map[string]bool{
+		`{"provider_id":"p","uri":"u","expires_at":""}`:                     true,
+		`{"provider_id":"p","uri":"u","expires_at":null}`:                   false,
+		`{"provider_id":"p","uri":"u"}`:                                     false,
+		`{"provider_id":"p","uri":"u","expires_at":"2026-01-01T00:00:00Z"}`: true,
+	} {
+		var c ContentRef
+		if err := json.Unmarshal([]byte(in), &c); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := json.Marshal(c)
+		if c.Has(MemberExpiresAt) != want || (want && string(out) != in) || (!want && string(out) != `{"provider_id":"p","uri":"u"}`) {
+			t.Errorf("%s: Has %v, re-encoded %s", in, c.Has(MemberExpiresAt), out)
+		}
+	}
+	var c ContentRef
+	c.Set(MemberExpiresAt, "")
+	c.Clear(MemberExpiresAt)
+	if c.Has(MemberExpiresAt) || MemberExpiresAt.String() != "expires_at" || ContentRefMember(4).String() != "" || c.Has(ContentRefMember(4)) {
+		t.Error("Clear left expires_at present, or a member name is wrong")
+	}
+}

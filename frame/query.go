@@ -23,12 +23,18 @@ type Query struct {
 	// (rule B1).
 	MaxTokens uint32 `json:"max_tokens"`
 	// AsOf pins retrieval to a point in time, in the protocol timestamp
-	// grammar (rule F4); empty (omitted) means now.
+	// grammar (rule F4); empty (omitted) means now, unless the query marks
+	// it present-and-empty (see Has): one sent as "" is a pin that is not a
+	// timestamp, which Validate reports.
 	AsOf string `json:"as_of,omitempty"`
 	// RepresentationPreferences lists acceptable representations, most
 	// wanted first; empty (omitted) means full only. The provider serves
 	// the first it supports or replies unsupported_representation.
 	RepresentationPreferences []Representation `json:"representation_preferences,omitempty"`
+
+	// empty marks the members present with an empty value; a mark matters
+	// only while its field is "".
+	empty QueryMember
 }
 
 // WantsKind reports whether a frame of kind k answers q: true when q names no

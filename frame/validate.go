@@ -24,10 +24,9 @@ func (c *collector) digest(rule, field, s string) {
 	}
 }
 
-func (c *collector) timestamp(field, s string) {
-	if s == "" {
-		return
-	}
+// checkTimestamp holds the value s of a present member to the F4 grammar
+// ("" included, which the grammar rejects).
+func (c *collector) checkTimestamp(field, s string) {
 	if err := CheckTimestamp(s); err != nil {
 		c.add("F4", field, "timestamp %q: %v", s, err)
 	}
@@ -39,10 +38,7 @@ func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
 	if !f.Has(m) {
 		return
 	}
-	s := *f.field(m)
-	if err := CheckTimestamp(s); err != nil {
-		c.add("F4", m.String(), "timestamp %q: %v", s, err)
-	}
+	c.checkTimestamp(m.String(), *f.field(m))
 }
 
 // Validate checks every rule a single frame can break and returns all
@@ -161,7 +157,9 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if isBlank(f.ContentRef.URI) {
 			c.add(RuleSchema, "content_ref.uri", "content_ref uri is blank")
 		}
-		c.timestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
+		if f.ContentRef.Has(MemberExpiresAt) {
+			c.checkTimestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
+		}
 	}
 	switch r := f.Representation.Effective(); r {
 	case RepresentationFull:
@@ -218,7 +216,9 @@ func (q *Query) Validate() Violations {
 	if isBlank(q.Goal) {
 		c.add(RuleSchema, "goal", "goal is blank")
 	}
-	c.timestamp("as_of", q.AsOf)
+	if q.Has(MemberAsOf) {
+		c.checkTimestamp("as_of", q.AsOf)
+	}
 	for i, r := range q.RepresentationPreferences {
 		if r == "" || !r.IsKnown() {
 			c.add(RuleSchema, "representation_preferences["+strconv.Itoa(i)+"]", "unknown representation %q", r)
