@@ -39,7 +39,9 @@ type CacheReport struct {
 	StablePrefixHash string `json:"stable_prefix_hash"`
 	// StableFrames is the number of frames in the stable prefix.
 	StableFrames int `json:"stable_frames"`
-	// Relay is the layout to send back as "previous" on the next turn.
+	// Relay says why stable-first re-laid the block: "no_previous",
+	// "invalid_layout" or "dropped"; empty when the whole previous layout
+	// survived, and under the other placements.
 	Relay string `json:"relay,omitempty"`
 	// MinPrefixTokens is the minimum cacheable prefix the warning used.
 	MinPrefixTokens int `json:"min_prefix_tokens"`
