@@ -97,6 +97,11 @@ type journalEntry struct {
 // was never acknowledged: Open drops such a torn tail. Any other damaged line
 // is reported as an error, never read as "no consent". An embedded database
 // would add a dependency for a file of a few hundred bytes.
+//
+// The methods take no context.Context: the readers work in memory, and the
+// writers (Record, Revoke, Grant) append one short line to a local file and
+// fsync it, which cannot be abandoned part-way without leaving the journal
+// in doubt. A host that must bound them runs them on its own goroutine.
 type ConsentStore struct {
 	mu       sync.Mutex
 	path     string
