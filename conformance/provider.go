@@ -383,7 +383,7 @@ func (r *provRun) verifyHonesty() {
 	}
 	var ids []frame.ID
 	for _, f := range r.sample.Result.Frames {
-		if f.ContentDigest != "" {
+		if f.ContentDigest != "" { // a digest sent as "" cannot be verified
 			ids = append(ids, f.Identity(ProbeProviderID))
 		}
 	}

@@ -201,11 +201,16 @@ type Embedding struct {
 // Fields are in wire order. Score is a CGP f32. An empty string is an absent
 // optional member; a nil pointer or slice likewise.
 //
-// The timestamps ValidFrom, ValidTo and RecordedAt are the exception: a
-// frame remembers when one was sent as "" (see FrameMember and Has), so that
-// Validate can hold the present value to rule F4 and the encoding writes it
-// back as "". Set marks one a Go caller sets to ""; a frame built as a
-// composite literal has no marks, so its empty timestamps are absent.
+// The members a FrameMember names are the exception: the timestamps
+// ValidFrom, ValidTo and RecordedAt, and the digests ContentDigest and
+// CanonicalContentHash. A frame remembers when one was sent as "" (see Has),
+// so that Validate holds the present value to its rule (F4, D1) and counts
+// it as carried for P1-P3, the encoding writes it back as "", and a frame
+// attestation commits it as present. An empty digest binds no content,
+// though: identity, dedup, the audit's verification and the trust verdict
+// read it as no digest. Set marks a member a Go caller sets to ""; a frame
+// built as a composite literal has no marks, so its empty members are
+// absent.
 type Frame struct {
 	// ID is the provider-scoped, stable frame id.
 	ID string `json:"id"`
@@ -220,7 +225,8 @@ type Frame struct {
 	Content string `json:"content,omitempty"`
 	// ContentDigest is the provider-declared "sha256:<hex>" digest of the
 	// content (rule D1 grammar); it is the third component of the frame's
-	// identity. Empty (omitted) when absent; forbidden for reference frames.
+	// identity. Empty (omitted) when absent, unless marked present-and-empty
+	// (see Has); forbidden for reference frames.
 	ContentDigest string `json:"content_digest,omitempty"`
 	// URI is the frame's source resource; empty (omitted) when absent.
 	URI string `json:"uri,omitempty"`
@@ -233,7 +239,8 @@ type Frame struct {
 	ContentFidelity Fidelity `json:"content_fidelity,omitempty"`
 	// CanonicalContentHash is the digest of the complete source content;
 	// required for compact and reference frames, not carried by full ones.
-	// Empty (omitted) when absent.
+	// Empty (omitted) when absent, unless marked present-and-empty (see
+	// Has).
 	CanonicalContentHash string `json:"canonical_content_hash,omitempty"`
 	// ContentRef is the handle that resolves the full content; required
 	// for compact and reference frames, nil (omitted) otherwise.
@@ -286,7 +293,7 @@ type Frame struct {
 	// empty.
 	Relations []Relation `json:"relations,omitempty"`
 
-	// empty marks the timestamp members present with an empty value; a
+	// empty marks the FrameMember members present with an empty value; a
 	// mark matters only while its field is "".
 	empty FrameMember
 }

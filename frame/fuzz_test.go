@@ -28,6 +28,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_to":null,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""},{"rel":"r","target_uri":"y","display_name":null}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_from":"2026-01-01T00:00:00Z","valid_to":"x","valid_to":""}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"reference","content_ref":{"provider_id":"p","uri":"u","expires_at":""}}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","content":"x","content_digest":"","score":0.5,"token_cost":1,"canonical_content_hash":""}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","representation":"reference","content_digest":"","canonical_content_hash":"","score":0.5,"token_cost":0,"content_ref":{"provider_id":"p","uri":"u"}}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"compact","content_ref":{"provider_id":"p","uri":"u","expires_at":"","expires_at":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fr Frame
@@ -82,8 +84,9 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 		}
-		// The same for the frame's timestamps and relation display names;
-		// a present timestamp is held to F4 even when it is "".
+		// The same for the frame's members that remember "" and relation
+		// display names; a present timestamp is held to F4 and a present
+		// digest to D1 even when it is "".
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(enc1, &top); err != nil {
 			t.Fatal(err)
@@ -95,7 +98,11 @@ func FuzzValidate(f *testing.F) {
 			if _, ok := top[m.String()]; ok != fr.Has(m) {
 				t.Fatalf("frame %s: member %v written %v, Has %v", enc1, m, ok, fr.Has(m))
 			}
-			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), "F4 "+m.String()+":") {
+			rule := "F4 " // a timestamp; the two digests are held to D1
+			if m == MemberContentDigest || m == MemberCanonicalContentHash {
+				rule = "D1 "
+			}
+			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), rule+m.String()+":") {
 				t.Fatalf("empty %v not reported: %v", m, v1)
 			}
 		}

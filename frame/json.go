@@ -253,13 +253,17 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Str("kind", string(f.Kind))
 	w.Str("title", f.Title)
 	w.OptStr("content", f.Content)
-	w.OptStr("content_digest", f.ContentDigest)
+	if f.Has(MemberContentDigest) {
+		w.Str("content_digest", f.ContentDigest)
+	}
 	w.OptStr("uri", f.URI)
 	if f.Representation != "" && f.Representation != RepresentationFull {
 		w.Str("representation", string(f.Representation))
 	}
 	w.OptStr("content_fidelity", string(f.ContentFidelity))
-	w.OptStr("canonical_content_hash", f.CanonicalContentHash)
+	if f.Has(MemberCanonicalContentHash) {
+		w.Str("canonical_content_hash", f.CanonicalContentHash)
+	}
 	if f.ContentRef != nil {
 		w.Key("content_ref")
 		f.ContentRef.write(w)
@@ -274,7 +278,7 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Uint("token_cost", uint64(f.TokenCost))
 	w.OptUint("canonical_token_cost", f.CanonicalTokenCost)
 	w.OptStr("tokenizer_ref", f.TokenizerRef)
-	for _, m := range frameMembers {
+	for _, m := range frameTimestamps {
 		if f.Has(m) {
 			w.Str(m.String(), *f.field(m))
 		}
@@ -312,7 +316,7 @@ func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
 // UnmarshalJSON decodes a frame; id, kind, title, score and token_cost are
 // required. A token_cost outside the u32 range or a score outside the f32
 // range is an error; a score outside [0,1] is left to Validate (rule F1). A
-// timestamp (valid_from, valid_to, recorded_at) sent as "" is marked
+// member a FrameMember names (a timestamp or a digest) sent as "" is marked
 // present-and-empty (see Has); one sent as null or not sent is absent.
 func (f *Frame) UnmarshalJSON(b []byte) error {
 	type plain Frame
@@ -323,10 +327,13 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 		Title     *string  `json:"title"`
 		Score     *float32 `json:"score"`
 		TokenCost *uint32  `json:"token_cost"`
-		// The timestamps shadow plain's to tell "" from absent.
-		ValidFrom  *string `json:"valid_from"`
-		ValidTo    *string `json:"valid_to"`
-		RecordedAt *string `json:"recorded_at"`
+		// The members a FrameMember names shadow plain's to tell "" from
+		// absent.
+		ContentDigest        *string `json:"content_digest"`
+		CanonicalContentHash *string `json:"canonical_content_hash"`
+		ValidFrom            *string `json:"valid_from"`
+		ValidTo              *string `json:"valid_to"`
+		RecordedAt           *string `json:"recorded_at"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -352,7 +359,8 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	for _, o := range [...]struct {
 		m FrameMember
 		v *string
-	}{{MemberValidFrom, aux.ValidFrom}, {MemberValidTo, aux.ValidTo}, {MemberRecordedAt, aux.RecordedAt}} {
+	}{{MemberContentDigest, aux.ContentDigest}, {MemberCanonicalContentHash, aux.CanonicalContentHash},
+		{MemberValidFrom, aux.ValidFrom}, {MemberValidTo, aux.ValidTo}, {MemberRecordedAt, aux.RecordedAt}} {
 		if o.v != nil {
 			f.Set(o.m, *o.v)
 		}

@@ -37,19 +37,26 @@ func clearMember[M ~uint8](field *string, marks *M, m M) {
 
 // FrameMember names one optional string member of a frame whose explicit
 // empty string ("valid_from": "") is kept apart from absence, because a rule
-// holds a present value to a grammar the empty string fails (rule F4). The
+// holds a present value to a grammar the empty string fails: the
+// timestamps to F4, content_digest and canonical_content_hash to D1. The
 // values are distinct bits, but each method takes exactly one member.
 type FrameMember uint8
 
-// The frame members that remember being sent as "", in wire order.
+// The frame members that remember being sent as "".
 const (
-	MemberValidFrom  FrameMember = 1 << iota // "valid_from", field ValidFrom
-	MemberValidTo                            // "valid_to", field ValidTo
-	MemberRecordedAt                         // "recorded_at", field RecordedAt
+	MemberValidFrom            FrameMember = 1 << iota // "valid_from", field ValidFrom
+	MemberValidTo                                      // "valid_to", field ValidTo
+	MemberRecordedAt                                   // "recorded_at", field RecordedAt
+	MemberContentDigest                                // "content_digest", field ContentDigest
+	MemberCanonicalContentHash                         // "canonical_content_hash", field CanonicalContentHash
 )
 
-// frameMembers lists every FrameMember in wire order.
-var frameMembers = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt}
+// frameMembers lists every FrameMember; frameTimestamps the three held to
+// F4, in wire order.
+var (
+	frameMembers    = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt, MemberContentDigest, MemberCanonicalContentHash}
+	frameTimestamps = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt}
+)
 
 // String returns the member's wire name, or "" for a value that names no
 // single member.
@@ -61,6 +68,10 @@ func (m FrameMember) String() string {
 		return "valid_to"
 	case MemberRecordedAt:
 		return "recorded_at"
+	case MemberContentDigest:
+		return "content_digest"
+	case MemberCanonicalContentHash:
+		return "canonical_content_hash"
 	}
 	return ""
 }
@@ -75,6 +86,10 @@ func (f *Frame) field(m FrameMember) *string {
 		return &f.ValidTo
 	case MemberRecordedAt:
 		return &f.RecordedAt
+	case MemberContentDigest:
+		return &f.ContentDigest
+	case MemberCanonicalContentHash:
+		return &f.CanonicalContentHash
 	}
 	return nil
 }

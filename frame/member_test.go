@@ -3,6 +3,7 @@ package frame
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -127,7 +128,11 @@ func TestFrameHasSetClear(t *testing.T) {
 		f := Frame{Score: 0.5}
 		f.Set(m, "v")
 		b, _ := json.Marshal(f)
-		if want := `{"id":"","kind":"","title":"","score":0.5,"token_cost":0,"` + m.String() + `":"v"}`; string(b) != want {
+		want := `{"id":"","kind":"","title":"","score":0.5,"token_cost":0,"` + m.String() + `":"v"}`
+		if m == MemberContentDigest || m == MemberCanonicalContentHash { // members before score in wire order
+			want = `{"id":"","kind":"","title":"","` + m.String() + `":"v","score":0.5,"token_cost":0}`
+		}
+		if string(b) != want {
 			t.Errorf("Set(%v): %s, want %s", m, b, want)
 		}
 		for _, o := range frameMembers {
@@ -227,5 +232,43 @@ func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
 	c.Clear(MemberExpiresAt)
 	if c.Has(MemberExpiresAt) || MemberExpiresAt.String() != "expires_at" || ContentRefMember(4).String() != "" || c.Has(ContentRefMember(4)) {
 		t.Error("Clear left expires_at present, or a member name is wrong")
+	}
+}
+
+// content_digest and canonical_content_hash sent as "" are present, as in
+// the reference: they round-trip, break D1, and count as carried for the
+// representation rules (P1-P3), so an empty one is never a missing one.
+func TestEmptyDigestsArePresent(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string // rule:field, in Validate's order
+	}{
+		{`{"id":"a","kind":"doc","title":"t","content":"abcd","content_digest":"","score":0.5,"token_cost":1,"citation_label":"c"}`,
+			[]string{"D1:content_digest"}},
+		{`{"id":"a","kind":"doc","title":"t","content":"abcd","canonical_content_hash":"","score":0.5,"token_cost":1,"citation_label":"c"}`,
+			[]string{"D1:canonical_content_hash", "P1:canonical_content_hash"}},
+		{`{"id":"a","kind":"doc","title":"t","content_digest":"","representation":"reference","canonical_content_hash":"","content_ref":{"provider_id":"p","uri":"u"},"score":0.5,"token_cost":0,"citation_label":"c"}`,
+			[]string{"D1:content_digest", "D1:canonical_content_hash", "P3:content_digest"}},
+		{`{"id":"a","kind":"doc","title":"t","content":"abcd","content_digest":null,"canonical_content_hash":null,"score":0.5,"token_cost":1,"citation_label":"c"}`,
+			nil},
+	} {
+		var f Frame
+		if err := json.Unmarshal([]byte(tc.in), &f); err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		out, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.ReplaceAll(strings.ReplaceAll(tc.in, `"content_digest":null,`, ""), `"canonical_content_hash":null,`, ""); string(out) != want {
+			t.Errorf("round trip of %s gave %s", tc.in, out)
+		}
+		var got []string
+		for _, v := range f.Validate() {
+			got = append(got, v.Rule+":"+v.Field)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -15,10 +15,16 @@ func (c *collector) add(rule, field, format string, args ...any) {
 
 func (c *collector) merge(prefix string, v Violations) { c.v = append(c.v, v.Prefix(prefix)...) }
 
+// digest holds s to the digest grammar unless it is "" (absent).
 func (c *collector) digest(rule, field, s string) {
-	if s == "" {
-		return
+	if s != "" {
+		c.checkDigest(rule, field, s)
 	}
+}
+
+// checkDigest holds the value s of a present member to the digest grammar
+// ("" included, which the grammar rejects).
+func (c *collector) checkDigest(rule, field, s string) {
 	if p := digestProblem(s); p != "" {
 		c.add(rule, field, "malformed digest %q: %s", s, p)
 	}
@@ -77,11 +83,15 @@ func (f *Frame) Validate() Violations {
 			c.add("F3", "citation_label", "citation_label is blank")
 		}
 	}
-	for _, m := range frameMembers {
+	for _, m := range frameTimestamps {
 		c.frameTimestamp(f, m)
 	}
-	c.digest("D1", "content_digest", f.ContentDigest)
-	c.digest("D1", "canonical_content_hash", f.CanonicalContentHash)
+	// A digest sent as "" is present and malformed.
+	for _, m := range [...]FrameMember{MemberContentDigest, MemberCanonicalContentHash} {
+		if f.Has(m) {
+			c.checkDigest("D1", m.String(), *f.field(m))
+		}
+	}
 	f.checkRepresentation(&c)
 	if f.ContentFidelity != "" && !f.ContentFidelity.IsKnown() {
 		c.add(RuleSchema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
@@ -169,17 +179,17 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if f.Transform != nil {
 			c.add("P1", "transform", "a full frame must not carry transform")
 		}
-		if f.CanonicalContentHash != "" {
+		if f.Has(MemberCanonicalContentHash) {
 			c.add("P1", "canonical_content_hash", "a full frame must not carry canonical_content_hash")
 		}
 	case RepresentationCompact:
 		if f.Content == "" {
 			c.add("P2", "content", "a compact frame must carry content")
 		}
-		if f.ContentDigest == "" {
+		if !f.Has(MemberContentDigest) {
 			c.add("P2", "content_digest", "a compact frame must carry content_digest")
 		}
-		if f.CanonicalContentHash == "" {
+		if !f.Has(MemberCanonicalContentHash) {
 			c.add("P2", "canonical_content_hash", "a compact frame must carry canonical_content_hash")
 		}
 		if f.Transform == nil {
@@ -192,13 +202,13 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if f.ContentRef == nil {
 			c.add("P3", "content_ref", "a reference frame must carry content_ref")
 		}
-		if f.CanonicalContentHash == "" {
+		if !f.Has(MemberCanonicalContentHash) {
 			c.add("P3", "canonical_content_hash", "a reference frame must carry canonical_content_hash")
 		}
 		if f.Content != "" {
 			c.add("P3", "content", "a reference frame must not carry content")
 		}
-		if f.ContentDigest != "" {
+		if f.Has(MemberContentDigest) {
 			c.add("P3", "content_digest", "a reference frame must not carry content_digest")
 		}
 		if f.Transform != nil {

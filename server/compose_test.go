@@ -257,11 +257,11 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 	}
 }
 
-// TestComposeRefusesEmptyTimestamp: a frame timestamp or relation
-// display_name sent as "" is present, so rules F4 and G1 refuse it (the fast
-// decoder declines it to the slow path, which marks it); with skip_invalid
-// the offer is skipped. Absent members stay valid.
-func TestComposeRefusesEmptyTimestamp(t *testing.T) {
+// TestComposeRefusesEmptyMembers: a frame timestamp, digest or relation
+// display_name sent as "" is present, so rules F4, D1 and G1 refuse it (the
+// fast decoder declines it to the slow path, which marks it); with
+// skip_invalid the offer is skipped. Absent members stay valid.
+func TestComposeRefusesEmptyMembers(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	ctx := context.Background()
 	good := mkOffers(1, 1, 20)[0]
@@ -276,6 +276,8 @@ func TestComposeRefusesEmptyTimestamp(t *testing.T) {
 		{`"valid_to":""`, "offers[1].frame.valid_to", "F4"},
 		{`"recorded_at":""`, "offers[1].frame.recorded_at", "F4"},
 		{`"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, "offers[1].frame.relations[0].display_name", "G1"},
+		{`"content_digest":""`, "offers[1].frame.content_digest", "D1"},
+		{`"canonical_content_hash":""`, "offers[1].frame.canonical_content_hash", "D1"},
 	} {
 		body := `{"budget":100,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
 		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)

@@ -45,6 +45,8 @@ func VerifyFrameInclusion(providerName string, f *frame.Frame, proof wire.Inclus
 }
 
 func identityOnly(f *frame.Frame, v Verdict) Verdict {
+	// A digest sent as "" is committed as present, but binds no content:
+	// identity only, more cautious than the reference's Valid for it.
 	if v == Valid && f.ContentDigest == "" {
 		return ValidIdentityOnly
 	}

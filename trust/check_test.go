@@ -57,6 +57,28 @@ func TestSignThenCheck(t *testing.T) {
 	}
 }
 
+// A frame signed with content_digest sent as "" verifies (the commitment
+// holds the digest as present and empty, as the reference writes it), but
+// the signature binds no content: identity only.
+func TestSignedEmptyDigestIsIdentityOnly(t *testing.T) {
+	s := testSigner(t, 1)
+	st := trustedStore(t, "prov", s)
+	f := sampleFrame("a", false)
+	f.Set(frame.MemberContentDigest, "")
+	att := s.SignFrame("prov", &f, issued)
+	if v := VerifyFrame("prov", &f, &att, s.PublicKey()); v != ValidIdentityOnly {
+		t.Fatalf("verdict %v, want %v", v, ValidIdentityOnly)
+	}
+	if got, want := Check(st, "prov", &f, &att), NewAttested(s.KeyID, s.AttesterID, false); got != want {
+		t.Fatalf("state %#v, want %#v", got, want)
+	}
+	// Read back as absent, the same signature no longer matches.
+	f.Clear(frame.MemberContentDigest)
+	if v := VerifyFrame("prov", &f, &att, s.PublicKey()); v != CommitmentMismatch {
+		t.Fatalf("absent digest: verdict %v, want %v", v, CommitmentMismatch)
+	}
+}
+
 func TestTamperingIsCommitmentMismatch(t *testing.T) {
 	s := testSigner(t, 1)
 	st := trustedStore(t, "prov", s)

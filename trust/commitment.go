@@ -15,12 +15,6 @@ import (
 // without breaking the signature, so show them as claims, never as facts.
 type Attestation = wire.Attestation
 
-// optional is the commitment's reading of an optional frame string: the
-// frame model spells an absent member as "", so "" encodes as absent (0x00).
-// It serves content_digest, where a present-but-empty value would break rule
-// D1 anyway; provenance links carry explicit presence (linkOpt).
-func optional(s string) opt { return opt{s: s, ok: s != ""} }
-
 // linkOpt is member m of link p, present when p.Has(m): a member decoded
 // from "" or set to "" with Provenance.Set encodes as 0x01 00000000, as the
 // reference encodes Some("").
@@ -77,7 +71,10 @@ func FrameCommitment(providerName string, f *frame.Frame) Digest {
 
 func (c *chainer) commit(providerName string, f *frame.Frame) Digest {
 	head := c.chain(f.Provenance)
-	return c.frameCommitment(providerName, f.ID, optional(f.ContentDigest), head)
+	// A content_digest sent as "" is present: 0x01 00000000, as the
+	// reference encodes Some("").
+	digest := opt{s: f.ContentDigest, ok: f.Has(frame.MemberContentDigest)}
+	return c.frameCommitment(providerName, f.ID, digest, head)
 }
 
 // ResultCommitments returns the identities (under providerName) and

@@ -126,7 +126,7 @@ func computeVectors(t *testing.T, v *vectorFile) {
 		f := &frame.Frame{ID: fv.FrameID, ContentDigest: fv.ContentDigest, Provenance: fv.Provenance}
 		head := ChainHead(fv.Provenance)
 		pre := appendStr(appendStr([]byte(tagFrame), fv.ProviderName), fv.FrameID)
-		pre = appendOpt(pre, optional(fv.ContentDigest))
+		pre = appendOpt(pre, opt{s: fv.ContentDigest, ok: fv.ContentDigest != ""}) // the vectors spell absent as ""
 		pre = append(pre, head[:]...)
 		fv.PreimageHex = hex.EncodeToString(pre)
 		fv.Commitment = FrameCommitment(fv.ProviderName, f).String()
@@ -281,6 +281,15 @@ func TestCommitmentByHand(t *testing.T) {
 	f.ContentDigest = ""
 	if FrameCommitment("p1", f) != Digest(sha256.Sum256(pre2)) {
 		t.Fatal("frame commitment without digest")
+	}
+	// A digest sent as "" is present: 01 and a zero length, as the
+	// reference encodes Some("").
+	pre3 := []byte("contextgraph/attest/1/frame")
+	pre3 = append(pre3, 0, 0, 0, 2, 'p', '1', 0, 0, 0, 3, 'f', 'i', 'd', 1, 0, 0, 0, 0)
+	pre3 = append(pre3, h[:]...)
+	f.Set(frame.MemberContentDigest, "")
+	if FrameCommitment("p1", f) != Digest(sha256.Sum256(pre3)) {
+		t.Fatal("frame commitment with a present empty digest")
 	}
 }
 
