@@ -386,11 +386,13 @@ func TestAttributeBreakouts(t *testing.T) {
 }
 
 // Rendering is linear: a frame with 1 MB of the seed's quadratic inputs
-// renders in well under 50 ms of CPU, and four times the input costs about
-// four times as much (a quadratic path would cost sixteen times). The
-// largest input outgrows the L2 cache, so on a machine whose memory is
-// contended a single comparison can exceed the bound; a case fails only
-// when three attempts all do.
+// renders in under 100 ms of CPU (a quadratic path takes seconds), and four
+// times the input costs about four times as much (a quadratic path would
+// cost sixteen times). The slowest shapes take 31-64 ms on the idle 2-vCPU
+// box, so the bound leaves room for its noise. The largest input outgrows
+// the L2 cache, so on a machine whose memory is contended a single
+// comparison can exceed the bound; a case fails only when five attempts
+// all do.
 func TestRenderIsLinear(t *testing.T) {
 	for _, unit := range []string{"<日", "<", "<😀", "&", "<&#", "</\u200b", "&amp;", "<f", "\\u003c", "<\u0338"} {
 		big := strings.Repeat(unit, linearTestBytes/len(unit))
@@ -405,8 +407,8 @@ func TestRenderIsLinear(t *testing.T) {
 		for attempt := 0; attempt < 5; attempt++ {
 			failure = ""
 			tMB := minDuration(func() { _ = RenderFrame("p", fMB) })
-			// 50 ms per MB of CPU (scaled for the race detector).
-			if limit := 50 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
+			// 100 ms per MB of CPU (scaled for the race detector).
+			if limit := 100 * time.Millisecond * raceSlowdown * time.Duration(len(mb)) / (1 << 20); tMB > limit {
 				failure = fmt.Sprintf("%q x %d bytes: %v of CPU, want < %v", unit, len(mb), tMB, limit)
 				continue
 			}
