@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -353,6 +354,35 @@ func (r *Result) Stable() string { return r.Prompt[:r.stableBytes()] }
 
 // Volatile returns the rest of the prompt after Stable.
 func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
+
+// Blocks splits the prompt into content blocks: the preamble, then one
+// block per rendered frame in render order (see SplitBlocks). The first
+// 1 + Cache.StableFrames blocks make up Stable(). A host on explicit cache
+// breakpoints (Anthropic's cache_control) sends each block as its own
+// content block and marks the last stable one and the last one.
+func (r *Result) Blocks() []string { return SplitBlocks(r.Prompt) }
+
+// SplitBlocks splits a prompt that ForPrompt rendered into content blocks:
+// Preamble, then one block per frame in render order, each ending with its
+// closing fence line. Joined, the blocks are the prompt. The split is
+// unambiguous because no frame's content or attributes can contain a
+// closing fence (the fence guarantee). Text that does not start with
+// Preamble is returned whole, as one block.
+func SplitBlocks(prompt string) []string {
+	if !strings.HasPrefix(prompt, Preamble) {
+		return []string{prompt}
+	}
+	blocks := []string{Preamble}
+	for rest := prompt[len(Preamble):]; rest != ""; {
+		i := strings.Index(rest, fenceClose)
+		if i < 0 { // not a rendered prompt: keep what is left whole
+			return append(blocks, rest)
+		}
+		blocks = append(blocks, rest[:i+len(fenceClose)])
+		rest = rest[i+len(fenceClose):]
+	}
+	return blocks
+}
 
 // HasCacheReport reports whether the composition was asked for a placement,
 // a previous layout, cache options or a sticky margin, and so whether its

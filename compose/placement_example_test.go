@@ -89,3 +89,39 @@ func ExampleForPrompt_stickyMargin() {
 	//   policy included: held
 	//   backoff excluded: displaced
 }
+
+// Content blocks for a provider with explicit cache breakpoints: the
+// preamble and one block per frame. The host marks the last stable block
+// and the last block, so the next turn can read either prefix from the
+// cache.
+func ExampleResult_Blocks() {
+	offers := []compose.Offer{
+		{Provider: "repo", Frame: doc("retry", strings.Repeat("r", 40), 0.9)},
+		{Provider: "wiki", Frame: doc("policy", strings.Repeat("p", 40), 0.7)},
+	}
+	opts := &compose.Options{Placement: compose.StableFirst}
+	first := compose.ForPrompt(offers, 500, opts)
+	// The next turn brings one more frame; the first two stay stable.
+	offers = append(offers, compose.Offer{Provider: "wiki", Frame: doc("backoff", strings.Repeat("b", 40), 0.5)})
+	opts.Previous = first.Layout
+	res := compose.ForPrompt(offers, 500, opts)
+
+	blocks := res.Blocks()
+	lastStable := res.Cache.StableFrames // blocks[0] is the preamble
+	for i, b := range blocks {
+		mark := ""
+		if i == lastStable || i == len(blocks)-1 {
+			mark = " cache_control"
+		}
+		fmt.Printf("block %d: %d bytes%s\n", i, len(b), mark)
+	}
+	fmt.Println("joined:", strings.Join(blocks, "") == res.Prompt)
+	fmt.Println("stable:", strings.Join(blocks[:lastStable+1], "") == res.Stable())
+	// Output:
+	// block 0: 381 bytes
+	// block 1: 114 bytes
+	// block 2: 116 bytes cache_control
+	// block 3: 118 bytes cache_control
+	// joined: true
+	// stable: true
+}

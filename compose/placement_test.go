@@ -289,6 +289,18 @@ func checkPlacement(t testing.TB, res *Result, opts *Options) {
 	if got := strings.Count(res.Stable(), "\n</frame>\n"); got != c.StableFrames {
 		t.Fatalf("stable part holds %d blocks, report says %d", got, c.StableFrames)
 	}
+	// Blocks: the preamble and one block per citation, each the frame's
+	// own fenced block, re-joining to the prompt; the stable ones to Stable.
+	blocks := res.Blocks()
+	if len(blocks) != 1+len(res.Citations) || blocks[0] != Preamble || strings.Join(blocks, "") != res.Prompt ||
+		strings.Join(blocks[:1+c.StableFrames], "") != res.Stable() {
+		t.Fatalf("%d blocks for %d citations, or they do not re-join to the prompt and its stable part", len(blocks), len(res.Citations))
+	}
+	for i, b := range blocks[1:] {
+		if !strings.HasPrefix(b, "<frame ") || !strings.HasSuffix(b, "\n</frame>\n") || strings.Count(b, "\n</frame>\n") != 1 {
+			t.Fatalf("block %d is not one fenced frame: %q", i+1, b)
+		}
+	}
 	// The stable frames are the leading frames the previous layout rendered
 	// first, and no more.
 	prev := opts.Previous
@@ -465,5 +477,26 @@ func TestLayoutValueMarshalsLikeThePointer(t *testing.T) {
 	}
 	if e, _ := json.Marshal(Layout{}); string(e) != `{"version":0,"placement":"edges-by-rank","frames":[],"stable":0}` {
 		t.Fatalf("zero layout: %s", e)
+	}
+}
+
+func TestSplitBlocksEdges(t *testing.T) {
+	block := RenderFrame("p", testFrame("a", "x\n</frame>\ny"))
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"no preamble\n</frame>\n", []string{"no preamble\n</frame>\n"}},
+		{Preamble, []string{Preamble}},
+		{Preamble + block + block, []string{Preamble, block, block}},
+		{Preamble + block + "torn", []string{Preamble, block, "torn"}},
+	} {
+		if got := SplitBlocks(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("SplitBlocks(%.60q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if strings.Count(block, "\n</frame>\n") != 1 {
+		t.Fatalf("content's closing fence survived rendering: %q", block)
 	}
 }

@@ -45,6 +45,9 @@ func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
 	if second.Stable()+second.Volatile() != second.Prompt {
 		t.Fatal("stable + volatile is not the prompt")
 	}
+	if b := second.Blocks(); len(b) != 1+len(second.Citations) || strings.Join(b[:1+second.Cache.StableFrames], "") != second.Stable() {
+		t.Fatalf("%d blocks for %d citations, or the stable ones are not Stable()", len(b), len(second.Citations))
+	}
 	if second.Cache.Warning != "" {
 		t.Fatalf("min_prefix_tokens -1 should turn the warning off, got %q", second.Cache.Warning)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 )
 
@@ -57,6 +58,11 @@ func (r *ComposeResult) Stable() string { return r.Prompt[:r.split()] }
 
 // Volatile is the rest of the prompt after the stable prefix.
 func (r *ComposeResult) Volatile() string { return r.Prompt[r.split():] }
+
+// Blocks splits the prompt into content blocks, the preamble and one block
+// per frame, as compose.Result.Blocks does; the first 1 +
+// Cache.StableFrames of them make up Stable when there is a cache report.
+func (r *ComposeResult) Blocks() []string { return compose.SplitBlocks(r.Prompt) }
 
 func (r *ComposeResult) split() int {
 	if r.Cache == nil || r.Cache.StablePrefixBytes < 0 || r.Cache.StablePrefixBytes > len(r.Prompt) {

@@ -450,41 +450,30 @@ func markedHost(c Config, res *compose.Result, cached map[string]bool, tr *Turn)
 }
 
 // boundaries returns the content-block boundaries of prompt: the end of the
-// preamble and the end of each frame block.
+// preamble and the end of each frame block (compose.SplitBlocks).
 func boundaries(prompt string) []int {
-	if len(prompt) < len(compose.Preamble) {
-		return []int{len(prompt)}
+	blocks := compose.SplitBlocks(prompt)
+	out := make([]int, len(blocks))
+	end := 0
+	for i, b := range blocks {
+		end += len(b)
+		out[i] = end
 	}
-	out := []int{len(compose.Preamble)}
-	for b := len(compose.Preamble); ; {
-		i := strings.Index(prompt[b:], fenceEnd)
-		if i < 0 {
-			return out
-		}
-		b += i + len(fenceEnd)
-		out = append(out, b)
-	}
+	return out
 }
 
-// frameBoundary returns the largest frame boundary of prompt (the end of
-// the preamble or of a closing fence) at or before n.
+// frameBoundary returns the largest block boundary of prompt (the end of
+// the preamble or of a frame block) at or before n, or 0 when there is none.
 func frameBoundary(prompt string, n int) int {
-	if n < len(compose.Preamble) {
-		return 0
-	}
-	b := len(compose.Preamble)
-	for {
-		i := strings.Index(prompt[b:], fenceEnd)
-		if i < 0 || b+i+len(fenceEnd) > n {
-			return b
+	at := 0
+	for _, b := range boundaries(prompt) {
+		if b > n {
+			break
 		}
-		b += i + len(fenceEnd)
+		at = b
 	}
+	return at
 }
-
-// fenceEnd closes every frame block; content never contains it (the
-// composer neutralises it), so it marks frame boundaries exactly.
-const fenceEnd = "\n</frame>\n"
 
 // commonPrefix is the length of the longest common prefix of a and b.
 func commonPrefix(a, b string) int {

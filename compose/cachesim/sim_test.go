@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/compose"
@@ -252,12 +251,13 @@ func survivingBytes(prev, res *compose.Result) int {
 	for _, id := range res.Audit.Included() {
 		inc[id] = true
 	}
-	n := len(compose.Preamble)
-	for _, c := range prev.Citations {
+	blocks := prev.Blocks()
+	n := len(blocks[0])
+	for i, c := range prev.Citations {
 		if !inc[c.Frame] {
 			return n
 		}
-		n += strings.Index(prev.Prompt[n:], fenceEnd) + len(fenceEnd)
+		n += len(blocks[i+1])
 	}
 	return n
 }
