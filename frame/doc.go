@@ -16,8 +16,8 @@
 // valid_from, valid_to and recorded_at, see Frame.Has; a content
 // reference's expires_at, ContentRef.Has; a query's as_of, Query.Has; all
 // rule F4), a frame's content_digest and canonical_content_hash
-// (Frame.Has, rule D1) and a relation's display_name (Relation.Has, rule
-// G1). Decoding marks such a member sent as "" present, encoding writes it
+// (Frame.Has, rule D1) and its enumerations (Frame.Has, which must name a
+// value), and a relation's display_name (Relation.Has, rule G1). Decoding marks such a member sent as "" present, encoding writes it
 // back, and Set marks one in Go. Member names are matched as
 // encoding/json matches them, which also accepts a differently-cased spelling
 // ("Title" for "title"); the reference serializer never emits one.

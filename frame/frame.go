@@ -202,11 +202,13 @@ type Embedding struct {
 // optional member; a nil pointer or slice likewise.
 //
 // The members a FrameMember names are the exception: the timestamps
-// ValidFrom, ValidTo and RecordedAt, and the digests ContentDigest and
-// CanonicalContentHash. A frame remembers when one was sent as "" (see Has),
-// so that Validate holds the present value to its rule (F4, D1) and counts
-// it as carried for P1-P3, the encoding writes it back as "", and a frame
-// attestation commits it as present. An empty digest binds no content,
+// ValidFrom, ValidTo and RecordedAt, the digests ContentDigest and
+// CanonicalContentHash, and the enumerations Representation,
+// ContentFidelity, MinimumContentFidelity and InlineContentRequirement. A
+// frame remembers when one was sent as "" (see Has), so that Validate holds
+// the present value to its rule (F4, D1, a known spelling) and counts it as
+// carried for P1-P3, the encoding writes it back as "", and a frame
+// attestation commits a present content_digest. An empty digest binds no content,
 // though: identity, dedup, the audit's verification and the trust verdict
 // read it as no digest. Set marks a member a Go caller sets to ""; a frame
 // built as a composite literal has no marks, so its empty members are
@@ -231,11 +233,12 @@ type Frame struct {
 	// URI is the frame's source resource; empty (omitted) when absent.
 	URI string `json:"uri,omitempty"`
 	// Representation is full, compact or reference; empty (omitted) means
-	// full (rules P1–P3).
+	// full (rules P1–P3), unless marked present-and-empty (see Has), which
+	// Validate refuses.
 	Representation Representation `json:"representation,omitempty"`
 	// ContentFidelity says how faithfully Content renders the source
 	// (exact, normalized, summarized, omitted); empty (omitted) when
-	// undeclared.
+	// undeclared, unless marked present-and-empty (see Has).
 	ContentFidelity Fidelity `json:"content_fidelity,omitempty"`
 	// CanonicalContentHash is the digest of the complete source content;
 	// required for compact and reference frames, not carried by full ones.
@@ -249,11 +252,12 @@ type Frame struct {
 	// compact frames only, nil (omitted) otherwise.
 	Transform *Transform `json:"transform,omitempty"`
 	// MinimumContentFidelity is the least fidelity at which the frame is
-	// still useful; empty (omitted) when undeclared.
+	// still useful; empty (omitted) when undeclared, unless marked
+	// present-and-empty (see Has).
 	MinimumContentFidelity Fidelity `json:"minimum_content_fidelity,omitempty"`
 	// InlineContentRequirement says whether the content must be inlined or
 	// a resolvable reference is acceptable; empty (omitted) when
-	// undeclared.
+	// undeclared, unless marked present-and-empty (see Has).
 	InlineContentRequirement InlineRequirement `json:"inline_content_requirement,omitempty"`
 	// Score is the provider-local relevance in [0, 1] (rule F1); it orders
 	// frames within one provider only.

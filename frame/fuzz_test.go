@@ -29,6 +29,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_from":"","valid_from":"2026-01-01T00:00:00Z","valid_to":"x","valid_to":""}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"reference","content_ref":{"provider_id":"p","uri":"u","expires_at":""}}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","content":"x","content_digest":"","score":0.5,"token_cost":1,"canonical_content_hash":""}`))
+	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","content":"x","representation":"","content_fidelity":"","minimum_content_fidelity":"","inline_content_requirement":"","score":0.5,"token_cost":1}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","representation":"reference","content_digest":"","canonical_content_hash":"","score":0.5,"token_cost":0,"content_ref":{"provider_id":"p","uri":"u"}}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"representation":"compact","content_ref":{"provider_id":"p","uri":"u","expires_at":"","expires_at":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -98,9 +99,12 @@ func FuzzValidate(f *testing.F) {
 			if _, ok := top[m.String()]; ok != fr.Has(m) {
 				t.Fatalf("frame %s: member %v written %v, Has %v", enc1, m, ok, fr.Has(m))
 			}
-			rule := "F4 " // a timestamp; the two digests are held to D1
-			if m == MemberContentDigest || m == MemberCanonicalContentHash {
+			rule := "F4 " // a timestamp; the digests are held to D1, the enumerations to the schema
+			switch m {
+			case MemberContentDigest, MemberCanonicalContentHash:
 				rule = "D1 "
+			case MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity, MemberInlineContentRequirement:
+				rule = RuleSchema + " "
 			}
 			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), rule+m.String()+":") {
 				t.Fatalf("empty %v not reported: %v", m, v1)

@@ -253,17 +253,15 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Str("kind", string(f.Kind))
 	w.Str("title", f.Title)
 	w.OptStr("content", f.Content)
-	if f.Has(MemberContentDigest) {
-		w.Str("content_digest", f.ContentDigest)
-	}
+	f.optMember(w, MemberContentDigest)
 	w.OptStr("uri", f.URI)
-	if f.Representation != "" && f.Representation != RepresentationFull {
+	// "full" is the default and omitted; a representation sent as "" is
+	// kept, as Validate refuses it.
+	if f.Representation != RepresentationFull && f.Has(MemberRepresentation) {
 		w.Str("representation", string(f.Representation))
 	}
-	w.OptStr("content_fidelity", string(f.ContentFidelity))
-	if f.Has(MemberCanonicalContentHash) {
-		w.Str("canonical_content_hash", f.CanonicalContentHash)
-	}
+	f.optMember(w, MemberContentFidelity)
+	f.optMember(w, MemberCanonicalContentHash)
 	if f.ContentRef != nil {
 		w.Key("content_ref")
 		f.ContentRef.write(w)
@@ -272,16 +270,14 @@ func (f *Frame) write(w *cgpjson.W) {
 		w.Key("transform")
 		f.Transform.write(w)
 	}
-	w.OptStr("minimum_content_fidelity", string(f.MinimumContentFidelity))
-	w.OptStr("inline_content_requirement", string(f.InlineContentRequirement))
+	f.optMember(w, MemberMinimumContentFidelity)
+	f.optMember(w, MemberInlineContentRequirement)
 	w.F32("score", f.Score)
 	w.Uint("token_cost", uint64(f.TokenCost))
 	w.OptUint("canonical_token_cost", f.CanonicalTokenCost)
 	w.OptStr("tokenizer_ref", f.TokenizerRef)
 	for _, m := range frameTimestamps {
-		if f.Has(m) {
-			w.Str(m.String(), *f.field(m))
-		}
+		f.optMember(w, m)
 	}
 	if len(f.Provenance) > 0 {
 		w.Key("provenance")
@@ -309,6 +305,13 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Close()
 }
 
+// optMember writes member m when it is present, "" included.
+func (f *Frame) optMember(w *cgpjson.W, m FrameMember) {
+	if f.Has(m) {
+		w.Str(m.String(), *f.field(m))
+	}
+}
+
 // MarshalJSON returns the CGP encoding of f. A NaN or infinite score or
 // embedding value is an error.
 func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
@@ -316,8 +319,9 @@ func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
 // UnmarshalJSON decodes a frame; id, kind, title, score and token_cost are
 // required. A token_cost outside the u32 range or a score outside the f32
 // range is an error; a score outside [0,1] is left to Validate (rule F1). A
-// member a FrameMember names (a timestamp or a digest) sent as "" is marked
-// present-and-empty (see Has); one sent as null or not sent is absent.
+// member a FrameMember names (a timestamp, digest or enumeration) sent as
+// "" is marked present-and-empty (see Has); one sent as null or not sent is
+// absent.
 func (f *Frame) UnmarshalJSON(b []byte) error {
 	type plain Frame
 	var aux struct {
@@ -329,11 +333,15 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 		TokenCost *uint32  `json:"token_cost"`
 		// The members a FrameMember names shadow plain's to tell "" from
 		// absent.
-		ContentDigest        *string `json:"content_digest"`
-		CanonicalContentHash *string `json:"canonical_content_hash"`
-		ValidFrom            *string `json:"valid_from"`
-		ValidTo              *string `json:"valid_to"`
-		RecordedAt           *string `json:"recorded_at"`
+		ContentDigest            *string `json:"content_digest"`
+		Representation           *string `json:"representation"`
+		ContentFidelity          *string `json:"content_fidelity"`
+		CanonicalContentHash     *string `json:"canonical_content_hash"`
+		MinimumContentFidelity   *string `json:"minimum_content_fidelity"`
+		InlineContentRequirement *string `json:"inline_content_requirement"`
+		ValidFrom                *string `json:"valid_from"`
+		ValidTo                  *string `json:"valid_to"`
+		RecordedAt               *string `json:"recorded_at"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -359,7 +367,10 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	for _, o := range [...]struct {
 		m FrameMember
 		v *string
-	}{{MemberContentDigest, aux.ContentDigest}, {MemberCanonicalContentHash, aux.CanonicalContentHash},
+	}{{MemberContentDigest, aux.ContentDigest}, {MemberRepresentation, aux.Representation},
+		{MemberContentFidelity, aux.ContentFidelity}, {MemberCanonicalContentHash, aux.CanonicalContentHash},
+		{MemberMinimumContentFidelity, aux.MinimumContentFidelity},
+		{MemberInlineContentRequirement, aux.InlineContentRequirement},
 		{MemberValidFrom, aux.ValidFrom}, {MemberValidTo, aux.ValidTo}, {MemberRecordedAt, aux.RecordedAt}} {
 		if o.v != nil {
 			f.Set(o.m, *o.v)

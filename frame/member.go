@@ -7,15 +7,18 @@ package frame
 // generic helpers are that mechanism; field is nil for a member value that
 // names no single member, which every method then ignores.
 
+// memberBits is the underlying type of a member bit set.
+type memberBits interface{ ~uint8 | ~uint16 }
+
 // hasMember reports whether the member held in field is present: not
 // empty, or marked present-and-empty in marks.
-func hasMember[M ~uint8](field *string, marks, m M) bool {
+func hasMember[M memberBits](field *string, marks, m M) bool {
 	return field != nil && (*field != "" || marks&m != 0)
 }
 
 // setMember stores v in field and marks the member present-and-empty when
 // v is "" (and unmarks it otherwise).
-func setMember[M ~uint8](field *string, marks *M, m M, v string) {
+func setMember[M memberBits](field *string, marks *M, m M, v string) {
 	if field == nil {
 		return
 	}
@@ -28,7 +31,7 @@ func setMember[M ~uint8](field *string, marks *M, m M, v string) {
 }
 
 // clearMember makes the member absent: field "" and no mark.
-func clearMember[M ~uint8](field *string, marks *M, m M) {
+func clearMember[M memberBits](field *string, marks *M, m M) {
 	if field != nil {
 		*field = ""
 		*marks &^= m
@@ -37,24 +40,33 @@ func clearMember[M ~uint8](field *string, marks *M, m M) {
 
 // FrameMember names one optional string member of a frame whose explicit
 // empty string ("valid_from": "") is kept apart from absence, because a rule
-// holds a present value to a grammar the empty string fails: the
-// timestamps to F4, content_digest and canonical_content_hash to D1. The
-// values are distinct bits, but each method takes exactly one member.
-type FrameMember uint8
+// holds a present value to something the empty string fails: the
+// timestamps to F4's grammar, content_digest and canonical_content_hash to
+// D1's, and the enumerations (representation, content_fidelity,
+// minimum_content_fidelity, inline_content_requirement) to their closed
+// sets of spellings. The values are distinct bits, but each method takes
+// exactly one member.
+type FrameMember uint16
 
 // The frame members that remember being sent as "".
 const (
-	MemberValidFrom            FrameMember = 1 << iota // "valid_from", field ValidFrom
-	MemberValidTo                                      // "valid_to", field ValidTo
-	MemberRecordedAt                                   // "recorded_at", field RecordedAt
-	MemberContentDigest                                // "content_digest", field ContentDigest
-	MemberCanonicalContentHash                         // "canonical_content_hash", field CanonicalContentHash
+	MemberValidFrom                FrameMember = 1 << iota // "valid_from", field ValidFrom
+	MemberValidTo                                          // "valid_to", field ValidTo
+	MemberRecordedAt                                       // "recorded_at", field RecordedAt
+	MemberContentDigest                                    // "content_digest", field ContentDigest
+	MemberCanonicalContentHash                             // "canonical_content_hash", field CanonicalContentHash
+	MemberRepresentation                                   // "representation", field Representation
+	MemberContentFidelity                                  // "content_fidelity", field ContentFidelity
+	MemberMinimumContentFidelity                           // "minimum_content_fidelity", field MinimumContentFidelity
+	MemberInlineContentRequirement                         // "inline_content_requirement", field InlineContentRequirement
 )
 
 // frameMembers lists every FrameMember; frameTimestamps the three held to
 // F4, in wire order.
 var (
-	frameMembers    = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt, MemberContentDigest, MemberCanonicalContentHash}
+	frameMembers = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt, MemberContentDigest,
+		MemberCanonicalContentHash, MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity,
+		MemberInlineContentRequirement}
 	frameTimestamps = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt}
 )
 
@@ -72,6 +84,14 @@ func (m FrameMember) String() string {
 		return "content_digest"
 	case MemberCanonicalContentHash:
 		return "canonical_content_hash"
+	case MemberRepresentation:
+		return "representation"
+	case MemberContentFidelity:
+		return "content_fidelity"
+	case MemberMinimumContentFidelity:
+		return "minimum_content_fidelity"
+	case MemberInlineContentRequirement:
+		return "inline_content_requirement"
 	}
 	return ""
 }
@@ -90,6 +110,14 @@ func (f *Frame) field(m FrameMember) *string {
 		return &f.ContentDigest
 	case MemberCanonicalContentHash:
 		return &f.CanonicalContentHash
+	case MemberRepresentation:
+		return (*string)(&f.Representation)
+	case MemberContentFidelity:
+		return (*string)(&f.ContentFidelity)
+	case MemberMinimumContentFidelity:
+		return (*string)(&f.MinimumContentFidelity)
+	case MemberInlineContentRequirement:
+		return (*string)(&f.InlineContentRequirement)
 	}
 	return nil
 }

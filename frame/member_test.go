@@ -129,7 +129,7 @@ func TestFrameHasSetClear(t *testing.T) {
 		f.Set(m, "v")
 		b, _ := json.Marshal(f)
 		want := `{"id":"","kind":"","title":"","score":0.5,"token_cost":0,"` + m.String() + `":"v"}`
-		if m == MemberContentDigest || m == MemberCanonicalContentHash { // members before score in wire order
+		if m&^(MemberValidFrom|MemberValidTo|MemberRecordedAt) != 0 { // members before score in wire order
 			want = `{"id":"","kind":"","title":"","` + m.String() + `":"v","score":0.5,"token_cost":0}`
 		}
 		if string(b) != want {
@@ -142,7 +142,7 @@ func TestFrameHasSetClear(t *testing.T) {
 		}
 	}
 	// Values that name no single member are refused.
-	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 7} {
+	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 9, 1 << 15} {
 		f := Frame{ValidFrom: "v"}
 		f.Set(bad, "")
 		f.Clear(bad)
@@ -237,8 +237,9 @@ func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
 
 // content_digest and canonical_content_hash sent as "" are present, as in
 // the reference: they round-trip, break D1, and count as carried for the
-// representation rules (P1-P3), so an empty one is never a missing one.
-func TestEmptyDigestsArePresent(t *testing.T) {
+// representation rules (P1-P3), so an empty one is never a missing one. An
+// enumeration sent as "" is present and names no value.
+func TestEmptyDigestsAndEnumsArePresent(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want []string // rule:field, in Validate's order
@@ -251,6 +252,9 @@ func TestEmptyDigestsArePresent(t *testing.T) {
 			[]string{"D1:content_digest", "D1:canonical_content_hash", "P3:content_digest"}},
 		{`{"id":"a","kind":"doc","title":"t","content":"abcd","content_digest":null,"canonical_content_hash":null,"score":0.5,"token_cost":1,"citation_label":"c"}`,
 			nil},
+		// Enumerations sent as "" name no value.
+		{`{"id":"a","kind":"doc","title":"t","content":"abcd","representation":"","content_fidelity":"","minimum_content_fidelity":"","inline_content_requirement":"","score":0.5,"token_cost":1,"citation_label":"c"}`,
+			[]string{"schema:representation", "schema:content_fidelity", "schema:minimum_content_fidelity", "schema:inline_content_requirement"}},
 	} {
 		var f Frame
 		if err := json.Unmarshal([]byte(tc.in), &f); err != nil {

@@ -93,13 +93,14 @@ func (f *Frame) Validate() Violations {
 		}
 	}
 	f.checkRepresentation(&c)
-	if f.ContentFidelity != "" && !f.ContentFidelity.IsKnown() {
+	// An enumeration sent as "" is present and names no value.
+	if f.Has(MemberContentFidelity) && !f.ContentFidelity.IsKnown() {
 		c.add(RuleSchema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
 	}
-	if f.MinimumContentFidelity != "" && !f.MinimumContentFidelity.IsKnown() {
+	if f.Has(MemberMinimumContentFidelity) && !f.MinimumContentFidelity.IsKnown() {
 		c.add(RuleSchema, "minimum_content_fidelity", "unknown content fidelity %q", f.MinimumContentFidelity)
 	}
-	if f.InlineContentRequirement != "" && !f.InlineContentRequirement.IsKnown() {
+	if f.Has(MemberInlineContentRequirement) && !f.InlineContentRequirement.IsKnown() {
 		c.add(RuleSchema, "inline_content_requirement", "unknown inline content requirement %q", f.InlineContentRequirement)
 	}
 	want := f.ExpectedInlineCost()
@@ -170,6 +171,9 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if f.ContentRef.Has(MemberExpiresAt) {
 			c.checkTimestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
 		}
+	}
+	if f.Has(MemberRepresentation) && f.Representation == "" {
+		c.add(RuleSchema, "representation", `unknown representation ""`)
 	}
 	switch r := f.Representation.Effective(); r {
 	case RepresentationFull:

@@ -257,10 +257,11 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 	}
 }
 
-// TestComposeRefusesEmptyMembers: a frame timestamp, digest or relation
-// display_name sent as "" is present, so rules F4, D1 and G1 refuse it (the
-// fast decoder declines it to the slow path, which marks it); with
-// skip_invalid the offer is skipped. Absent members stay valid.
+// TestComposeRefusesEmptyMembers: a frame timestamp, digest, enumeration or
+// relation display_name sent as "" is present, so rules F4, D1, the schema
+// and G1 refuse it (the fast decoder declines it to the slow path, which
+// marks it); with skip_invalid the offer is skipped. Absent members stay
+// valid.
 func TestComposeRefusesEmptyMembers(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	ctx := context.Background()
@@ -278,6 +279,8 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		{`"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, "offers[1].frame.relations[0].display_name", "G1"},
 		{`"content_digest":""`, "offers[1].frame.content_digest", "D1"},
 		{`"canonical_content_hash":""`, "offers[1].frame.canonical_content_hash", "D1"},
+		{`"representation":""`, "offers[1].frame.representation", "schema"},
+		{`"content_fidelity":""`, "offers[1].frame.content_fidelity", "schema"},
 	} {
 		body := `{"budget":100,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
 		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)

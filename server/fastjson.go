@@ -22,9 +22,9 @@ import (
 // regard to case, and ignores unknown ones), a repeated member, a null, a
 // value of the wrong JSON type, a number its Go field cannot hold, a lone
 // surrogate escape, nesting deeper than maxFastDepth, a missing required
-// member, or a frame member that frame.FrameMember names (a timestamp or
-// digest) sent as "", which the slow path marks present (see
-// frame.Frame.Has). Declining costs one extra pass and gives
+// member, or a frame member that frame.FrameMember names (a timestamp,
+// digest or enumeration) sent as "", which the slow path marks present
+// (see frame.Frame.Has). Declining costs one extra pass and gives
 // encoding/json's answer, error messages included. When it accepts, the
 // result is the one encoding/json would give: FuzzFastComposeMatchesJSON
 // and FuzzFastContextMatchesJSON hold it to that. Members whose types have
@@ -453,22 +453,22 @@ func (r *fastReader) frameMember(f *frame.Frame, name string, s *seen) bool {
 	case "content":
 		return once(s, 5, &f.Content, r.str)
 	// A member frame.FrameMember names, sent as "", declines: the slow
-	// path marks it present (frame.Frame.Set), which rule D1 or F4 then
-	// rejects.
+	// path marks it present (frame.Frame.Set), which Validate then rejects
+	// (D1, F4, or an unknown enumeration value).
 	case "content_digest":
 		return once(s, 6, &f.ContentDigest, r.str) && f.ContentDigest != ""
 	case "uri":
 		return once(s, 7, &f.URI, r.str)
 	case "representation":
-		return once(s, 8, (*string)(&f.Representation), r.str)
+		return once(s, 8, (*string)(&f.Representation), r.str) && f.Representation != ""
 	case "content_fidelity":
-		return once(s, 9, (*string)(&f.ContentFidelity), r.str)
+		return once(s, 9, (*string)(&f.ContentFidelity), r.str) && f.ContentFidelity != ""
 	case "canonical_content_hash":
 		return once(s, 10, &f.CanonicalContentHash, r.str) && f.CanonicalContentHash != ""
 	case "minimum_content_fidelity":
-		return once(s, 11, (*string)(&f.MinimumContentFidelity), r.str)
+		return once(s, 11, (*string)(&f.MinimumContentFidelity), r.str) && f.MinimumContentFidelity != ""
 	case "inline_content_requirement":
-		return once(s, 12, (*string)(&f.InlineContentRequirement), r.str)
+		return once(s, 12, (*string)(&f.InlineContentRequirement), r.str) && f.InlineContentRequirement != ""
 	case "tokenizer_ref":
 		return once(s, 13, &f.TokenizerRef, r.str)
 	case "valid_from":

@@ -133,6 +133,9 @@ func TestFastDecoderDeclines(t *testing.T) {
 		// So is a digest sent as "" (rule D1).
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","content_digest":"","score":1,"token_cost":0}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","canonical_content_hash":"","score":1,"token_cost":0}}],"budget":1}`,
+		// And an enumeration sent as "" (it names no value).
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","representation":"","score":1,"token_cost":0}}],"budget":1}`,
+		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","inline_content_requirement":"","score":1,"token_cost":0}}],"budget":1}`,
 	} {
 		if checkFastCompose(t, []byte(body)) {
 			t.Errorf("the fast decoder accepted %q", body)
@@ -169,6 +172,7 @@ func FuzzFastComposeMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":"","valid_to":null,"recorded_at":"","relations":[{"rel":"r","target_uri":"x","display_name":""}]}}],"budget":1}`))
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":"2026-01-01T00:00:00Z","valid_to":""}}],"budget":1}`))
 	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","content_digest":"","canonical_content_hash":"","score":1,"token_cost":0}}],"budget":1}`))
+	f.Add([]byte(`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","representation":"","content_fidelity":"exact","minimum_content_fidelity":"","score":1,"token_cost":0}}],"budget":1}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if !utf8.Valid(body) {
 			return
