@@ -183,86 +183,63 @@ func (r *Relation) Clear(m RelationMember) { clearMember(r.field(m), &r.empty, m
 // QueryMember names one optional member of a query whose explicit empty
 // string ("as_of": "") is kept apart from absence: an absent as_of means
 // now, while one sent as "" is a pin that is not a timestamp (rule F4).
+// Query's Has, Set and Clear work as Frame's do.
 type QueryMember uint8
 
-// The query members that remember being sent as "".
-const (
-	MemberAsOf QueryMember = 1 << iota // "as_of", field AsOf
-)
+// MemberAsOf is a query's "as_of", field AsOf.
+const MemberAsOf QueryMember = 1
 
-// String returns the member's wire name, or "" for a value that names no
-// single member.
-func (m QueryMember) String() string {
-	if m == MemberAsOf {
-		return "as_of"
-	}
-	return ""
-}
+// String returns "as_of" for MemberAsOf and "" for any other value.
+func (m QueryMember) String() string { return memberName(m == MemberAsOf, "as_of") }
 
-// field returns the address of the string field that holds m, or nil when m
-// names no single member.
-func (q *Query) field(m QueryMember) *string {
-	if m == MemberAsOf {
-		return &q.AsOf
-	}
-	return nil
-}
+func (q *Query) field(m QueryMember) *string { return memberField(m == MemberAsOf, &q.AsOf) }
 
-// Has reports whether member m is present: its field is not empty, or the
-// query marks it present-and-empty (decoded from "" or set with Set). It is
-// false for a value that names no single member.
+// Has reports whether member m is present, "" included (see QueryMember).
 func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
 
-// Set makes member m present with value v; v may be "", which the encoding
-// then writes as an explicit empty string and Validate reports under rule
-// F4. A value that names no single member is ignored.
+// Set makes member m present with value v, "" included.
 func (q *Query) Set(m QueryMember, v string) { setMember(q.field(m), &q.empty, m, v) }
 
-// Clear makes member m absent: its field becomes "" and any
-// present-and-empty mark is dropped. A value that names no single member is
-// ignored.
+// Clear makes member m absent.
 func (q *Query) Clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
 
 // ContentRefMember names one optional member of a content reference whose
 // explicit empty string ("expires_at": "") is kept apart from absence: an
 // absent expires_at states no expiry, while one sent as "" is not a
-// timestamp, which Validate reports under rule F4.
+// timestamp (rule F4). ContentRef's Has, Set and Clear work as Frame's do.
 type ContentRefMember uint8
 
-// The content reference members that remember being sent as "".
-const (
-	MemberExpiresAt ContentRefMember = 1 << iota // "expires_at", field ExpiresAt
-)
+// MemberExpiresAt is a content reference's "expires_at", field ExpiresAt.
+const MemberExpiresAt ContentRefMember = 1
 
-// String returns the member's wire name, or "" for a value that names no
-// single member.
-func (m ContentRefMember) String() string {
-	if m == MemberExpiresAt {
-		return "expires_at"
+// String returns "expires_at" for MemberExpiresAt and "" for any other value.
+func (m ContentRefMember) String() string { return memberName(m == MemberExpiresAt, "expires_at") }
+
+func (c *ContentRef) field(m ContentRefMember) *string {
+	return memberField(m == MemberExpiresAt, &c.ExpiresAt)
+}
+
+// Has reports whether member m is present, "" included (see ContentRefMember).
+func (c *ContentRef) Has(m ContentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
+
+// Set makes member m present with value v, "" included.
+func (c *ContentRef) Set(m ContentRefMember, v string) { setMember(c.field(m), &c.empty, m, v) }
+
+// Clear makes member m absent.
+func (c *ContentRef) Clear(m ContentRefMember) { clearMember(c.field(m), &c.empty, m) }
+
+// memberName and memberField serve the one-member types: the name or field
+// when the value names the member, else "" or nil.
+func memberName(is bool, name string) string {
+	if is {
+		return name
 	}
 	return ""
 }
 
-// field returns the address of the string field that holds m, or nil when m
-// names no single member.
-func (c *ContentRef) field(m ContentRefMember) *string {
-	if m == MemberExpiresAt {
-		return &c.ExpiresAt
+func memberField(is bool, field *string) *string {
+	if is {
+		return field
 	}
 	return nil
 }
-
-// Has reports whether member m is present: its field is not empty, or the
-// reference marks it present-and-empty (decoded from "" or set with Set).
-// It is false for a value that names no single member.
-func (c *ContentRef) Has(m ContentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
-
-// Set makes member m present with value v; v may be "", which the encoding
-// then writes as an explicit empty string and Validate reports under rule
-// F4. A value that names no single member is ignored.
-func (c *ContentRef) Set(m ContentRefMember, v string) { setMember(c.field(m), &c.empty, m, v) }
-
-// Clear makes member m absent: its field becomes "" and any
-// present-and-empty mark is dropped. A value that names no single member is
-// ignored.
-func (c *ContentRef) Clear(m ContentRefMember) { clearMember(c.field(m), &c.empty, m) }
