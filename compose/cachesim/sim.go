@@ -385,9 +385,10 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 		if prev != nil {
 			tr.SharedPrefixBytes = commonPrefix(prev.Prompt, res.Prompt)
 		}
+		bounds := boundaries(res.Prompt)
 		read := 0
 		if prev != nil {
-			read = frameBoundary(res.Prompt, tr.SharedPrefixBytes)
+			read = frameBoundary(bounds, tr.SharedPrefixBytes)
 		}
 		total := frame.BudgetTokens(res.Prompt)
 		tr.ReadTokens = frame.BudgetTokens(res.Prompt[:read])
@@ -399,7 +400,7 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 		} else {
 			tr.BaseTokens = total
 		}
-		marked = markedHost(c, res, marked, &tr)
+		marked = markedHost(c, res, bounds, marked, &tr)
 		fn(t, tr)
 		prev = res
 	}
@@ -410,11 +411,11 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 const LookbackBlocks = 20
 
 // markedHost bills res under the marked-breakpoint host (see
-// Report.MarkedCostPerTurn), given the prefixes the previous request marked
-// or read, and returns the prefixes this request marks or reads.
-func markedHost(c Config, res *compose.Result, cached map[string]bool, tr *Turn) map[string]bool {
+// Report.MarkedCostPerTurn), given its prompt's block boundaries and the
+// prefixes the previous request marked or read, and returns the prefixes
+// this request marks or reads.
+func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]bool, tr *Turn) map[string]bool {
 	p := res.Prompt
-	bounds := boundaries(p)
 	marks := make([]int, 0, 2) // indices into bounds
 	for i, b := range bounds {
 		if b == res.Cache.StablePrefixBytes || b == len(p) {
@@ -462,11 +463,12 @@ func boundaries(prompt string) []int {
 	return out
 }
 
-// frameBoundary returns the largest block boundary of prompt (the end of
-// the preamble or of a frame block) at or before n, or 0 when there is none.
-func frameBoundary(prompt string, n int) int {
+// frameBoundary returns the largest of a prompt's block boundaries (the end
+// of the preamble or of a frame block) at or before n, or 0 when there is
+// none.
+func frameBoundary(bounds []int, n int) int {
 	at := 0
-	for _, b := range boundaries(prompt) {
+	for _, b := range bounds {
 		if b > n {
 			break
 		}
