@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/server"
 )
 
 // stdioProvider returns a --provider spec for a bash child that declares
@@ -148,5 +151,52 @@ func TestComposeNothingComposedIsSaid(t *testing.T) {
 	code, out, errs := runCLI(t, ref, "compose", "--budget", "100", "-")
 	if code != exitFailed || strings.Contains(out, `id="r"`) || !strings.Contains(errs, "excluded unresolved_reference p/r") {
 		t.Errorf("reference frame: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// With --remote the same refusals hold: the service's answer is read for
+// skipped legs and an empty composition.
+func TestRemoteNothingComposedIsSaid(t *testing.T) {
+	docs := docsDir(t)
+	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := cfg.NewHost(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	url := remoteServer(t, &server.Options{Query: h})
+	code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--kind", "nosuch", "--remote", url)
+	if code != exitFailed || !strings.Contains(errs, "provider files: kinds_not_served") || !strings.Contains(errs, "query: nothing composed: files: not queried") {
+		t.Errorf("--kind nosuch: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--kind", "Bad!", "--remote", url); code != exitUsage {
+		t.Errorf("--kind Bad!: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--budget", "30", "--remote", url); code != exitFailed || !strings.Contains(errs, "share_too_small") {
+		t.Errorf("--budget 30: exit %d\n%s", code, errs)
+	}
+	if code, _, _ := runCLI(t, "", "query", "--goal", "retry", "--kind", "doc", "--remote", url); code != exitOK {
+		t.Errorf("--kind doc: exit %d", code)
+	}
+	vec := filepath.Join("testdata", "compose", "worked-vector.ndjson")
+	for _, format := range []string{"text", "json"} {
+		code, _, errs = runCLI(t, "", "compose", "--budget", "5", "--format", format, vec, "--remote", url)
+		if code != exitFailed || !strings.Contains(errs, "nothing composed: all 4 frame(s) excluded (duplicate=1 over_budget=3)") {
+			t.Errorf("compose --budget 5 (%s): exit %d\n%s", format, code, errs)
+		}
+	}
+}
+
+// Local and remote compose say the same when nothing is composed.
+func TestRemoteComposeEmptyMatchesLocal(t *testing.T) {
+	url := remoteServer(t, nil)
+	vec := filepath.Join("testdata", "compose", "worked-vector.ndjson")
+	lc, lout, lerr := runCLI(t, "", "compose", "--budget", "5", vec)
+	rc, rout, rerr := runCLI(t, "", "compose", "--budget", "5", vec, "--remote", url)
+	if lc != exitFailed || lc != rc || lout != rout || lerr != rerr {
+		t.Errorf("local %d %q\nremote %d %q", lc, lerr, rc, rerr)
 	}
 }

@@ -176,7 +176,7 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 	if *format == "json" {
 		_, _ = s.out.Write(append(raw, '\n'))
 		if msg := emptyRemoteCompose(&res); msg != "" {
-			fmt.Fprintf(s.err, "compose: %s\n", msg)
+			fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
 			return exitFailed
 		}
 		return exitOK
@@ -187,10 +187,19 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, sk.Message)
 	}
 	if msg := emptyRemoteCompose(&res); msg != "" {
-		fmt.Fprintf(s.err, "compose: %s\n", msg)
+		fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// inputName is how compose names its input in messages: the path, or "-"
+// for standard input.
+func inputName(path string) string {
+	if path == "" {
+		return "-"
+	}
+	return path
 }
 
 // emptyRemoteCompose says why a remote composition holds no frame, or ""
