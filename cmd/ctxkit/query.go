@@ -163,28 +163,16 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
 		return exitUsage
 	}
+	if msg := checkQueryFlags(*goal, *budget, *maxFrames, kinds); msg != "" {
+		return fail("%s", msg)
+	}
 	switch {
-	case strings.TrimSpace(*goal) == "":
-		return fail("--goal is required (see ctxkit help query)")
-	case *budget <= 0:
-		return fail("--budget must be a positive number of budget tokens")
-	case *budget > maxQueryBudget:
-		return fail("--budget %d is over the limit of %d budget tokens", *budget, maxQueryBudget)
-	case *maxFrames <= 0:
-		return fail("--max-frames must be positive")
-	case *maxFrames > maxQueryFrames:
-		return fail("--max-frames %d is over the limit of %d", *maxFrames, maxQueryFrames)
 	case *format != "text" && *format != "json":
 		return fail("--format must be text or json")
 	case *policy != "exclude-frames" && *policy != "drop-leg":
 		return fail("--policy must be exclude-frames or drop-leg")
 	case len(dirs) == 0 && len(providers) == 0:
 		return fail("give at least one DIR or --provider")
-	}
-	for _, k := range kinds {
-		if msg := checkKindName(k); msg != "" {
-			return fail("%s", msg)
-		}
 	}
 	strategy, err := parseStrategy(*strategyName)
 	if err != nil {
@@ -214,18 +202,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
-			return fail("%v", err)
-		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
-			return fail("%v", err)
-		}
+	if err := addDirs(ctx, h, dirs, progress); err != nil {
+		return fail("%v", err)
 	}
 	creds := map[string]host.Credential{}
 	for _, b := range bearers {
@@ -267,6 +245,55 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
+	return writeQueryResult(s, *format == "json", fo, res)
+}
+
+// addDirs indexes each DIR and registers it with the built-in files
+// provider, as "files" or, for several, "files-1", "files-2", ...
+func addDirs(ctx context.Context, h *host.Host, dirs []string, progress io.Writer) error {
+	for i, dir := range dirs {
+		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
+		if err != nil {
+			return err
+		}
+		id := "files"
+		if len(dirs) > 1 {
+			id = fmt.Sprintf("files-%d", i+1)
+		}
+		if err := h.AddInProcess(id, files.New(ix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkQueryFlags says what is wrong with the query's goal, budget, frame
+// limit or kinds, or "" when nothing is.
+func checkQueryFlags(goal string, budget, maxFrames int, kinds []string) string {
+	switch {
+	case strings.TrimSpace(goal) == "":
+		return "--goal is required (see ctxkit help query)"
+	case budget <= 0:
+		return "--budget must be a positive number of budget tokens"
+	case budget > maxQueryBudget:
+		return fmt.Sprintf("--budget %d is over the limit of %d budget tokens", budget, maxQueryBudget)
+	case maxFrames <= 0:
+		return "--max-frames must be positive"
+	case maxFrames > maxQueryFrames:
+		return fmt.Sprintf("--max-frames %d is over the limit of %d", maxFrames, maxQueryFrames)
+	}
+	for _, k := range kinds {
+		if msg := checkKindName(k); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// writeQueryResult prints the prompt and report (or the JSON document) and
+// returns the exit code: 1 when a leg failed or a frame was refused, or
+// when nothing was composed, which it says on stderr.
+func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result) int {
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed
@@ -275,7 +302,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if empty != "" {
 		code = exitFailed
 	}
-	if *format == "json" {
+	if asJSON {
 		out := struct {
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
