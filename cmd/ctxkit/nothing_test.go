@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/server"
 )
 
@@ -198,5 +200,30 @@ func TestRemoteComposeEmptyMatchesLocal(t *testing.T) {
 	rc, rout, rerr := runCLI(t, "", "compose", "--budget", "5", vec, "--remote", url)
 	if lc != exitFailed || lc != rc || lout != rout || lerr != rerr {
 		t.Errorf("local %d %q\nremote %d %q", lc, lerr, rc, rerr)
+	}
+}
+
+// checkKindName accepts exactly the kind-name grammar, and every base kind.
+func FuzzCheckKindName(f *testing.F) {
+	for _, s := range []string{"doc", "snippet", "acme:ticket", "x-y.z_1", "Doc", "", " ", "1doc", "doc ", "dóc", strings.Repeat("a", 65)} {
+		f.Add(s)
+	}
+	grammar := regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
+	f.Fuzz(func(t *testing.T, k string) {
+		msg := checkKindName(k)
+		if (msg == "") != grammar.MatchString(k) {
+			t.Fatalf("checkKindName(%q) = %q, grammar says %v", k, msg, grammar.MatchString(k))
+		}
+		if msg != "" && !strings.Contains(msg, "--kind") {
+			t.Fatalf("message does not name the flag: %q", msg)
+		}
+	})
+}
+
+func TestBaseKindsAreKindNames(t *testing.T) {
+	for _, k := range frame.BaseKinds() {
+		if msg := checkKindName(string(k)); msg != "" {
+			t.Errorf("%s: %s", k, msg)
+		}
 	}
 }
