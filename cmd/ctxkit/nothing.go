@@ -100,12 +100,23 @@ func emptyQuery(fo *host.FanOut, res *compose.Result) string {
 				fo.Budget, small, host.FrameChrome(fo.Outcomes[0].Provider))
 		case queried == 0:
 			return "nothing composed: no provider was queried (see the fan-out report above)"
+		case refusedTotal(fo) > 0:
+			return fmt.Sprintf("nothing composed: the audit refused every frame the providers returned (%d frame(s); see the fan-out report above)", refusedTotal(fo))
 		case len(fo.Failures()) == queried:
 			return "nothing composed: every provider queried failed or was dropped by the audit (see the fan-out report above)"
 		}
 		return "nothing composed: no provider returned a frame for this goal"
 	}
 	return "nothing composed: " + excludedSummary(res.Audit.Excluded(), res.Audit.Budget)
+}
+
+// refusedTotal counts the frames the per-leg audits refused, each once.
+func refusedTotal(fo *host.FanOut) int {
+	n := 0
+	for i := range fo.Outcomes {
+		n += fo.Outcomes[i].RefusedFrames()
+	}
+	return n
 }
 
 // emptyCompose says why compose composed nothing from offered offers, or

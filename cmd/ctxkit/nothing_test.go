@@ -227,3 +227,13 @@ func TestBaseKindsAreKindNames(t *testing.T) {
 		}
 	}
 }
+
+// A provider whose every frame the audit refuses did return frames: the
+// message says the audit refused them, not that nothing was found.
+func TestQueryAllRefusedIsSaid(t *testing.T) {
+	bad := `[{"id":"s1","kind":"doc","title":"s","content":"abcd","score":1.5,"token_cost":1,"citation_label":"s1"}]`
+	code, _, errs := runCLI(t, "", "query", "--goal", "g", "--provider", "p="+stdioProvider(t, `["doc"]`, bad))
+	if code != exitFailed || !strings.Contains(errs, "query: nothing composed: the audit refused every frame the providers returned (1 frame(s)") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+}

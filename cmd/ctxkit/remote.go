@@ -450,8 +450,11 @@ func emptyRemoteQuery(res *server.QueryResult) string {
 	}
 	var notes []string
 	for _, o := range res.FanOut.Outcomes {
-		if o.Error != "" {
+		switch {
+		case o.Error != "":
 			notes = append(notes, o.Provider+": "+o.Error)
+		case len(o.Excluded) > 0:
+			notes = append(notes, fmt.Sprintf("%s: the audit refused all %d frame(s) it returned", o.Provider, refusedFrames(o.Excluded)))
 		}
 	}
 	if len(notes) == 0 {
