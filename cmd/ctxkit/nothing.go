@@ -105,7 +105,13 @@ func emptyQuery(fo *host.FanOut, res *compose.Result) string {
 		case len(fo.Failures()) == queried:
 			return "nothing composed: every provider queried failed or was dropped by the audit (see the fan-out report above)"
 		}
-		return "nothing composed: no provider returned a frame for this goal"
+		msg := "nothing composed: no provider returned a frame for this goal"
+		if fo.Budgeted {
+			// A provider may have had frames that were larger than the
+			// max_tokens its share left after the fence reserve.
+			msg += " within the max_tokens it was asked for (see the fan-out report above; a larger --budget asks for more)"
+		}
+		return msg
 	}
 	return "nothing composed: " + excludedSummary(res.Audit.Excluded(), res.Audit.Budget)
 }
