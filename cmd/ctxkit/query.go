@@ -43,6 +43,10 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
+                          ID=mcp:stdio:CMD [ARGS...] an MCP server's resources (see ctxkit help mcp)
+                          ID=mcp:https://HOST/PATH an MCP server over Streamable HTTP (egress)
+  --mcp-tool ID=NAME[:ARG]  also call MCP provider ID's tool NAME with the goal in
+                        argument ARG (default query); its text results are ranked too
   --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
   --consent-store PATH  consent journal (default: %s)
   --trust-store PATH    attestation trust store (default: the trust command's)
@@ -145,10 +149,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
-	var kinds, providers, bearers repeated
+	var kinds, providers, bearers, mcpTools repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
+	fs.Var(&mcpTools, "mcp-tool", "")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -217,27 +222,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		}
 		creds[id] = host.NewCredential(tok)
 	}
-	for _, spec := range providers {
-		id, target, ok := strings.Cut(spec, "=")
-		if !ok || id == "" || target == "" {
-			return fail("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
-		}
-		switch {
-		case strings.HasPrefix(target, "stdio:"):
-			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
-			if len(argv) == 0 {
-				return fail("--provider %s: empty command", id)
-			}
-			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
-				return fail("%v", err)
-			}
-		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
-			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return fail("%v", err)
-			}
-		default:
-			return fail("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
-		}
+	bridges, err := addProviders(h, providers, mcpTools, creds)
+	if err != nil {
+		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
 	for _, k := range kinds {
@@ -245,7 +232,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
-	return writeQueryResult(s, *format == "json", fo, res)
+	code := writeQueryResult(s, *format == "json", fo, res)
+	writeBridgeReports(s.err, bridges)
+	return code
 }
 
 // addDirs indexes each DIR and registers it with the built-in files
