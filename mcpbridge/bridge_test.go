@@ -303,8 +303,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 func TestParseTarget(t *testing.T) {
 	good := map[string]mcpbridge.Target{
-		"mcp:stdio:npx -y server": {Command: []string{"npx", "-y", "server"}},
-		"mcp:https://h.example/mcp": {URL: "https://h.example/mcp"},
+		"mcp:stdio:npx -y server":    {Command: []string{"npx", "-y", "server"}},
+		"mcp:https://h.example/mcp":  {URL: "https://h.example/mcp"},
 		"mcp:http://127.0.0.1:9/mcp": {URL: "http://127.0.0.1:9/mcp"},
 		"mcp:http://localhost/mcp":   {URL: "http://localhost/mcp"},
 	}
