@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,9 +18,10 @@ const Path = "/mcp"
 // address are refused by the SDK (403); requests carrying an Origin that
 // is not a loopback origin are refused here (403), so that a web page the
 // user visits cannot drive the server (DNS rebinding, cross-site POSTs).
-// Any other path is 404.
+// Any other path is 404. A session idle for 30 minutes is closed.
 func HTTPHandler(s *mcp.Server) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != Path {
 			http.Error(w, "not found: MCP is served at "+Path, http.StatusNotFound)

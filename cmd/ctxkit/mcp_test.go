@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -322,5 +323,42 @@ func TestQueryMCPTypeScriptResourceServer(t *testing.T) {
 	es := out.Composition.Audit.Entries
 	if len(es) == 0 || es[0].Disposition != "included" || !strings.Contains(string(es[0].Frame), `"kb://guides/rollback.md#`) {
 		t.Fatalf("the rollback guide is not ranked first: %+v", es)
+	}
+}
+
+// conformanceScenarios are the official suite's server scenarios for what
+// ctxkit mcp declares (tools, resources, Streamable HTTP). The others call
+// the suite's own test_* tools, test:// resources, prompts, completions,
+// sampling or elicitation, which ctxkit does not serve (docs/mcp.md).
+var conformanceScenarios = []string{
+	"server-initialize", "ping", "tools-list", "resources-list",
+	"dns-rebinding-protection", "server-sse-multiple-streams",
+}
+
+var passedLine = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed`)
+
+// The official MCP conformance suite against ctxkit mcp --http.
+func TestMCPConformanceSuite(t *testing.T) {
+	dir := npmcache.Install(t, npmConformance)
+	node := npmcache.Node(t, 22) // the suite uses fs.globSync
+	suite := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	url := startMCPHTTP(t, mcpDocs(t))
+	for _, sc := range conformanceScenarios {
+		t.Run(sc, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, suite, "server", "--url", url, "--scenario", sc)
+			cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
+			out, err := cmd.CombinedOutput()
+			m := passedLine.FindSubmatch(out)
+			if m == nil {
+				t.Fatalf("no result line (%v):\n%s", err, out)
+			}
+			if string(m[3]) != "0" || string(m[1]) != string(m[2]) || string(m[1]) == "0" {
+				t.Fatalf("%s:\n%s", m[0], out)
+			}
+			t.Logf("%s: %s", sc, m[0])
+		})
 	}
 }
