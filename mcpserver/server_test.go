@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -78,13 +79,48 @@ func filesHost(t *testing.T, dir string) *host.Host {
 	return h
 }
 
+// call calls a tool; a result that is not an error must match the tool's
+// declared output schema.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	t.Helper()
 	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: protocol error %v", name, err)
 	}
+	if !r.IsError {
+		checkOutput(t, cs, name, r)
+	}
 	return r
+}
+
+func checkOutput(t *testing.T, cs *mcp.ClientSession, name string, r *mcp.CallToolResult) {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name != name {
+			continue
+		}
+		b, _ := json.Marshal(tool.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.StructuredContent == nil {
+			t.Fatalf("%s: no structured content", name)
+		}
+		if err := rs.Validate(r.StructuredContent); err != nil {
+			t.Fatalf("%s: structured content does not match the output schema: %v", name, err)
+		}
+		return
+	}
+	t.Fatalf("no tool %s", name)
 }
 
 func text(r *mcp.CallToolResult) string {

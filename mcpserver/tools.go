@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/server"
@@ -20,36 +21,34 @@ type tools struct {
 	budget int
 }
 
-// toolSpec is one tool: its name, the route it runs, what it says about
-// itself, and how the route's answer becomes the tool's result.
+// toolSpec is one tool: its name, what it says about itself, and what it
+// runs.
 type toolSpec struct {
-	name, route, title, desc string
-	// prepare may rewrite the arguments before they are sent.
-	prepare func(args map[string]json.RawMessage) error
-	// result turns the route's answer into the structured content and the
-	// text content.
-	result func(answer []byte) (structured json.RawMessage, text string, err error)
+	name, title, desc string
+	// run does the work and returns the structured content and the text
+	// content.
+	run func(ctx context.Context, args json.RawMessage) (structured json.RawMessage, text string, err error)
 }
 
 func (t *tools) specs() []toolSpec {
 	return []toolSpec{
-		{name: "query_context", route: server.PathQuery, title: "Query context",
+		{name: "query_context", title: "Query context",
 			desc: "Fan a goal out to ctxkit's providers (local files, CGP and MCP servers), audit each reply and compose the " +
 				"evidence under one token budget. The text result is the fenced evidence to place in your prompt; " +
 				"structuredContent adds the citations, the audit of every frame kept or dropped, and one outcome per provider.",
-			prepare: t.defaultBudget, result: queryResult},
-		{name: "compose_frames", route: server.PathCompose, title: "Compose frames",
+			run: t.query},
+		{name: "compose_frames", title: "Compose frames",
 			desc: "Compose CGP frames you already hold under a token budget: rank, pack and fence them, with an audit " +
 				"of every frame. The text result is the fenced prompt.",
-			result: promptResult},
-		{name: "assess_request", route: server.PathAssess, title: "Assess a model request",
+			run: t.route(server.PathCompose, promptResult)},
+		{name: "assess_request", title: "Assess a model request",
 			desc: "Count what a model request (Anthropic, OpenAI or Gemini body) uses of the model's context window, " +
 				"lane by lane, what is left after the reserves, and whether to compact.",
-			result: jsonResult},
-		{name: "quote_untrusted", route: server.PathPrompt, title: "Quote untrusted text",
+			run: t.route(server.PathAssess, jsonResult)},
+		{name: "quote_untrusted", title: "Quote untrusted text",
 			desc: "Build a prompt from your own text and untrusted text; each untrusted part is quoted in a nonce fence " +
 				"it cannot close. The text result is the prompt.",
-			result: promptResult},
+			run: t.route(server.PathPrompt, promptResult)},
 	}
 }
 
@@ -63,46 +62,110 @@ func (t *tools) register(s *mcp.Server) error {
 		if err != nil {
 			return err
 		}
+		resolved, err := in.Resolve(nil)
+		if err != nil {
+			return fmt.Errorf("mcpserver: schema %s.in: %w", spec.name, err)
+		}
 		tool := &mcp.Tool{Name: spec.name, Title: spec.title, Description: spec.desc, InputSchema: in, OutputSchema: out,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(spec.name == "query_context")}}
-		mcp.AddTool(s, tool, t.handler(spec))
+		s.AddTool(tool, t.handler(spec, resolved))
 	}
 	return nil
 }
 
-// handler runs spec's route with the call's arguments, already checked
-// against the input schema by the SDK.
-func (t *tools) handler(spec toolSpec) mcp.ToolHandlerFor[map[string]json.RawMessage, json.RawMessage] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, args map[string]json.RawMessage) (*mcp.CallToolResult, json.RawMessage, error) {
-		if args == nil {
-			args = map[string]json.RawMessage{}
+// handler checks the call's arguments against the tool's input schema,
+// then runs the tool. Bad arguments and the API's refusals are tool
+// results with isError set; only a cancelled call is a protocol error.
+// The output is ctxkit's own encoding, written once (the tests check it
+// against the output schema).
+func (t *tools) handler(spec toolSpec, in *jsonschema.Resolved) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := json.RawMessage(`{}`)
+		if req != nil && req.Params != nil && len(req.Params.Arguments) > 0 {
+			raw = req.Params.Arguments
 		}
-		if spec.prepare != nil {
-			if err := spec.prepare(args); err != nil {
-				return nil, nil, err
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
+		}
+		if err := in.Validate(v); err != nil {
+			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
+		}
+		structured, text, err := spec.run(ctx, raw)
+		if err != nil {
+			if ce := ctx.Err(); ce != nil {
+				return nil, ce
 			}
+			return toolFailure(err), nil
 		}
-		body, err := json.Marshal(args)
-		if err != nil {
-			return nil, nil, fmt.Errorf("arguments: %w", err)
-		}
-		answer, err := t.call(ctx, spec.route, body)
-		if err != nil {
-			return nil, nil, err
-		}
-		structured, text, err := spec.result(answer)
-		if err != nil {
-			return nil, nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, structured, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}, nil
 	}
 }
 
-func (t *tools) defaultBudget(args map[string]json.RawMessage) error {
-	if _, ok := args["budget"]; !ok {
-		args["budget"] = json.RawMessage(fmt.Sprint(t.budget))
+func toolFailure(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+// route returns a tool body that runs an API route with the arguments as
+// its request body and turns the answer into the result with result.
+func (t *tools) route(path string, result func([]byte) (json.RawMessage, string, error)) func(context.Context, json.RawMessage) (json.RawMessage, string, error) {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
+		answer, err := t.call(ctx, path, args)
+		if err != nil {
+			return nil, "", err
+		}
+		return result(answer)
 	}
-	return nil
+}
+
+// query runs query_context: the query route's work (server.Handler.Query),
+// its composition encoded once as ctxkit query --format json encodes it,
+// plus one leg per provider.
+func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
+	var req server.QueryRequest
+	if err := json.Unmarshal(args, &req); err != nil {
+		return nil, "", fmt.Errorf("arguments: %w", err)
+	}
+	if req.Budget == 0 {
+		req.Budget = t.budget
+	}
+	res, fo, err := t.api.Query(ctx, &req)
+	if err != nil {
+		var se *server.Error
+		if errors.As(err, &se) {
+			return nil, "", toolError{se}
+		}
+		return nil, "", err
+	}
+	comp, err := res.MarshalJSON()
+	if err != nil {
+		return nil, "", fmt.Errorf("encode result: %w", err)
+	}
+	legs := make([]leg, 0, len(fo.Outcomes))
+	for i := range fo.Outcomes {
+		o := &fo.Outcomes[i]
+		l := leg{Provider: o.Provider, Status: o.Status.String(), Accepted: len(o.Frames), Error: o.Error()}
+		for _, e := range o.Excluded {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return nil, "", err
+			}
+			l.Excluded = append(l.Excluded, b)
+		}
+		legs = append(legs, l)
+	}
+	lb, err := json.Marshal(legs)
+	if err != nil {
+		return nil, "", err
+	}
+	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...]
+	comp = bytes.TrimSpace(comp)
+	out := make([]byte, 0, len(comp)+len(lb)+9)
+	out = append(out, comp[:len(comp)-1]...)
+	out = append(out, `,"legs":`...)
+	out = append(out, lb...)
+	out = append(out, '}')
+	return out, res.Prompt, nil
 }
 
 // call serves body on the API route in process and returns the answer's
@@ -191,31 +254,3 @@ type leg struct {
 	Excluded []json.RawMessage `json:"excluded,omitempty"`
 }
 
-// queryResult is the composition's own JSON ({prompt, citations, audit},
-// as in ctxkit query --format json) plus one leg per provider.
-func queryResult(answer []byte) (json.RawMessage, string, error) {
-	var a server.QueryResult
-	var raw struct {
-		Composition map[string]json.RawMessage `json:"composition"`
-	}
-	if err := json.Unmarshal(answer, &a); err != nil {
-		return nil, "", fmt.Errorf("query answer: %w", err)
-	}
-	if err := json.Unmarshal(answer, &raw); err != nil || raw.Composition == nil {
-		return nil, "", errors.New("query answer: no composition")
-	}
-	legs := make([]leg, 0, len(a.FanOut.Outcomes))
-	for _, o := range a.FanOut.Outcomes {
-		legs = append(legs, leg{Provider: o.Provider, Status: o.Status, Accepted: len(o.Frames), Error: o.Error, Excluded: o.Excluded})
-	}
-	lb, err := json.Marshal(legs)
-	if err != nil {
-		return nil, "", err
-	}
-	raw.Composition["legs"] = lb
-	out, err := json.Marshal(raw.Composition)
-	if err != nil {
-		return nil, "", err
-	}
-	return out, a.Composition.Prompt, nil
-}
