@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -35,6 +36,10 @@ func TestMain(m *testing.M) {
 		_, _ = os.Stdin.Read(buf)
 		fmt.Println("this is not JSON-RPC {]")
 		select {}
+	case "many":
+		s := docServer(manyDocs(1000, 4096), nil)
+		_ = s.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
 	case "good":
 		s := docServer(docs(), nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
@@ -57,6 +62,20 @@ func docs() []doc {
 		{uri: "notes://garden", name: "garden.txt", mime: "text/plain",
 			text: "Tomatoes want sun and regular watering.\n"},
 	}
+}
+
+// manyDocs is n Markdown resources of about size bytes each; resource
+// n/2 is the only one about a needle.
+func manyDocs(n, size int) []doc {
+	var ds []doc
+	for i := range n {
+		body := fmt.Sprintf("# Note %d\n\n", i) + strings.Repeat("words about many other things ", size/30) + "\n"
+		if i == n/2 {
+			body = "# Needle\n\nThe needle is in this resource.\n"
+		}
+		ds = append(ds, doc{uri: fmt.Sprintf("notes://%04d", i), name: fmt.Sprintf("%04d.md", i), mime: "text/markdown", text: body})
+	}
+	return ds
 }
 
 // docServer is an MCP server with the given resources (and a search tool
@@ -321,5 +340,58 @@ func TestParseTarget(t *testing.T) {
 	}
 	if (mcpbridge.Target{URL: "https://h.example/mcp"}).Remote() != true || (mcpbridge.Target{URL: "http://[::1]:8/mcp"}).Remote() {
 		t.Error("Remote is wrong")
+	}
+}
+
+// BenchmarkBridgeStdio1000 queries an MCP server over stdio with 1,000
+// resources of 4 KiB (4 MiB in all) under an 8 MiB and a 1 MiB byte cap,
+// reporting the resources read and the peak heap in use.
+func BenchmarkBridgeStdio1000(b *testing.B) {
+	for _, limit := range []int64{8 << 20, 1 << 20} {
+		b.Run(fmt.Sprintf("cap=%dMiB", limit>>20), func(b *testing.B) {
+			exe, _ := os.Executable()
+			p, err := mcpbridge.New("many", mcpbridge.Target{Command: []string{exe}},
+				&mcpbridge.Options{Env: []string{"MCPBRIDGE_TEST_SERVER=many"}, MaxBytes: limit})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Shutdown(context.Background())
+			var peak uint64
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				var ms runtime.MemStats
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(5 * time.Millisecond):
+						runtime.ReadMemStats(&ms)
+						peak = max(peak, ms.HeapInuse)
+					}
+				}
+			}()
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			for b.Loop() {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := p.Query(ctx, &frame.Query{Goal: "where is the needle", MaxFrames: 8, MaxTokens: 500})
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if limit >= 8<<20 && (len(res.Frames) == 0 || res.Frames[0].URI != "notes://0500") {
+					b.Fatalf("needle not first: %+v", res.Frames)
+				}
+			}
+			close(stop)
+			<-done
+			r := p.Report()
+			b.ReportMetric(float64(r.Read), "read")
+			b.ReportMetric(float64(r.Bytes)/(1<<20), "read-MiB")
+			b.ReportMetric(float64(peak-min(peak, base.HeapInuse))/(1<<20), "peak-heap-MiB")
+		})
 	}
 }

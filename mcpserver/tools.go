@@ -253,4 +253,3 @@ type leg struct {
 	Error    string            `json:"error,omitempty"`
 	Excluded []json.RawMessage `json:"excluded,omitempty"`
 }
-
