@@ -26,9 +26,9 @@ func ExampleAssess() {
 	fmt.Println("output reserve:", a.Reserves.Output, "thinking reserve:", a.Reserves.Thinking)
 	fmt.Println("budget:", a.Budget(), "compact:", a.ShouldCompact())
 	// Output:
-	// images: 1 history: 1673
+	// images: 1 history: 1631
 	// output reserve: 16000 thinking reserve: 0
-	// budget: 154000 compact: false
+	// budget: 174000 compact: false
 }
 
 func ExampleSession() {
@@ -38,7 +38,8 @@ func ExampleSession() {
 	first := s.Assess(history)
 
 	// The provider billed 3x our estimate for that request: later
-	// assessments are anchored on it and calibrated.
+	// assessments are anchored on it, and the calibration factor moves 30%
+	// of the way from 1 toward 3.
 	_ = s.ObserveUsage(first.Used()*3, len(history))
 	history = append(history, json.RawMessage(`{"role":"assistant","content":"hi! how can I help?"}`))
 	next := s.Assess(history)
@@ -47,7 +48,7 @@ func ExampleSession() {
 	err := s.HoldMemoryContribution(window.MemoryContribution{ProjectID: "other", Rendered: "notes"})
 	fmt.Println(err)
 	// Output:
-	// calibration 3.0, anchored on 84 reported tokens
+	// calibration 1.6, anchored on 57 reported tokens
 	// window: memory contribution for project "other" refused: session belongs to project "acme"
 }
 
@@ -61,7 +62,7 @@ func ExampleLoadCatalog() {
 	}
 	a := window.Assess(window.Inputs{Model: "acme-llm-7b", Catalog: cat})
 	fmt.Println(a.Wire, a.Counter, a.Window, a.Budget())
-	// Output: openai cl100k_base 32768 23757
+	// Output: openai cl100k_base 32768 27034
 }
 
 // A base64 PDF is charged per page estimated from the document, not by the
@@ -84,5 +85,5 @@ func ExampleAssess_pdf() {
 	// Output:
 	// message bytes > 1 MB: true
 	// documents: 1 pages: 2 at 3000 each
-	// history: 6072
+	// history: 6030
 }
