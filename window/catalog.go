@@ -99,6 +99,20 @@ func (t ThinkingAccounting) String() string {
 // MarshalText implements encoding.TextMarshaler with String's spelling.
 func (t ThinkingAccounting) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler with String's
+// spelling, so an Assessment read back from JSON equals the one written.
+func (t *ThinkingAccounting) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "inside_output":
+		*t = InsideOutput
+	case "separate_from_output":
+		*t = SeparateFromOutput
+	default:
+		return fmt.Errorf("window: unknown thinking accounting %q (want inside_output or separate_from_output)", b)
+	}
+	return nil
+}
+
 // Model is one catalog entry.
 type Model struct {
 	// Name identifies the entry.

@@ -92,7 +92,7 @@ func TestAssessDetectsEachWire(t *testing.T) {
 		output, thinking, messages int
 	}{
 		"openai chat": {`{"model":"gpt-4o","max_completion_tokens":1000,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`, "",
-			"openai", "o200k_base", 1000, 0, 2},
+			"openai", "o200k_base", 1000, 0, 1}, // the system message is charged to the system lane
 		"openai responses": {`{"model":"gpt-5","instructions":"be brief","input":"hello there","max_output_tokens":2000}`, "",
 			"openai", "o200k_base", 2000, 0, 1},
 		"gemini": {`{"systemInstruction":{"parts":[{"text":"be brief"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":3000,"thinkingConfig":{"thinkingBudget":5000}}}`, "--model=gemini-2.5-pro",
