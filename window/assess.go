@@ -307,7 +307,7 @@ func Assess(in Inputs) Assessment {
 	for i, m := range in.Messages {
 		costs[i] = estimateMessage(r.counter, m, r.charges())
 	}
-	h := r.totals(costs)
+	h := r.totals(len(costs), func(i int) *messageCost { return &costs[i] })
 	lanes := r.staticLanes(&in)
 	return r.finish(&in, lanes, h, 1)
 }
@@ -322,20 +322,23 @@ type historyTotals struct {
 	unpriced                []int // indices of messages with media by reference charged as text
 }
 
-// totals sums the history's costs. On a wire that drops earlier reasoning,
-// the reasoning of every message before the last user turn is not charged.
-func (r *resolved) totals(costs []messageCost) historyTotals {
+// totals sums the costs of the n messages of a history (cost(i) is the
+// i-th; a function, so that a Session sums its cache without copying it).
+// On a wire that drops earlier reasoning, the reasoning of every message
+// before the last user turn is not charged.
+func (r *resolved) totals(n int, cost func(int) *messageCost) historyTotals {
 	lastTurn := -1
 	if r.rules.dropsPriorReasoning() {
-		for i := len(costs) - 1; i >= 0; i-- {
-			if costs[i].userTurn {
+		for i := n - 1; i >= 0; i-- {
+			if cost(i).userTurn {
 				lastTurn = i
 				break
 			}
 		}
 	}
 	var h historyTotals
-	for i, c := range costs {
+	for i := range n {
+		c := cost(i)
 		n := c.tokens
 		if i < lastTurn {
 			n -= c.reasoning

@@ -59,17 +59,13 @@ func estimateFull(c tokens.Counter, raw []byte, ch charges) messageCost {
 }
 
 func estimate(c tokens.Counter, raw []byte, ch charges, elide bool) messageCost {
-	if !json.Valid(raw) {
-		n := c.Count(string(raw))
-		return messageCost{tokens: n, invalid: true}
+	sc, ok := scanMessage(raw)
+	if !ok {
+		return messageCost{tokens: c.Count(string(raw)), invalid: true}
 	}
-	if !mayHoldMedia(raw) {
-		sc := msgScan{b: raw, c: c}
-		sc.run()
-		return messageCost{tokens: sc.n, userTurn: sc.userTurn()}
+	if !sc.media {
+		return messageCost{tokens: sc.count(c), userTurn: sc.userTurn()}
 	}
-	sc := msgScan{b: raw}
-	sc.run()
 	cost, ok := messageCost{}, false
 	// Messages carrying large payloads: replace every long string literal
 	// by a short stand-in first, so that decoding touches kilobytes, not
@@ -277,7 +273,6 @@ func (p payloads) reader(s string) (r io.Reader, ok bool) {
 	return strings.NewReader(full), true
 }
 
-
 // text returns the full text of s (s itself, or the literal a stand-in
 // elided).
 func (p payloads) text(s string) (string, bool) {
@@ -314,26 +309,6 @@ func (p payloads) size(s string) int {
 		return len(s)
 	}
 	return p.spans[idx].closing - p.spans[idx].open - 1
-}
-
-// mayHoldMedia is a cheap pre-check: every media and reasoning shape the
-// rules charge specially contains one of these markers, so a message
-// without them is charged on its decoded text in one scan, without being
-// decoded into a tree.
-func mayHoldMedia(b []byte) bool {
-	for _, m := range mediaMarkers {
-		if bytes.Contains(b, m) {
-			return true
-		}
-	}
-	return false
-}
-
-var mediaMarkers = [][]byte{
-	[]byte("base64"), []byte("inline_data"), []byte("inlineData"), []byte("file_data"), []byte("fileData"),
-	[]byte(`"file_id"`), []byte(`"file_url"`), []byte(`"url"`), []byte(`"image_url"`), []byte(`"input_image"`),
-	[]byte(`"thinking"`), []byte(`"redacted_thinking"`), []byte(`"reasoning"`),
-	[]byte("thoughtSignature"), []byte("thought_signature"),
 }
 
 // countJSON charges one JSON value (a tool schema) on its compact form

@@ -284,11 +284,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	if s.anchor != nil && len(messages) < s.anchor.messages {
 		s.anchor = nil
 	}
-	costs := make([]messageCost, len(s.cache))
-	for i := range s.cache {
-		costs[i] = s.cache[i].cost
-	}
-	h := r.totals(costs)
+	h := r.totals(len(s.cache), func(i int) *messageCost { return &s.cache[i].cost })
 
 	if !s.lanesValid {
 		n := len(r.warnings)
@@ -367,11 +363,7 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
 		s.lanesValid = true
 	}
-	costs := make([]messageCost, messageCount)
-	for i := range costs {
-		costs[i] = s.cache[i].cost
-	}
-	est := satAdd(s.lanes.Total(), r.totals(costs).tokens)
+	est := satAdd(s.lanes.Total(), r.totals(messageCount, func(i int) *messageCost { return &s.cache[i].cost }).tokens)
 	est = satAdd(est, satMul(FramingTokensPerMessage, messageCount))
 	if est > 0 {
 		ratio := float64(reportedInputTokens) / float64(est)

@@ -415,7 +415,23 @@ func FuzzEstimateMessage(f *testing.F) {
 	}
 	f.Add([]byte(`{"content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + bigPDF[:200] + `\/` + bigPDF[200:] + `"}}]}`))
 	f.Add([]byte(`{"content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"/Type /Page base64"}}]}`))
+	f.Add([]byte(`{"role":"user","content":"\u4f60\u597d \u003cb\u003e \ud83d\ude00 \ud800 \n\t\"","n":-1.5e+3,"ok":[true,false,null]}`))
+	f.Add([]byte("{\"a\":\"\xff\xfe\"}"))
 	f.Fuzz(func(t *testing.T, msg []byte) {
+		// The validating scan accepts exactly what encoding/json accepts,
+		// and on a message the media rules leave alone it counts what the
+		// decoding path counts.
+		sc, ok := scanMessage(msg)
+		if ok != json.Valid(msg) {
+			t.Fatalf("scan valid %v, encoding/json %v", ok, json.Valid(msg))
+		}
+		if ok && !sc.media {
+			c := tokens.Safe{}
+			tree, treeOK := estimateTree(c, msg, testCharges, payloads{})
+			if !treeOK || tree.tokens != sc.count(c) {
+				t.Fatalf("scan counts %d, decoding path %+v", sc.count(c), tree)
+			}
+		}
 		// The fast path for large payloads agrees with the full estimate.
 		if fast, full := estimateMessage(tokens.Safe{}, msg, testCharges), estimateFull(tokens.Safe{}, msg, testCharges); fast != full {
 			t.Fatalf("fast path %+v, full %+v", fast, full)

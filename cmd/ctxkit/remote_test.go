@@ -98,7 +98,7 @@ func TestRemoteAssessMatchesLocal(t *testing.T) {
 			{"type":"image_url","image_url":{"url":"https://example.com/a.png","detail":"low"}},
 			{"type":"file","file":{"file_data":"data:application/pdf;base64,` + pdf + `"}}]}]}`, "--tool-result-bytes=3000"},
 		"gemini by file uri": {`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}},{"text":"\u4f60\u597d"}]}]}`, "--model=gemini-2.5-pro"},
-		"unknown model": {`{"model":"mystery-1","messages":[{"role":"user","content":"hello"}]}`, "--page-tokens=100"},
+		"unknown model":      {`{"model":"mystery-1","messages":[{"role":"user","content":"hello"}]}`, "--page-tokens=100"},
 	} {
 		for _, format := range []string{"text", "json"} {
 			args := []string{"assess", "--format", format, tc.flags, "-"}
