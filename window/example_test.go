@@ -3,6 +3,7 @@ package window_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -86,4 +87,29 @@ func ExampleAssess_pdf() {
 	// message bytes > 1 MB: true
 	// documents: 1 pages: 2 at 3000 each
 	// history: 6030
+}
+
+// Each wire's charging rules come from the catalog, with their sources.
+func ExampleCatalog_Rules() {
+	r := window.DefaultCatalog().Rules(window.WireGemini)
+	fmt.Println(r.PageTokens, "tokens per page, up to", r.MaxPages, "pages; earlier reasoning", r.PriorReasoning)
+	fmt.Println(r.Sources["page_tokens"])
+	// Output:
+	// 258 tokens per page, up to 1000 pages; earlier reasoning charged
+	// https://ai.google.dev/gemini-api/docs/document-processing
+}
+
+// A wire that does not fit the body is a *ShapeError naming the mismatch.
+func ExampleInputsFromRequestBody_shapeError() {
+	body := []byte(`{"model":"gpt-4o","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}`)
+	_, err := window.InputsFromRequestBody(body, window.WireGemini, "")
+	var se *window.ShapeError
+	fmt.Println(errors.As(err, &se), se.Body)
+	fmt.Println(err)
+	in, _ := window.InputsFromRequestBody(body, window.WireUnknown, "")
+	fmt.Printf("system %q, %d history message\n", in.System, len(in.Messages))
+	// Output:
+	// true openai
+	// wire gemini does not match the body: it is an OpenAI Chat or Responses request (message 0 has role "system")
+	// system "Be brief.", 1 history message
 }

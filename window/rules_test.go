@@ -415,3 +415,31 @@ func TestCatalogCitesEveryRule(t *testing.T) {
 		t.Errorf("a source that is not an https URL was accepted: %v", err)
 	}
 }
+
+// An Assessment read back from its JSON equals the one written (what
+// `assess --remote` relies on to print the local command's bytes).
+func TestAssessmentJSONRoundTrips(t *testing.T) {
+	s := NewSession(&SessionOptions{Model: "gpt-5"})
+	msgs := history(t, 6, "some text")
+	s.Assess(msgs)
+	if err := s.ObserveUsage(100, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Assessment{
+		s.Assess(msgs),
+		Assess(Inputs{Model: "mystery", Window: -1, Messages: append(msgs, json.RawMessage(`{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/a.png","detail":"low"}}]}`))}),
+		Assess(Inputs{Model: "gemini-2.5-pro", ThinkingBudget: 10}),
+	} {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Assessment
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if b2, _ := json.Marshal(back); string(b2) != string(b) {
+			t.Fatalf("round trip differs:\n%s\n%s", b, b2)
+		}
+	}
+}
