@@ -148,7 +148,7 @@ func (s *Session) SetThinkingBudget(tokens int) { s.set(func() { s.in.ThinkingBu
 func (s *Session) SetMaxToolResultBytes(n int) { s.set(func() { s.in.NextToolResultBytes = n }) }
 
 // SetOutputReserve sets the requested output (max_tokens); 0 restores the
-// model's maximum output.
+// default: the model's maximum output, at most DefaultOutputCap.
 func (s *Session) SetOutputReserve(tokens int) { s.set(func() { s.in.OutputReserve = tokens }) }
 
 // SetWire overrides the catalog's wire for the model.
