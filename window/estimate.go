@@ -290,8 +290,8 @@ func (p payloads) text(s string) (string, bool) {
 	return b.String(), true
 }
 
-// size returns the byte length of s's full text without reading it (for a
-// stand-in, the elided literal's length as written, escapes included).
+// size returns the byte length of s's full text, without copying it when
+// the elided literal holds no escape.
 func (p payloads) size(s string) int {
 	if len(p.spans) == 0 || !strings.Contains(s, string(elidedMarker)) {
 		return len(s)
@@ -308,7 +308,13 @@ func (p payloads) size(s string) int {
 	if err != nil || idx < 0 || idx >= len(p.spans) {
 		return len(s)
 	}
-	return p.spans[idx].closing - p.spans[idx].open - 1
+	sp := p.spans[idx]
+	if bytes.IndexByte(p.raw[sp.open+1:sp.closing], '\\') >= 0 {
+		if full, ok := p.text(s); ok {
+			return len(full) // escapes written are not bytes of the payload
+		}
+	}
+	return sp.closing - sp.open - 1
 }
 
 // countJSON charges one JSON value (a tool schema) on its compact form

@@ -443,3 +443,16 @@ func TestAssessmentJSONRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// The fast path for large payloads charges opaque reasoning as the full
+// decode does, also when the JSON escapes the payload's slashes.
+func TestOpaquePayloadFastPathAgreesWithFull(t *testing.T) {
+	sig := strings.Repeat("ab/cd+ef", 2000)
+	for _, lit := range []string{sig, strings.ReplaceAll(sig, "/", `\/`)} {
+		msg := []byte(`{"role":"assistant","content":[{"type":"thinking","thinking":"` + strings.Repeat("hm ", 3000) + `","signature":"` + lit + `"}]}`)
+		fast, full := estimateMessage(tokens.Safe{}, msg, testCharges), estimateFull(tokens.Safe{}, msg, testCharges)
+		if fast != full || fast.reasoning == 0 {
+			t.Fatalf("fast %+v, full %+v", fast, full)
+		}
+	}
+}
