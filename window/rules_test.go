@@ -448,7 +448,9 @@ func TestAssessmentJSONRoundTrips(t *testing.T) {
 // decode does, also when the JSON escapes the payload's slashes.
 func TestOpaquePayloadFastPathAgreesWithFull(t *testing.T) {
 	sig := strings.Repeat("ab/cd+ef", 2000)
-	for _, lit := range []string{sig, strings.ReplaceAll(sig, "/", `\/`)} {
+	// Escapes past the first elidePrefix bytes, so that the literal is
+	// elided.
+	for _, lit := range []string{sig, sig[:200] + strings.ReplaceAll(sig[200:], "/", `\/`)} {
 		msg := []byte(`{"role":"assistant","content":[{"type":"thinking","thinking":"` + strings.Repeat("hm ", 3000) + `","signature":"` + lit + `"}]}`)
 		fast, full := estimateMessage(tokens.Safe{}, msg, testCharges), estimateFull(tokens.Safe{}, msg, testCharges)
 		if fast != full || fast.reasoning == 0 {
