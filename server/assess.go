@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -110,7 +111,12 @@ func (h *Handler) assess(_ context.Context, req *AssessRequest) (any, error) {
 	}
 	in, err := window.InputsFromRequestBody(body, wire, req.Model)
 	if err != nil {
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: "request", Message: "request: " + err.Error()}
+		field := "request"
+		var se *window.ShapeError
+		if errors.As(err, &se) && se.Model == "" {
+			field = "wire" // the wire named does not fit the body
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: field + ": " + err.Error()}
 	}
 	in.Window = req.Window
 	in.ImageTokens, in.PageTokens = req.ImageTokens, req.PageTokens

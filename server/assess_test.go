@@ -116,7 +116,7 @@ func TestAssessRouteCountsDecodedText(t *testing.T) {
 	}
 	_, err = c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(plain), Wire: "gemini"})
 	var se *server.Error
-	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "wire gemini does not match the body") {
+	if !errors.As(err, &se) || se.Status != 400 || se.Field != "wire" || !strings.Contains(se.Message, "wire gemini does not match the body") {
 		t.Fatalf("mismatched wire: %v", err)
 	}
 	u, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(`{"model":"mystery-2","messages":[{"role":"user","content":"x"}]}`)})
