@@ -315,6 +315,7 @@ func Assess(in Inputs) Assessment {
 // historyTotals sums per-message costs.
 type historyTotals struct {
 	tokens, messages        int
+	system                  int // OpenAI system and developer messages, framing included
 	images, lowImages, refs int
 	documents, pages        int
 	reasoningDropped        int
@@ -344,13 +345,18 @@ func (r *resolved) totals(n int, cost func(int) *messageCost) historyTotals {
 			n -= c.reasoning
 			h.reasoningDropped = satAdd(h.reasoningDropped, c.reasoning)
 		}
-		h.tokens = satAdd(h.tokens, n)
+		if c.system && r.wire == WireOpenAI {
+			// The wire's system prompt: the system lane, not the history.
+			h.system = satAdd(h.system, satAdd(n, FramingTokensPerMessage))
+		} else {
+			h.tokens = satAdd(h.tokens, n)
+			h.messages++
+		}
 		h.images = satAdd(h.images, c.images)
 		h.lowImages = satAdd(h.lowImages, c.lowImages)
 		h.refs = satAdd(h.refs, c.refs)
 		h.documents = satAdd(h.documents, c.documents)
 		h.pages = satAdd(h.pages, c.pages)
-		h.messages++
 		if c.invalid {
 			h.invalid = append(h.invalid, i)
 		}
@@ -527,6 +533,7 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor f
 	for _, i := range h.unpriced {
 		r.warnf("message %d: media by reference of a type with no per-item figure (video, audio): charged as its reference text", i)
 	}
+	lanes.System = satAdd(lanes.System, h.system)
 	lanes.History = h.tokens
 	lanes.Framing = satMul(FramingTokensPerMessage, h.messages)
 	if factor != 1 {

@@ -28,6 +28,7 @@ type messageCost struct {
 	refs      int // images and documents sent by URL or file id
 	unpriced  int // media by reference with no per-item figure, charged as text
 	userTurn  bool
+	system    bool // role system or developer (the OpenAI wire's system prompt)
 	invalid   bool // not JSON: charged as text
 }
 
@@ -64,7 +65,7 @@ func estimate(c tokens.Counter, raw []byte, ch charges, elide bool) messageCost 
 		return messageCost{tokens: c.Count(string(raw)), invalid: true}
 	}
 	if !sc.media {
-		return messageCost{tokens: sc.count(c), userTurn: sc.userTurn()}
+		return messageCost{tokens: sc.count(c), userTurn: sc.userTurn(), system: sc.systemRole()}
 	}
 	cost, ok := messageCost{}, false
 	// Messages carrying large payloads: replace every long string literal
@@ -81,7 +82,7 @@ func estimate(c tokens.Counter, raw []byte, ch charges, elide bool) messageCost 
 	if !ok { // not reached: raw is valid JSON
 		return messageCost{tokens: c.Count(string(raw)), invalid: true}
 	}
-	cost.userTurn = sc.userTurn()
+	cost.userTurn, cost.system = sc.userTurn(), sc.systemRole()
 	return cost
 }
 

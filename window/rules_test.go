@@ -458,3 +458,24 @@ func TestOpaquePayloadFastPathAgreesWithFull(t *testing.T) {
 		}
 	}
 }
+
+// Messages passed to Assess or a Session as the OpenAI wire sends them
+// carry the system prompt as a message: it is charged to the system lane
+// and does not count as history.
+func TestOpenAISystemMessagePassedAsAMessage(t *testing.T) {
+	msgs := []json.RawMessage{
+		json.RawMessage(`{"role":"system","content":"You review Go code carefully."}`),
+		json.RawMessage(`{"role":"user","content":"hi"}`),
+	}
+	a := Assess(Inputs{Model: "gpt-4o", Messages: msgs})
+	if a.HistoryMessages != 1 || a.Breakdown.System == 0 || a.Breakdown.Framing != FramingTokensPerMessage {
+		t.Fatalf("%d history messages, lanes %+v", a.HistoryMessages, a.Breakdown)
+	}
+	if s := NewSession(&SessionOptions{Model: "gpt-4o"}).Assess(msgs); s.Breakdown != a.Breakdown {
+		t.Fatalf("session %+v, assess %+v", s.Breakdown, a.Breakdown)
+	}
+	// On Anthropic a system-role message is not the system prompt.
+	if c := Assess(Inputs{Model: "claude-sonnet-4-5", Messages: msgs}); c.HistoryMessages != 2 || c.Breakdown.System != 0 {
+		t.Fatalf("anthropic: %d history messages, lanes %+v", c.HistoryMessages, c.Breakdown)
+	}
+}

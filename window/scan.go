@@ -165,6 +165,9 @@ func (s *msgScan) userTurn() bool {
 	return s.plainContent || s.nonToolPart || (!s.hasContent && !s.hasParts)
 }
 
+// systemRole reports whether the message is a system or developer message.
+func (s *msgScan) systemRole() bool { return s.role == "system" || s.role == "developer" }
+
 func (s *msgScan) peek() byte {
 	if s.i < len(s.b) {
 		return s.b[s.i]

@@ -301,7 +301,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 		// The anchored request's share of this estimate: everything but
 		// what was added since, so that an unchanged history is charged
 		// exactly the reported figure.
-		raw := satAdd(satAdd(s.lanes.Total(), h.tokens), satMul(FramingTokensPerMessage, h.messages))
+		raw := satAdd(satAdd(s.lanes.Total(), satAdd(h.tokens, h.system)), satMul(FramingTokensPerMessage, h.messages))
 		added := scale(max(raw-an.estimate, 0), factor)
 		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: max(a.Breakdown.Total()-added, 0)}
 	}
@@ -363,8 +363,9 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
 		s.lanesValid = true
 	}
-	est := satAdd(s.lanes.Total(), r.totals(messageCount, func(i int) *messageCost { return &s.cache[i].cost }).tokens)
-	est = satAdd(est, satMul(FramingTokensPerMessage, messageCount))
+	h := r.totals(messageCount, func(i int) *messageCost { return &s.cache[i].cost })
+	est := satAdd(s.lanes.Total(), satAdd(h.tokens, h.system))
+	est = satAdd(est, satMul(FramingTokensPerMessage, h.messages))
 	if est > 0 {
 		ratio := float64(reportedInputTokens) / float64(est)
 		f := s.factor(s.in.Model)
