@@ -161,12 +161,13 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "this provider declares no embeddings fingerprint; do not send an embedding (E1)"}
 	}
 	var asOf time.Time
-	if q.AsOf != "" {
-		t, err := time.Parse(time.RFC3339Nano, q.AsOf)
-		if err != nil || !strings.HasSuffix(q.AsOf, "Z") {
-			return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "query.as_of is not a protocol timestamp (F4)"}
+	pinned := q.Has(frame.MemberAsOf)
+	if pinned { // an as_of sent as "" is a pin that is no timestamp
+		t, err := frame.ParseTimestamp(q.AsOf)
+		if err != nil {
+			return nil, &wire.Error{Code: wire.CodeBadRequest, Message: fmt.Sprintf("query.as_of %q is not a protocol timestamp (F4): %v", q.AsOf, err)}
 		}
-		asOf = t
+		asOf = t.Time()
 	}
 	wantDoc, wantSnippet := q.WantsKind(frame.KindDoc), q.WantsKind(frame.KindSnippet)
 	res := &wire.Result{Frames: []frame.Frame{}}
@@ -241,7 +242,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		if (fe.doc && !wantDoc) || (!fe.doc && !wantSnippet) {
 			continue
 		}
-		if !asOf.IsZero() && fe.modTime.After(asOf) {
+		if pinned && fe.modTime.After(asOf) {
 			continue
 		}
 		if len(res.Frames) >= int(q.MaxFrames) || used+uint64((ch.end-ch.start+3)/4) > uint64(q.MaxTokens)+64 {
@@ -249,7 +250,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		content, mod, ok := ix.readRange(ch.file, ch.startLine, ch.endLine)
-		if !ok || (!asOf.IsZero() && mod.After(asOf)) {
+		if !ok || (pinned && mod.After(asOf)) {
 			continue
 		}
 		cost := frame.BudgetTokensBytes(content)
