@@ -15,7 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Names of the provider checks, in report order: the 13 of PROTOCOL.md §5.1
+// Names of the provider checks, in report order: the 13 of docs/protocol.md §5.1
 // (same names and semantics) and ctxkit's unknown-envelope check.
 const (
 	CheckHandshake             = "handshake"
@@ -92,7 +92,7 @@ type ProviderOptions struct {
 	Stderr io.Writer
 }
 
-// SampleQuery is the provider suite's sample query (PROTOCOL.md §5.1):
+// SampleQuery is the provider suite's sample query (docs/protocol.md §5.1):
 // any kind, max_frames 8, max_tokens 4096.
 func SampleQuery() frame.Query {
 	return frame.Query{
