@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -330,6 +331,41 @@ func TestWellFormedDigest(t *testing.T) {
 	for _, s := range []string{"", "sha256", "sha256:", good + "0", good[:70], "SHA256:" + good[7:], "sha512:" + good[7:], "sha256:" + strings.Repeat("g", 64)} {
 		if WellFormedDigest(s) {
 			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestPresenceRulesFromTheWire: the rules that read whether a member was
+// sent, decoded from JSON as a provider sends it. A full frame with no
+// content (absent or null) breaks P1 and one with "content": "" does not; a
+// reference frame carrying "content": "" breaks P3; a relation whose
+// display_name is absent or null breaks G1 (contextgraph/1.0).
+func TestPresenceRulesFromTheWire(t *testing.T) {
+	const head = `{"id":"f","kind":"doc","title":"t","score":0.5,"token_cost":0,"citation_label":"c"`
+	const ref = `,"representation":"reference","canonical_content_hash":"sha256:` +
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + `","content_ref":{"provider_id":"p","uri":"u"}`
+	for _, tc := range []struct {
+		in, want string // want: "RULE field", or "" for valid
+	}{
+		{head + `}`, "P1 content"},
+		{head + `,"content":null}`, "P1 content"},
+		{head + `,"content":""}`, ""},
+		{head + ref + `}`, ""},
+		{head + ref + `,"content":""}`, "P3 content"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x"}]}`, "G1 relations[0].display_name"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x","display_name":null}]}`, "G1 relations[0].display_name"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x","display_name":"X"}]}`, ""},
+	} {
+		var f Frame
+		if err := json.Unmarshal([]byte(tc.in), &f); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range f.Validate() {
+			got = append(got, v.Rule+" "+v.Field)
+		}
+		if want := []string{tc.want}; (tc.want == "" && len(got) != 0) || (tc.want != "" && !slices.Equal(got, want)) {
+			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
