@@ -63,6 +63,21 @@ type ruleCase struct {
 	fails  bool
 }
 
+// presenceCases are the rules that read whether content or a display name
+// is carried, "" included (contextgraph/1.0: P1 requires content on a full
+// frame, P3 forbids even "" on a reference frame, G1 requires a display
+// name on every relation).
+func presenceCases() []ruleCase {
+	return []ruleCase{
+		{"full without content", baseFull, func(f *Frame) { f.Clear(MemberContent); f.TokenCost = 0 }, "P1", "content", true},
+		{"full with empty content", baseFull, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P1", "", false},
+		{"full with canonical hash", baseFull, func(f *Frame) { f.CanonicalContentHash = "sha256:" + strings.Repeat("a", 64) }, "P1", "canonical_content_hash", true},
+		{"compact with empty content", baseCompact, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P2", "", false},
+		{"reference with empty content", baseRef, func(f *Frame) { f.Set(MemberContent, "") }, "P3", "content", true},
+		{"display name on every relation", baseFull, func(f *Frame) { f.Relations[1].DisplayName = "x" }, "G1", "", false},
+	}
+}
+
 func TestFrameRules(t *testing.T) {
 	file := func(f *Frame) *Provenance { return &f.Provenance[0] }
 	cases := []ruleCase{
@@ -122,9 +137,6 @@ func TestFrameRules(t *testing.T) {
 
 		{"full with content_ref", baseFull, func(f *Frame) { f.ContentRef = &ContentRef{ProviderID: "p", URI: "u"} }, "P1", "content_ref", true},
 		{"full with transform", baseFull, func(f *Frame) { f.Transform = &Transform{"m", "i", "v"} }, "P1", "transform", true},
-		{"full without content", baseFull, func(f *Frame) { f.Clear(MemberContent); f.TokenCost = 0 }, "P1", "content", true},
-		{"full with empty content", baseFull, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P1", "", false},
-		{"full with canonical hash", baseFull, func(f *Frame) { f.CanonicalContentHash = "sha256:" + strings.Repeat("a", 64) }, "P1", "canonical_content_hash", true},
 		{"explicit full", baseFull, func(f *Frame) { f.Representation = RepresentationFull }, "P1", "", false},
 
 		{"compact without transform", baseCompact, func(f *Frame) { f.Transform = nil }, "P2", "transform", true},
@@ -132,11 +144,9 @@ func TestFrameRules(t *testing.T) {
 		{"compact without content_ref", baseCompact, func(f *Frame) { f.ContentRef = nil }, "P2", "content_ref", true},
 		{"compact without canonical hash", baseCompact, func(f *Frame) { f.CanonicalContentHash = "" }, "P2", "canonical_content_hash", true},
 		{"compact without content", baseCompact, func(f *Frame) { f.Content = ""; f.TokenCost = 0 }, "P2", "content", true},
-		{"compact with empty content", baseCompact, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P2", "", false},
 		{"compact with expiry", baseCompact, func(f *Frame) { f.ContentRef.ExpiresAt = "2027-01-01T00:00:00Z" }, "P2", "", false},
 
 		{"reference with content", baseRef, func(f *Frame) { f.Content = "x" }, "P3", "content", true},
-		{"reference with empty content", baseRef, func(f *Frame) { f.Set(MemberContent, "") }, "P3", "content", true},
 		{"reference with digest", baseRef, func(f *Frame) { f.ContentDigest = "sha256:" + strings.Repeat("a", 64) }, "P3", "content_digest", true},
 		{"reference without content_ref", baseRef, func(f *Frame) { f.ContentRef = nil }, "P3", "content_ref", true},
 		{"reference without canonical hash", baseRef, func(f *Frame) { f.CanonicalContentHash = "" }, "P3", "canonical_content_hash", true},
@@ -154,7 +164,6 @@ func TestFrameRules(t *testing.T) {
 		{"absent display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "" }, "G1", "relations[0].display_name", true},
 		{"display name sent as empty", baseFull, func(f *Frame) { f.Relations[1].Set(MemberDisplayName, "") }, "G1", "relations[1].display_name", true},
 		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].Clear(MemberDisplayName) }, "G1", "relations[0].display_name", true},
-		{"display name on every relation", baseFull, func(f *Frame) { f.Relations[1].DisplayName = "x" }, "G1", "", false},
 		{"blank target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = " " }, "G2", "relations[1].target_uri", true},
 		{"any target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = "x" }, "G2", "", false},
 
@@ -163,6 +172,7 @@ func TestFrameRules(t *testing.T) {
 		{"unknown fidelity", baseFull, func(f *Frame) { f.ContentFidelity = "lossy" }, RuleSchema, "content_fidelity", true},
 		{"unknown kind is opaque", baseFull, func(f *Frame) { f.Kind = "vendor:ticket" }, RuleSchema, "", false},
 	}
+	cases = append(cases, presenceCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.base(t)
