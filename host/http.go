@@ -135,7 +135,10 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	}
 	rt := o.Transport
 	if rt == nil {
-		rt = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+		// No proxy: a proxy would carry the request off the machine by a
+		// path the consent and loopback checks never saw (HTTP_PROXY and
+		// HTTPS_PROXY are ignored; a caller who needs one passes Transport).
+		rt = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
 	}
 	client := &http.Client{
 		Transport: rt,
@@ -187,13 +190,17 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
 	}
+	sec := p.secrets()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		if e, derr := decodeEnvelope(bytes.TrimSpace(data)); derr == nil {
 			if we, ok := e.(*wire.Error); ok {
-				return nil, newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we)
+				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we))
 			}
 		}
-		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(string(data), 200)), nil)
+		// Scrubbed before it is cut short, so no part of a credential
+		// survives the cut.
+		body := sec.scrubString(string(data))
+		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(body, 200)), nil)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -201,22 +208,23 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	}
 	e, err := decodeEnvelope(data)
 	if err != nil {
-		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", err)
+		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", sec.scrubError(err))
 	}
 	if we, ok := e.(*wire.Error); ok {
-		return nil, newErr(p.id, op, ErrProviderError, "", we)
+		return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+	}
+	if sec.echoed(data, e) {
+		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
 	}
 	return e, nil
 }
 
+// secrets returns the provider's bearer token as a scrubbable value.
+func (p *httpProvider) secrets() secrets { return secretsOf(p.cred) }
+
 // scrub removes the credential's value from an error's text, in case a
 // transport ever echoes request headers.
-func scrub(err error, c Credential) error {
-	if c.IsZero() || !strings.Contains(err.Error(), c.value()) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.value(), redacted))
-}
+func scrub(err error, c Credential) error { return secretsOf(c).scrubError(err) }
 
 func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
 	e, err := p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version})

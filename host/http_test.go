@@ -128,13 +128,16 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 
 func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	// An https provider on a non-loopback name that claims no egress is
-	// still treated as egress (C4). The transport maps the name to a local
-	// test server, so no real network is used.
+	// still treated as egress (C4), and is not even dialled before consent
+	// covers it. The transport maps the name to a local test server, so no
+	// real network is used, and counts the dials.
 	srv := httptest.NewTLSServer(Handler(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
 	defer srv.Close()
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	addr := strings.TrimPrefix(srv.URL, "https://")
+	var dials atomic.Int32
 	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
 	}
 	h := New(nil)
@@ -146,13 +149,16 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	if fo.Outcomes[0].Status != StatusConsentRequired {
 		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
 	}
-	info, _, _ := h.Info("remote")
-	if !info.DataFlow.Egress {
-		t.Errorf("egress not forced")
+	if n := dials.Load(); n != 0 {
+		t.Fatalf("the provider was dialled %d times before consent", n)
 	}
 	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
 	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
 		t.Fatalf("after consent: %+v", o)
+	}
+	info, _, _ := h.Info("remote")
+	if !info.DataFlow.Egress {
+		t.Errorf("egress not forced")
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/trust"
 )
@@ -278,11 +279,14 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 }
 
 // writeFanOutReport prints one line per provider leg, then each frame the
-// per-leg audit refused.
+// per-leg audit refused. Everything a provider chose (its error messages and
+// stderr inside o.Error, its frame ids, the details quoting its frames) is
+// quoted or escaped by safetext, so no provider can add a line to this
+// report or send the terminal an escape sequence.
 func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
 	for _, o := range fo.Outcomes {
-		line := fmt.Sprintf("%-16s %-22s share=%d", o.Provider, o.Status, o.Query.MaxTokens)
+		line := fmt.Sprintf("%-16s %-22s share=%d", safetext.Quote(o.Provider), o.Status, o.Query.MaxTokens)
 		if o.Status == host.StatusFrames {
 			line += fmt.Sprintf(" accepted=%d", len(o.Frames))
 		}
@@ -292,10 +296,10 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 		line += " " + o.Elapsed.Round(time.Millisecond).String()
 		fmt.Fprintln(w, line)
 		if msg := o.Error(); msg != "" {
-			fmt.Fprintf(w, "  error: %s\n", msg)
+			fmt.Fprintf(w, "  error: %s\n", safetext.Escape(msg))
 		}
 		for _, e := range o.Excluded {
-			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, e.Detail)
+			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(e.Detail))
 		}
 	}
 	fmt.Fprintln(w, "# composition")
