@@ -15,8 +15,8 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
-	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -44,7 +44,9 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
-  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
+                        credential: sent as a bearer token to an HTTP provider,
+                        passed as VAR to a stdio child; scrubbed from all output
   --consent-store PATH  consent journal (default: %s)
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
@@ -212,6 +214,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	creds := map[string]host.Credential{}
+	credVar := map[string]string{}
 	for _, b := range bearers {
 		id, v, ok := strings.Cut(b, "=")
 		if !ok || id == "" || v == "" {
@@ -221,7 +224,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		if !set {
 			return fail("--bearer-env %s: environment variable %s is not set", id, v)
 		}
-		creds[id] = host.NewCredential(tok)
+		creds[id], credVar[id] = host.NewCredential(tok), v
 	}
 	for _, spec := range providers {
 		id, target, ok := strings.Cut(spec, "=")
@@ -234,7 +237,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 			if len(argv) == 0 {
 				return fail("--provider %s: empty command", id)
 			}
-			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
+			var so *host.StdioOptions
+			if v, ok := credVar[id]; ok {
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
 				return fail("%v", err)
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
