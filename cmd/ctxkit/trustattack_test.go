@@ -307,3 +307,88 @@ func TestCredentialNeverEchoed(t *testing.T) {
 	check("remote query stderr", errs)
 	check("serve log", logs.String())
 }
+
+// TestServeConsentMeansWhatItSays runs ctxkit serve with an egress provider
+// on loopback HTTP and drives its consent with the ctxkit consent command
+// while it runs: a grant, a revocation, a refused past expiry, a grant for
+// another name and an expired receipt each hold from the next request on,
+// and the provider receives a query only while a grant covering it is live.
+func TestServeConsentMeansWhatItSays(t *testing.T) {
+	var queries atomic.Int32
+	flow := `{"reads":true,"writes":false,"egress":true,"egress_scopes":["third-party-index"]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case bytes.Contains(body, []byte(`"handshake"`)):
+			io.WriteString(w, ackJSON("wiki-search", flow))
+		case bytes.Contains(body, []byte(`"query"`)):
+			queries.Add(1)
+			io.WriteString(w, `{"type":"frames","result":{"frames":[{"id":"w","kind":"doc","title":"wiki","content":"from the wiki","score":0.5,"token_cost":4,"citation_label":"w"}],"truncated":false}}`)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer srv.Close()
+	store := filepath.Join(t.TempDir(), "consent.ndjson")
+	cfg := writeConfig(t, map[string]any{"consent_store": store, "providers": []any{map[string]any{"id": "wiki", "url": srv.URL}}})
+	url, _ := startServe(t, cfg)
+	c, err := client.New(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(step string, wantStatus string, wantQueries int32, wantInError string) {
+		t.Helper()
+		q, err := c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		o := q.FanOut.Outcomes[0]
+		if o.Status != wantStatus || !strings.Contains(o.Error, wantInError) {
+			t.Errorf("%s: leg %s %q, want %s with %q", step, o.Status, o.Error, wantStatus, wantInError)
+		}
+		if n := queries.Load(); n != wantQueries {
+			t.Errorf("%s: the provider received %d queries in all, want %d", step, n, wantQueries)
+		}
+	}
+	grant := func(extra ...string) (int, string) {
+		args := append([]string{"consent", "grant", "wiki", "--store", store, "--scope", "third-party-index", "--grantor", "ada", "--endpoint", srv.URL}, extra...)
+		code, out, errs := runCLI(t, "", args...)
+		return code, out + errs
+	}
+	ask("before consent", "scope_receipt_required", 0, "--endpoint \""+srv.URL+"\" --provider-name \"wiki-search\"")
+	if code, out := grant("--provider-name", "wiki-search"); code != exitOK {
+		t.Fatalf("grant: %d %s", code, out)
+	}
+	ask("after the grant", "frames", 1, "")
+	if code, out, errs := runCLI(t, "", "consent", "revoke", "wiki", "--store", store); code != exitOK {
+		t.Fatalf("revoke: %d %s %s", code, out, errs)
+	}
+	ask("after the revocation", "scope_receipt_required", 1, "")
+	if code, out := grant("--provider-name", "wiki-search", "--expires", "2001-01-01T00:00:00Z"); code != exitUsage || !strings.Contains(out, "not in the future") {
+		t.Errorf("a grant expired in 2001: exit %d %s", code, out)
+	}
+	if code, out := grant("--provider-name", "wiki"); code != exitOK {
+		t.Fatalf("grant for another name: %d %s", code, out)
+	}
+	ask("granted for another name", "scope_receipt_required", 1, `granted for provider name "wiki" and the provider announces "wiki-search"`)
+	runCLI(t, "", "consent", "revoke", "wiki", "--store", store)
+	// A receipt whose expiry has passed since it was granted (written
+	// directly: the command refuses to grant one).
+	expired := `{"op":"receipt","receipt":{"provider_id":"wiki","scope":"third-party-index","provider_name":"wiki-search","provider_version":"1","endpoint":"` + srv.URL +
+		`","grantor":{"kind":"human","id":"ada"},"granted_at":"2020-01-01T00:00:00Z","expires_at":"2021-01-01T00:00:00Z"}}` + "\n"
+	f, err := os.OpenFile(store, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(expired)
+	f.Close()
+	ask("an expired receipt", "scope_receipt_required", 1, "expired at 2021-01-01T00:00:00Z")
+	code, out, _ := runCLI(t, "", "consent", "list", "--store", store)
+	if code != exitOK || !strings.Contains(out, "EXPIRED 2021-01-01T00:00:00Z") {
+		t.Errorf("consent list does not show the receipt as expired:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "consent", "list", "--json", "--store", store)
+	if code != exitOK || !strings.Contains(out, `"state": "expired"`) {
+		t.Errorf("consent list --json does not mark the receipt expired:\n%s", out)
+	}
+}
