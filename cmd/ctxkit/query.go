@@ -213,44 +213,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 			return fail("%v", err)
 		}
 	}
-	creds := map[string]host.Credential{}
-	credVar := map[string]string{}
-	for _, b := range bearers {
-		id, v, ok := strings.Cut(b, "=")
-		if !ok || id == "" || v == "" {
-			return fail("--bearer-env wants ID=VAR, got %q", b)
-		}
-		tok, set := os.LookupEnv(v)
-		if !set {
-			return fail("--bearer-env %s: environment variable %s is not set", id, v)
-		}
-		creds[id], credVar[id] = host.NewCredential(tok), v
-	}
-	for _, spec := range providers {
-		id, target, ok := strings.Cut(spec, "=")
-		if !ok || id == "" || target == "" {
-			return fail("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
-		}
-		switch {
-		case strings.HasPrefix(target, "stdio:"):
-			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
-			if len(argv) == 0 {
-				return fail("--provider %s: empty command", id)
-			}
-			var so *host.StdioOptions
-			if v, ok := credVar[id]; ok {
-				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
-			}
-			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
-				return fail("%v", err)
-			}
-		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
-			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return fail("%v", err)
-			}
-		default:
-			return fail("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
-		}
+	if err := addProviders(h, providers, bearers); err != nil {
+		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
 	for _, k := range kinds {
@@ -263,19 +227,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		code = exitFailed
 	}
 	if *format == "json" {
-		out := struct {
-			FanOut      *host.FanOut     `json:"fanout"`
-			Composition *compose.Result  `json:"composition"`
-			Usage       host.UsageReport `json:"usage"`
-		}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
-		enc := json.NewEncoder(s.out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(s.err, "query: %v\n", err)
-			return exitFailed
-		}
-		return code
+		return writeQueryJSON(s, fo, res, code)
 	}
 	if _, err := io.WriteString(s.out, res.Prompt); err != nil {
 		return exitFailed
@@ -283,6 +235,70 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	writeFanOutReport(s.err, fo)
 	_ = res.Audit.WriteText(s.err)
 	return code
+}
+
+// writeQueryJSON prints the whole result and fan-out report as JSON and
+// returns code, or 1 when it cannot be written.
+func writeQueryJSON(s stdio, fo *host.FanOut, res *compose.Result, code int) int {
+	out := struct {
+		FanOut      *host.FanOut     `json:"fanout"`
+		Composition *compose.Result  `json:"composition"`
+		Usage       host.UsageReport `json:"usage"`
+	}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
+	enc := json.NewEncoder(s.out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(s.err, "query: %v\n", err)
+		return exitFailed
+	}
+	return code
+}
+
+// addProviders registers each --provider SPEC, giving the provider named in
+// a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
+// environment variable VAR for a stdio child.
+func addProviders(h *host.Host, providers, bearers []string) error {
+	creds := map[string]host.Credential{}
+	credVar := map[string]string{}
+	for _, b := range bearers {
+		id, v, ok := strings.Cut(b, "=")
+		if !ok || id == "" || v == "" {
+			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+		}
+		tok, set := os.LookupEnv(v)
+		if !set {
+			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+		}
+		creds[id], credVar[id] = host.NewCredential(tok), v
+	}
+	for _, spec := range providers {
+		id, target, ok := strings.Cut(spec, "=")
+		if !ok || id == "" || target == "" {
+			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+		}
+		switch {
+		case strings.HasPrefix(target, "stdio:"):
+			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
+			if len(argv) == 0 {
+				return fmt.Errorf("--provider %s: empty command", id)
+			}
+			var so *host.StdioOptions
+			if v, ok := credVar[id]; ok {
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
+				return err
+			}
+		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+		}
+	}
+	return nil
 }
 
 // writeFanOutReport prints one line per provider leg, then each frame the

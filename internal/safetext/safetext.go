@@ -15,7 +15,6 @@ package safetext
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -59,13 +58,12 @@ func Escape(s string) string {
 	if i == len(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	b.WriteString(s[:i])
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
 	for i < len(s) {
 		c := s[i]
 		if c >= ' ' && c < 0x7F {
-			b.WriteByte(c)
+			b = append(b, c)
 			i++
 			continue
 		}
@@ -75,18 +73,19 @@ func Escape(s string) string {
 		}
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(c))
+			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xF])
 		case c >= utf8.RuneSelf && strconv.IsPrint(r):
-			b.WriteString(s[i : i+size])
+			b = append(b, s[i:i+size]...)
 		default:
-			// QuoteRune spells \n, \t, \x1b, \u202e ...; drop its quotes.
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
+			// AppendQuoteRuneToASCII spells \n, \t, \x1b, \u202e ...;
+			// its quotes are dropped.
+			var q [16]byte
+			e := strconv.AppendQuoteRuneToASCII(q[:0], r)
+			b = append(b, e[1:len(e)-1]...)
 		}
 		i += size
 	}
-	return b.String()
+	return string(b)
 }
 
 // cleanPrefix returns the length of the longest prefix of s that Escape
@@ -111,7 +110,4 @@ func cleanPrefix(s string) int {
 	return i
 }
 
-func hex2(c byte) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&0xF]})
-}
+const hexDigits = "0123456789abcdef"

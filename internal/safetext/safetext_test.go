@@ -124,3 +124,17 @@ func FuzzEscapeQuote(f *testing.F) {
 	f.Add("plain")
 	f.Fuzz(checkProperty)
 }
+
+func BenchmarkEscape(b *testing.B) {
+	clean := strings.Repeat(`host: query "docs": provider error internal: "upstream timed out" `, 16)
+	hostile := strings.Repeat("boom\n\x1b[2Jforged\u202e line ", 64)
+	for _, c := range []struct{ name, s string }{{"clean", clean}, {"hostile", hostile}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Escape(c.s)
+			}
+		})
+	}
+}
