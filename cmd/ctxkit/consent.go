@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -101,6 +102,7 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 		if strings.TrimSpace(*endpoint) == "" {
 			return bad("--endpoint is required: consent covers the provider reached at one URL or command")
 		}
+		*endpoint = normalEndpoint(*endpoint)
 		if strings.TrimSpace(*pname) == "" {
 			return bad("--provider-name is required: consent covers the provider announcing one name")
 		}
@@ -220,4 +222,17 @@ func listConsent(s stdio, store *host.ConsentStore, path string, asJSON bool) in
 			expiry(r.ExpiresAt), bound(r.ProviderName, r.Endpoint))
 	}
 	return exitOK
+}
+
+// normalEndpoint spells an endpoint as the host names the provider it
+// reaches: a URL as it re-encodes after parsing, a command with its words
+// joined by single spaces (as --provider ID=stdio:CMD ARGS splits them).
+func normalEndpoint(e string) string {
+	if strings.HasPrefix(e, "https://") || strings.HasPrefix(e, "http://") {
+		if u, err := url.Parse(e); err == nil {
+			return u.String()
+		}
+		return e
+	}
+	return strings.Join(strings.Fields(e), " ")
 }
