@@ -94,6 +94,7 @@ type httpProvider struct {
 	mu         sync.Mutex
 	correlated bool
 	next       atomic.Uint64
+	contacted  atomic.Bool // a request was sent (Shutdown has someone to tell)
 }
 
 // HTTP returns a Provider at rawURL. Plain http:// is accepted only for a
@@ -160,6 +161,9 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, newErr(p.id, op, ErrTransport, "building request", nil)
+	}
+	if env.Type() != "shutdown" {
+		p.contacted.Store(true)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -287,11 +291,15 @@ func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdi
 }
 
 // Shutdown posts a shutdown envelope; any answer (204 included) or failure
-// is fine: the host is done with the provider either way.
+// is fine: the host is done with the provider either way. A provider never
+// contacted is not contacted now: one the consent gate kept the host from
+// dialling stays undialled.
 func (p *httpProvider) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
+	if p.contacted.Load() {
+		_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
+	}
 	p.client.CloseIdleConnections()
 	return nil
 }

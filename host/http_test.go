@@ -140,17 +140,27 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
 	}
+	// Without consent: refused, and not dialled for the query, nor for
+	// the shutdown when the host closes.
+	refused := New(nil)
+	if err := refused.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
+		t.Fatal(err)
+	}
+	fo := refused.QueryAll(context.Background(), probe())
+	if fo.Outcomes[0].Status != StatusConsentRequired {
+		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
+	}
+	if _, err := refused.Connect(context.Background(), "remote"); !errors.Is(err, ErrConsentRequired) {
+		t.Errorf("Connect before consent: %v", err)
+	}
+	refused.Close(context.Background())
+	if n := dials.Load(); n != 0 {
+		t.Fatalf("the provider was dialled %d times before consent", n)
+	}
 	h := New(nil)
 	defer h.Close(context.Background())
 	if err := h.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
 		t.Fatal(err)
-	}
-	fo := h.QueryAll(context.Background(), probe())
-	if fo.Outcomes[0].Status != StatusConsentRequired {
-		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
-	}
-	if n := dials.Load(); n != 0 {
-		t.Fatalf("the provider was dialled %d times before consent", n)
 	}
 	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
 	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
