@@ -35,12 +35,15 @@ func ExampleHost_QueryAllBudgeted() {
 	q := &frame.Query{Goal: "how do retries work", MaxFrames: 4, MaxTokens: 500}
 	fo := h.QueryAllBudgeted(context.Background(), q, 500)
 	for _, o := range fo.Outcomes {
-		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Query.MaxTokens)
+		// The share holds the fences too: the provider is asked for the
+		// share less FrameChrome for each of max_frames frames.
+		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Share,
+			"asked max_tokens", o.Query.MaxTokens, "max_frames", o.Query.MaxFrames)
 	}
 	res := fo.Compose(500, nil)
 	fmt.Println(len(res.Audit.Included()), "included")
 	// Output:
-	// notes frames 1 frame(s), share 500
+	// notes frames 1 frame(s), share 500 asked max_tokens 376 max_frames 4
 	// 1 included
 }
 
@@ -93,4 +96,13 @@ func ExampleWatchConsentStore() {
 	// true
 	// the receipt for third-party-index does not cover it: it was granted for endpoint "https://wiki.example/cgp" and the provider is reached at "https://other.example/cgp"
 	// false
+}
+
+func ExampleFrameChrome() {
+	// What the host reserves, per frame, out of a leg's share for the
+	// fence of a frame served by provider "files": the fixed fence bytes,
+	// the provider id and AttrAllowance bytes of id, kind and label.
+	fmt.Println(host.FrameChrome("files"), "budget tokens per frame")
+	// Output:
+	// 31 budget tokens per frame
 }
