@@ -630,6 +630,8 @@ func (e *ConsentError) Error() string {
 	}
 	if e.Name != "" {
 		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
+	} else {
+		b.WriteString(" --provider-name ANNOUNCED-NAME")
 	}
 	b.WriteString(" --grantor NAME")
 	return b.String()
