@@ -181,7 +181,11 @@ func echoServer(t *testing.T, mode string, seen *atomic.Value) *httptest.Server 
 		seen.Store(auth)
 		switch {
 		case bytes.Contains(body, []byte(`"handshake"`)):
-			io.WriteString(w, ackJSON("echo-"+mode, localFlow))
+			name := "echo-" + mode
+			if mode == "ack" {
+				name += " " + auth // announced as part of its name
+			}
+			io.WriteString(w, ackJSON(name, localFlow))
 			return
 		case bytes.Contains(body, []byte(`"shutdown"`)):
 			w.WriteHeader(http.StatusNoContent)
@@ -215,7 +219,7 @@ func TestCredentialNeverEchoed(t *testing.T) {
 	rand.Read(raw[:])
 	token := "tok-" + hex.EncodeToString(raw[:])
 	t.Setenv("CTXKIT_TEST_TOKEN", token)
-	modes := []string{"body", "envelope", "frames", "escaped"}
+	modes := []string{"ack", "body", "envelope", "frames", "escaped"}
 	seen := map[string]*atomic.Value{}
 	urls := map[string]string{}
 	for _, m := range modes {
