@@ -148,6 +148,9 @@ func (p *Provider) closeLocked() {
 	}
 }
 
+// ID returns the provider's id.
+func (p *Provider) ID() string { return p.id }
+
 // String names the provider and its MCP server.
 func (p *Provider) String() string { return p.id + " (" + p.target.String() + ")" }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/mcpserver"
 )
@@ -88,11 +88,7 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	if err := addDirs(ctx, h, dirs, nil); err != nil {
 		return fail("%v", err)
 	}
-	creds, err := bearerCredentials(bearers)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if _, err := addProviders(h, providers, mcpTools, creds); err != nil {
+	if _, err := addProviders(h, providers, bearers, mcpTools); err != nil {
 		return fail("%v", err)
 	}
 	srv, err := mcpserver.NewServer(h, &mcpserver.ServerOptions{Budget: *budget, Roots: dirs, Version: "dev"})
@@ -138,28 +134,8 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// bearerCredentials reads each --bearer-env ID=VAR.
-func bearerCredentials(bearers []string) (map[string]host.Credential, error) {
-	creds := map[string]host.Credential{}
-	for _, b := range bearers {
-		id, v, ok := strings.Cut(b, "=")
-		if !ok || id == "" || v == "" {
-			return nil, fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
-		}
-		tok, set := os.LookupEnv(v)
-		if !set {
-			return nil, fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
-		}
-		creds[id] = host.NewCredential(tok)
-	}
-	return creds, nil
-}
-
-// addProviders registers each --provider SPEC: stdio:CMD and https://URL
-// CGP providers, mcp:stdio:CMD and mcp:https://URL MCP servers (with the
-// --mcp-tool naming their tool). It returns the MCP bridges, whose reports
-// say what each query left out.
-func addProviders(h *host.Host, specs, tools []string, creds map[string]host.Credential) ([]*mcpbridge.Provider, error) {
+// parseMCPTools reads each --mcp-tool ID=NAME[:ARG] into a map by id.
+func parseMCPTools(tools []string) (map[string]string, error) {
 	toolOf := map[string]string{}
 	for _, t := range tools {
 		id, spec, ok := strings.Cut(t, "=")
@@ -168,41 +144,17 @@ func addProviders(h *host.Host, specs, tools []string, creds map[string]host.Cre
 		}
 		toolOf[id] = spec
 	}
-	var bridges []*mcpbridge.Provider
-	for _, spec := range specs {
-		id, target, ok := strings.Cut(spec, "=")
-		if !ok || id == "" || target == "" {
-			return nil, fmt.Errorf("--provider wants ID=stdio:CMD, ID=https://URL or ID=mcp:..., got %q", spec)
-		}
-		switch {
-		case strings.HasPrefix(target, mcpbridge.Prefix):
-			b, err := addBridge(h, id, target, toolOf)
-			if err != nil {
-				return nil, err
-			}
-			bridges = append(bridges, b)
-		case strings.HasPrefix(target, "stdio:"):
-			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
-			if len(argv) == 0 {
-				return nil, fmt.Errorf("--provider %s: empty command", id)
-			}
-			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
-				return nil, err
-			}
-		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
-			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("--provider %s: unknown transport in %q (want stdio:, https:// or mcp:)", id, target)
-		}
-	}
+	return toolOf, nil
+}
+
+// checkMCPTools refuses an --mcp-tool naming no registered provider.
+func checkMCPTools(h *host.Host, toolOf map[string]string) error {
 	for id := range toolOf {
 		if !slices.Contains(h.IDs(), id) {
-			return nil, fmt.Errorf("--mcp-tool %s: no --provider %s=mcp:... is given", id, id)
+			return fmt.Errorf("--mcp-tool %s: no --provider %s=mcp:... is given", id, id)
 		}
 	}
-	return bridges, nil
+	return nil
 }
 
 func addBridge(h *host.Host, id, target string, toolOf map[string]string) (*mcpbridge.Provider, error) {
@@ -227,9 +179,11 @@ func writeBridgeReports(w io.Writer, bridges []*mcpbridge.Provider) {
 		if r.Listed == 0 && len(r.Left) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "# mcp %s: listed=%d read=%d bytes=%d left_out=%d\n", b, r.Listed, r.Read, r.Bytes, len(r.Left))
+		fmt.Fprintf(w, "# mcp %s: listed=%d read=%d bytes=%d left_out=%d\n", safetext.Quote(b.ID()), r.Listed, r.Read, r.Bytes, len(r.Left))
 		for _, l := range r.Left {
-			fmt.Fprintf(w, "  left out %s: %s %s\n", l.URI, l.Reason, l.Detail)
+			// The URIs and the server's errors are the MCP server's words:
+			// quoted, so they cannot add a line or a terminal escape.
+			fmt.Fprintf(w, "  left out %s: %s %s\n", safetext.Quote(l.URI), l.Reason, safetext.Quote(l.Detail))
 		}
 	}
 }

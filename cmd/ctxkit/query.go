@@ -15,7 +15,9 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -47,7 +49,9 @@ flags:
                           ID=mcp:https://HOST/PATH an MCP server over Streamable HTTP (egress)
   --mcp-tool ID=NAME[:ARG]  also call MCP provider ID's tool NAME with the goal in
                         argument ARG (default query); its text results are ranked too
-  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
+                        credential: sent as a bearer token to an HTTP provider,
+                        passed as VAR to a stdio child; scrubbed from all output
   --consent-store PATH  consent journal (default: %s)
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
@@ -210,19 +214,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err := addDirs(ctx, h, dirs, progress); err != nil {
 		return fail("%v", err)
 	}
-	creds := map[string]host.Credential{}
-	for _, b := range bearers {
-		id, v, ok := strings.Cut(b, "=")
-		if !ok || id == "" || v == "" {
-			return fail("--bearer-env wants ID=VAR, got %q", b)
-		}
-		tok, set := os.LookupEnv(v)
-		if !set {
-			return fail("--bearer-env %s: environment variable %s is not set", id, v)
-		}
-		creds[id] = host.NewCredential(tok)
-	}
-	bridges, err := addProviders(h, providers, mcpTools, creds)
+	bridges, err := addProviders(h, providers, bearers, mcpTools)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -317,12 +309,75 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	return code
 }
 
+// addProviders registers each --provider SPEC, giving the provider named in
+// a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
+// environment variable VAR for a stdio child.
+func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbridge.Provider, error) {
+	toolOf, err := parseMCPTools(mcpTools)
+	if err != nil {
+		return nil, err
+	}
+	var bridges []*mcpbridge.Provider
+	creds := map[string]host.Credential{}
+	credVar := map[string]string{}
+	for _, b := range bearers {
+		id, v, ok := strings.Cut(b, "=")
+		if !ok || id == "" || v == "" {
+			return nil, fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+		}
+		tok, set := os.LookupEnv(v)
+		if !set {
+			return nil, fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+		}
+		creds[id], credVar[id] = host.NewCredential(tok), v
+	}
+	for _, spec := range providers {
+		id, target, ok := strings.Cut(spec, "=")
+		if !ok || id == "" || target == "" {
+			return nil, fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+		}
+		switch {
+		case strings.HasPrefix(target, mcpbridge.Prefix):
+			b, err := addBridge(h, id, target, toolOf)
+			if err != nil {
+				return nil, err
+			}
+			bridges = append(bridges, b)
+		case strings.HasPrefix(target, "stdio:"):
+			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
+			if len(argv) == 0 {
+				return nil, fmt.Errorf("--provider %s: empty command", id)
+			}
+			var so *host.StdioOptions
+			if v, ok := credVar[id]; ok {
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("--provider %s: unknown transport in %q (want stdio:, https:// or mcp:)", id, target)
+		}
+	}
+	if err := checkMCPTools(h, toolOf); err != nil {
+		return nil, err
+	}
+	return bridges, nil
+}
+
 // writeFanOutReport prints one line per provider leg, then each frame the
-// per-leg audit refused.
+// per-leg audit refused. Everything a provider chose (its error messages and
+// stderr inside o.Error, its frame ids, the details quoting its frames) is
+// quoted or escaped by safetext, so no provider can add a line to this
+// report or send the terminal an escape sequence.
 func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
 	for _, o := range fo.Outcomes {
-		line := fmt.Sprintf("%-16s %-22s", o.Provider, o.Status)
+		line := fmt.Sprintf("%-16s %-22s", safetext.Quote(o.Provider), o.Status)
 		if o.Status != host.StatusKindsNotServed {
 			line += legLimits(fo, &o)
 		}
@@ -339,14 +394,14 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 			label = "skipped"
 		}
 		if msg := o.Error(); msg != "" {
-			fmt.Fprintf(w, "  %s: %s\n", label, msg)
+			fmt.Fprintf(w, "  %s: %s\n", label, safetext.Escape(msg))
 		}
 		for _, e := range o.Excluded {
 			detail := e.Detail
 			if !strings.HasPrefix(detail, e.Rule+" ") {
 				detail = e.Rule + " " + detail
 			}
-			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, detail)
+			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}
 	}
 	fmt.Fprintln(w, "# composition")
