@@ -61,8 +61,7 @@ func install(pkgs []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(strings.Join(pkgs, "\n")))
-	dir := filepath.Join(root, hex.EncodeToString(sum[:6]))
+	dir := hashDir(root, pkgs)
 	done := filepath.Join(dir, ".installed")
 	if _, err := os.Stat(done); err == nil {
 		return dir, nil
@@ -90,6 +89,12 @@ func install(pkgs []string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// hashDir is the directory of a package set under root.
+func hashDir(root string, pkgs []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(pkgs, "\n")))
+	return filepath.Join(root, hex.EncodeToString(sum[:6]))
 }
 
 // lock takes the lock directory path, waiting for another holder; a lock
