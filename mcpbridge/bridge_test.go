@@ -1,7 +1,9 @@
 package mcpbridge_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -36,6 +38,23 @@ func TestMain(m *testing.M) {
 		_, _ = os.Stdin.Read(buf)
 		fmt.Println("this is not JSON-RPC {]")
 		select {}
+	case "nocaps":
+		// Answers initialize declaring no capability (no resources), then nothing.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			switch {
+			case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0:
+			case m.Method == "initialize":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"bare","version":"1"}}}`+"\n", m.ID)
+			default:
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
+			}
+		}
+		os.Exit(0)
 	case "many":
 		s := docServer(manyDocs(1000, 4096), nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
@@ -256,6 +275,15 @@ func TestStdioServer(t *testing.T) {
 	// The session is kept for the next query.
 	if fs := query(t, p, "tomatoes watering", 500); len(fs) == 0 || fs[0].URI != "notes://garden" {
 		t.Fatalf("second query: %+v", fs)
+	}
+}
+
+// A server that declares no capabilities serves nothing and breaks nothing.
+func TestServerWithoutCapabilities(t *testing.T) {
+	target, o := selfTarget(t, "nocaps")
+	p := newProvider(t, target, o)
+	if fs := query(t, p, "anything", 100); len(fs) != 0 {
+		t.Fatalf("frames from a server with no resources: %+v", fs)
 	}
 }
 

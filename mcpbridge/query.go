@@ -118,7 +118,7 @@ func (p *Provider) gather(ctx context.Context, s *mcp.ClientSession, goal string
 	var rep Report
 	var docs []document
 	var srcs []source
-	if !p.opts.NoResources && s.InitializeResult().Capabilities.Resources != nil {
+	if init := s.InitializeResult(); !p.opts.NoResources && init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil {
 		list, err := p.list(ctx, s, &rep)
 		if err != nil {
 			return nil, nil, rep, err

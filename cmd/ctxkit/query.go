@@ -15,9 +15,9 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
-	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
