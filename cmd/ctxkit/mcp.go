@@ -40,13 +40,15 @@ flags:
   --provider SPEC       add a provider, as in ctxkit query (repeatable):
                           ID=stdio:CMD, ID=https://URL, ID=mcp:stdio:CMD, ID=mcp:https://URL
   --mcp-tool ID=NAME[:ARG]  call MCP provider ID's tool NAME with the goal (as in ctxkit query)
-  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --bearer-env ID=VAR   provider ID's credential, as in ctxkit query
   --budget N            query_context's budget when a call gives none (default 2000)
   --consent-store PATH  consent journal for egress providers (default: the consent command's)
   --timeout D           per-provider query timeout (default 30s)
 
-example (an MCP client's mcpServers entry runs this):
-  ctxkit mcp ./docs
+examples:
+  ctxkit mcp ./docs                          # what an mcpServers entry runs
+  ctxkit mcp --http 127.0.0.1:7701 ./docs    # Streamable HTTP at /mcp
+  ctxkit mcp --provider 'kb=mcp:stdio:npx -y @modelcontextprotocol/server-everything' ./docs
 
 exit codes: 0 the client closed the session (or SIGTERM); 1 serving failed;
 2 usage error or unreadable DIR.
