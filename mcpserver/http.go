@@ -42,12 +42,12 @@ func loopbackOrigin(origin string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	return IsLoopbackHost(u.Hostname())
+	return isLoopbackHost(u.Hostname())
 }
 
-// IsLoopbackHost reports whether host (without port) names the loopback
+// isLoopbackHost reports whether host (without port) names the loopback
 // interface: "localhost" or a loopback IP address.
-func IsLoopbackHost(host string) bool {
+func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
