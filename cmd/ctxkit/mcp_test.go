@@ -166,7 +166,8 @@ func TestMCPHTTP(t *testing.T) {
 }
 
 func TestMCPUsage(t *testing.T) {
-	for _, args := range [][]string{{"mcp", "--budget", "0"}, {"mcp", "--provider", "x=mcp:ftp://h"}, {"mcp", "--mcp-tool", "x=echo"}, {"mcp", "/no/such/dir"}} {
+	for _, args := range [][]string{{"mcp", "--budget", "0"}, {"mcp", "--provider", "x=mcp:ftp://h"}, {"mcp", "--mcp-tool", "x=echo"}, {"mcp", "/no/such/dir"},
+		{"query", "--goal", "g", "--provider", "x=mcp:https://h.example/mcp", "--bearer-env", "x=HOME"}} {
 		code, _, stderr := runBinary(t, sharedCtxkit(t), args...)
 		if code != exitUsage || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)

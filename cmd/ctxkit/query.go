@@ -338,6 +338,9 @@ func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbr
 		}
 		switch {
 		case strings.HasPrefix(target, mcpbridge.Prefix):
+			if _, ok := credVar[id]; ok {
+				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
+			}
 			b, err := addBridge(h, id, target, toolOf)
 			if err != nil {
 				return nil, err
