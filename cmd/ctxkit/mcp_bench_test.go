@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,12 @@ const benchGoal = "how is the budget split between providers"
 // query as a query_context call to a ctxkit mcp child over stdio. It
 // reports the median latency of each as p50-ms.
 func BenchmarkQueryContext(b *testing.B) {
+	for _, budget := range []int{200, 2000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchQueryContext(b, budget) })
+	}
+}
+
+func benchQueryContext(b *testing.B, benchBudget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 	b.Run("in-process", func(b *testing.B) {
 		ctx := context.Background()
@@ -37,13 +44,13 @@ func BenchmarkQueryContext(b *testing.B) {
 		if err := h.AddInProcess("files", files.New(ix)); err != nil {
 			b.Fatal(err)
 		}
-		q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: 2000}
+		q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(benchBudget)}
 		lat := make([]time.Duration, 0, b.N)
 		cpu0 := selfCPU()
 		for b.Loop() {
 			t := time.Now()
-			fo := h.QueryAllBudgeted(ctx, q, 2000)
-			if res := fo.Compose(2000, &compose.Options{}); len(res.Citations) == 0 {
+			fo := h.QueryAllBudgeted(ctx, q, uint32(benchBudget))
+			if res := fo.Compose(benchBudget, &compose.Options{}); len(res.Citations) == 0 {
 				b.Fatal("nothing composed")
 			}
 			lat = append(lat, time.Since(t))
@@ -77,7 +84,7 @@ func BenchmarkQueryContext(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer cs.Close()
-		args := map[string]any{"goal": benchGoal, "budget": 2000, "max_frames": 16}
+		args := map[string]any{"goal": benchGoal, "budget": benchBudget, "max_frames": 16}
 		lat := make([]time.Duration, 0, b.N)
 		cpu0 := selfCPU()
 		for b.Loop() {
@@ -103,7 +110,7 @@ func BenchmarkQueryContext(b *testing.B) {
 		// that with a session making no call, and subtract it.
 		idle := childCPU(b, bin, docs)
 		cpu0 := selfCPU()
-		args := map[string]any{"goal": benchGoal, "budget": 2000, "max_frames": 16}
+		args := map[string]any{"goal": benchGoal, "budget": benchBudget, "max_frames": 16}
 		lat := make([]time.Duration, 0, b.N)
 		for b.Loop() {
 			t := time.Now()
