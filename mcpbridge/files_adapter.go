@@ -2,8 +2,22 @@ package mcpbridge
 
 // This file is the bridge's only use of host/files: chunking and ranking
 // documents held in memory with the files provider's own chunker and
-// ranking. Re-point it here when host/files grows an in-memory index
-// (files.NewIndex, Index.Add, Index.Search).
+// ranking. Re-point it here when host/files grows an in-memory index; with
+// files.NewIndex, Index.Add(Document{Path, Content}) and
+// Index.Search(goal, limit) []Hit the body of rank becomes:
+//
+//	ix := files.NewIndex()
+//	for i, d := range docs {
+//		ix.Add(files.Document{Path: "d" + strconv.Itoa(i) + extOf(d.name), Content: d.content})
+//	}
+//	for _, h := range ix.Search(goal, 0) {
+//		// h.Path names the document ("d<i>.ext"); one hit per path in h.Paths
+//		// when equal contents were merged.
+//		hits = append(hits, chunkHit{doc: i, start: h.Chunk.StartLine, end: h.Chunk.EndLine,
+//			kind: h.Chunk.Kind, heading: h.Chunk.Heading, text: h.Chunk.Text, score: float32(h.Score)})
+//	}
+//
+// and the temporary directory goes away.
 
 import (
 	"context"
