@@ -111,7 +111,7 @@ func load(dir string) (*ucdb, error) {
 	db.version = pkg.Version
 	var ud struct {
 		UnicodeData []struct {
-			Codepoint, Name, Category   string
+			Codepoint, Name, Category     string
 			CharacterDecompositionMapping string
 		}
 	}
