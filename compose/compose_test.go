@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -698,7 +699,7 @@ func checkResultViews(t testing.TB, offers []Offer, budget int, res *Result, vie
 	}
 	if views {
 		checkFences(t, res.Prompt, len(res.Citations))
-	} else if n := len(findFenceTokens(res.Prompt)); n != 2*len(res.Citations) {
+	} else if n := len(fencetest.Tokens(res.Prompt, "frame")); n != 2*len(res.Citations) {
 		t.Fatalf("%d fence tokens for %d frames", n, len(res.Citations))
 	}
 	for _, e := range a.Entries {

@@ -2,94 +2,36 @@ package compose
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
-// fenceToken is one fence-like token found in a view of the output.
-type fenceToken struct {
-	pos   int
-	close bool
-}
+// views are the ways a reader may look at the prompt: raw, NFKC (of the
+// newest Unicode version), Cf-stripped, HTML-decoded as Go and as Python
+// decode, and every composition of two or three of them in either order.
+var views = fencetest.Views(true)
 
-// findFenceTokens is the reader's definition of a fence token, independent of
-// the implementation: '<', then any run of Unicode whitespace and '/', then
-// "frame" matched case-insensitively as a prefix. A token whose run holds a
-// '/' is a closing fence.
-func findFenceTokens(s string) []fenceToken {
-	var out []fenceToken
-	for i := 0; i < len(s); i++ {
-		if s[i] != '<' {
-			continue
-		}
-		j := i + 1
-		slash := false
-		for j < len(s) {
-			r, w := utf8.DecodeRuneInString(s[j:])
-			if r == '/' {
-				slash = true
-			} else if !unicode.IsSpace(r) {
-				break
-			}
-			j += w
-		}
-		k, name := j, 0
-		for name < 5 && k < len(s) {
-			r, w := utf8.DecodeRuneInString(s[k:])
-			if !strings.EqualFold(string(r), "frame"[name:name+1]) {
-				break
-			}
-			name++
-			k += w
-		}
-		if name == 5 {
-			out = append(out, fenceToken{pos: i, close: slash})
-		}
-	}
-	return out
-}
-
-func dropCf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-// views are the ways a reader may look at the prompt.
-var views = []struct {
-	name string
-	fn   func(string) string
-}{
-	{"raw", func(s string) string { return s }},
-	{"nfkc", norm.NFKC.String},
-	{"no-cf", dropCf},
-	{"html-decoded", html.UnescapeString},
-	{"decoded+nfkc+no-cf", func(s string) string { return dropCf(norm.NFKC.String(html.UnescapeString(s))) }},
-}
+// attrViews are the views in which escaped attributes stay escaped (no
+// decoder).
+var attrViews = fencetest.Views(false)
 
 // checkFences asserts that every view of out holds exactly frames fences,
 // alternating open and close and starting with an open.
 func checkFences(t testing.TB, out string, frames int) {
 	t.Helper()
 	for _, v := range views {
-		toks := findFenceTokens(v.fn(out))
+		toks := fencetest.Tokens(v.Fn(out), "frame")
 		if len(toks) != 2*frames {
-			t.Fatalf("%s view: %d fence tokens, want %d\n%q", v.name, len(toks), 2*frames, out)
+			t.Fatalf("%s view: %d fence tokens, want %d\n%q", v.Name, len(toks), 2*frames, out)
 		}
 		for k, tok := range toks {
-			if tok.close != (k%2 == 1) {
-				t.Fatalf("%s view: token %d close=%v out of order\n%q", v.name, k, tok.close, out)
+			if tok.Close != (k%2 == 1) {
+				t.Fatalf("%s view: token %d close=%v out of order\n%q", v.Name, k, tok.Close, out)
 			}
 		}
 	}
@@ -111,17 +53,17 @@ func checkBlock(t testing.TB, provider string, f *frame.Frame) string {
 		t.Fatalf("malformed block %q", out)
 	}
 	line := out[:nl]
-	for _, v := range views[:3] { // views in which escaped attributes stay escaped
-		l := v.fn(line)
+	for _, v := range attrViews {
+		l := v.Fn(line)
 		if strings.Count(l, `"`) != 8 || strings.Count(l, "<") != 1 || strings.Count(l, ">") != 1 || !strings.HasSuffix(l, `">`) {
-			t.Fatalf("%s view: opening line is not four quoted attributes: %q", v.name, l)
+			t.Fatalf("%s view: opening line is not four quoted attributes: %q", v.Name, l)
 		}
 		if strings.ContainsAny(l, "\r\v\f\u0085\u2028\u2029") {
-			t.Fatalf("%s view: line break in the opening line: %q", v.name, l)
+			t.Fatalf("%s view: line break in the opening line: %q", v.Name, l)
 		}
 		for _, r := range l {
 			if r < 0x20 {
-				t.Fatalf("%s view: raw control %U in the opening line: %q", v.name, r, l)
+				t.Fatalf("%s view: raw control %U in the opening line: %q", v.Name, r, l)
 			}
 		}
 	}

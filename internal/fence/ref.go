@@ -177,13 +177,11 @@ func numericText(x rune, big bool) string {
 
 // pythonDeletes reports whether Python's html.unescape decodes a numeric
 // reference to x as nothing: C0 controls other than tab, line feed, form
-// feed and carriage return, DEL, the C1 controls HTML does not map to
-// Windows-1252, and the 66 noncharacters.
+// feed and carriage return (and NUL, which becomes U+FFFD), DEL, and the 66
+// noncharacters. (C1 values take their Windows-1252 meaning, or stay.)
 func pythonDeletes(x rune) bool {
 	switch {
 	case 0x01 <= x && x <= 0x08, x == 0x0B, 0x0E <= x && x <= 0x1F, x == 0x7F:
-		return true
-	case x == 0x81, x == 0x8D, x == 0x8F, x == 0x90, x == 0x9D:
 		return true
 	case 0xFDD0 <= x && x <= 0xFDEF, x&0xFFFE == 0xFFFE && x <= unicode.MaxRune:
 		return true
