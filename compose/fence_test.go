@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
