@@ -168,19 +168,30 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 	i := 0
 	var sk skipper
 	for i < len(s) {
-		i = sk.skip(s, i)
-		if i >= len(s) {
-			return
-		}
-		width, kind := sc.lessThanAt(s, i)
-		if width == 0 {
-			if s[i] < utf8.RuneSelf {
-				i++
-			} else {
-				_, w := utf8.DecodeRuneInString(s[i:])
-				i += w
+		c := s[i]
+		if !isTrigger(c) {
+			if i = sk.skip(s, i); i >= len(s) {
+				return
 			}
+			c = s[i]
+		}
+		var width int
+		var kind Kind
+		switch {
+		case c == '<' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
+			if !sc.follow[s[i+1]] {
+				i++ // "<<", "<div", "< b": cannot start a token
+				continue
+			}
+			width, kind = 1, Raw
+		case c == '&' && i+1 < len(s) && !mayStartRef(s[i+1]):
+			i++ // "& ", "&&", "&-": no reference
 			continue
+		default:
+			if width, kind = sc.lessThanAt(s, i); width <= 0 {
+				i -= width // not a less-than unit: step over it
+				continue
+			}
 		}
 		at := i + width
 		ctx := ctxPlain
@@ -206,13 +217,14 @@ func (sc *Scanner) Count(s string) int {
 }
 
 // lessThanAt returns the width and kind of the less-than unit starting at
-// s[i], or width 0 when none starts there (or when one that does cannot
-// start a token, a fast reject).
+// s[i]; when none starts there (or one that does cannot start a token, a
+// fast reject) it returns minus the width of the byte or rune at s[i].
 func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
 	c := s[i]
 	if c >= utf8.RuneSelf {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case plainBlock(r):
 		case isLessThanRune(r):
 			return w, LookAlike
 		case isAmpersandRune(r):
@@ -220,17 +232,13 @@ func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
 				return w + n, Reference
 			}
 		}
-		return 0, 0
+		return -w, 0
 	}
 	switch c {
 	case '<':
-		if i+1 < len(s) {
-			if d := s[i+1]; d < utf8.RuneSelf {
-				if !sc.follow[d] {
-					return 0, 0 // "<<", "<div", "< b"
-				}
-			} else if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
-				return 0, 0 // "<日", "<😀"
+		if i+1 < len(s) && s[i+1] >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
+				return -1, 0 // "<日", "<😀"
 			}
 		}
 		return 1, Raw
@@ -249,7 +257,14 @@ func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
 			return w, Percent
 		}
 	}
-	return 0, 0
+	return -1, 0
+}
+
+// mayStartRef reports whether c, just after an ampersand, may begin a
+// character reference: '#', a letter or digit, or a byte that may belong to
+// a rune that folds to one or that a view removes.
+func mayStartRef(c byte) bool {
+	return c == '#' || isAlnum(c) || c >= utf8.RuneSelf || c < 0x20 && !isASCIISpace(c) || c == 0x7F
 }
 
 // foldsToLT reports whether r is, or folds to, a less-than sign.
@@ -351,35 +366,62 @@ func (m *matcher) feedText(text string) int {
 
 // lookAhead reports whether, from s[at] (just after a less-than unit), s
 // goes on with skippable runes and then the name. stop is where the scan
-// may resume: the start of the unit that decided, or the end of the name.
-// HTML references are decoded; JSON/JS or percent escapes too when ctx says
-// the less-than was one.
+// may resume: the end of the name, the start of the unit that decided
+// against it when that unit may start a less-than unit itself, else the end
+// of that unit. HTML references are decoded; JSON/JS or percent escapes too
+// when ctx says the less-than was one.
 func (sc *Scanner) lookAhead(s string, at, ctx int) (bool, int) {
 	m := matcher{sc: sc}
 	for pos := at; pos < len(s); {
 		start := pos
 		c := s[pos]
-		res := more
+		if c < utf8.RuneSelf && c != '&' && !(c == '\\' && ctx == ctxJSON) && !(c == '%' && ctx == ctxPercent) {
+			// The common case, inline: one ASCII byte.
+			pos++
+			switch sc.class[c] {
+			case clsIgnore:
+				continue
+			case clsSpace, clsSlash:
+				if m.matched == 0 {
+					continue
+				}
+			case clsLetter:
+				if c|0x20 == sc.name[m.matched] {
+					if m.matched++; m.matched == len(sc.name) {
+						return true, pos
+					}
+					continue
+				}
+			}
+			if isTrigger(c) {
+				return false, start // '<', '\\' or '%' may start a unit
+			}
+			return false, pos
+		}
+		res, canLT := more, true
 		switch {
-		case c == '&' || c >= utf8.RuneSelf:
-			w := 1
-			if c >= utf8.RuneSelf {
-				var r rune
-				r, w = utf8.DecodeRuneInString(s[pos:])
-				if !isAmpersandRune(r) {
-					pos += w
-					res = m.feedRune(r)
+		case c >= utf8.RuneSelf:
+			r, w := utf8.DecodeRuneInString(s[pos:])
+			if isAmpersandRune(r) {
+				if text, n := decodeRef(s, pos+w, 1); n > 0 {
+					pos += w + n
+					res, canLT = m.feedText(text), startsWithLT(text)
 					break
 				}
 			}
-			if text, n := decodeRef(s, pos+w, 1); n > 0 {
-				pos += w + n
-				res = m.feedText(text)
+			pos += w
+			if res = m.feedRune(r); res == dead {
+				canLT = isLessThanRune(r) || isAmpersandRune(r)
+			}
+		case c == '&':
+			if text, n := decodeRef(s, pos+1, 1); n > 0 {
+				pos += 1 + n
+				res, canLT = m.feedText(text), startsWithLT(text)
 				break
 			}
-			pos += w
+			pos++
 			res = m.feed('&')
-		case c == '\\' && ctx == ctxJSON:
+		case c == '\\':
 			if r, w := decodeBackslash(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
@@ -387,7 +429,7 @@ func (sc *Scanner) lookAhead(s string, at, ctx int) (bool, int) {
 			}
 			pos++
 			res = m.feed(c)
-		case c == '%' && ctx == ctxPercent:
+		default: // '%'
 			if r, w := decodePercent(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
@@ -395,15 +437,15 @@ func (sc *Scanner) lookAhead(s string, at, ctx int) (bool, int) {
 			}
 			pos++
 			res = m.feed(c)
-		default:
-			pos++
-			res = m.feed(c)
 		}
 		switch res {
 		case done:
 			return true, pos
 		case dead:
-			return false, start
+			if canLT {
+				return false, start
+			}
+			return false, pos
 		}
 	}
 	return false, len(s)

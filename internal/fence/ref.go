@@ -34,7 +34,7 @@ func decodeRef(s string, j, depth int) (string, int) {
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
 		k++
 	}
-	if k < len(s) && (s[k] >= utf8.RuneSelf || s[k] < 0x20 && !isASCIISpace(s[k]) || s[k] == 0x7F) {
+	if k < len(s) && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded.
 		return decodeFoldedRef(s, j, depth)
@@ -54,6 +54,20 @@ func decodeRef(s string, j, depth int) (string, int) {
 		return "", 0
 	}
 	return decodedRef(s, j, n, text, depth)
+}
+
+// mayContinueRef reports whether the byte at s[k], which ends a run of
+// ASCII name characters, may start a rune that continues the reference
+// in some view: an invisible one, or one that folds to a name character,
+// '#' or ';'.
+func mayContinueRef(s string, k int) bool {
+	c := s[k]
+	if c < utf8.RuneSelf {
+		return c < 0x20 && !isASCIISpace(c) || c == 0x7F
+	}
+	r, _ := utf8.DecodeRuneInString(s[k:])
+	f, visual := foldOf(r)
+	return f == "" || !visual && (isAlnum(f[0]) || f[0] == ';' || f[0] == '#')
 }
 
 // decodeNamed decodes a named reference: name is the alphanumeric run after
