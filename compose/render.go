@@ -132,34 +132,39 @@ func WriteFrame(w io.Writer, provider string, f *frame.Frame) error {
 // the smaller rendered members is kept, so the choice still depends only on
 // the set.
 func Context(offers []Offer) string {
-	order := make([]int, len(offers))
-	for i := range order {
-		order[i] = i
-	}
 	ids := make([]frame.ID, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID()
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := ids[a].Compare(ids[b]); c != 0 {
-			return c
-		}
-		return compareRendered(offers[a].frame(), offers[b].frame())
-	})
-	size := 0
+	order := canonicalOrder(offers, ids)
+	// Of each run of one identity, keep the offer with the smallest
+	// rendered members.
 	kept := order[:0:0]
-	for k, i := range order {
-		if k > 0 && ids[i] == ids[order[k-1]] {
-			continue
+	for k := 0; k < len(order); {
+		best, j := order[k], k+1
+		for ; j < len(order) && ids[order[j]] == ids[best]; j++ {
+			if compareRendered(offers[order[j]].frame(), offers[best].frame()) < 0 {
+				best = order[j]
+			}
 		}
-		kept = append(kept, i)
-		size += RenderedLen(offers[i].Provider, offers[i].frame())
+		kept = append(kept, best)
+		k = j
 	}
-	buf := make([]byte, 0, size)
+	// One pass over each content: the output is sized from the unescaped
+	// lengths (exact unless something is neutralised or escaped, when the
+	// builder grows), so no content is scanned twice.
+	size := 0
 	for _, i := range kept {
-		buf = appendFrameContent(buf, offers[i].Provider, offers[i].frame(), false)
+		f := offers[i].frame()
+		size += fenceChrome + len(offers[i].Provider) + len(f.ID) + len(f.Kind) + len(f.Cite()) + len(inlineContent(f))
 	}
-	return string(buf)
+	var b strings.Builder
+	b.Grow(size)
+	for _, i := range kept {
+		f := offers[i].frame()
+		writeFrame(&b, offers[i].Provider, f, f.Cite(), false, false)
+	}
+	return b.String()
 }
 
 // compareRendered orders two frames by the members that are rendered, so
