@@ -115,7 +115,16 @@ func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool)
 
 // RenderFrame returns the fenced block of one frame (see AppendFrame).
 func RenderFrame(provider string, f *frame.Frame) string {
-	return string(AppendFrame(nil, provider, f))
+	if f == nil {
+		f = &emptyFrame
+	}
+	// Sized from the unescaped lengths: one scan of the content, and the
+	// builder grows in the rare case something is neutralised or escaped.
+	cite := f.Cite()
+	var b strings.Builder
+	b.Grow(fenceChrome + len(provider) + len(f.ID) + len(f.Kind) + len(cite) + len(inlineContent(f)))
+	writeFrame(&b, provider, f, cite, false, false)
+	return b.String()
 }
 
 // WriteFrame writes the fenced block of one frame to w.

@@ -184,6 +184,22 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				continue
 			}
 			width, kind = 1, Raw
+		case c == '<' && i+1 < len(s):
+			if r, w := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
+				i += 1 + w // "<日", "<😀": neither rune starts a token
+				continue
+			}
+			width, kind = 1, Raw
+		case c >= utf8.RuneSelf:
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if plainBlock(r) || !isLessThanRune(r) && !isAmpersandRune(r) {
+				i += w
+				continue
+			}
+			if width, kind = sc.lessThanAt(s, i); width <= 0 {
+				i -= width
+				continue
+			}
 		case c == '&' && i+1 < len(s) && !mayStartRef(s[i+1]):
 			i++ // "& ", "&&", "&-": no reference
 			continue
