@@ -22,7 +22,7 @@ const longestEntityName = 40
 // before s[j]. It returns the decoded text and the bytes consumed from j
 // (0 when there is no reference). The text is "" for a reference some
 // decoder deletes (Python's html.unescape drops references to
-// noncharacters and to most C0 and C1 controls). A reference that decodes
+// noncharacters, DEL and most C0 controls). A reference that decodes
 // to '&' and is followed by another reference name (double encoding,
 // "&amp;lt;") is decoded again, up to depth more levels, because a reader
 // may decode twice.
