@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -237,6 +238,47 @@ func unescapesTo(escaped, content string) bool {
 	}
 	return escaped == ""
 }
+
+// Escaping stays linear on the worst cases: four times the content costs at
+// most eight times the CPU (quadratic would be sixteen), a shape failing
+// only when five attempts all do (the machine may be loaded). The scanner's
+// own look-ahead bound is internal/fence's TestScanIsLinear.
+func TestEscapeIsLinear(t *testing.T) {
+	cost := func(s string) time.Duration {
+		best := time.Duration(1<<63 - 1)
+		for range 3 {
+			c0, ok := processCPU()
+			w0 := time.Now()
+			_ = escapeTo(discard{}, s)
+			d := time.Since(w0)
+			if c1, ok1 := processCPU(); ok && ok1 {
+				d = c1 - c0
+			}
+			best = min(best, d)
+		}
+		return best
+	}
+	for _, unit := range adversarialUnits {
+		big := strings.Repeat(unit, (1<<20)/len(unit))
+		small := big[:len(big)/4/len(unit)*len(unit)]
+		var failure string
+		for range 5 {
+			failure = ""
+			if tSmall, tBig := cost(small), cost(big); tSmall > time.Millisecond && tBig > 8*tSmall {
+				failure = fmt.Sprintf("%+q: 4x the content took %v vs %v", unit, tBig, tSmall)
+				continue
+			}
+			break
+		}
+		if failure != "" {
+			t.Error(failure)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) WriteString(s string) (int, error) { return len(s), nil }
 
 // adversarialUnits repeated make worst cases for an escaper: an opener
 // before every few bytes, multi-byte runes after the opener, long skip runs.

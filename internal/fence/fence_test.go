@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -59,14 +58,6 @@ func TestTableIsNewerThanTheToolchain(t *testing.T) {
 	if f, _ := Fold('\uFDD0'); f != "" {
 		t.Errorf("U+FDD0 (a noncharacter) folds to %q, want invisible", f)
 	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cost is the least CPU time (or wall time where CPU time is unavailable)
