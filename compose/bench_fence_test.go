@@ -53,14 +53,17 @@ func BenchmarkFenceRender(b *testing.B) {
 func BenchmarkNeutralizeBenign(b *testing.B) {
 	s := strings.Repeat("the retry loop backs off exponentially; ", (1<<20)/40)
 	b.SetBytes(int64(len(s)))
-	cpu := cpuTime(func() {
-		for b.Loop() {
-			if Neutralize(s) != s {
-				b.Fatal("benign text changed")
-			}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	for b.Loop() {
+		if Neutralize(s) != s {
+			b.Fatal("benign text changed")
 		}
-	})
-	b.ReportMetric(float64(len(s))*float64(b.N)/cpu.Seconds()/1e9, "cpu-GB/s")
+	}
+	if cpu := threadCPU() - t0; t0 > 0 && cpu > 0 {
+		b.ReportMetric(float64(len(s))*float64(b.N)/cpu.Seconds()/1e9, "cpu-GB/s")
+	}
 }
 
 // BenchmarkContext10k: Context over the 10k-offer set of BenchmarkForPrompt
