@@ -30,13 +30,15 @@ var frameScanner = fence.MustNew("frame", fence.Options{})
 // scanFence reports, in increasing order, each byte offset of s at which a
 // breaker must be inserted, with the breaker to insert there.
 func scanFence(s string, emit func(at int, brk string)) {
-	frameScanner.Scan(s, func(t fence.Token) {
-		if t.Kind == fence.Escape {
-			emit(t.End, breakJSON)
-		} else {
-			emit(t.End, breakPlain)
-		}
-	})
+	frameScanner.Scan(s, func(t fence.Token) { emit(t.End, breakerFor(t)) })
+}
+
+// breakerFor is the breaker that goes at t.End.
+func breakerFor(t fence.Token) string {
+	if t.Kind == fence.Escape {
+		return breakJSON
+	}
+	return breakPlain
 }
 
 // flagAttr marks the bytes that may be rewritten, or start a rewrite, in an

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence"
 )
 
 // Offer is one frame as a provider offered it: the unit every composition
@@ -218,10 +219,10 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string
 		b.WriteString(content)
 	} else {
 		last := 0
-		scanFence(content, func(at int, brk string) {
-			b.WriteString(content[last:at])
-			b.WriteString(brk)
-			last = at
+		frameScanner.Scan(content, func(t fence.Token) {
+			b.WriteString(content[last:t.End])
+			b.WriteString(breakerFor(t))
+			last = t.End
 		})
 		b.WriteString(content[last:])
 	}

@@ -217,12 +217,48 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case Percent:
 			ctx = ctxPercent
 		}
-		ok, stop := sc.lookAhead(s, at, ctx)
+		ok, stop := sc.lookAheadASCII(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, Kind: kind})
 		}
 		i = max(at, stop)
 	}
+}
+
+// lookAheadASCII is lookAhead with its commonest case, plain ASCII bytes
+// after a plain less-than, in a loop of its own; it hands over to
+// lookAhead at the first byte that needs decoding or folding.
+func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int) {
+	if ctx != ctxPlain {
+		return sc.lookAhead(s, pos, ctx, 0)
+	}
+	matched := 0
+	for ; pos < len(s); pos++ {
+		c := s[pos]
+		if c >= utf8.RuneSelf || c == '&' {
+			return sc.lookAhead(s, pos, ctx, matched)
+		}
+		switch sc.class[c] {
+		case clsIgnore:
+			continue
+		case clsSpace, clsSlash:
+			if matched == 0 {
+				continue
+			}
+		case clsLetter:
+			if c|0x20 == sc.name[matched] {
+				if matched++; matched == len(sc.name) {
+					return true, pos + 1
+				}
+				continue
+			}
+		}
+		if isTrigger(c) {
+			return false, pos // '<', '\\' or '%' may start a unit
+		}
+		return false, pos + 1
+	}
+	return false, len(s)
 }
 
 // Count returns the number of fence tokens in s.
@@ -385,9 +421,10 @@ func (m *matcher) feedText(text string) int {
 // may resume: the end of the name, the start of the unit that decided
 // against it when that unit may start a less-than unit itself, else the end
 // of that unit. HTML references are decoded; JSON/JS or percent escapes too
-// when ctx says the less-than was one.
-func (sc *Scanner) lookAhead(s string, at, ctx int) (bool, int) {
-	m := matcher{sc: sc}
+// when ctx says the less-than was one. matched is how many letters of the
+// name the bytes before at already matched.
+func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
+	m := matcher{sc: sc, matched: matched}
 	for pos := at; pos < len(s); {
 		start := pos
 		c := s[pos]
