@@ -2,6 +2,8 @@ package fence
 
 import "unicode/utf8"
 
+//go:generate go run ./gen -o tables.go -newer fencetest/newer.go
+
 // This file answers, for one rune, what the scanner sees in it: its fold.
 // The data is tables.go, generated from the newest Unicode data by ./gen;
 // here it is indexed once, at package initialisation, into a two-level

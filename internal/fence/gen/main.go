@@ -1,5 +1,7 @@
 // Command gen writes internal/fence/tables.go, the fence scanner's one
-// look-alike table, from the Unicode Character Database.
+// look-alike table, from the Unicode Character Database, and
+// internal/fence/fencetest/newer.go, the raw decompositions the tests' NFKC
+// view adds to golang.org/x/text's older tables.
 //
 // Usage (from the repository root):
 //
