@@ -192,13 +192,17 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			width, kind = 1, Raw
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(s[i:])
-			if plainBlock(r) || !isLessThanRune(r) && !isAmpersandRune(r) {
+			switch {
+			case plainBlock(r) || !isLessThanRune(r) && !isAmpersandRune(r):
 				i += w
 				continue
-			}
-			if width, kind = sc.lessThanAt(s, i); width <= 0 {
-				i -= width
-				continue
+			case isLessThanRune(r):
+				width, kind = w, LookAlike
+			default:
+				if width, kind = sc.lessThanAt(s, i); width <= 0 {
+					i -= width
+					continue
+				}
 			}
 		case c == '&' && i+1 < len(s) && !mayStartRef(s[i+1]):
 			i++ // "& ", "&&", "&-": no reference
