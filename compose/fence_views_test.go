@@ -87,3 +87,10 @@ func FuzzFencePayloads(f *testing.F) {
 		checkFences(t, Context(offers), len(offers))
 	})
 }
+
+// The whole-prompt tests' views are really among the reader's views.
+func TestPromptViewsAreViews(t *testing.T) {
+	if len(promptViews) != 8 {
+		t.Fatalf("promptViews has %d views, want 8: a view was renamed?", len(promptViews))
+	}
+}
