@@ -30,11 +30,13 @@ const (
 	StatusInvalidFrames                      // DropLeg policy: a frame broke a validity or B3 rule
 	StatusKindViolation                      // DropLeg policy: a frame of an unrequested kind (Q1)
 	StatusFailed                             // any other failure (handshake rule, provider error, garbage)
+	StatusNotStarted                         // the provider's process could not be started (see Host.AddUnstarted)
 )
 
 var statusNames = [...]string{
 	"frames", "consent_required", "scope_receipt_required", "timeout", "crashed",
 	"version_mismatch", "budget_lie", "frame_flood", "invalid_frames", "kind_violation", "failed",
+	"not_started",
 }
 
 // String returns the status's stable spelling.
@@ -138,6 +140,8 @@ func statusOf(err error) Status {
 		return StatusConsentRequired
 	case errors.Is(err, ErrVersionMismatch):
 		return StatusVersionMismatch
+	case errors.Is(err, ErrNotStarted):
+		return StatusNotStarted
 	case errors.Is(err, ErrTimeout):
 		return StatusTimeout
 	case errors.Is(err, ErrProviderCrashed), errors.Is(err, ErrClosed):

@@ -149,7 +149,8 @@ type StdioOptions struct {
 	Env []string
 	// Dir is the child's working directory (default: the host's).
 	Dir string
-	// HandshakeTimeout bounds the handshake (default DefaultHandshakeTimeout).
+	// HandshakeTimeout bounds the handshake (default: RequestTimeout). A
+	// deadline on the caller's context bounds it too, when it comes first.
 	HandshakeTimeout time.Duration
 	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
 	RequestTimeout time.Duration
@@ -165,9 +166,8 @@ type StdioOptions struct {
 
 // Transport defaults.
 const (
-	DefaultHandshakeTimeout = 10 * time.Second
-	DefaultRequestTimeout   = 30 * time.Second
-	DefaultShutdownGrace    = 2 * time.Second
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultShutdownGrace  = 2 * time.Second
 )
 
 func (o *StdioOptions) withDefaults() StdioOptions {
@@ -175,11 +175,11 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 	if o != nil {
 		v = *o
 	}
-	if v.HandshakeTimeout <= 0 {
-		v.HandshakeTimeout = DefaultHandshakeTimeout
-	}
 	if v.RequestTimeout <= 0 {
 		v.RequestTimeout = DefaultRequestTimeout
+	}
+	if v.HandshakeTimeout <= 0 {
+		v.HandshakeTimeout = v.RequestTimeout
 	}
 	if v.ShutdownGrace <= 0 {
 		v.ShutdownGrace = DefaultShutdownGrace
@@ -205,7 +205,7 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 	o := opts.withDefaults()
 	p, err := startProcess(program, args, o.Env, o.Dir, o.StderrLimit)
 	if err != nil {
-		return nil, newErr(id, "spawn", ErrProviderCrashed, program, err)
+		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
 	return &stdioProvider{id: id, opts: o, c: newConn(id, p, o.MaxLine)}, nil
 }

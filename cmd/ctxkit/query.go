@@ -48,7 +48,8 @@ flags:
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
-  --timeout D           per-provider query timeout (default 30s)
+  --timeout D           per-provider timeout, for the handshake and for the
+                        query each (default 30s)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
@@ -61,8 +62,8 @@ examples:
   ctxkit query --goal "retry policy" --remote http://127.0.0.1:8787   # on a ctxkit serve
 
 exit codes: 0 every provider answered and passed its audit; 1 a provider was
-refused (consent), failed or was dropped by the audit (the prompt is still
-printed from the others); 2 usage error or unreadable DIR.
+refused (consent), could not be started, failed or was dropped by the audit
+(the prompt is still printed from the others); 2 usage error or unreadable DIR.
 `
 
 // repeated is a repeatable string flag.
@@ -234,7 +235,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 				return fail("--provider %s: empty command", id)
 			}
 			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
-				return fail("%v", err)
+				// A command that cannot start fails its own leg; the
+				// other providers are still served.
+				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
+					return fail("%v", err)
+				}
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
 			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
