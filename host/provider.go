@@ -162,6 +162,8 @@ type StdioOptions struct {
 	StderrLimit int
 	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
 	MaxLine int
+
+	noCgroup bool // tests: end the tree without a cgroup (the fallback)
 }
 
 // Transport defaults.
@@ -203,7 +205,7 @@ type stdioProvider struct {
 // names the provider in errors.
 func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
 	o := opts.withDefaults()
-	p, err := startProcess(program, args, o.Env, o.Dir, o.StderrLimit)
+	p, err := startProcess(program, args, o.Env, o.Dir, o.StderrLimit, !o.noCgroup)
 	if err != nil {
 		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
