@@ -238,9 +238,9 @@ func reapAdopted(pids []int, self int) {
 
 // procStat is what the tree needs from /proc/PID/stat.
 type procStat struct {
-	ppid, pgrp int
-	start      uint64
-	zombie     bool
+	ppid   int
+	start  uint64
+	zombie bool
 }
 
 func statOf(pid int) (procStat, bool) {
@@ -251,7 +251,7 @@ func statOf(pid int) (procStat, bool) {
 	return parseStat(b)
 }
 
-// parseStat reads state, ppid, pgrp and starttime; the command name in
+// parseStat reads state, ppid and starttime; the command name in
 // parentheses may hold spaces and parentheses, so fields are counted from
 // the last ')'.
 func parseStat(b []byte) (procStat, bool) {
@@ -264,12 +264,11 @@ func parseStat(b []byte) (procStat, bool) {
 		return procStat{}, false
 	}
 	ppid, err1 := strconv.Atoi(f[1])
-	pgrp, err2 := strconv.Atoi(f[2])
-	start, err3 := strconv.ParseUint(f[19], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil {
 		return procStat{}, false
 	}
-	return procStat{ppid: ppid, pgrp: pgrp, start: start, zombie: f[0] == "Z"}, true
+	return procStat{ppid: ppid, start: start, zombie: f[0] == "Z"}, true
 }
 
 // scanProcs reads every live (non-zombie) process of /proc.
