@@ -38,7 +38,8 @@ type Config struct {
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
 	ConsentStore string `json:"consent_store,omitempty"`
-	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
+	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
 
