@@ -57,6 +57,8 @@ const treeTokenVar = "CTXKIT_PROVIDER_TREE"
 // trackInterval is how often the fallback tracker walks /proc.
 const trackInterval = 50 * time.Millisecond
 
+// Process-wide by nature: being a subreaper is a property of the process,
+// set once, and cgroup and token names must be unique within it.
 var (
 	treeSeq      atomic.Uint64
 	subreaperSet sync.Once

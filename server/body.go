@@ -42,23 +42,28 @@ type body struct {
 	buf    *[]byte
 	held   int64
 	budget *bodyBudget
+	first  [512]byte // the first bytes, read before a buffer is taken
 }
 
-var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
+var (
+	bodyPool    = sync.Pool{New: func() any { return new(body) }}
+	bodyBufPool = sync.Pool{New: func() any { return new([]byte) }}
+)
 
 // bytes returns the body read so far.
 func (b *body) bytes() []byte { return *b.buf }
 
 // release returns the reservation, and the buffer to the pool unless it grew
 // past 1 MiB (a rare large request should not pin its memory).
+// The body must not be used after.
 func (b *body) release() {
 	b.budget.give(b.held)
-	b.held = 0
 	if b.buf != nil && cap(*b.buf) > 0 && cap(*b.buf) <= 1<<20 {
 		*b.buf = (*b.buf)[:0]
-		bodyPool.Put(b.buf)
+		bodyBufPool.Put(b.buf)
 	}
-	b.buf = nil
+	b.buf, b.held, b.budget = nil, 0, nil
+	bodyPool.Put(b)
 }
 
 // grow makes room for the next read, reserving any new capacity first. The
@@ -100,7 +105,8 @@ func (b *body) grow(limit, declared int64) bool {
 // against the handler's budget of body bytes in flight (503 when it is
 // spent). The caller must release the returned body, even with an error.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *Error) {
-	b := &body{budget: h.bodies}
+	b := bodyPool.Get().(*body)
+	b.budget = h.bodies
 	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
 		return b, e
 	}
@@ -111,11 +117,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *Erro
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	// Wait for the first bytes without holding a buffer: a client that
 	// sends headers and then nothing costs the server no body memory.
-	var first [512]byte
-	n, err := readSome(rd, first[:])
-	b.buf = bodyPool.Get().(*[]byte)
+	n, err := readSome(rd, b.first[:])
+	b.buf = bodyBufPool.Get().(*[]byte)
 	b.reserveHeld()
-	*b.buf = append((*b.buf)[:0], first[:n]...)
+	*b.buf = append((*b.buf)[:0], b.first[:n]...)
 	for err == nil {
 		if !b.grow(limit, r.ContentLength) {
 			return b, busy(h.bodies.limit)
