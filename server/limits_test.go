@@ -109,15 +109,20 @@ func TestBodiesInFlightAreBounded(t *testing.T) {
 // answered.
 func TestConnectionsAreBounded(t *testing.T) {
 	addr := serveHandler(t, New(nil), &ServeOptions{MaxConnections: 2})
+	// Each held connection is answered once, so the server has accepted
+	// it, and then stays open and idle.
 	var held []net.Conn
 	for range 2 {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", PathHealth)
+		if resp, text := readStatus(t, c); resp.StatusCode != http.StatusOK {
+			t.Fatalf("held connection: %d %s", resp.StatusCode, text)
+		}
 		held = append(held, c)
 	}
-	time.Sleep(50 * time.Millisecond) // let the server accept both
 	type result struct {
 		code int
 		err  error
