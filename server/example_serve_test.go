@@ -19,6 +19,7 @@ func ExampleServe() {
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- server.Serve(ctx, ln, h, &server.ServeOptions{MaxConnections: 256}) }()
 
