@@ -73,11 +73,19 @@ const (
 	// earlier frame that did not fit; Reason.Cost and Reason.Remaining are
 	// this frame's cost and the budget left when packing stopped.
 	PackingStopped
+	// UnresolvedReference: a reference frame (representation "reference"),
+	// whose content lives behind its content_ref. The composer has no
+	// content to render for it, so it is left out and charged nothing,
+	// rather than rendered as an empty fence and counted as evidence.
+	UnresolvedReference
 )
 
-// String returns "duplicate", "over_budget" or "packing_stopped".
+// String returns "duplicate", "over_budget", "packing_stopped" or
+// "unresolved_reference".
 func (k ReasonKind) String() string {
 	switch k {
+	case UnresolvedReference:
+		return "unresolved_reference"
 	case Duplicate:
 		return "duplicate"
 	case OverBudget:
@@ -129,8 +137,9 @@ type Entry struct {
 // rendered tokens actually used, and the names of the ranking strategy and
 // packer that ran.
 type Audit struct {
-	// Entries holds one entry per offer: duplicates first, in canonical
-	// order, then the dedup survivors in ranking order.
+	// Entries holds one entry per offer: unresolved references first, then
+	// duplicates (each in canonical order), then the dedup survivors in
+	// ranking order.
 	Entries []Entry
 	// Budget is the budget the composition ran under, in CGP budget
 	// tokens (ceil(bytes/4)); a negative budget is recorded as 0.
@@ -202,7 +211,7 @@ func (a *Audit) ExplainsEveryDrop() bool {
 				if e.Reason.Kept == (frame.ID{}) {
 					return false
 				}
-			case OverBudget, PackingStopped:
+			case OverBudget, PackingStopped, UnresolvedReference:
 			default:
 				return false
 			}

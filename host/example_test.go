@@ -35,12 +35,15 @@ func ExampleHost_QueryAllBudgeted() {
 	q := &frame.Query{Goal: "how do retries work", MaxFrames: 4, MaxTokens: 500}
 	fo := h.QueryAllBudgeted(context.Background(), q, 500)
 	for _, o := range fo.Outcomes {
-		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Query.MaxTokens)
+		// The share holds the fences too: the provider is asked for the
+		// share less FrameChrome for each of max_frames frames.
+		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Share,
+			"asked max_tokens", o.Query.MaxTokens, "max_frames", o.Query.MaxFrames)
 	}
 	res := fo.Compose(500, nil)
 	fmt.Println(len(res.Audit.Included()), "included")
 	// Output:
-	// notes frames 1 frame(s), share 500
+	// notes frames 1 frame(s), share 500 asked max_tokens 376 max_frames 4
 	// 1 included
 }
 
@@ -65,4 +68,13 @@ func ExampleVerifyFileProvenance() {
 	// Output:
 	// verified
 	// refused
+}
+
+func ExampleFrameChrome() {
+	// What the host reserves, per frame, out of a leg's share for the
+	// fence of a frame served by provider "files": the fixed fence bytes,
+	// the provider id and AttrAllowance bytes of id, kind and label.
+	fmt.Println(host.FrameChrome("files"), "budget tokens per frame")
+	// Output:
+	// 31 budget tokens per frame
 }

@@ -51,8 +51,10 @@ rule on standard error.
              json: the whole result {"prompt","citations","audit"} on
              standard output ("cache" too when a placement flag is given)
 
-Exit status: 0 composed, 1 an offer is invalid (without --skip-invalid),
-2 usage error or input that cannot be read or parsed.
+Exit status: 0 composed at least one frame, 1 an offer is invalid (without
+--skip-invalid) or nothing was composed (no valid offer, or none fits the
+budget; stderr says which), 2 usage error or input that cannot be read or
+parsed.
 
 Example:
   ctxkit compose --budget 200 cmd/ctxkit/testdata/compose/worked-vector.ndjson
@@ -264,6 +266,10 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 	}
 	if invalid > 0 {
 		fmt.Fprintf(s.err, "compose: %s: skipped %d invalid of %d offers\n", name, invalid, len(offers))
+	}
+	if msg := emptyCompose(len(valid), res); msg != "" {
+		fmt.Fprintf(s.err, "compose: %s: %s\n", name, msg)
+		return exitFailed
 	}
 	return exitOK
 }

@@ -61,9 +61,18 @@ examples:
   ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
   ctxkit query --goal "retry policy" --remote http://127.0.0.1:8787   # on a ctxkit serve
 
-exit codes: 0 every provider answered and passed its audit; 1 a provider was
-refused (consent), could not be started, failed or was dropped by the audit
-(the prompt is still printed from the others); 2 usage error or unreadable DIR.
+--kind takes a kind name: a lower-case letter, then lower-case letters,
+digits, '_', '-', '.' or ':'. A provider declaring none of the asked kinds
+is not queried and shows as kinds_not_served in the fan-out report.
+
+exit codes: 0 every provider answered and passed its audit, and at least one
+frame was composed; 1 a provider was refused (consent), could not be
+started, failed or was dropped by the audit (the prompt is still printed
+from the others), or
+nothing was composed (no provider serves the asked kinds, none returned a
+frame, or none fits the budget; stderr says which); 2 usage error,
+unreadable DIR, a --kind that is not a kind name, or a --budget over the
+limit of 1073741824.
 `
 
 // repeated is a repeatable string flag.
@@ -156,13 +165,10 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
 		return exitUsage
 	}
+	if msg := checkQueryFlags(*goal, *budget, *maxFrames, kinds); msg != "" {
+		return fail("%s", msg)
+	}
 	switch {
-	case strings.TrimSpace(*goal) == "":
-		return fail("--goal is required (see ctxkit help query)")
-	case *budget <= 0 || *budget > 1<<30:
-		return fail("--budget must be a positive number of budget tokens")
-	case *maxFrames <= 0 || *maxFrames > 1<<16:
-		return fail("--max-frames must be positive")
 	case *format != "text" && *format != "json":
 		return fail("--format must be text or json")
 	case *policy != "exclude-frames" && *policy != "drop-leg":
@@ -198,18 +204,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
-			return fail("%v", err)
-		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
-			return fail("%v", err)
-		}
+	if err := addDirs(ctx, h, dirs, progress); err != nil {
+		return fail("%v", err)
 	}
 	creds := map[string]host.Credential{}
 	for _, b := range bearers {
@@ -255,11 +251,64 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
+	return writeQueryResult(s, *format == "json", fo, res)
+}
+
+// addDirs indexes each DIR and registers it with the built-in files
+// provider, as "files" or, for several, "files-1", "files-2", ...
+func addDirs(ctx context.Context, h *host.Host, dirs []string, progress io.Writer) error {
+	for i, dir := range dirs {
+		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
+		if err != nil {
+			return err
+		}
+		id := "files"
+		if len(dirs) > 1 {
+			id = fmt.Sprintf("files-%d", i+1)
+		}
+		if err := h.AddInProcess(id, files.New(ix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkQueryFlags says what is wrong with the query's goal, budget, frame
+// limit or kinds, or "" when nothing is.
+func checkQueryFlags(goal string, budget, maxFrames int, kinds []string) string {
+	switch {
+	case strings.TrimSpace(goal) == "":
+		return "--goal is required (see ctxkit help query)"
+	case budget <= 0:
+		return "--budget must be a positive number of budget tokens"
+	case budget > maxQueryBudget:
+		return fmt.Sprintf("--budget %d is over the limit of %d budget tokens", budget, maxQueryBudget)
+	case maxFrames <= 0:
+		return "--max-frames must be positive"
+	case maxFrames > maxQueryFrames:
+		return fmt.Sprintf("--max-frames %d is over the limit of %d", maxFrames, maxQueryFrames)
+	}
+	for _, k := range kinds {
+		if msg := checkKindName(k); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// writeQueryResult prints the prompt and report (or the JSON document) and
+// returns the exit code: 1 when a leg failed or a frame was refused, or
+// when nothing was composed, which it says on stderr.
+func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result) int {
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed
 	}
-	if *format == "json" {
+	empty := emptyQuery(fo, res)
+	if empty != "" {
+		code = exitFailed
+	}
+	if asJSON {
 		out := struct {
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
@@ -272,13 +321,16 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 			fmt.Fprintf(s.err, "query: %v\n", err)
 			return exitFailed
 		}
-		return code
+	} else {
+		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+			return exitFailed
+		}
+		writeFanOutReport(s.err, fo)
+		_ = res.Audit.WriteText(s.err)
 	}
-	if _, err := io.WriteString(s.out, res.Prompt); err != nil {
-		return exitFailed
+	if empty != "" {
+		fmt.Fprintf(s.err, "query: %s\n", empty)
 	}
-	writeFanOutReport(s.err, fo)
-	_ = res.Audit.WriteText(s.err)
 	return code
 }
 
@@ -287,23 +339,47 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
 	for _, o := range fo.Outcomes {
-		line := fmt.Sprintf("%-16s %-22s share=%d", o.Provider, o.Status, o.Query.MaxTokens)
+		line := fmt.Sprintf("%-16s %-22s", o.Provider, o.Status)
+		if o.Status != host.StatusKindsNotServed {
+			line += legLimits(fo, &o)
+		}
 		if o.Status == host.StatusFrames {
 			line += fmt.Sprintf(" accepted=%d", len(o.Frames))
 		}
-		if n := len(o.Excluded); n > 0 {
+		if n := o.RefusedFrames(); n > 0 {
 			line += fmt.Sprintf(" refused=%d", n)
 		}
 		line += " " + o.Elapsed.Round(time.Millisecond).String()
 		fmt.Fprintln(w, line)
+		label := "error"
+		if o.Status.Skipped() {
+			label = "skipped"
+		}
 		if msg := o.Error(); msg != "" {
-			fmt.Fprintf(w, "  error: %s\n", msg)
+			fmt.Fprintf(w, "  %s: %s\n", label, msg)
 		}
 		for _, e := range o.Excluded {
-			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, e.Detail)
+			detail := e.Detail
+			if !strings.HasPrefix(detail, e.Rule+" ") {
+				detail = e.Rule + " " + detail
+			}
+			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, detail)
 		}
 	}
 	fmt.Fprintln(w, "# composition")
+}
+
+// legLimits spells what a leg was given: its share of the global budget
+// and, when the host reserved fences out of it, the max_tokens and
+// max_frames the provider was asked for.
+func legLimits(fo *host.FanOut, o *host.Outcome) string {
+	if !fo.Budgeted {
+		return fmt.Sprintf(" max_tokens=%d", o.Query.MaxTokens)
+	}
+	if o.Share == o.Query.MaxTokens {
+		return fmt.Sprintf(" share=%d", o.Share)
+	}
+	return fmt.Sprintf(" share=%d max_tokens=%d max_frames=%d", o.Share, o.Query.MaxTokens, o.Query.MaxFrames)
 }
 
 // loadTrust loads the trust store at path (or the trust command's default);

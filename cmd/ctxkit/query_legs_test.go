@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-func docsDir(t *testing.T) string {
+// retryDocs is a directory with one document on retries.
+func retryDocs(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "retry.md"), []byte("# Retry\n\nRetry at most three times.\n"), 0o644); err != nil {
@@ -22,7 +23,7 @@ func docsDir(t *testing.T) string {
 // other providers are served; the exit code is 1, as documented for a
 // provider that could not be started.
 func TestQueryMissingCommandFailsItsLeg(t *testing.T) {
-	dir := docsDir(t)
+	dir := retryDocs(t)
 	code, out, errs := runCLI(t, "", "query", "--goal", "how often to retry", "--provider", "ghost=stdio:/no/such/cmd --flag", dir)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s", code, errs)
@@ -48,7 +49,7 @@ func TestQueryMissingCommandFailsItsLeg(t *testing.T) {
 // TestQueryTimeoutBoundsHandshake: --timeout also bounds a provider that
 // never answers its handshake.
 func TestQueryTimeoutBoundsHandshake(t *testing.T) {
-	dir := docsDir(t)
+	dir := retryDocs(t)
 	start := time.Now()
 	code, out, errs := runCLI(t, "", "query", "--goal", "how often to retry", "--timeout", "500ms", "--provider", "mute=stdio:sleep 30", dir)
 	if took := time.Since(start); took > 5*time.Second {

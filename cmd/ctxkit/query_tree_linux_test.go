@@ -57,7 +57,7 @@ sleep 30
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	docs := docsDir(t)
+	docs := retryDocs(t)
 	code, _, errs := runCLI(t, "", "query", "--goal", "how often to retry", "--provider", "escaper=stdio:"+script, docs)
 	if !strings.Contains(errs, "escaper") {
 		t.Fatalf("exit %d, no escaper leg:\n%s", code, errs)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/client"
 	"github.com/ctxkit/ctxkit/window"
@@ -167,21 +168,47 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 	if err := c.Do(ctx, server.PathCompose, req, &raw); err != nil {
 		return remoteFail("compose", s, err)
 	}
-	if *format == "json" {
-		_, _ = s.out.Write(append(raw, '\n'))
-		return exitOK
-	}
 	var res server.ComposeResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		fmt.Fprintf(s.err, "compose: remote: %v\n", err)
 		return exitUsage
+	}
+	if *format == "json" {
+		_, _ = s.out.Write(append(raw, '\n'))
+		if msg := emptyRemoteCompose(&res); msg != "" {
+			fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
+			return exitFailed
+		}
+		return exitOK
 	}
 	_, _ = io.WriteString(s.out, res.Prompt)
 	writeRemoteAudit(s.err, &res)
 	for _, sk := range res.Skipped {
 		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, sk.Message)
 	}
+	if msg := emptyRemoteCompose(&res); msg != "" {
+		fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
+		return exitFailed
+	}
 	return exitOK
+}
+
+// inputName is how compose names its input in messages: the path, or "-"
+// for standard input.
+func inputName(path string) string {
+	if path == "" {
+		return "-"
+	}
+	return path
+}
+
+// emptyRemoteCompose says why a remote composition holds no frame, or ""
+// when it holds one (emptyCompose on the service's answer).
+func emptyRemoteCompose(res *server.ComposeResult) string {
+	if len(res.Audit.Entries) == 0 {
+		return "nothing to compose: the input holds no valid offer"
+	}
+	return emptyRemoteQuery(&server.QueryResult{Composition: *res})
 }
 
 // writeRemoteAudit prints the audit as `ctxkit compose` does: one line
@@ -328,6 +355,10 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 		req.Strategy, req.Quota = name, max(n, 1)
 	}
 	for _, k := range kinds {
+		if msg := checkKindName(k); msg != "" {
+			fmt.Fprintf(s.err, "query: %s\n", msg)
+			return exitUsage
+		}
 		req.Kinds = append(req.Kinds, frame.Kind(k))
 	}
 	var raw json.RawMessage
@@ -341,19 +372,26 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 	}
 	code = exitOK
 	for _, o := range res.FanOut.Outcomes {
-		if o.Status != "frames" || len(o.Excluded) > 0 {
+		if (o.Status != "frames" && !skippedStatus(o.Status)) || len(o.Excluded) > 0 {
 			code = exitFailed
 		}
 	}
+	empty := emptyRemoteQuery(&res)
+	if empty != "" {
+		code = exitFailed
+	}
 	if *format == "json" {
 		_, _ = s.out.Write(append(raw, '\n'))
+		if empty != "" {
+			fmt.Fprintf(s.err, "query: %s\n", empty)
+		}
 		return code
 	}
 	_, _ = io.WriteString(s.out, res.Composition.Prompt)
 	for _, o := range res.FanOut.Outcomes {
 		line := fmt.Sprintf("provider %s: %s, %d frames", o.Provider, o.Status, len(o.Frames))
-		if len(o.Excluded) > 0 {
-			line += fmt.Sprintf(", %d excluded by the audit", len(o.Excluded))
+		if n := refusedFrames(o.Excluded); n > 0 {
+			line += fmt.Sprintf(", %d excluded by the audit", n)
 		}
 		if o.Error != "" {
 			line += ": " + o.Error
@@ -361,7 +399,68 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 		fmt.Fprintln(s.err, line)
 	}
 	writeRemoteAudit(s.err, &res.Composition)
+	if empty != "" {
+		fmt.Fprintf(s.err, "query: %s\n", empty)
+	}
 	return code
+}
+
+// skippedStatus reports whether a leg status names a provider the host did
+// not query (host.Status.Skipped).
+func skippedStatus(st string) bool {
+	var s host.Status
+	return s.UnmarshalText([]byte(st)) == nil && s.Skipped()
+}
+
+// refusedFrames counts the distinct frames in a leg's exclusion list (one
+// frame breaking two rules has two entries).
+func refusedFrames(ex []json.RawMessage) int {
+	seen := map[string]bool{}
+	for _, e := range ex {
+		var x struct {
+			Frame json.RawMessage `json:"frame"`
+		}
+		_ = json.Unmarshal(e, &x)
+		seen[string(x.Frame)] = true
+	}
+	return len(seen)
+}
+
+// emptyRemoteQuery says why a remote query composed nothing, or "" when
+// it composed a frame: the service's answer read as emptyQuery reads a
+// local one.
+func emptyRemoteQuery(res *server.QueryResult) string {
+	counts := map[string]int{}
+	cheapest, n := -1, 0
+	for _, e := range res.Composition.Audit.Entries {
+		if e.Disposition == "included" {
+			return ""
+		}
+		if e.Reason == nil {
+			continue
+		}
+		n++
+		counts[e.Reason.Kind]++
+		if e.Reason.Cost != nil && (cheapest < 0 || *e.Reason.Cost < cheapest) {
+			cheapest = *e.Reason.Cost
+		}
+	}
+	if n > 0 {
+		return "nothing composed: " + reasonSummary(n, counts, res.Composition.Audit.Budget, cheapest)
+	}
+	var notes []string
+	for _, o := range res.FanOut.Outcomes {
+		switch {
+		case o.Error != "":
+			notes = append(notes, o.Provider+": "+o.Error)
+		case len(o.Excluded) > 0:
+			notes = append(notes, fmt.Sprintf("%s: the audit refused all %d frame(s) it returned", o.Provider, refusedFrames(o.Excluded)))
+		}
+	}
+	if len(notes) == 0 {
+		return "nothing composed: no provider returned a frame for this goal"
+	}
+	return "nothing composed: " + strings.Join(notes, "; ")
 }
 
 // parseRemoteFlags parses flags interleaved with positional arguments.
