@@ -406,15 +406,26 @@ func (s *ConsentStore) HasReceipt(provider string, scope frame.EgressScope) bool
 // (now < expires_at, compared as protocol timestamps), for hosts that
 // enforce expiry.
 func (s *ConsentStore) LiveReceipt(provider string, scope frame.EgressScope, now time.Time) (ConsentReceipt, bool) {
-	ts := now.UTC().Format("2006-01-02T15:04:05Z")
+	ts := frame.TimestampOf(now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.liveReceiptsLocked(provider) {
-		if r.Scope == scope && (r.ExpiresAt == "" || ts < r.ExpiresAt) {
+		if r.Scope == scope && receiptLiveAt(r, ts) {
 			return r, true
 		}
 	}
 	return ConsentReceipt{}, false
+}
+
+// receiptLiveAt reports whether r holds at now: it states no expiry, or now
+// is before it, compared as instants to the nanosecond. An expiry outside
+// the protocol grammar holds at no time.
+func receiptLiveAt(r ConsentReceipt, now frame.Timestamp) bool {
+	if r.ExpiresAt == "" {
+		return true
+	}
+	exp, err := frame.ParseTimestamp(r.ExpiresAt)
+	return err == nil && now.Compare(exp) < 0
 }
 
 // Evaluate decides whether the host may send provider id a payload, exactly
