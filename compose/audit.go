@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -270,17 +271,9 @@ func (e Entry) String() string {
 	return b.String()
 }
 
-// quoteID prints an identity on one line: Go-quoted when it contains
-// spaces, control characters or non-graphic runes.
-func quoteID(id frame.ID) string {
-	s := id.String()
-	for _, r := range s {
-		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// quoteID prints an identity on one line: bare when it reads as one token,
+// Go-quoted otherwise (a provider chooses its frame ids).
+func quoteID(id frame.ID) string { return safetext.Quote(id.String()) }
 
 // WriteText writes the audit as text: one line per entry, then a summary
 // line with the budget, the tokens used, the strategy and the packer (and

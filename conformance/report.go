@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
 // Status is the outcome of one conformance check. Its JSON spelling is the
@@ -169,9 +171,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // closing tally.
 func (r *Report) WriteText(w io.Writer) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "conformance report for %s\n", r.Target)
+	fmt.Fprintf(&buf, "conformance report for %s\n", safetext.Escape(r.Target))
 	for _, c := range r.Checks {
-		fmt.Fprintf(&buf, "  %-7s %s: %s\n", c.Status, c.Name, c.Evidence)
+		// Evidence quotes what the provider sent: escaped, it stays on its line.
+		fmt.Fprintf(&buf, "  %-7s %s: %s\n", c.Status, c.Name, safetext.Escape(c.Evidence))
 	}
 	p, f, s := r.Tally()
 	verdict := "CONFORMANT"

@@ -45,12 +45,12 @@ func TestConsentEvaluate(t *testing.T) {
 	if d := s.Evaluate("s", scoped); d.Permitted {
 		t.Errorf("other provider's receipt counted")
 	}
-	s.Grant(ConsentReceipt{ProviderID: "s", Scope: "acme:vault", Grantor: g, ExpiresAt: "2000-01-01T00:00:00Z"})
-	if d := s.Evaluate("s", scoped); !d.Permitted {
-		t.Errorf("all receipts (presence rule, expiry ignored): %+v", d)
+	if err := s.Grant(ConsentReceipt{ProviderID: "s", Scope: "acme:vault", Grantor: g, ExpiresAt: "2000-01-01T00:00:00Z"}); err == nil {
+		t.Errorf("a grant that expired in 2000 was accepted")
 	}
-	if _, ok := s.LiveReceipt("s", "acme:vault", time.Now()); ok {
-		t.Errorf("expired receipt is live")
+	s.Grant(ConsentReceipt{ProviderID: "s", Scope: "acme:vault", Grantor: g})
+	if d := s.Evaluate("s", scoped); !d.Permitted {
+		t.Errorf("all receipts: %+v", d)
 	}
 	if err := s.Grant(ConsentReceipt{ProviderID: "s", Scope: "x:y", Grantor: Grantor{Kind: "robot", ID: "r"}}); err == nil {
 		t.Errorf("bad grantor kind accepted")
@@ -181,6 +181,7 @@ func TestConsentRefusesControlCharactersInNames(t *testing.T) {
 // lapsed half a second early).
 func TestLiveReceiptComparesInstants(t *testing.T) {
 	s := NewConsentStore()
+	s.now = func() time.Time { return time.Date(2026, 7, 1, 11, 0, 0, 0, time.UTC) } // grant before the expiry
 	g := Grantor{Kind: "policy", ID: "ci"}
 	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: "acme:vault", Grantor: g, ExpiresAt: "2026-07-01T12:00:00.9Z"}); err != nil {
 		t.Fatal(err)

@@ -70,6 +70,34 @@ func ExampleVerifyFileProvenance() {
 	// refused
 }
 
+// A long-lived host follows the consent journal that `ctxkit consent`
+// writes: a grant bound to an endpoint and a name covers only that
+// provider, and a revocation holds from the next decision on.
+func ExampleWatchConsentStore() {
+	dir, _ := os.MkdirTemp("", "consent")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "consent.ndjson")
+	watched, _ := host.WatchConsentStore(path) // the server's view
+	cli, _ := host.OpenConsentStore(path)      // ctxkit consent, elsewhere
+	_ = cli.Grant(host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex,
+		ProviderName: "wiki-search", Endpoint: "https://wiki.example/cgp",
+		Grantor: host.Grantor{Kind: "human", ID: "ada"}})
+
+	info := frame.ProviderInfo{Name: "wiki-search", DataFlow: frame.DataFlow{Reads: true, Egress: true,
+		EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
+	at := func(endpoint string) host.ConsentSubject {
+		return host.ConsentSubject{ID: "wiki", Endpoint: endpoint, Name: info.Name}
+	}
+	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
+	fmt.Println(watched.EvaluateSubject(at("https://other.example/cgp"), info).Reason)
+	_, _ = cli.Revoke("wiki", "")
+	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
+	// Output:
+	// true
+	// the receipt for third-party-index does not cover it: it was granted for endpoint "https://wiki.example/cgp" and the provider is reached at "https://other.example/cgp"
+	// false
+}
+
 func ExampleFrameChrome() {
 	// What the host reserves, per frame, out of a leg's share for the
 	// fence of a frame served by provider "files": the fixed fence bytes,

@@ -209,12 +209,13 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 	// that fails here reports the time its handshake took in this fan-out.
 	var wg sync.WaitGroup
 	handTime := make([]time.Duration, len(es))
+	handErr := make([]error, len(es))
 	for i, e := range es {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			_ = h.handshake(ctx, e)
+			handErr[i] = h.handshake(ctx, e)
 			handTime[i] = time.Since(t0)
 		}()
 	}
@@ -229,8 +230,15 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 	var legs []leg
 	var matching []int
 	for i, e := range es {
-		if e.handErr != nil {
-			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, Status: statusOf(e.handErr), Err: e.handErr, Query: *q, Elapsed: handTime[i]}})
+		if err := handErr[i]; err != nil {
+			// A consent refusal before connecting (C4) is a handshake-phase
+			// outcome too: the provider was never reached.
+			o := &Outcome{Provider: e.id, Status: statusOf(err), Err: err, Query: *q, Elapsed: handTime[i]}
+			var ce *ConsentError
+			if errors.As(err, &ce) {
+				o.Missing = ce.Missing
+			}
+			legs = append(legs, leg{e: e, q: *q, out: o})
 			continue
 		}
 		if !e.ack.Capabilities.ServesAny(q.Kinds) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -236,7 +237,9 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 			verb = "skipped"
 		}
 		for _, v := range vs {
-			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %v\n", name, o.Line, verb, o.Identity(), v)
+			// The offer's id and the values a violation quotes come from
+			// whoever wrote the offers: quoted and escaped, one line each.
+			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, o.Line, verb, safetext.Quote(o.Identity().String()), safetext.Escape(v.Error()))
 		}
 	}
 	if invalid > 0 && !fl.skipInvalid {

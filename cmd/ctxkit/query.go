@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -43,7 +44,9 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
-  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
+                        credential: sent as a bearer token to an HTTP provider,
+                        passed as VAR to a stdio child; scrubbed from all output
   --consent-store PATH  consent journal (default: %s)
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
@@ -68,11 +71,10 @@ is not queried and shows as kinds_not_served in the fan-out report.
 exit codes: 0 every provider answered and passed its audit, and at least one
 frame was composed; 1 a provider was refused (consent), could not be
 started, failed or was dropped by the audit (the prompt is still printed
-from the others), or
-nothing was composed (no provider serves the asked kinds, none returned a
-frame, or none fits the budget; stderr says which); 2 usage error,
-unreadable DIR, a --kind that is not a kind name, or a --budget over the
-limit of 1073741824.
+from the others), or nothing was composed (no provider serves the asked
+kinds, none returned a frame, or none fits the budget; stderr says which);
+2 usage error, unreadable DIR, a --kind that is not a kind name, or a
+--budget over the limit of 1073741824.
 `
 
 // repeated is a repeatable string flag.
@@ -207,43 +209,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err := addDirs(ctx, h, dirs, progress); err != nil {
 		return fail("%v", err)
 	}
-	creds := map[string]host.Credential{}
-	for _, b := range bearers {
-		id, v, ok := strings.Cut(b, "=")
-		if !ok || id == "" || v == "" {
-			return fail("--bearer-env wants ID=VAR, got %q", b)
-		}
-		tok, set := os.LookupEnv(v)
-		if !set {
-			return fail("--bearer-env %s: environment variable %s is not set", id, v)
-		}
-		creds[id] = host.NewCredential(tok)
-	}
-	for _, spec := range providers {
-		id, target, ok := strings.Cut(spec, "=")
-		if !ok || id == "" || target == "" {
-			return fail("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
-		}
-		switch {
-		case strings.HasPrefix(target, "stdio:"):
-			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
-			if len(argv) == 0 {
-				return fail("--provider %s: empty command", id)
-			}
-			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
-				// A command that cannot start fails its own leg; the
-				// other providers are still served.
-				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
-					return fail("%v", err)
-				}
-			}
-		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
-			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return fail("%v", err)
-			}
-		default:
-			return fail("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
-		}
+	if err := addProviders(h, providers, bearers); err != nil {
+		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
 	for _, k := range kinds {
@@ -334,12 +301,65 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	return code
 }
 
+// addProviders registers each --provider SPEC, giving the provider named in
+// a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
+// environment variable VAR for a stdio child.
+func addProviders(h *host.Host, providers, bearers []string) error {
+	creds := map[string]host.Credential{}
+	credVar := map[string]string{}
+	for _, b := range bearers {
+		id, v, ok := strings.Cut(b, "=")
+		if !ok || id == "" || v == "" {
+			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+		}
+		tok, set := os.LookupEnv(v)
+		if !set {
+			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+		}
+		creds[id], credVar[id] = host.NewCredential(tok), v
+	}
+	for _, spec := range providers {
+		id, target, ok := strings.Cut(spec, "=")
+		if !ok || id == "" || target == "" {
+			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+		}
+		switch {
+		case strings.HasPrefix(target, "stdio:"):
+			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
+			if len(argv) == 0 {
+				return fmt.Errorf("--provider %s: empty command", id)
+			}
+			var so *host.StdioOptions
+			if v, ok := credVar[id]; ok {
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
+				// A command that cannot start fails its own leg; the
+				// other providers are still served.
+				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
+					return err
+				}
+			}
+		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+		}
+	}
+	return nil
+}
+
 // writeFanOutReport prints one line per provider leg, then each frame the
-// per-leg audit refused.
+// per-leg audit refused. Everything a provider chose (its error messages and
+// stderr inside o.Error, its frame ids, the details quoting its frames) is
+// quoted or escaped by safetext, so no provider can add a line to this
+// report or send the terminal an escape sequence.
 func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
 	for _, o := range fo.Outcomes {
-		line := fmt.Sprintf("%-16s %-22s", o.Provider, o.Status)
+		line := fmt.Sprintf("%-16s %-22s", safetext.Quote(o.Provider), o.Status)
 		if o.Status != host.StatusKindsNotServed {
 			line += legLimits(fo, &o)
 		}
@@ -356,14 +376,14 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 			label = "skipped"
 		}
 		if msg := o.Error(); msg != "" {
-			fmt.Fprintf(w, "  %s: %s\n", label, msg)
+			fmt.Fprintf(w, "  %s: %s\n", label, safetext.Escape(msg))
 		}
 		for _, e := range o.Excluded {
 			detail := e.Detail
 			if !strings.HasPrefix(detail, e.Rule+" ") {
 				detail = e.Rule + " " + detail
 			}
-			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, detail)
+			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}
 	}
 	fmt.Fprintln(w, "# composition")

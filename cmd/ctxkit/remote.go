@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/client"
 	"github.com/ctxkit/ctxkit/window"
@@ -92,7 +93,7 @@ func remoteFail(cmd string, s stdio, err error) int {
 		if e.Field != "" {
 			where = " (" + e.Field + ")"
 		}
-		fmt.Fprintf(s.err, "%s: remote: %d %s%s: %s\n", cmd, e.Status, e.Code, where, e.Message)
+		fmt.Fprintf(s.err, "%s: remote: %d %s%s: %s\n", cmd, e.Status, safetext.Quote(string(e.Code)), safetext.Escape(where), safetext.Escape(e.Message))
 		if e.Status == http.StatusUnprocessableEntity {
 			return exitFailed
 		}
@@ -184,7 +185,7 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 	_, _ = io.WriteString(s.out, res.Prompt)
 	writeRemoteAudit(s.err, &res)
 	for _, sk := range res.Skipped {
-		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, sk.Message)
+		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, safetext.Escape(sk.Message))
 	}
 	if msg := emptyRemoteCompose(&res); msg != "" {
 		fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
@@ -217,12 +218,12 @@ func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
 	inc := 0
 	for _, e := range res.Audit.Entries {
 		var b strings.Builder
-		b.WriteString(e.Disposition)
+		b.WriteString(safetext.Quote(e.Disposition))
 		if e.Disposition == "included" {
 			inc++
-			b.WriteString(" " + e.Verification + " " + quoteIdentity(e.Frame))
+			b.WriteString(" " + safetext.Quote(e.Verification) + " " + quoteIdentity(e.Frame))
 		} else if e.Reason != nil {
-			b.WriteString(" " + e.Reason.Kind + " " + quoteIdentity(e.Frame))
+			b.WriteString(" " + safetext.Quote(e.Reason.Kind) + " " + quoteIdentity(e.Frame))
 			switch {
 			case e.Reason.Kept != nil:
 				b.WriteString(" kept=" + quoteIdentity(*e.Reason.Kept))
@@ -234,25 +235,17 @@ func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
 			State string `json:"state"`
 		}
 		_ = json.Unmarshal(e.Attestation, &st)
-		b.WriteString(" attestation=" + st.State)
+		b.WriteString(" attestation=" + safetext.Quote(st.State))
 		fmt.Fprintln(w, b.String())
 	}
 	a := res.Audit
 	fmt.Fprintf(w, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
-		a.Budget, a.TokensUsed, a.Strategy, a.Packer, inc, len(a.Entries)-inc)
+		a.Budget, a.TokensUsed, safetext.Quote(a.Strategy), safetext.Quote(a.Packer), inc, len(a.Entries)-inc)
 }
 
 // quoteIdentity prints an identity on one line, Go-quoted when it holds
-// spaces, quotes or non-graphic runes (as the composer's audit text does).
-func quoteIdentity(id frame.ID) string {
-	s := id.String()
-	for _, r := range s {
-		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// spaces, quotes or non-printable runes (as the composer's audit text does).
+func quoteIdentity(id frame.ID) string { return safetext.Quote(id.String()) }
 
 func remoteAssess(ctx context.Context, c *client.Client, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
@@ -356,12 +349,14 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 	}
 	_, _ = io.WriteString(s.out, res.Composition.Prompt)
 	for _, o := range res.FanOut.Outcomes {
-		line := fmt.Sprintf("provider %s: %s, %d frames", o.Provider, o.Status, len(o.Frames))
+		// The service relays what each provider said: every field is
+		// quoted or escaped so that none can add a line or drive the terminal.
+		line := fmt.Sprintf("provider %s: %s, %d frames", safetext.Quote(o.Provider), safetext.Quote(o.Status), len(o.Frames))
 		if n := refusedFrames(o.Excluded); n > 0 {
 			line += fmt.Sprintf(", %d excluded by the audit", n)
 		}
 		if o.Error != "" {
-			line += ": " + o.Error
+			line += ": " + safetext.Escape(o.Error)
 		}
 		fmt.Fprintln(s.err, line)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -103,10 +104,10 @@ func runValidate(_ context.Context, args []string, s stdio) int {
 		writeValidateJSON(s.out, name, rep)
 	} else {
 		for _, f := range rep.Violations {
-			fmt.Fprintln(s.out, f.String())
+			fmt.Fprintln(s.out, safetext.Escape(f.String()))
 		}
 		for _, e := range rep.Errors {
-			fmt.Fprintf(s.err, "validate: %s: %v\n", name, e)
+			fmt.Fprintf(s.err, "validate: %s: %s\n", name, safetext.Escape(e.Error()))
 		}
 		switch {
 		case !rep.Checked() && len(rep.Errors) == 0:
