@@ -531,34 +531,35 @@ func (ix *Index) Close() error {
 }
 
 // readChunk returns lines a..b (1-based, inclusive) of the file at rel as
-// they are on disk now, decoded as at index time (and as text for HTML), and
-// the file's modification time. ok is false when the file is gone, no
+// they are on disk now, decoded as at index time (and as text for HTML), the
+// last line it could read (b, or fewer if the file shrank), and the file's
+// modification time. ok is false when the file is gone, no
 // longer a regular file, no longer text, or shorter than line a.
-func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, mod time.Time, ok bool) {
+func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, end int, mod time.Time, ok bool) {
 	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
 	st, err := os.Lstat(abs)
 	if err != nil || !st.Mode().IsRegular() {
-		return nil, time.Time{}, false
+		return nil, 0, time.Time{}, false
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, time.Time{}, false
+		return nil, 0, time.Time{}, false
 	}
 	text, ok := decodeText(data)
 	if !ok {
-		return nil, time.Time{}, false
+		return nil, 0, time.Time{}, false
 	}
 	if html {
 		text, _ = htmlText(text)
 	}
 	lines := splitLines(text)
 	if a < 1 || a > len(lines) || b < a {
-		return nil, time.Time{}, false
+		return nil, 0, time.Time{}, false
 	}
 	b = min(b, len(lines))
 	out := text[lines[a-1].off : lines[b-1].off+lines[b-1].len]
 	if html {
 		out = []byte(collapseBlank(out))
 	}
-	return out, st.ModTime(), true
+	return out, b, st.ModTime(), true
 }

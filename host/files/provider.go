@@ -247,7 +247,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			dropped++
 			continue
 		}
-		content, mod, ok := ix.readChunk(paths[0], ct.html, int(ch.startLine), int(ch.endLine))
+		content, end, mod, ok := ix.readChunk(paths[0], ct.html, int(ch.startLine), int(ch.endLine))
 		if !ok || (!asOf.IsZero() && mod.After(asOf)) {
 			continue
 		}
@@ -257,7 +257,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		used += uint64(cost)
-		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, seg.str(ch.headOff, ch.headN), int(ch.startLine), content, mod, c.score))
+		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, seg.str(ch.headOff, ch.headN), int(ch.startLine), end, content, mod, c.score))
 	}
 	if dropped > 0 {
 		res.Truncated = true
@@ -330,12 +330,8 @@ func modTimeOf(c content, rel string) int64 {
 	return 0
 }
 
-func (p *Provider) makeFrame(root int, paths []string, doc bool, heading string, start int, content []byte, mod time.Time, score float32) frame.Frame {
+func (p *Provider) makeFrame(root int, paths []string, doc bool, heading string, start, end int, content []byte, mod time.Time, score float32) frame.Frame {
 	ix := p.roots[root]
-	end := start + len(splitLines(content)) - 1
-	if end < start {
-		end = start
-	}
 	d := digest(content)
 	kind := frame.KindSnippet
 	if doc {
@@ -387,7 +383,7 @@ func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, 
 		default:
 			ix := p.roots[ri]
 			ref := ix.live[rel]
-			content, _, ok := ix.readChunk(rel, ix.segs[ref.seg].contents[ref.content].html, a, b)
+			content, _, _, ok := ix.readChunk(rel, ix.segs[ref.seg].contents[ref.content].html, a, b)
 			switch {
 			case !ok:
 				v.Status = wire.StatusGone

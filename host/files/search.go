@@ -148,8 +148,8 @@ func (ix *Index) hit(r ref) Hit {
 	ch := Chunk{StartLine: int(ci.startLine), EndLine: int(ci.endLine), Start: int(ci.start), End: int(ci.end),
 		Kind: kind, Heading: s.str(ci.headOff, ci.headN), Text: s.str(ci.textOff, ci.textN)}
 	if ix.root != "" && len(paths) > 0 {
-		if t, _, ok := ix.readChunk(paths[0], c.html, ch.StartLine, ch.EndLine); ok {
-			ch.Text = string(t)
+		if t, end, _, ok := ix.readChunk(paths[0], c.html, ch.StartLine, ch.EndLine); ok {
+			ch.Text, ch.EndLine = string(t), end
 		}
 	}
 	h := Hit{Chunk: ch, Paths: paths, Score: r.score}
