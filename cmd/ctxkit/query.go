@@ -29,8 +29,11 @@ Queries context providers concurrently, audits each reply, composes the
 accepted frames under one budget and prints the fenced prompt on stdout and
 the audit (every provider leg, every frame kept or dropped) on stderr.
 
-Each DIR is served in-process by the built-in files provider (BM25 over
-line chunks of the text files under DIR).
+The DIRs are served in-process by one built-in files provider (BM25F over
+chunks that follow each file's structure: Markdown and HTML sections, Go
+declarations, code blocks), with one share of the budget. Each DIR's index
+is kept on disk and refreshed from what changed; paths are shown relative
+to their DIR, and with several DIRs each path begins with its DIR.
 
 flags:
   --goal G              what the evidence is for (required)
@@ -54,7 +57,7 @@ flags:
                         (default), round-robin-by-rank, per-provider-quota[:K]
   --packer P            first-fit (default) or stop-at-first-miss
   --remote URL          run on a ctxkit serve instead (its configured providers; no DIR)
-
+%s
 examples:
   ctxkit query --goal "how is the budget split between providers" --budget 1500 ./docs
   ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
@@ -123,7 +126,9 @@ func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
 }
 
 func runQuery(ctx context.Context, args []string, s stdio) int {
-	usage := func(w io.Writer) { fmt.Fprintf(w, queryUsage, defaultConsentShown()) }
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, queryUsage, defaultConsentShown(), fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
+	}
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	goal := fs.String("goal", "", "")
@@ -137,6 +142,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
+	var ff filesFlags
+	ff.register(fs)
 	var kinds, providers, bearers repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
@@ -169,6 +176,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	case len(dirs) == 0 && len(providers) == 0:
 		return fail("give at least one DIR or --provider")
 	}
+	if err := ff.check(); err != nil {
+		return fail("%v", err)
+	}
 	strategy, err := parseStrategy(*strategyName)
 	if err != nil {
 		return fail("--strategy: %v", err)
@@ -197,16 +207,12 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
+	var fp *files.Provider
+	if len(dirs) > 0 {
+		if fp, err = ff.build(ctx, dirs, progress, s.err); err != nil {
 			return fail("%v", err)
 		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
+		if err := h.AddInProcess("files", fp); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -256,10 +262,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	if *format == "json" {
 		out := struct {
+			Index       []files.Stats    `json:"index,omitempty"`
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
 			Usage       host.UsageReport `json:"usage"`
-		}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
+		}{indexStats(fp), fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -271,6 +278,10 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	if _, err := io.WriteString(s.out, res.Prompt); err != nil {
 		return exitFailed
+	}
+	if fp != nil {
+		fmt.Fprintln(s.err)
+		writeIndexReport(s.err, fp)
 	}
 	writeFanOutReport(s.err, fo)
 	_ = res.Audit.WriteText(s.err)

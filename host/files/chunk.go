@@ -231,6 +231,10 @@ func sectionUnits(data []byte, lines []lineSpan, heads []heading, fenced []bool)
 		}
 		cut := blankCuts(data, lines, start, end)
 		for i := range cut {
+			// A list item starts a paragraph of its own.
+			if !cut[i] && start+i+1 < end && startsListItem(lineText(data, lines[start+i+1])) {
+				cut[i] = true
+			}
 			if fenced != nil && fenced[start+i] {
 				cut[i] = false
 			}
@@ -256,6 +260,23 @@ func sectionUnits(data []byte, lines []lineSpan, heads []heading, fenced []bool)
 		units[k].alone = hi < len(heads) && heads[hi].line == units[k].start
 	}
 	return units
+}
+
+// startsListItem reports a Markdown list item line: "- ", "* ", "+ " or
+// "1. " after at most three spaces.
+func startsListItem(b []byte) bool {
+	t := bytes.TrimLeft(b, " ")
+	if len(b)-len(t) > 3 || len(t) < 2 {
+		return false
+	}
+	if (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ' {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
 }
 
 // markdownUnits finds ATX (#) and setext (=== / ---) headings outside fenced
@@ -411,42 +432,55 @@ func headingOnly(name string, b []byte) bool {
 	return (ext == ".md" || ext == ".markdown") && len(t) > 0 && t[0] == '#'
 }
 
-// splitUnit cuts a unit longer than maxBytes into pieces, each ending at
-// the last cut point that keeps it within bounds (or, with none, at the last
-// line boundary that does); a single line is never cut.
+// splitUnit cuts a unit longer than maxBytes into pieces of about equal
+// size: each piece ends at the cut point nearest its share of the unit
+// that keeps it within maxBytes (or, with none, at the last line boundary
+// that does), so no piece is a fragment left over at the end. A single line
+// is never cut.
 func splitUnit(u unit, lines []lineSpan, maxBytes, minBytes int) []unit {
+	size := func(a, b int) int { return lines[b-1].off + lines[b-1].len - lines[a].off } // lines [a, b)
+	total := size(u.start, u.end)
+	if total <= maxBytes {
+		return []unit{{start: u.start, end: u.end, heading: u.heading}}
+	}
 	var out []unit
 	start := u.start
 	for start < u.end {
-		end := start
-		lastCut := -1
-		for end < u.end {
-			sz := lines[end].off + lines[end].len - lines[start].off
-			if sz > maxBytes && end > start {
+		left := size(start, u.end)
+		if left <= maxBytes {
+			out = append(out, unit{start: start, end: u.end, heading: u.heading})
+			break
+		}
+		k := (left + maxBytes - 1) / maxBytes // pieces still needed
+		target := left / k
+		best, bestDist, lastFit := -1, 0, start+1
+		for end := start + 1; end < u.end; end++ {
+			sz := size(start, end)
+			if sz > maxBytes {
 				break
 			}
-			if u.cut == nil || u.cut[end-u.start] {
-				if lines[end].off+lines[end].len-lines[start].off >= minBytes {
-					lastCut = end
-				}
+			lastFit = end
+			if sz < minBytes || (u.cut != nil && !u.cut[end-1-u.start]) || size(end, u.end) > (k-1)*maxBytes {
+				continue
 			}
-			end++
-		}
-		if end < u.end && lastCut >= start {
-			end = lastCut + 1
-		}
-		// A tail shorter than the minimum joins this piece if it fits
-		// nearly: better a piece a little long than a fragment.
-		if end < u.end {
-			rest := lines[u.end-1].off + lines[u.end-1].len - lines[end].off
-			if rest < minBytes {
-				end = u.end
+			if d := abs(sz - target); best < 0 || d < bestDist {
+				best, bestDist = end, d
 			}
 		}
-		out = append(out, unit{start: start, end: end, heading: u.heading})
-		start = end
+		if best < 0 {
+			best = lastFit
+		}
+		out = append(out, unit{start: start, end: best, heading: u.heading})
+		start = best
 	}
 	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // collapseBlank trims trailing space from each line and folds runs of blank

@@ -76,6 +76,7 @@ type Stats struct {
 	Chunks    int           `json:"chunks"`    // chunks of the live contents
 	Bytes     int64         `json:"bytes"`     // bytes of text indexed
 	Reindexed int           `json:"reindexed"` // files read and indexed by this Build
+	Root      string        `json:"root"` // absolute, symlinks resolved
 	Store     string        `json:"store,omitempty"`
 	Skipped   Skipped       `json:"skipped"`
 }
@@ -128,6 +129,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	}
 	ix.finishStats(w.skipped, time.Since(start))
 	ix.stats.Store = o.Store
+	ix.stats.Root = abs
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "\r%s\n", ix.stats.Summary(root))
 	}
