@@ -76,7 +76,7 @@ type Stats struct {
 	Chunks    int           `json:"chunks"`    // chunks of the live contents
 	Bytes     int64         `json:"bytes"`     // bytes of text indexed
 	Reindexed int           `json:"reindexed"` // files read and indexed by this Build
-	Root      string        `json:"root"` // absolute, symlinks resolved
+	Root      string        `json:"root"`      // absolute, symlinks resolved
 	Store     string        `json:"store,omitempty"`
 	Skipped   Skipped       `json:"skipped"`
 }
