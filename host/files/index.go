@@ -458,6 +458,7 @@ func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
 	}
 	a := analyze(tk, f.rel, text)
 	a.hash = sha256.Sum256(data)
+	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}
 }
 
@@ -543,6 +544,9 @@ func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, end
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, 0, time.Time{}, false
 	}
+	if out, ok := ix.readIndexedRange(abs, rel, st, a, b); ok {
+		return out, b, st.ModTime(), true
+	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, 0, time.Time{}, false
@@ -564,4 +568,55 @@ func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, end
 		out = []byte(collapseBlank(out))
 	}
 	return out, b, st.ModTime(), true
+}
+
+// readIndexedRange reads lines a..b by the byte offsets the index holds,
+// without reading the rest of the file, when that is sound: the file has
+// the size and modification time it was indexed with, it was UTF-8 (so
+// offsets in its text are offsets in the file), and the range is one of the
+// index's chunks. ok is false otherwise, and the caller reads the file.
+func (ix *Index) readIndexedRange(abs, rel string, st os.FileInfo, a, b int) ([]byte, bool) {
+	r, live := ix.live[rel]
+	if !live {
+		return nil, false
+	}
+	seg := ix.segs[r.seg]
+	c := seg.contents[r.content]
+	if c.html || c.transcoded {
+		return nil, false
+	}
+	var pe *pathEntry
+	for i := range c.paths {
+		if c.paths[i].rel == rel {
+			pe = &c.paths[i]
+		}
+	}
+	if pe == nil || pe.size != st.Size() || pe.modTime != st.ModTime().UnixNano() {
+		return nil, false
+	}
+	var start, end uint32
+	found := false
+	for k := c.firstChunk; k < c.firstChunk+c.nChunks; k++ {
+		ch := seg.chunk(k)
+		if int(ch.startLine) == a {
+			start, found = ch.start, true
+		}
+		if found && int(ch.endLine) == b {
+			end = ch.end
+			break
+		}
+	}
+	if !found || end <= start || int64(end) > st.Size() {
+		return nil, false
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	out := make([]byte, end-start)
+	if _, err := f.ReadAt(out, int64(start)); err != nil {
+		return nil, false
+	}
+	return out, true
 }

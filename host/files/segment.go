@@ -46,7 +46,7 @@ func exportedDecl(heading string) bool {
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 6
+	segVersion = 7
 	headerSize = 8 + 4*16
 	chunkRec   = 48
 )
@@ -73,6 +73,7 @@ type content struct {
 	html       bool // served as text made from HTML
 	binary     bool // not text: kept only so a refresh need not read it again
 	test       bool // a test file by its name (see isTest)
+	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
 	firstChunk uint32
 	nChunks    uint32
 	paths      []pathEntry
@@ -225,6 +226,7 @@ func (r *reader) content() (content, error) {
 	copy(c.hash[:], r.bytes(32))
 	flags := r.uvarint()
 	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
+	c.transcoded = flags&32 != 0
 	c.firstChunk = uint32(r.uvarint())
 	c.nChunks = uint32(r.uvarint())
 	np := r.uvarint()
@@ -268,17 +270,18 @@ type termFreq struct {
 
 // analyzed is a document chunked and tokenised, ready to add.
 type analyzed struct {
-	chunks    []Chunk
-	freqs     [][]termFreq // per chunk
-	bodyLens  []uint32
-	flags     []uint32
-	headLens  []uint32
-	pathTerms []termFreq // path field, per document
-	doc       bool
-	generated bool
-	html      bool
-	test      bool
-	hash      [32]byte
+	chunks     []Chunk
+	freqs      [][]termFreq // per chunk
+	bodyLens   []uint32
+	flags      []uint32
+	headLens   []uint32
+	pathTerms  []termFreq // path field, per document
+	doc        bool
+	generated  bool
+	html       bool
+	test       bool
+	transcoded bool
+	hash       [32]byte
 }
 
 // analyze chunks and tokenises one document; it is safe to run in
@@ -334,7 +337,7 @@ func analyze(tk *tokenizer, rel string, text []byte) *analyzed {
 // add appends an analyzed document found at the given paths.
 func (b *builder) add(a *analyzed, paths []pathEntry) {
 	ci := uint32(len(b.contents))
-	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
+	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
 	b.contents = append(b.contents, c)
 	for i, ch := range a.chunks {
 		id := b.nChunks
@@ -436,6 +439,9 @@ func (b *builder) encode() []byte {
 		}
 		if c.test {
 			flags |= 16
+		}
+		if c.transcoded {
+			flags |= 32
 		}
 		out = binary.AppendUvarint(out, flags)
 		out = binary.AppendUvarint(out, uint64(c.firstChunk))
