@@ -28,8 +28,8 @@ type Chunk struct {
 	Start     int        // byte offset of StartLine in the content
 	End       int        // byte offset just past EndLine (its newline included)
 	Kind      frame.Kind // frame.KindDoc for prose, frame.KindSnippet for code
-	// Heading names what the chunk is part of: the section's heading path
-	// ("Retries > Backoff") or the declarations it holds ("Server.Shutdown").
+	// Heading names what the chunk is part of: its section's heading
+	// ("Backoff") or the declarations it holds ("Server.Shutdown").
 	// It is ranked as a field of its own.
 	Heading string
 	// Text is what is indexed and served: the lines themselves, or for HTML
@@ -212,18 +212,18 @@ type heading struct {
 	text  string
 }
 
-// sectionUnits makes one unit per section: from a heading to the next, the
-// heading path as the unit's heading. fenced, if non-nil, marks the lines
+// sectionUnits makes one unit per section: from a heading to the next,
+// named by its own heading (a parent's words would otherwise weigh in every
+// subsection, so that a document's title pulls all of it up). fenced, if non-nil, marks the lines
 // inside fenced code (no cut there).
 func sectionUnits(data []byte, lines []lineSpan, heads []heading, fenced []bool) []unit {
 	var units []unit
 	var stack []heading
 	path := func() string {
-		parts := make([]string, 0, len(stack))
-		for _, h := range stack {
-			parts = append(parts, h.text)
+		if len(stack) == 0 {
+			return ""
 		}
-		return clip(strings.Join(parts, " > "))
+		return clip(stack[len(stack)-1].text)
 	}
 	add := func(start, end int, head string, alone bool) {
 		if end <= start {

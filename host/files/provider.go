@@ -217,6 +217,15 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		return res, nil
 	}
 	cands := p.rank(q)
+	// Chunks far weaker than the best bear little on the goal: they are
+	// not offered to fill the budget.
+	floor := float32(0)
+	for _, c := range cands {
+		if c.score < 1 || len(q.Anchors) == 0 {
+			floor = c.score * relativeFloor
+			break
+		}
+	}
 	// Walk the ranking. Each candidate's cost is first estimated from the
 	// index (its byte length at index time) so that ones that cannot fit are
 	// counted without touching the disk; a candidate that may fit is read
@@ -235,6 +244,10 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		ct := seg.contents[ch.content]
 		if (ct.doc && !wantDoc) || (!ct.doc && !wantSnippet) {
 			continue
+		}
+		if c.score < floor {
+			dropped += uint32(len(cands) - i) // held back as weak, counted
+			break
 		}
 		paths := ix.pathsOf(c.seg, ch.content)
 		if len(paths) == 0 {
@@ -265,6 +278,10 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 	}
 	return res, nil
 }
+
+// relativeFloor is the share of the best chunk's score below which a chunk
+// is not offered.
+const relativeFloor = 0.4
 
 // cand is a ranked chunk of one root.
 type cand struct {
