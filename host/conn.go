@@ -40,6 +40,7 @@ type conn struct {
 	provider string
 	proc     *process
 	maxLine  int
+	secrets  secrets // scrubbed from the child's stderr wherever it is shown
 
 	wmu sync.Mutex // serialises writes of whole lines
 
@@ -56,13 +57,14 @@ type conn struct {
 	closeOnce  sync.Once
 }
 
-func newConn(provider string, p *process, maxLine int) *conn {
+func newConn(provider string, p *process, maxLine int, sec secrets) *conn {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	c := &conn{
 		provider:   provider,
 		proc:       p,
+		secrets:    sec,
 		maxLine:    maxLine,
 		pending:    make(map[string]chan rawReply),
 		abandoned:  make(map[string]bool),
@@ -88,6 +90,9 @@ func (c *conn) watchExit() {
 	c.proc.kill()
 }
 
+// scrub removes the provider's credentials from a stderr tail.
+func (c *conn) scrub(s string) string { return c.secrets.scrubTail(s) }
+
 func (c *conn) exitDetail() string {
 	d := "child exited"
 	select {
@@ -98,7 +103,8 @@ func (c *conn) exitDetail() string {
 	default:
 	}
 	if s := c.proc.stderr.String(); s != "" {
-		d += "; stderr: " + truncateForError(s, 512)
+		// The child wrote this: quoted, it stays one field of one line.
+		d += "; stderr: " + strconv.Quote(truncateForError(c.scrub(s), 512))
 	}
 	return d
 }
@@ -292,7 +298,8 @@ func (c *conn) write(op string, line []byte, deadline time.Time) error {
 // A lock-step request that times out leaves the stream out of step, so the
 // connection is torn down; a correlated one only abandons its id.
 func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, correlate bool, mk func(id string) ([]byte, error)) (rawReply, error) {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -315,7 +322,7 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 		select {
 		case c.lockSem <- struct{}{}:
 		case <-ctx.Done():
-			return rawReply{}, c.ctxErr(op, ctx, timeout)
+			return rawReply{}, c.ctxErr(op, ctx, start, timeout)
 		}
 		defer func() { <-c.lockSem }()
 		c.mu.Lock()
@@ -352,7 +359,7 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 			}
 		default:
 		}
-		err := c.ctxErr(op, ctx, timeout)
+		err := c.ctxErr(op, ctx, start, timeout)
 		if !correlate {
 			c.breakWith(err)
 			c.proc.kill()
@@ -376,11 +383,11 @@ func (c *conn) forget(id string, correlate, abandon bool) {
 	c.lockstep = nil
 }
 
-func (c *conn) ctxErr(op string, ctx context.Context, timeout time.Duration) error {
+func (c *conn) ctxErr(op string, ctx context.Context, start time.Time, timeout time.Duration) error {
 	if errors.Is(context.Cause(ctx), context.Canceled) {
 		return newErr(c.provider, op, ErrTimeout, "canceled by caller", ctx.Err())
 	}
-	return newErr(c.provider, op, ErrTimeout, "no reply within "+timeout.String(), nil)
+	return newErr(c.provider, op, ErrTimeout, "no reply within "+waited(start, timeout), nil)
 }
 
 // notify sends a line that expects no reply (shutdown).

@@ -3,7 +3,10 @@ package host
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // Sentinel errors a caller can branch on with errors.Is. Every error the host
@@ -12,6 +15,9 @@ var (
 	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
 	// its connection was torn down while a request was outstanding.
 	ErrProviderCrashed = errors.New("provider crashed")
+	// ErrNotStarted: the provider's process could not be started (the
+	// command does not exist or is not executable); nothing was sent.
+	ErrNotStarted = errors.New("provider could not be started")
 	// ErrTimeout: the provider did not answer within the host's deadline.
 	ErrTimeout = errors.New("provider timed out")
 	// ErrMalformed: the provider sent bytes that are not a CGP envelope
@@ -56,7 +62,8 @@ type Error struct {
 }
 
 // Error returns "host: OP \"PROVIDER\": KIND: DETAIL: CAUSE", leaving out
-// the empty parts.
+// the empty parts. A provider's error envelope is written as
+// `provider error CODE: "MESSAGE"`, its message Go-quoted.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("host: ")
@@ -72,7 +79,18 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		var we *wire.Error
+		if errors.As(e.Err, &we) {
+			// The message is the provider's own text: quoted, it cannot
+			// pass for the host's words or break the line.
+			code := string(we.Code)
+			if code == "" {
+				code = string(wire.CodeInternal)
+			}
+			b.WriteString("provider error " + code + ": " + strconv.Quote(we.Message))
+		} else {
+			b.WriteString(e.Err.Error())
+		}
 	}
 	return b.String()
 }

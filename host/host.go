@@ -44,7 +44,10 @@ type Options struct {
 	// Version is the protocol version the host speaks (default
 	// wire.ProtocolVersion).
 	Version string
-	// HandshakeTimeout bounds each provider's handshake (default 10 s).
+	// HandshakeTimeout bounds each provider's handshake. Default: the
+	// QueryTimeout, so that one timeout bounds a whole leg's waits. A
+	// deadline on the caller's context bounds the handshake too, when it
+	// comes first.
 	HandshakeTimeout time.Duration
 	// QueryTimeout bounds each leg's query and each verify (default 30 s).
 	QueryTimeout time.Duration
@@ -73,7 +76,9 @@ type Options struct {
 type entry struct {
 	id        string
 	p         Provider
-	forceEgr  bool // C4: a non-loopback HTTP provider is egress whatever it claims
+	forceEgr  bool   // C4: a non-loopback HTTP provider is egress whatever it claims
+	endpoint  string // URL or command line, what consent is bound to ("" when unnamed)
+	secrets   secrets
 	once      sync.Once
 	ack       *wire.HandshakeAck
 	info      frame.ProviderInfo // ack.Provider with C4 applied
@@ -102,11 +107,11 @@ func New(opts *Options) *Host {
 	if o.Version == "" {
 		o.Version = wire.ProtocolVersion
 	}
-	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = DefaultHandshakeTimeout
-	}
 	if o.QueryTimeout <= 0 {
 		o.QueryTimeout = DefaultRequestTimeout
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = o.QueryTimeout
 	}
 	if o.Consent == nil {
 		o.Consent = NewConsentStore()
@@ -126,10 +131,17 @@ func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 // leg outcome rather than aborting a fan-out. The host owns p from here on
 // and shuts it down in Close.
 func (h *Host) Register(id string, p Provider) error {
-	return h.register(id, p, false)
+	return h.register(id, p, "", false)
 }
 
-func (h *Host) register(id string, p Provider, forceEgress bool) error {
+// RegisterAt is Register for a provider reached at endpoint (its URL or
+// command line): consent bound to an endpoint covers the provider only
+// when the endpoints are equal.
+func (h *Host) RegisterAt(id, endpoint string, p Provider) error {
+	return h.register(id, p, endpoint, false)
+}
+
+func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool) error {
 	if strings.TrimSpace(id) == "" {
 		return errors.New("host: register: empty provider id")
 	}
@@ -141,7 +153,7 @@ func (h *Host) register(id string, p Provider, forceEgress bool) error {
 	if _, dup := h.byID[id]; dup {
 		return fmt.Errorf("host: register %q: id already registered", id)
 	}
-	e := &entry{id: id, p: p, forceEgr: forceEgress}
+	e := &entry{id: id, p: p, forceEgr: forceEgress, endpoint: endpoint, secrets: secretsOfProvider(p)}
 	h.providers = append(h.providers, e)
 	h.byID[id] = e
 	return nil
@@ -168,12 +180,32 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	if err != nil {
 		return err
 	}
-	if err := h.Register(id, p); err != nil {
+	if err := h.RegisterAt(id, CommandEndpoint(program, args), p); err != nil {
 		_ = p.Shutdown(context.Background())
 		return err
 	}
 	return nil
 }
+
+// AddUnstarted registers, under id, a provider that could not be set up,
+// typically a stdio provider whose AddStdio failed with ErrNotStarted. Every
+// fan-out then reports its leg as failed with err (StatusNotStarted for
+// ErrNotStarted) beside the other providers' answers, rather than the
+// provider silently missing from the audit.
+func (h *Host) AddUnstarted(id string, err error) error {
+	if err == nil {
+		return fmt.Errorf("host: register %q: AddUnstarted needs the error that kept the provider from starting", id)
+	}
+	return h.Register(id, unstarted{err: err})
+}
+
+// unstarted is the Provider of AddUnstarted: every call fails with err.
+type unstarted struct{ err error }
+
+func (u unstarted) Handshake(context.Context, string) (*wire.HandshakeAck, error) { return nil, u.err }
+func (u unstarted) Query(context.Context, *frame.Query) (*wire.Result, error)     { return nil, u.err }
+func (u unstarted) Verify(context.Context, []frame.ID) ([]wire.Verdict, error)    { return nil, u.err }
+func (u unstarted) Shutdown(context.Context) error                                { return nil }
 
 // AddHTTP registers an HTTP provider at url. Plain http:// to anything but a
 // loopback address is refused before any connection is attempted (C7); a
@@ -190,7 +222,13 @@ func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
 	if err != nil {
 		return err
 	}
-	return h.register(id, p, !loopback)
+	return h.register(id, p, p.url, !loopback)
+}
+
+// CommandEndpoint is how a stdio provider's endpoint is named for consent:
+// the program and its arguments joined by single spaces.
+func CommandEndpoint(program string, args []string) string {
+	return strings.Join(append([]string{program}, args...), " ")
 }
 
 // IDs returns the registered provider ids in registration order.
@@ -249,8 +287,18 @@ func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 // handshake runs the provider's handshake once and caches the outcome; every
 // later caller gets the same result (a failed handshake, a timeout included,
 // is final: register the provider again under a new id to retry).
+//
+// A provider that is egress whatever it declares (C4) is first admitted by
+// the consent store: without consent covering its endpoint, no connection
+// is opened. That check is not cached, so consent granted later is honoured.
 func (h *Host) handshake(ctx context.Context, e *entry) error {
+	if e.forceEgr && !e.handshook.Load() {
+		if d := h.opts.Consent.Admit(ConsentSubject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
+			return &ConsentError{Provider: e.id, Reason: d.Reason, Endpoint: e.endpoint, BeforeConnect: true}
+		}
+	}
 	e.once.Do(func() {
+		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
 		defer cancel()
 		type res struct {
@@ -268,12 +316,12 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		case <-hctx.Done():
 			// The transport did not honour the deadline (an in-process
 			// provider ignoring ctx): the handshake fails regardless.
-			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+h.opts.HandshakeTimeout.String(), nil)
+			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
 		}
 		if r.err == nil {
 			r.err = h.checkAck(e.id, r.ack)
 		}
-		e.handErr = r.err
+		e.handErr = e.secrets.scrubError(r.err)
 		if r.err == nil {
 			e.ack = r.ack
 			e.info = r.ack.Provider
@@ -284,6 +332,15 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		e.handshook.Store(true)
 	})
 	return e.handErr
+}
+
+// waited says how long a wait that ran out lasted: the configured timeout,
+// or the shorter time the caller's deadline left.
+func waited(start time.Time, timeout time.Duration) string {
+	if d := time.Since(start); d < timeout {
+		return d.Round(time.Millisecond).String() + " (the caller's deadline)"
+	}
+	return timeout.String()
 }
 
 // checkAck applies the host's handshake rules: the version family (H1/H3),
@@ -317,11 +374,11 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 
 // gate applies the consent rules to a handshaken provider.
 func (h *Host) gate(e *entry) error {
-	d := h.opts.Consent.Evaluate(e.id, e.info)
+	d := h.opts.Consent.EvaluateSubject(ConsentSubject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
 	if d.Permitted {
 		return nil
 	}
-	return &ConsentError{Provider: e.id, Missing: d.Missing}
+	return &ConsentError{Provider: e.id, Missing: d.Missing, Reason: d.Reason, Endpoint: e.endpoint, Name: e.info.Name}
 }
 
 // QueryProvider queries one provider directly: handshake if needed, consent
@@ -360,7 +417,7 @@ func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Resul
 	}()
 	select {
 	case r := <-ch:
-		return r.r, r.err
+		return r.r, e.secrets.scrubError(r.err)
 	case <-qctx.Done():
 		if ctx.Err() != nil {
 			return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())

@@ -17,7 +17,8 @@ import (
 // Config is the JSON file read by `ctxkit serve --config FILE`:
 //
 //	{
-//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s"},
+//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s",
+//	             "max_body_bytes_in_flight": 134217728, "max_connections": 1024},
 //	  "providers": [
 //	    {"id": "docs", "files": "./docs"},
 //	    {"id": "tickets", "command": ["./tickets-provider", "--stdio"]},
@@ -37,7 +38,8 @@ type Config struct {
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
 	ConsentStore string `json:"consent_store,omitempty"`
-	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
+	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
 
@@ -49,6 +51,10 @@ type Limits struct {
 	MaxFrames int `json:"max_frames,omitempty"`
 	// Timeout is Options.Timeout, as a duration string ("30s").
 	Timeout Duration `json:"timeout,omitempty"`
+	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
+	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
+	// MaxConnections is ServeOptions.MaxConnections.
+	MaxConnections int `json:"max_connections,omitempty"`
 }
 
 // Apply copies the non-zero limits into o.
@@ -61,6 +67,16 @@ func (l Limits) Apply(o *Options) {
 	}
 	if l.Timeout > 0 {
 		o.Timeout = time.Duration(l.Timeout)
+	}
+	if l.MaxBodyBytesInFlight > 0 {
+		o.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
+	}
+}
+
+// ApplyServe copies the non-zero connection limit into o.
+func (l Limits) ApplyServe(o *ServeOptions) {
+	if l.MaxConnections > 0 {
+		o.MaxConnections = l.MaxConnections
 	}
 }
 
@@ -75,8 +91,10 @@ type ProviderConfig struct {
 	Command []string `json:"command,omitempty"`
 	// URL is a CGP provider over HTTP (https://, or http:// on loopback).
 	URL string `json:"url,omitempty"`
-	// TokenEnv names the environment variable holding the bearer token
-	// for URL. The token itself is never logged.
+	// TokenEnv names the environment variable holding the provider's
+	// credential: the bearer token for URL, or an entry of the same name
+	// passed to the Command child. The token itself is never logged, and
+	// it is scrubbed from everything derived from the provider.
 	TokenEnv string `json:"token_env,omitempty"`
 }
 
@@ -143,7 +161,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode: unexpected data after the JSON object")
 	}
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 {
+	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 || c.Limits.MaxBodyBytesInFlight < 0 || c.Limits.MaxConnections < 0 {
 		return nil, fmt.Errorf("limits: negative values are not allowed")
 	}
 	seen := map[string]bool{}
@@ -164,8 +182,8 @@ func ParseConfig(b []byte) (*Config, error) {
 		if n != 1 {
 			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url", i, p.ID)
 		}
-		if p.TokenEnv != "" && p.URL == "" {
-			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url providers", i, p.ID)
+		if p.TokenEnv != "" && p.Files != "" {
+			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url and command providers", i, p.ID)
 		}
 	}
 	return &c, nil
@@ -197,7 +215,15 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		case len(p.Command) > 0:
-			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], nil); err != nil {
+			var so *host.StdioOptions
+			if p.TokenEnv != "" {
+				tok, ok := os.LookupEnv(p.TokenEnv)
+				if !ok {
+					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
+				}
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{p.TokenEnv: host.NewCredential(tok)}}
+			}
+			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], so); err != nil {
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		default:
@@ -225,11 +251,11 @@ func (c *Config) openConsent() (*host.ConsentStore, error) {
 			return host.NewConsentStore(), nil
 		}
 		path = p
-		if _, err := os.Stat(path); err != nil {
-			return host.NewConsentStore(), nil
-		}
 	}
-	st, err := host.OpenConsentStore(path)
+	// Watched, not opened: the server re-reads the journal when it
+	// changes, so a grant or a revocation made while it runs holds from
+	// the next request on.
+	st, err := host.WatchConsentStore(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: consent store: %w", err)
 	}
