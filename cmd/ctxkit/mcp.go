@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/mcpserver"
@@ -44,7 +45,7 @@ flags:
   --budget N            query_context's budget when a call gives none (default 2000)
   --consent-store PATH  consent journal for egress providers (default: the consent command's)
   --timeout D           per-provider query timeout (default 30s)
-
+%s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs
   ctxkit mcp --http 127.0.0.1:7701 ./docs    # Streamable HTTP at /mcp
@@ -54,6 +55,11 @@ exit codes: 0 the client closed the session (or SIGTERM); 1 serving failed;
 2 usage error or unreadable DIR.
 `
 
+// mcpUsageText is mcpUsage with the files provider's flags filled in.
+func mcpUsageText() string {
+	return fmt.Sprintf(mcpUsage, fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
+}
+
 func runMCP(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -61,6 +67,8 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	budget := fs.Int("budget", 2000, "")
 	consentPath := fs.String("consent-store", "", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
+	var ff filesFlags
+	ff.register(fs)
 	var providers, bearers, mcpTools repeated
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
@@ -68,15 +76,18 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(s.out, mcpUsage)
+			fmt.Fprint(s.out, mcpUsageText())
 			return exitOK
 		}
-		fmt.Fprintf(s.err, "mcp: %v\n\n%s", err, mcpUsage)
+		fmt.Fprintf(s.err, "mcp: %v\n\n%s", err, mcpUsageText())
 		return exitUsage
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "mcp: "+format+"\n", a...)
 		return exitUsage
+	}
+	if err := ff.check(); err != nil {
+		return fail("%v", err)
 	}
 	if *budget <= 0 || *budget > maxQueryBudget {
 		return fail("--budget must be in 1..%d", maxQueryBudget)
@@ -87,7 +98,7 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	}
 	h := host.New(&host.Options{Consent: consent, QueryTimeout: *timeout})
 	defer h.Close(context.Background())
-	if err := addDirs(ctx, h, dirs, nil); err != nil {
+	if _, err := addDirs(ctx, h, &ff, dirs, nil, s.err); err != nil {
 		return fail("%v", err)
 	}
 	if _, err := addProviders(h, providers, bearers, mcpTools); err != nil {

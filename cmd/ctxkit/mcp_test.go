@@ -33,12 +33,12 @@ var (
 )
 
 // TestMain removes the binary the MCP tests share.
-func TestMain(m *testing.M) {
-	code := m.Run()
+// removeMCPBinary removes the ctxkit binary sharedCtxkit built (TestMain in
+// main_test.go calls it after the tests).
+func removeMCPBinary() {
 	if mcpBinDir != "" {
 		_ = os.RemoveAll(mcpBinDir)
 	}
-	os.Exit(code)
 }
 
 // sharedCtxkit builds ctxkit once for every MCP test of the process.

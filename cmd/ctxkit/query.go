@@ -31,8 +31,11 @@ Queries context providers concurrently, audits each reply, composes the
 accepted frames under one budget and prints the fenced prompt on stdout and
 the audit (every provider leg, every frame kept or dropped) on stderr.
 
-Each DIR is served in-process by the built-in files provider (BM25 over
-line chunks of the text files under DIR).
+The DIRs are served in-process by one built-in files provider (BM25F over
+chunks that follow each file's structure: Markdown and HTML sections, Go
+declarations, code blocks), with one share of the budget. Each DIR's index
+is kept on disk and refreshed from what changed; paths are shown relative
+to their DIR, and with several DIRs each path begins with its DIR.
 
 flags:
   --goal G              what the evidence is for (required)
@@ -63,7 +66,7 @@ flags:
                         (default), round-robin-by-rank, per-provider-quota[:K]
   --packer P            first-fit (default) or stop-at-first-miss
   --remote URL          run on a ctxkit serve instead (its configured providers; no DIR)
-
+%s
 examples:
   ctxkit query --goal "how is the budget split between providers" --budget 1500 ./docs
   ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
@@ -140,7 +143,9 @@ func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
 }
 
 func runQuery(ctx context.Context, args []string, s stdio) int {
-	usage := func(w io.Writer) { fmt.Fprintf(w, queryUsage, defaultConsentShown()) }
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, queryUsage, defaultConsentShown(), fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
+	}
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	goal := fs.String("goal", "", "")
@@ -154,6 +159,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
+	var ff filesFlags
+	ff.register(fs)
 	var kinds, providers, bearers, mcpTools repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
@@ -184,6 +191,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	case len(dirs) == 0 && len(providers) == 0:
 		return fail("give at least one DIR or --provider")
 	}
+	if err := ff.check(); err != nil {
+		return fail("%v", err)
+	}
 	strategy, err := parseStrategy(*strategyName)
 	if err != nil {
 		return fail("--strategy: %v", err)
@@ -212,7 +222,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	if err := addDirs(ctx, h, dirs, progress); err != nil {
+	fp, err := addDirs(ctx, h, &ff, dirs, progress, s.err)
+	if err != nil {
 		return fail("%v", err)
 	}
 	bridges, err := addProviders(h, providers, bearers, mcpTools)
@@ -225,28 +236,22 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
-	code := writeQueryResult(s, *format == "json", fo, res)
+	code := writeQueryResult(s, *format == "json", fp, fo, res)
 	writeBridgeReports(s.err, bridges)
 	return code
 }
 
-// addDirs indexes each DIR and registers it with the built-in files
-// provider, as "files" or, for several, "files-1", "files-2", ...
-func addDirs(ctx context.Context, h *host.Host, dirs []string, progress io.Writer) error {
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
-			return err
-		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
-			return err
-		}
+// addDirs indexes the DIRs and registers them with the host as one built-in
+// files provider, "files" (nil and nothing registered without DIRs).
+func addDirs(ctx context.Context, h *host.Host, ff *filesFlags, dirs []string, progress, log io.Writer) (*files.Provider, error) {
+	if len(dirs) == 0 {
+		return nil, nil
 	}
-	return nil
+	fp, err := ff.build(ctx, dirs, progress, log)
+	if err != nil {
+		return nil, err
+	}
+	return fp, h.AddInProcess("files", fp)
 }
 
 // checkQueryFlags says what is wrong with the query's goal, budget, frame
@@ -274,8 +279,9 @@ func checkQueryFlags(goal string, budget, maxFrames int, kinds []string) string 
 
 // writeQueryResult prints the prompt and report (or the JSON document) and
 // returns the exit code: 1 when a leg failed or a frame was refused, or
-// when nothing was composed, which it says on stderr.
-func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result) int {
+// when nothing was composed, which it says on stderr. fp, the files
+// provider if any, adds its index lines to the report.
+func writeQueryResult(s stdio, asJSON bool, fp *files.Provider, fo *host.FanOut, res *compose.Result) int {
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed
@@ -286,10 +292,11 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	}
 	if asJSON {
 		out := struct {
+			Index       []files.Stats    `json:"index,omitempty"`
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
 			Usage       host.UsageReport `json:"usage"`
-		}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
+		}{indexStats(fp), fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -300,6 +307,10 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	} else {
 		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
 			return exitFailed
+		}
+		if fp != nil {
+			fmt.Fprintln(s.err)
+			writeIndexReport(s.err, fp)
 		}
 		writeFanOutReport(s.err, fo)
 		_ = res.Audit.WriteText(s.err)
