@@ -34,25 +34,12 @@ func BenchmarkQueryContext(b *testing.B) {
 func benchQueryContext(b *testing.B, benchBudget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 	b.Run("in-process", func(b *testing.B) {
-		ctx := context.Background()
-		ix, err := files.Build(ctx, docs, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h := host.New(nil)
-		defer h.Close(ctx)
-		if err := h.AddInProcess("files", files.New(ix)); err != nil {
-			b.Fatal(err)
-		}
-		q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(benchBudget)}
+		query := inProcessQuery(b, docs, benchBudget)
 		lat := make([]time.Duration, 0, b.N)
 		cpu0 := selfCPU()
 		for b.Loop() {
 			t := time.Now()
-			fo := h.QueryAllBudgeted(ctx, q, uint32(benchBudget))
-			if res := fo.Compose(benchBudget, &compose.Options{}); len(res.Citations) == 0 {
-				b.Fatal("nothing composed")
-			}
+			query()
 			lat = append(lat, time.Since(t))
 		}
 		reportP50(b, lat)
@@ -128,6 +115,65 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 			b.ReportMetric(float64((parent+child).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 		}
 	})
+}
+
+// BenchmarkQueryContextAdded measures what stdio adds to the same query
+// run in process, call by call: each iteration runs the query in process
+// and then as a query_context call to a ctxkit mcp child, so both see the
+// same load on a shared machine, and reports the median of the per-call
+// differences as added-p50-ms (the "adds ≤ 2 ms, p50").
+func BenchmarkQueryContextAdded(b *testing.B) {
+	for _, budget := range []int{200, 2000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
+			query := inProcessQuery(b, docs, budget)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+				&mcp.CommandTransport{Command: exec.Command(sharedCtxkitB(b), "mcp", docs)}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			args := map[string]any{"goal": benchGoal, "budget": budget, "max_frames": 16}
+			added := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				t0 := time.Now()
+				query()
+				t1 := time.Now()
+				r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
+				if err != nil || r.IsError {
+					b.Fatal(err, r)
+				}
+				added = append(added, time.Since(t1)-t1.Sub(t0))
+			}
+			if len(added) > 0 {
+				slices.Sort(added)
+				b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "added-p50-ms")
+			}
+		})
+	}
+}
+
+// inProcessQuery returns one run of the benchmark's query in process:
+// fan-out to a files provider over docs and composition, as ctxkit query
+// does.
+func inProcessQuery(b *testing.B, docs string, budget int) func() {
+	ctx := context.Background()
+	ix, err := files.Build(ctx, docs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := host.New(nil)
+	b.Cleanup(func() { h.Close(ctx) })
+	if err := h.AddInProcess("files", files.New(ix)); err != nil {
+		b.Fatal(err)
+	}
+	q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(budget)}
+	return func() {
+		fo := h.QueryAllBudgeted(ctx, q, uint32(budget))
+		if res := fo.Compose(budget, &compose.Options{}); len(res.Citations) == 0 {
+			b.Fatal("nothing composed")
+		}
+	}
 }
 
 // selfCPU is the user and system CPU time of this process so far.
