@@ -3,9 +3,6 @@ module github.com/ctxkit/ctxkit
 go 1.26.0
 
 require (
-	github.com/tiktoken-go/tokenizer v0.10.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.44.0
 )
-
-require github.com/dlclark/regexp2/v2 v2.5.1 // indirect

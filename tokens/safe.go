@@ -280,3 +280,7 @@ func wordCost(w string) int {
 	}
 	return cost
 }
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
