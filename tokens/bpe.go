@@ -8,7 +8,7 @@ package tokens
 // keep their pairs in a heap, O(n log n), with the same result.
 
 // shortPiece is the longest piece merged by the array loop.
-const shortPiece = 48
+const shortPiece = 128
 
 // pieceParts merges piece p and returns the number of tokens. When starts
 // is not nil, the parts' start offsets are appended to it and returned.
@@ -31,7 +31,7 @@ func (v *vocab) mergeShort(p string, out []int32) (int, []int32) {
 		starts[k] = int32(k)
 	}
 	for k := 0; k < n-1; k++ {
-		ranks[k] = v.rank(p[k : k+2])
+		ranks[k] = v.pairs[uint16(p[k])<<8|uint16(p[k+1])]
 	}
 	ranks[n-1] = noRank
 	parts := n
