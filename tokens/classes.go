@@ -11,12 +11,12 @@ import (
 // uses: \p{L}, \p{N} and \p{M} are general categories and \s is the
 // Unicode White_Space property (Go's unicode.IsSpace is the same set).
 const (
-	clLetter = 1 << iota // \p{L}
-	clNumber             // \p{N}
-	clSpace              // \s
-	clUpper              // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k_base)
-	clLower              // [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k_base)
-	clNewline            // \r or \n
+	clLetter  = 1 << iota // \p{L}
+	clNumber              // \p{N}
+	clSpace               // \s
+	clUpper               // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k_base)
+	clLower               // [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k_base)
+	clNewline             // \r or \n
 )
 
 func classify(r rune) uint8 {
