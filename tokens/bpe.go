@@ -13,7 +13,15 @@ const shortPiece = 128
 // pieceParts merges piece p and returns the number of tokens. When starts
 // is not nil, the parts' start offsets are appended to it and returned.
 func (v *vocab) pieceParts(p string, starts []int32) (int, []int32) {
-	if len(p) == 1 || v.rank(p) != noRank {
+	switch {
+	case len(p) == 1:
+		return 1, append(starts, 0)
+	case len(p) == 2:
+		if v.pairs[uint16(p[0])<<8|uint16(p[1])] != noRank {
+			return 1, append(starts, 0)
+		}
+		return 2, append(starts, 0, 1)
+	case v.rank(p) != noRank:
 		return 1, append(starts, 0)
 	}
 	if len(p) <= shortPiece {

@@ -76,10 +76,16 @@ type scanner struct {
 }
 
 // at returns the class and the byte length of the character at s[i:].
+// It is small enough to inline: most characters are ASCII.
 func (sc *scanner) at(i int) (uint8, int) {
-	if c := sc.s[i]; c < utf8.RuneSelf {
-		return asciiClass[c], 1
+	b := sc.s[i]
+	if b >= utf8.RuneSelf {
+		return sc.atMultibyte(i)
 	}
+	return asciiClass[b&0x7f], 1
+}
+
+func (sc *scanner) atMultibyte(i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(sc.s[i:])
 	if r < 0x10000 {
 		return sc.bmp[r], n
@@ -91,7 +97,10 @@ func (sc *scanner) at(i int) (uint8, int) {
 // bit in want (any character when want is 0) and none in avoid.
 func (sc *scanner) skip(i int, want, avoid uint8) int {
 	for i < len(sc.s) {
-		c, n := sc.at(i)
+		c, n := asciiClass[sc.s[i]&0x7f], 1 // at, inlined by hand
+		if sc.s[i] >= utf8.RuneSelf {
+			c, n = sc.atMultibyte(i)
+		}
 		if want != 0 && c&want == 0 || c&avoid != 0 {
 			break
 		}

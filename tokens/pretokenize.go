@@ -1,5 +1,7 @@
 package tokens
 
+import "unicode/utf8"
+
 // The pre-tokenisers split text into the pieces that byte-pair encoding
 // then encodes one at a time. Each is tiktoken's regular expression for
 // its encoding, written out as a scanner: the alternatives are tried in
@@ -84,7 +86,10 @@ func (sc *scanner) pieceO200k(i int) int {
 func (sc *scanner) lowerWord(i int) int {
 	j, lastLower, lastLowerEnd := i, -1, -1
 	for j < len(sc.s) {
-		c, n := sc.at(j)
+		c, n := asciiClass[sc.s[j]&0x7f], 1 // at, inlined by hand
+		if sc.s[j] >= utf8.RuneSelf {
+			c, n = sc.atMultibyte(j)
+		}
 		if c&clUpper == 0 {
 			break
 		}
