@@ -93,8 +93,8 @@ func FuzzMergesMatchNaiveBPE(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if len(text) > 2048 {
-			return
+		if len(text) > 1024 {
+			return // the plain merge is cubic: keep each run short
 		}
 		checkMerges(t, text)
 	})
