@@ -103,12 +103,12 @@ func parseRanks(data []byte) (*vocab, error) {
 	return v, nil
 }
 
-// index builds the hash table, at most 3/4 full: a small table stays in
+// index builds the hash table, at most 4/5 full: a small table stays in
 // cache, and the miss filter spares look-ups the longer probes.
 func (v *vocab) index() error {
 	n := v.tokens()
 	size := 1
-	for size*3 < n*4 {
+	for size*4 < n*5 {
 		size *= 2
 	}
 	v.slots = make([]slot, size)
