@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -73,11 +74,19 @@ const (
 	// earlier frame that did not fit; Reason.Cost and Reason.Remaining are
 	// this frame's cost and the budget left when packing stopped.
 	PackingStopped
+	// UnresolvedReference: a reference frame (representation "reference"),
+	// whose content lives behind its content_ref. The composer has no
+	// content to render for it, so it is left out and charged nothing,
+	// rather than rendered as an empty fence and counted as evidence.
+	UnresolvedReference
 )
 
-// String returns "duplicate", "over_budget" or "packing_stopped".
+// String returns "duplicate", "over_budget", "packing_stopped" or
+// "unresolved_reference".
 func (k ReasonKind) String() string {
 	switch k {
+	case UnresolvedReference:
+		return "unresolved_reference"
 	case Duplicate:
 		return "duplicate"
 	case OverBudget:
@@ -129,8 +138,9 @@ type Entry struct {
 // rendered tokens actually used, and the names of the ranking strategy and
 // packer that ran.
 type Audit struct {
-	// Entries holds one entry per offer: duplicates first, in canonical
-	// order, then the dedup survivors in ranking order.
+	// Entries holds one entry per offer: unresolved references first, then
+	// duplicates (each in canonical order), then the dedup survivors in
+	// ranking order.
 	Entries []Entry
 	// Budget is the budget the composition ran under, in CGP budget
 	// tokens (ceil(bytes/4)); a negative budget is recorded as 0.
@@ -202,7 +212,7 @@ func (a *Audit) ExplainsEveryDrop() bool {
 				if e.Reason.Kept == (frame.ID{}) {
 					return false
 				}
-			case OverBudget, PackingStopped:
+			case OverBudget, PackingStopped, UnresolvedReference:
 			default:
 				return false
 			}
@@ -261,17 +271,9 @@ func (e Entry) String() string {
 	return b.String()
 }
 
-// quoteID prints an identity on one line: Go-quoted when it contains
-// spaces, control characters or non-graphic runes.
-func quoteID(id frame.ID) string {
-	s := id.String()
-	for _, r := range s {
-		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// quoteID prints an identity on one line: bare when it reads as one token,
+// Go-quoted otherwise (a provider chooses its frame ids).
+func quoteID(id frame.ID) string { return safetext.Quote(id.String()) }
 
 // WriteText writes the audit as text: one line per entry, then a summary
 // line with the budget, the tokens used, the strategy and the packer (and

@@ -111,6 +111,10 @@ type measure struct {
 // tokens): dedup, rank, pack, place, render — the pipeline of the CGP
 // reference composer.
 //
+//  0. A reference frame (representation "reference") has no content to
+//     render: it is excluded as UnresolvedReference before dedup, so it
+//     costs nothing and cannot win a duplicate group against the frame
+//     that carries the content.
 //  1. Dedup (see Dedup): each loser is excluded as a Duplicate naming its
 //     group's survivor; survivors carry the group's merged provenance.
 //  2. Rank: opts.Strategy orders the survivors, repaired by RankWith.
@@ -178,8 +182,9 @@ type measure struct {
 //
 // The preamble is not charged. Audit.TokensUsed is the sum of the included
 // frames' rendered costs and never exceeds budget (a negative budget is 0).
-// The audit has exactly one entry per offer: duplicates first (canonical
-// order), then the survivors in ranking order. For given options (the
+// The audit has exactly one entry per offer: unresolved references first,
+// then duplicates (each in canonical order), then the survivors in ranking
+// order. For given options (the
 // previous layout and sticky margin included), the result depends only on
 // the set of offers: any permutation of offers yields identical bytes.
 func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
@@ -195,9 +200,14 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		budget = 0
 	}
 
-	// 1. Dedup.
-	g := dedupGroups(offers)
+	// 0. References out, 1. Dedup.
 	entries := make([]Entry, 0, len(offers))
+	offers, refs := splitReferences(offers)
+	for _, id := range refs {
+		entries = append(entries, Entry{Frame: id, Disposition: Excluded,
+			Reason: Reason{Kind: UnresolvedReference}, Attestation: o.Ledger.State(id)})
+	}
+	g := dedupGroups(offers)
 	for _, d := range g.drops {
 		entries = append(entries, Entry{
 			Frame:       g.ids[d],
@@ -390,4 +400,31 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			StickyMargin: margin,
 		},
 	}
+}
+
+// splitReferences returns the offers that carry content inline and, in
+// canonical order, the identities of the reference frames among them
+// (representation "reference"), which have nothing to render. offers is
+// not modified; without a reference frame it is returned as is.
+func splitReferences(offers []Offer) ([]Offer, []frame.ID) {
+	n := 0
+	for _, o := range offers {
+		if o.frame().Representation == frame.RepresentationReference {
+			n++
+		}
+	}
+	if n == 0 {
+		return offers, nil
+	}
+	rest := make([]Offer, 0, len(offers)-n)
+	refs := make([]frame.ID, 0, n)
+	for _, o := range offers {
+		if o.frame().Representation == frame.RepresentationReference {
+			refs = append(refs, o.ID())
+			continue
+		}
+		rest = append(rest, o)
+	}
+	slices.SortFunc(refs, frame.ID.Compare)
+	return rest, refs
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
 // Status is the outcome of one conformance check. Its JSON spelling is the
@@ -87,7 +89,7 @@ type Check struct {
 }
 
 // Report is the typed result of a conformance run, in the JSON shape of
-// PROTOCOL.md §5.5: {"target": …, "checks": [{"name", "status", "evidence"}…]}.
+// docs/protocol.md §5.5: {"target": …, "checks": [{"name", "status", "evidence"}…]}.
 type Report struct {
 	// Target names what was checked, e.g. "stdio: ctxkit provider files ./docs".
 	Target string `json:"target"`
@@ -169,9 +171,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // closing tally.
 func (r *Report) WriteText(w io.Writer) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "conformance report for %s\n", r.Target)
+	fmt.Fprintf(&buf, "conformance report for %s\n", safetext.Escape(r.Target))
 	for _, c := range r.Checks {
-		fmt.Fprintf(&buf, "  %-7s %s: %s\n", c.Status, c.Name, c.Evidence)
+		// Evidence quotes what the provider sent: escaped, it stays on its line.
+		fmt.Fprintf(&buf, "  %-7s %s: %s\n", c.Status, c.Name, safetext.Escape(c.Evidence))
 	}
 	p, f, s := r.Tally()
 	verdict := "CONFORMANT"
@@ -186,7 +189,7 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // ReadReport decodes a report written by WriteJSON (or by any tool that
-// follows PROTOCOL.md §5.5). Unknown members are ignored.
+// follows docs/protocol.md §5.5). Unknown members are ignored.
 func ReadReport(r io.Reader) (*Report, error) {
 	var rep Report
 	dec := json.NewDecoder(r)

@@ -89,12 +89,12 @@ func TestUsageReport(t *testing.T) {
 	bad := mkFrame("bad", "abcd", 0.5)
 	bad.CitationLabel = ""
 	h.AddInProcess("mixed", &honest{frames: []frame.Frame{bad, mkFrame("ok", "abcd", 0.5)}})
-	fo := h.QueryAllBudgeted(context.Background(), probe(), 300)
+	fo := h.QueryAllBudgeted(context.Background(), probe(), 3000)
 	r := fo.UsageReport("2026-07-21T00:00:00Z")
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if r.BudgetRequested != 300 || r.BudgetConsumed != 4 || !r.WithinBudget() {
+	if r.BudgetRequested != 3000 || r.BudgetConsumed != 4 || !r.WithinBudget() {
 		t.Errorf("report: %+v", r)
 	}
 	if p := r.Providers[1]; p.FramesServed != 0 || p.FramesRejected != 1 || p.TokenCost != 0 {
@@ -115,7 +115,7 @@ func TestUsageReport(t *testing.T) {
 		t.Errorf("inconsistent frames_served accepted")
 	}
 	// Attribution reconciles against the usage report (A3).
-	res := fo.Compose(300, nil)
+	res := fo.Compose(3000, nil)
 	var uses []ContextUse
 	for _, id := range res.Audit.Included() {
 		uses = append(uses, ContextUse{Frame: id, Selected: true, Rendered: true, Cited: id.Frame == "x"})

@@ -40,6 +40,7 @@ type conn struct {
 	provider string
 	proc     *process
 	maxLine  int
+	secrets  secrets // scrubbed from the child's stderr wherever it is shown
 
 	wmu sync.Mutex // serialises writes of whole lines
 
@@ -56,13 +57,14 @@ type conn struct {
 	closeOnce  sync.Once
 }
 
-func newConn(provider string, p *process, maxLine int) *conn {
+func newConn(provider string, p *process, maxLine int, sec secrets) *conn {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	c := &conn{
 		provider:   provider,
 		proc:       p,
+		secrets:    sec,
 		maxLine:    maxLine,
 		pending:    make(map[string]chan rawReply),
 		abandoned:  make(map[string]bool),
@@ -88,6 +90,9 @@ func (c *conn) watchExit() {
 	c.proc.kill()
 }
 
+// scrub removes the provider's credentials from a stderr tail.
+func (c *conn) scrub(s string) string { return c.secrets.scrubTail(s) }
+
 func (c *conn) exitDetail() string {
 	d := "child exited"
 	select {
@@ -98,7 +103,8 @@ func (c *conn) exitDetail() string {
 	default:
 	}
 	if s := c.proc.stderr.String(); s != "" {
-		d += "; stderr: " + truncateForError(s, 512)
+		// The child wrote this: quoted, it stays one field of one line.
+		d += "; stderr: " + strconv.Quote(truncateForError(c.scrub(s), 512))
 	}
 	return d
 }

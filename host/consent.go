@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,16 +30,26 @@ type Grantor struct {
 // ConsentReceipt is one append-only grant for one egress scope of one
 // provider (§1.9). Receipts are never rewritten; withdrawing one appends a
 // revocation to the store's journal.
+//
+// A receipt is bound to the provider it was granted for: when ProviderName
+// or Endpoint is set, a provider announcing another name, or reached at
+// another endpoint, under the same ProviderID is not covered. An empty
+// field binds nothing (receipts written before binding existed).
 type ConsentReceipt struct {
 	// ProviderID is the host's local id for the provider the grant is for.
 	ProviderID string `json:"provider_id"`
 	// Scope is the one egress scope granted.
 	Scope frame.EgressScope `json:"scope"`
-	// ProviderName is the provider.name shown when consent was given.
+	// ProviderName is the provider.name shown when consent was given; a
+	// provider announcing another name is not covered.
 	ProviderName string `json:"provider_name"`
 	// ProviderVersion is the provider.version shown when consent was
-	// given.
+	// given (recorded, not enforced: a provider upgrade keeps consent).
 	ProviderVersion string `json:"provider_version"`
+	// Endpoint is where the provider is reached, as the host names it:
+	// its URL, or its command line (program and arguments joined by
+	// spaces). A provider reached elsewhere is not covered.
+	Endpoint string `json:"endpoint,omitempty"`
 	// Grantor says who granted.
 	Grantor Grantor `json:"grantor"`
 	// GrantedAt is when the grant was made, in the protocol timestamp
@@ -50,7 +61,8 @@ type ConsentReceipt struct {
 }
 
 // ConsentRecord is the legacy boolean consent for a provider declaring
-// egress:true without scopes (§1.9). It never satisfies a scope gate.
+// egress:true without scopes (§1.9). It never satisfies a scope gate. Its
+// ProviderName and Endpoint bind it as a receipt's do.
 type ConsentRecord struct {
 	// ProviderID is the host's local id for the provider.
 	ProviderID string `json:"provider_id"`
@@ -60,30 +72,46 @@ type ConsentRecord struct {
 	// GrantedScope is a free-form label for what was granted (ctxkit
 	// writes "egress").
 	GrantedScope string `json:"granted_scope"`
+	// ProviderName, when set, is the only provider.name covered.
+	ProviderName string `json:"provider_name,omitempty"`
+	// Endpoint, when set, is the only endpoint covered (see
+	// ConsentReceipt.Endpoint).
+	Endpoint string `json:"endpoint,omitempty"`
 	// GrantedAt is when consent was given, in the protocol timestamp
 	// grammar; the store stamps the current time when it is empty.
 	GrantedAt string `json:"granted_at,omitempty"`
+	// ExpiresAt ends the consent (it holds while now < ExpiresAt); empty
+	// means no expiry.
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // ConsentDecision is the outcome of evaluating a provider against the store.
 type ConsentDecision struct {
 	// Permitted: the host may send the provider a payload.
 	Permitted bool
-	// NeedsConsent: a legacy egress provider with no ConsentRecord.
+	// NeedsConsent: a legacy egress provider with no ConsentRecord in
+	// force for it.
 	NeedsConsent bool
-	// Missing lists the off-machine scopes without a receipt, in the
-	// provider's declaration order.
+	// Missing lists the off-machine scopes without a receipt covering the
+	// provider, in the provider's declaration order.
 	Missing []frame.EgressScope
+	// Reason says why consent held for this provider id does not cover
+	// it (expired, granted for another name or endpoint, journal
+	// unreadable); empty when nothing was held at all.
+	Reason string
 }
 
-// journalEntry is one line of the consent journal.
-type journalEntry struct {
-	Op         string            `json:"op"` // record | revoke | receipt | revoke_receipt
-	Record     *ConsentRecord    `json:"record,omitempty"`
-	Receipt    *ConsentReceipt   `json:"receipt,omitempty"`
-	ProviderID string            `json:"provider_id,omitempty"`
-	Scope      frame.EgressScope `json:"scope,omitempty"`
-	At         string            `json:"at,omitempty"`
+// ConsentSubject names the provider a decision is about as the host
+// reaches it.
+type ConsentSubject struct {
+	// ID is the host's local id for the provider.
+	ID string
+	// Endpoint is the provider's URL or command line ("" for a provider
+	// the host reaches in-process or by an unnamed transport).
+	Endpoint string
+	// Name is the provider.name the provider announced ("" before its
+	// handshake).
+	Name string
 }
 
 // ConsentStore holds consent: legacy per-provider records (replaceable,
@@ -98,35 +126,42 @@ type journalEntry struct {
 // is reported as an error, never read as "no consent". An embedded database
 // would add a dependency for a file of a few hundred bytes.
 //
-// The methods take no context.Context: the readers work in memory, and the
-// writers (Record, Revoke, Grant) append one short line to a local file and
-// fsync it, which cannot be abandoned part-way without leaving the journal
-// in doubt. A host that must bound them runs them on its own goroutine.
+// Freshness: every read (Evaluate, Admit, Receipts ...) first checks the
+// journal with one stat: when another process appended to it (ctxkit
+// consent revoke beside a running ctxkit serve), the new lines are read
+// before the decision, and a replaced or shortened journal is read again
+// whole. A revocation therefore holds from the next request on, without a
+// restart. A journal that cannot be read then fails closed: nothing that
+// needs consent is permitted until it can be.
+//
+// The methods take no context.Context: the readers work in memory (plus a
+// stat, and a read of what was appended), and the writers (Record, Revoke,
+// Grant) append one short line to a local file and fsync it, which cannot
+// be abandoned part-way without leaving the journal in doubt. A host that
+// must bound them runs them on its own goroutine.
 type ConsentStore struct {
-	mu       sync.Mutex
-	path     string
-	records  map[string]ConsentRecord
-	receipts []ConsentReceipt
-	revoked  []journalEntry // revoke_receipt entries, in journal order
-	// position of each receipt and revocation in the journal, so a later
-	// grant re-enables an earlier revoked scope
-	receiptSeq []int
-	revokedSeq []int
-	seq        int
-	now        func() time.Time
+	mu    sync.Mutex
+	path  string
+	state consentState
+	now   func() time.Time
+
+	// What of the journal state reflects: the file, its size and time
+	// when last read, and how many bytes of it were applied.
+	seen    os.FileInfo
+	offset  int64
+	lines   int
+	loadErr error
 }
 
 // NewConsentStore returns an empty in-memory store (nothing persisted).
 func NewConsentStore() *ConsentStore {
-	return &ConsentStore{records: make(map[string]ConsentRecord), now: time.Now}
+	return &ConsentStore{state: newConsentState(), now: time.Now}
 }
 
 // OpenConsentStore opens (creating if absent) the journal at path and loads
 // it. A torn final line left by a crash is dropped; any other malformed line
 // is an error.
 func OpenConsentStore(path string) (*ConsentStore, error) {
-	s := NewConsentStore()
-	s.path = path
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("consent: open %s: %w", path, err)
@@ -136,36 +171,28 @@ func OpenConsentStore(path string) (*ConsentStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consent: read %s: %w", path, err)
 	}
-	good := len(data)
 	if i := bytes.LastIndexByte(data, '\n'); i+1 != len(data) {
 		// An unterminated last line was never acknowledged: drop it.
-		good = i + 1
-		if err := f.Truncate(int64(good)); err != nil {
+		if err := f.Truncate(int64(i + 1)); err != nil {
 			return nil, fmt.Errorf("consent: repair %s: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
 			return nil, fmt.Errorf("consent: repair %s: %w", path, err)
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data[:good]))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var e journalEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("consent: load %s: line %d: %w", path, n, err)
-		}
-		if err := s.apply(e); err != nil {
-			return nil, fmt.Errorf("consent: load %s: line %d: %w", path, n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("consent: load %s: %w", path, err)
+	return WatchConsentStore(path)
+}
+
+// WatchConsentStore returns a store reading the journal at path, which need
+// not exist yet: an absent journal holds no consent, and a journal created
+// later (by ctxkit consent grant) is read on the next decision. Unlike
+// OpenConsentStore it neither creates nor repairs the file, so it suits a
+// long-lived reader such as ctxkit serve. A malformed line is an error.
+func WatchConsentStore(path string) (*ConsentStore, error) {
+	s := NewConsentStore()
+	s.path = path
+	if err := s.refreshLocked(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -180,43 +207,97 @@ func DefaultConsentPath() (string, error) {
 	return filepath.Join(dir, "ctxkit", "consent.ndjson"), nil
 }
 
-func (s *ConsentStore) apply(e journalEntry) error {
-	s.seq++
-	switch e.Op {
-	case "record":
-		if e.Record == nil || e.Record.ProviderID == "" {
-			return errors.New("record entry without provider_id")
-		}
-		s.records[e.Record.ProviderID] = *e.Record
-	case "revoke":
-		delete(s.records, e.ProviderID)
-	case "receipt":
-		if e.Receipt == nil || e.Receipt.ProviderID == "" || e.Receipt.Scope == "" {
-			return errors.New("receipt entry without provider_id or scope")
-		}
-		s.receipts = append(s.receipts, *e.Receipt)
-		s.receiptSeq = append(s.receiptSeq, s.seq)
-	case "revoke_receipt":
-		s.revoked = append(s.revoked, e)
-		s.revokedSeq = append(s.revokedSeq, s.seq)
-	default:
-		return fmt.Errorf("unknown op %q", e.Op)
+// refreshLocked brings the state up to date with the journal: nothing when
+// the file is unchanged (one stat), the appended lines when it grew, all of
+// it when it was replaced or shortened. An unterminated last line is left
+// for later (its writer may be mid-write). On error the store fails closed
+// until a later refresh succeeds.
+func (s *ConsentStore) refreshLocked() error {
+	if s.path == "" {
+		return nil
 	}
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		s.state, s.seen, s.offset, s.lines, s.loadErr = newConsentState(), nil, 0, 0, nil
+		return nil
+	}
+	if err != nil {
+		s.loadErr = fmt.Errorf("consent: stat %s: %w", s.path, err)
+		return s.loadErr
+	}
+	if s.loadErr == nil && s.seen != nil && os.SameFile(fi, s.seen) && fi.Size() == s.seen.Size() && fi.ModTime().Equal(s.seen.ModTime()) && s.offset == fi.Size() {
+		return nil
+	}
+	if s.loadErr != nil || s.seen == nil || !os.SameFile(fi, s.seen) || fi.Size() < s.offset {
+		s.state, s.offset, s.lines = newConsentState(), 0, 0
+	}
+	if err := s.readFromLocked(); err != nil {
+		s.loadErr = err
+		return err
+	}
+	s.seen, s.loadErr = fi, nil
 	return nil
 }
 
-// append writes e to the journal (fsync'd) and then applies it in memory.
-func (s *ConsentStore) append(e journalEntry) error {
-	if s.path != "" {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("consent: encode: %w", err)
+// readFromLocked applies the journal's complete lines after s.offset.
+func (s *ConsentStore) readFromLocked() error {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("consent: open %s: %w", s.path, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(s.offset, io.SeekStart); err != nil {
+		return fmt.Errorf("consent: read %s: %w", s.path, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxJournal))
+	if err != nil {
+		return fmt.Errorf("consent: read %s: %w", s.path, err)
+	}
+	good := bytes.LastIndexByte(data, '\n') + 1
+	sc := bufio.NewScanner(bytes.NewReader(data[:good]))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := s.lines
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
 		}
-		if err := appendSync(s.path, append(line, '\n')); err != nil {
-			return err
+		var e journalEntry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return fmt.Errorf("consent: load %s: line %d: %w", s.path, n, err)
+		}
+		if err := s.state.apply(e); err != nil {
+			return fmt.Errorf("consent: load %s: line %d: %w", s.path, n, err)
 		}
 	}
-	return s.apply(e)
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("consent: load %s: %w", s.path, err)
+	}
+	s.offset += int64(good)
+	s.lines = n
+	return nil
+}
+
+// maxJournal bounds one read of the journal (a grant is a few hundred
+// bytes; a journal this large is damage, not consent).
+const maxJournal = 64 << 20
+
+// append writes e to the journal (fsync'd) and then reads it back with
+// anything other processes appended before it; an in-memory store applies
+// it directly.
+func (s *ConsentStore) append(e journalEntry) error {
+	if s.path == "" {
+		return s.state.apply(e)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("consent: encode: %w", err)
+	}
+	if err := appendSync(s.path, append(line, '\n')); err != nil {
+		return err
+	}
+	return s.refreshLocked()
 }
 
 func appendSync(path string, line []byte) error {
@@ -250,20 +331,50 @@ func (s *ConsentStore) stamp(t string) string {
 	if t != "" {
 		return t
 	}
-	return s.now().UTC().Format("2006-01-02T15:04:05Z")
+	return s.nowStamp()
+}
+
+func (s *ConsentStore) nowStamp() string { return s.now().UTC().Format("2006-01-02T15:04:05Z") }
+
+// nowInstant is the store clock's reading as a protocol timestamp, to the
+// nanosecond, so that expiry compares instants rather than strings.
+func (s *ConsentStore) nowInstant() frame.Timestamp { return frame.TimestampOf(s.now()) }
+
+// checkExpiry refuses a malformed expiry or one not in the future: consent
+// that has already ended is no consent.
+func (s *ConsentStore) checkExpiry(op, expires string) error {
+	if expires == "" {
+		return nil
+	}
+	if !frame.WellFormedTimestamp(expires) {
+		return fmt.Errorf("consent: %s: expires_at %q is not a protocol timestamp (YYYY-MM-DDTHH:MM:SSZ)", op, expires)
+	}
+	if now := s.nowStamp(); expiredAt(expires, s.nowInstant()) {
+		return fmt.Errorf("consent: %s: expires_at %s is not in the future (now %s)", op, expires, now)
+	}
+	return nil
 }
 
 // Record stores (replacing any earlier one) a legacy consent record, stamping
-// granted_at with the clock when unset. It returns once the record is durable.
+// granted_at with the clock when unset. An expiry not in the future is
+// refused. It returns once the record is durable.
 func (s *ConsentStore) Record(r ConsentRecord) error {
 	if r.ProviderID == "" {
 		return errors.New("consent: record: empty provider id")
 	}
-	if err := printable("record", "provider id", r.ProviderID); err != nil {
+	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}} {
+		if err := printable("record", f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	if err := s.checkExpiry("record", r.ExpiresAt); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return err
+	}
 	r.GrantedAt = s.stamp(r.GrantedAt)
 	return s.append(journalEntry{Op: "record", Record: &r})
 }
@@ -274,15 +385,18 @@ func (s *ConsentStore) Record(r ConsentRecord) error {
 func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return false, err
+	}
 	changed := false
-	if _, ok := s.records[provider]; ok && scope == "" {
+	if _, ok := s.state.records[provider]; ok && scope == "" {
 		if err := s.append(journalEntry{Op: "revoke", ProviderID: provider}); err != nil {
 			return false, err
 		}
 		changed = true
 	}
 	var scopes []frame.EgressScope
-	for _, r := range s.liveReceiptsLocked(provider) {
+	for _, r := range s.state.liveReceipts(provider) {
 		if scope == "" || r.Scope == scope {
 			scopes = append(scopes, r.Scope)
 		}
@@ -300,8 +414,9 @@ func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, e
 	return changed, nil
 }
 
-// Grant appends a scope receipt, stamping granted_at when unset. It returns
-// once the receipt is durable: an acknowledged receipt survives a crash.
+// Grant appends a scope receipt, stamping granted_at when unset. An expiry
+// not in the future is refused. It returns once the receipt is durable: an
+// acknowledged receipt survives a crash.
 func (s *ConsentStore) Grant(r ConsentReceipt) error {
 	if r.ProviderID == "" || r.Scope == "" {
 		return errors.New("consent: grant: provider id and scope are required")
@@ -313,13 +428,19 @@ func (s *ConsentStore) Grant(r ConsentReceipt) error {
 		return errors.New("consent: grant: grantor id is required")
 	}
 	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
-		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}} {
+		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}} {
 		if err := printable("grant", f[0], f[1]); err != nil {
 			return err
 		}
 	}
+	if err := s.checkExpiry("grant", r.ExpiresAt); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return err
+	}
 	r.GrantedAt = s.stamp(r.GrantedAt)
 	return s.append(journalEntry{Op: "receipt", Receipt: &r})
 }
@@ -337,134 +458,187 @@ func printable(op, what, v string) error {
 	return nil
 }
 
-// liveReceiptsLocked returns the provider's receipts not withdrawn by a later
-// revocation.
-func (s *ConsentStore) liveReceiptsLocked(provider string) []ConsentReceipt {
-	out := []ConsentReceipt{} // never nil: lists encode as [], not null
-	for i, r := range s.receipts {
-		if provider != "" && r.ProviderID != provider {
-			continue
-		}
-		if s.revokedAfter(r.ProviderID, r.Scope, s.receiptSeq[i]) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-func (s *ConsentStore) revokedAfter(provider string, scope frame.EgressScope, seq int) bool {
-	for j, e := range s.revoked {
-		if e.ProviderID == provider && e.Scope == scope && s.revokedSeq[j] > seq {
-			return true
-		}
-	}
-	return false
-}
-
-// Records returns the legacy records, sorted by provider id.
-func (s *ConsentStore) Records() []ConsentRecord {
+// read runs f on the up-to-date state under the lock; a journal that
+// cannot be read yields its error and f is not run.
+func (s *ConsentStore) read(f func(st *consentState, now frame.Timestamp)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]ConsentRecord, 0, len(s.records))
-	for _, r := range s.records {
-		out = append(out, r)
+	if err := s.refreshLocked(); err != nil {
+		return err
 	}
+	f(&s.state, s.nowInstant())
+	return nil
+}
+
+// Err reports why the journal cannot be read now (nil when it can); while
+// it cannot, nothing that needs consent is permitted.
+func (s *ConsentStore) Err() error {
+	return s.read(func(*consentState, frame.Timestamp) {})
+}
+
+// Records returns the legacy records not revoked (expired ones included;
+// see Expired), sorted by provider id; none when the journal
+// cannot be read (see Err).
+func (s *ConsentStore) Records() []ConsentRecord {
+	out := []ConsentRecord{}
+	_ = s.read(func(st *consentState, _ frame.Timestamp) {
+		for _, r := range st.records {
+			out = append(out, r)
+		}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderID < out[j].ProviderID })
 	return out
 }
 
-// Receipts returns the receipts in force (not revoked), in grant order.
+// Receipts returns the receipts not revoked, in grant order, expired ones
+// included (see Expired); none when the journal cannot be read.
 func (s *ConsentStore) Receipts() []ConsentReceipt {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.liveReceiptsLocked("")
+	out := []ConsentReceipt{}
+	_ = s.read(func(st *consentState, _ frame.Timestamp) { out = st.liveReceipts("") })
+	return out
 }
 
-// HasRecord reports whether a legacy record exists for provider.
+// Expired reports whether an expiry (a protocol timestamp, "" for none)
+// has passed at now: consent holds while now < expires_at.
+func Expired(expiresAt string, now time.Time) bool {
+	return expiredAt(expiresAt, frame.TimestampOf(now))
+}
+
+// HasRecord reports whether a legacy record in force (not revoked, not
+// expired) exists for provider.
 func (s *ConsentStore) HasRecord(provider string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.records[provider]
+	ok := false
+	_ = s.read(func(st *consentState, now frame.Timestamp) {
+		r, found := st.records[provider]
+		ok = found && !expiredAt(r.ExpiresAt, now)
+	})
 	return ok
 }
 
-// HasReceipt reports whether a receipt for (provider, scope) is in force.
-// Expiry is not applied (the §3.5 presence rule); see LiveReceipt.
+// HasReceipt reports whether a receipt for (provider, scope) is in force:
+// not revoked and not expired.
 func (s *ConsentStore) HasReceipt(provider string, scope frame.EgressScope) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.liveReceiptsLocked(provider) {
-		if r.Scope == scope {
-			return true
-		}
-	}
-	return false
+	_, ok := s.LiveReceipt(provider, scope, s.now())
+	return ok
 }
 
 // LiveReceipt returns a receipt for (provider, scope) in force at now
-// (now < expires_at, compared as protocol timestamps), for hosts that
-// enforce expiry.
+// (not revoked, now < expires_at compared as protocol timestamps).
 func (s *ConsentStore) LiveReceipt(provider string, scope frame.EgressScope, now time.Time) (ConsentReceipt, bool) {
-	ts := now.UTC().Format("2006-01-02T15:04:05Z")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.liveReceiptsLocked(provider) {
-		if r.Scope == scope && (r.ExpiresAt == "" || ts < r.ExpiresAt) {
-			return r, true
-		}
-	}
-	return ConsentReceipt{}, false
-}
-
-// Evaluate decides whether the host may send provider id a payload, exactly
-// as §3.5: a provider declaring any off-machine scope needs a receipt in
-// force for every such scope (a legacy record never satisfies a scope gate);
-// otherwise a provider declaring egress needs a legacy record; otherwise it is
-// permitted. Receipts count by presence (expiry is not applied).
-func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecision {
-	off := info.DataFlow.OffMachineScopes()
-	if len(off) > 0 {
-		var missing []frame.EgressScope
-		for _, sc := range off {
-			if !s.HasReceipt(id, sc) {
-				missing = append(missing, sc)
+	ts := frame.TimestampOf(now)
+	var out ConsentReceipt
+	found := false
+	_ = s.read(func(st *consentState, _ frame.Timestamp) {
+		for _, r := range st.liveReceipts(provider) {
+			if r.Scope == scope && !expiredAt(r.ExpiresAt, ts) {
+				out, found = r, true
+				return
 			}
 		}
-		return ConsentDecision{Permitted: len(missing) == 0, Missing: missing}
+	})
+	return out, found
+}
+
+// Evaluate decides whether the host may send provider id a payload, as
+// EvaluateSubject with the subject's name taken from info and no endpoint
+// (so receipts bound to an endpoint do not count).
+func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecision {
+	return s.EvaluateSubject(ConsentSubject{ID: id, Name: info.Name}, info)
+}
+
+// EvaluateSubject decides whether the host may send the provider a payload,
+// as §3.5 with expiry and binding applied: a provider declaring any
+// off-machine scope needs, for every such scope, a receipt in force (not
+// revoked, not expired) that covers it (its bound name and endpoint, when
+// set, are the subject's); a legacy record never satisfies a scope gate.
+// Otherwise a provider declaring egress needs such a legacy record;
+// otherwise it is permitted. A journal that cannot be read permits only
+// providers that need no consent.
+func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderInfo) ConsentDecision {
+	off := info.DataFlow.OffMachineScopes()
+	if len(off) == 0 && !info.DataFlow.Egress {
+		return ConsentDecision{Permitted: true}
 	}
-	if info.DataFlow.Egress {
-		ok := s.HasRecord(id)
-		return ConsentDecision{Permitted: ok, NeedsConsent: !ok}
+	var d ConsentDecision
+	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.decide(sub, off, now) })
+	if err != nil {
+		d = ConsentDecision{NeedsConsent: len(off) == 0, Missing: off, Reason: "the consent journal cannot be read: " + err.Error()}
 	}
-	return ConsentDecision{Permitted: true}
+	return d
+}
+
+// Admit decides whether the host may open a connection to a provider that
+// is egress whatever it declares (a non-loopback HTTP provider, C4) before
+// knowing what it declares: some consent in force for sub.ID (a legacy
+// record or a receipt for any scope) must cover sub.Endpoint. The full
+// decision (EvaluateSubject) follows the handshake.
+func (s *ConsentStore) Admit(sub ConsentSubject) ConsentDecision {
+	var d ConsentDecision
+	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.admit(sub, now) })
+	if err != nil {
+		return ConsentDecision{NeedsConsent: true, Reason: "the consent journal cannot be read: " + err.Error()}
+	}
+	return d
 }
 
 // ConsentError reports a provider the consent gate stopped (C1, C2, C6): no
-// payload was sent. Missing names the scopes lacking a receipt; when it is
-// empty the provider needs a legacy consent record. It matches
-// ErrConsentRequired.
+// payload was sent (and, when BeforeConnect, no connection was opened).
+// Missing names the scopes lacking a receipt; when it is empty the provider
+// needs a legacy consent record. It matches ErrConsentRequired.
 type ConsentError struct {
 	// Provider is the host's id for the stopped provider.
 	Provider string
 	// Missing lists the egress scopes with no current receipt; empty when
 	// a legacy consent record is what is missing.
 	Missing []frame.EgressScope
+	// Reason says why consent held for the id did not cover the provider
+	// (expired, granted for another name or endpoint); empty when none was
+	// held.
+	Reason string
+	// Endpoint is where the host reaches the provider ("" when unnamed).
+	Endpoint string
+	// Name is the name the provider announced ("" when it was stopped
+	// before its handshake).
+	Name string
+	// BeforeConnect: the provider is egress whatever it declares (C4) and
+	// was stopped before any connection to it was opened.
+	BeforeConnect bool
 }
 
-// Error names the missing scopes (or the missing consent record) and the
-// ctxkit command that grants them.
+// Error names the missing scopes (or the missing consent record), why held
+// consent did not cover the provider, and the ctxkit command that grants it.
 func (e *ConsentError) Error() string {
-	if len(e.Missing) == 0 {
-		return fmt.Sprintf("host: query %q: %v (C1/C2): provider declares egress and no consent is recorded; grant it with: ctxkit consent grant %s --grantor NAME",
-			e.Provider, ErrConsentRequired, e.Provider)
+	var b strings.Builder
+	fmt.Fprintf(&b, "host: query %q: %v", e.Provider, ErrConsentRequired)
+	switch {
+	case e.BeforeConnect:
+		fmt.Fprintf(&b, " (C4): provider at %q is off this machine and no consent covers it; no connection was opened", e.Endpoint)
+	case len(e.Missing) == 0:
+		b.WriteString(" (C1/C2): provider declares egress and no consent covering it is recorded")
+	default:
+		parts := make([]string, len(e.Missing))
+		for i, m := range e.Missing {
+			parts[i] = string(m)
+		}
+		fmt.Fprintf(&b, " (C6): no receipt covering it for egress scope(s) %s", strings.Join(parts, ", "))
 	}
-	parts := make([]string, len(e.Missing))
-	for i, m := range e.Missing {
-		parts[i] = string(m)
+	if e.Reason != "" {
+		b.WriteString(" (" + e.Reason + ")")
 	}
-	return fmt.Sprintf("host: query %q: %v (C6): no receipt for egress scope(s) %s; grant with: ctxkit consent grant %s --scope %s --grantor NAME",
-		e.Provider, ErrConsentRequired, strings.Join(parts, ", "), e.Provider, parts[0])
+	b.WriteString("; grant with: ctxkit consent grant " + e.Provider)
+	if !e.BeforeConnect && len(e.Missing) > 0 {
+		b.WriteString(" --scope " + string(e.Missing[0]))
+	}
+	if e.Endpoint != "" {
+		b.WriteString(" --endpoint " + strconv.Quote(e.Endpoint))
+	}
+	if e.Name != "" {
+		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
+	} else {
+		b.WriteString(" --provider-name ANNOUNCED-NAME")
+	}
+	b.WriteString(" --grantor NAME")
+	return b.String()
 }
 
 // Is matches ErrConsentRequired.

@@ -3,7 +3,10 @@ package host
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // Sentinel errors a caller can branch on with errors.Is. Every error the host
@@ -56,7 +59,8 @@ type Error struct {
 }
 
 // Error returns "host: OP \"PROVIDER\": KIND: DETAIL: CAUSE", leaving out
-// the empty parts.
+// the empty parts. A provider's error envelope is written as
+// `provider error CODE: "MESSAGE"`, its message Go-quoted.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("host: ")
@@ -72,7 +76,18 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		var we *wire.Error
+		if errors.As(e.Err, &we) {
+			// The message is the provider's own text: quoted, it cannot
+			// pass for the host's words or break the line.
+			code := string(we.Code)
+			if code == "" {
+				code = string(wire.CodeInternal)
+			}
+			b.WriteString("provider error " + code + ": " + strconv.Quote(we.Message))
+		} else {
+			b.WriteString(e.Err.Error())
+		}
 	}
 	return b.String()
 }

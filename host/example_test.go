@@ -35,12 +35,15 @@ func ExampleHost_QueryAllBudgeted() {
 	q := &frame.Query{Goal: "how do retries work", MaxFrames: 4, MaxTokens: 500}
 	fo := h.QueryAllBudgeted(context.Background(), q, 500)
 	for _, o := range fo.Outcomes {
-		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Query.MaxTokens)
+		// The share holds the fences too: the provider is asked for the
+		// share less FrameChrome for each of max_frames frames.
+		fmt.Println(o.Provider, o.Status, len(o.Frames), "frame(s), share", o.Share,
+			"asked max_tokens", o.Query.MaxTokens, "max_frames", o.Query.MaxFrames)
 	}
 	res := fo.Compose(500, nil)
 	fmt.Println(len(res.Audit.Included()), "included")
 	// Output:
-	// notes frames 1 frame(s), share 500
+	// notes frames 1 frame(s), share 500 asked max_tokens 376 max_frames 4
 	// 1 included
 }
 
@@ -65,4 +68,41 @@ func ExampleVerifyFileProvenance() {
 	// Output:
 	// verified
 	// refused
+}
+
+// A long-lived host follows the consent journal that `ctxkit consent`
+// writes: a grant bound to an endpoint and a name covers only that
+// provider, and a revocation holds from the next decision on.
+func ExampleWatchConsentStore() {
+	dir, _ := os.MkdirTemp("", "consent")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "consent.ndjson")
+	watched, _ := host.WatchConsentStore(path) // the server's view
+	cli, _ := host.OpenConsentStore(path)      // ctxkit consent, elsewhere
+	_ = cli.Grant(host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex,
+		ProviderName: "wiki-search", Endpoint: "https://wiki.example/cgp",
+		Grantor: host.Grantor{Kind: "human", ID: "ada"}})
+
+	info := frame.ProviderInfo{Name: "wiki-search", DataFlow: frame.DataFlow{Reads: true, Egress: true,
+		EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
+	at := func(endpoint string) host.ConsentSubject {
+		return host.ConsentSubject{ID: "wiki", Endpoint: endpoint, Name: info.Name}
+	}
+	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
+	fmt.Println(watched.EvaluateSubject(at("https://other.example/cgp"), info).Reason)
+	_, _ = cli.Revoke("wiki", "")
+	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
+	// Output:
+	// true
+	// the receipt for third-party-index does not cover it: it was granted for endpoint "https://wiki.example/cgp" and the provider is reached at "https://other.example/cgp"
+	// false
+}
+
+func ExampleFrameChrome() {
+	// What the host reserves, per frame, out of a leg's share for the
+	// fence of a frame served by provider "files": the fixed fence bytes,
+	// the provider id and AttrAllowance bytes of id, kind and label.
+	fmt.Println(host.FrameChrome("files"), "budget tokens per frame")
+	// Output:
+	// 31 budget tokens per frame
 }

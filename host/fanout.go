@@ -30,11 +30,14 @@ const (
 	StatusInvalidFrames                      // DropLeg policy: a frame broke a validity or B3 rule
 	StatusKindViolation                      // DropLeg policy: a frame of an unrequested kind (Q1)
 	StatusFailed                             // any other failure (handshake rule, provider error, garbage)
+	StatusKindsNotServed                     // declares none of the query's kinds; not queried
+	StatusShareTooSmall                      // its share of the budget cannot hold one frame's fence; not queried
 )
 
 var statusNames = [...]string{
 	"frames", "consent_required", "scope_receipt_required", "timeout", "crashed",
 	"version_mismatch", "budget_lie", "frame_flood", "invalid_frames", "kind_violation", "failed",
+	"kinds_not_served", "share_too_small",
 }
 
 // String returns the status's stable spelling.
@@ -61,6 +64,11 @@ func (s *Status) UnmarshalText(b []byte) error {
 
 // Accepted reports whether the leg contributes frames.
 func (s Status) Accepted() bool { return s == StatusFrames }
+
+// Skipped reports whether the host did not query the provider because the
+// query gave it nothing to do (none of its kinds asked for, or a share too
+// small for one frame). A skipped leg is not a failure of the provider.
+func (s Status) Skipped() bool { return s == StatusKindsNotServed || s == StatusShareTooSmall }
 
 // ExcludedFrame is one frame the audit refused, with the rule it broke.
 type ExcludedFrame struct {
@@ -89,14 +97,21 @@ type Outcome struct {
 	// ExcludeFrames the leg keeps its other frames; under DropLeg (and for
 	// B2/B4, where frame ids are listed too) the whole leg is dropped.
 	Excluded []ExcludedFrame `json:"excluded,omitempty"`
-	// Query is the query the leg sent (its max_tokens is the leg's share).
+	// Query is the query the leg sent (or would have sent, for a skipped
+	// leg). In a budgeted fan-out its max_tokens is the leg's share less
+	// the fences reserved for max_frames frames (see Share).
 	Query frame.Query `json:"query"`
+	// Share is the leg's part of the global budget of a budgeted fan-out,
+	// in rendered budget tokens (fences included); 0 when unbudgeted.
+	Share uint32 `json:"share,omitempty"`
 	// ClaimedTokens is Σ declared token_cost of the reply (B2 evidence).
 	ClaimedTokens uint64 `json:"claimed_tokens,omitempty"`
 	// ReturnedFrames is len(frames) of the reply (B4 evidence).
 	ReturnedFrames int `json:"returned_frames,omitempty"`
 	// Missing names the scopes lacking receipts (StatusScopeReceiptRequired).
 	Missing []frame.EgressScope `json:"missing_scopes,omitempty"`
+	// Declared lists the kinds the provider declared (StatusKindsNotServed).
+	Declared []frame.Kind `json:"declared_kinds,omitempty"`
 	// Err is the failure (nil for StatusFrames and for audit drops).
 	Err error `json:"-"`
 	// Elapsed is the leg's wall-clock time, encoded in nanoseconds.
@@ -113,9 +128,26 @@ func (o *Outcome) Error() string {
 	case o.Status == StatusFrameFlood:
 		return fmt.Sprintf("B4: provider returned %d frames against max_frames %d; all dropped", o.ReturnedFrames, o.Query.MaxFrames)
 	case o.Status == StatusInvalidFrames || o.Status == StatusKindViolation:
-		return fmt.Sprintf("%d frame(s) broke a rule under the drop-leg policy; all %d dropped", len(o.Excluded), o.ReturnedFrames)
+		return fmt.Sprintf("%d frame(s) broke a rule under the drop-leg policy; all %d dropped", o.RefusedFrames(), o.ReturnedFrames)
+	case o.Status == StatusKindsNotServed:
+		return fmt.Sprintf("not queried: the query asks for kinds %s, the provider declares %s", kindList(o.Query.Kinds), kindList(o.Declared))
+	case o.Status == StatusShareTooSmall:
+		return fmt.Sprintf("not queried: a share of %d budget tokens cannot hold one frame, whose fence the host reserves at %d", o.Share, FrameChrome(o.Provider))
 	}
 	return ""
+}
+
+// RefusedFrames counts the distinct frames the audit refused; a frame
+// breaking several rules has one entry in Excluded per rule but is one
+// frame.
+func (o *Outcome) RefusedFrames() int { return countFrames(o.Excluded) }
+
+// kindList spells kinds for a message: [doc snippet], or "none".
+func kindList(ks []frame.Kind) string {
+	if len(ks) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(ks)
 }
 
 // MarshalJSON encodes the outcome with its failure message as "error".
@@ -174,30 +206,41 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 	// that fails here reports the time its handshake took in this fan-out.
 	var wg sync.WaitGroup
 	handTime := make([]time.Duration, len(es))
+	handErr := make([]error, len(es))
 	for i, e := range es {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			_ = h.handshake(ctx, e)
+			handErr[i] = h.handshake(ctx, e)
 			handTime[i] = time.Since(t0)
 		}()
 	}
 	wg.Wait()
 	// Phase 2: which providers take part, and with what share.
 	type leg struct {
-		e   *entry
-		q   frame.Query
-		out *Outcome
+		e     *entry
+		q     frame.Query
+		share uint32
+		out   *Outcome
 	}
 	var legs []leg
 	var matching []int
 	for i, e := range es {
-		if e.handErr != nil {
-			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, Status: statusOf(e.handErr), Err: e.handErr, Query: *q, Elapsed: handTime[i]}})
+		if err := handErr[i]; err != nil {
+			// A consent refusal before connecting (C4) is a handshake-phase
+			// outcome too: the provider was never reached.
+			o := &Outcome{Provider: e.id, Status: statusOf(err), Err: err, Query: *q, Elapsed: handTime[i]}
+			var ce *ConsentError
+			if errors.As(err, &ce) {
+				o.Missing = ce.Missing
+			}
+			legs = append(legs, leg{e: e, q: *q, out: o})
 			continue
 		}
 		if !e.ack.Capabilities.ServesAny(q.Kinds) {
+			legs = append(legs, leg{e: e, q: *q, out: &Outcome{Provider: e.id, ProviderName: e.info.Name,
+				Status: StatusKindsNotServed, Query: *q, Declared: e.ack.Capabilities.Query.Kinds}})
 			continue
 		}
 		matching = append(matching, len(legs))
@@ -206,7 +249,13 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 	if global != nil {
 		shares := compose.BudgetSplit(int(*global), len(matching))
 		for i, li := range matching {
-			legs[li].q.MaxTokens = uint32(shares[i])
+			l := &legs[li]
+			share := uint32(shares[i])
+			lq, ok := legShare(q, l.e.id, share)
+			l.q, l.share = lq, share
+			if !ok {
+				l.out = &Outcome{Provider: l.e.id, ProviderName: l.e.info.Name, Status: StatusShareTooSmall, Query: lq, Share: share}
+			}
 		}
 	}
 	// Phase 3: the legs.
@@ -218,6 +267,7 @@ func (h *Host) fanOut(ctx context.Context, q *frame.Query, global *uint32) *FanO
 		go func() {
 			defer wg.Done()
 			legs[i].out = h.leg(ctx, legs[i].e, &legs[i].q)
+			legs[i].out.Share = legs[i].share
 		}()
 	}
 	wg.Wait()

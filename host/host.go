@@ -73,7 +73,9 @@ type Options struct {
 type entry struct {
 	id        string
 	p         Provider
-	forceEgr  bool // C4: a non-loopback HTTP provider is egress whatever it claims
+	forceEgr  bool   // C4: a non-loopback HTTP provider is egress whatever it claims
+	endpoint  string // URL or command line, what consent is bound to ("" when unnamed)
+	secrets   secrets
 	once      sync.Once
 	ack       *wire.HandshakeAck
 	info      frame.ProviderInfo // ack.Provider with C4 applied
@@ -126,10 +128,17 @@ func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 // leg outcome rather than aborting a fan-out. The host owns p from here on
 // and shuts it down in Close.
 func (h *Host) Register(id string, p Provider) error {
-	return h.register(id, p, false)
+	return h.register(id, p, "", false)
 }
 
-func (h *Host) register(id string, p Provider, forceEgress bool) error {
+// RegisterAt is Register for a provider reached at endpoint (its URL or
+// command line): consent bound to an endpoint covers the provider only
+// when the endpoints are equal.
+func (h *Host) RegisterAt(id, endpoint string, p Provider) error {
+	return h.register(id, p, endpoint, false)
+}
+
+func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool) error {
 	if strings.TrimSpace(id) == "" {
 		return errors.New("host: register: empty provider id")
 	}
@@ -141,7 +150,7 @@ func (h *Host) register(id string, p Provider, forceEgress bool) error {
 	if _, dup := h.byID[id]; dup {
 		return fmt.Errorf("host: register %q: id already registered", id)
 	}
-	e := &entry{id: id, p: p, forceEgr: forceEgress}
+	e := &entry{id: id, p: p, forceEgr: forceEgress, endpoint: endpoint, secrets: secretsOfProvider(p)}
 	h.providers = append(h.providers, e)
 	h.byID[id] = e
 	return nil
@@ -168,7 +177,7 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	if err != nil {
 		return err
 	}
-	if err := h.Register(id, p); err != nil {
+	if err := h.RegisterAt(id, CommandEndpoint(program, args), p); err != nil {
 		_ = p.Shutdown(context.Background())
 		return err
 	}
@@ -190,7 +199,13 @@ func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
 	if err != nil {
 		return err
 	}
-	return h.register(id, p, !loopback)
+	return h.register(id, p, p.url, !loopback)
+}
+
+// CommandEndpoint is how a stdio provider's endpoint is named for consent:
+// the program and its arguments joined by single spaces.
+func CommandEndpoint(program string, args []string) string {
+	return strings.Join(append([]string{program}, args...), " ")
 }
 
 // IDs returns the registered provider ids in registration order.
@@ -249,7 +264,16 @@ func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 // handshake runs the provider's handshake once and caches the outcome; every
 // later caller gets the same result (a failed handshake, a timeout included,
 // is final: register the provider again under a new id to retry).
+//
+// A provider that is egress whatever it declares (C4) is first admitted by
+// the consent store: without consent covering its endpoint, no connection
+// is opened. That check is not cached, so consent granted later is honoured.
 func (h *Host) handshake(ctx context.Context, e *entry) error {
+	if e.forceEgr && !e.handshook.Load() {
+		if d := h.opts.Consent.Admit(ConsentSubject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
+			return &ConsentError{Provider: e.id, Reason: d.Reason, Endpoint: e.endpoint, BeforeConnect: true}
+		}
+	}
 	e.once.Do(func() {
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
 		defer cancel()
@@ -273,7 +297,7 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		if r.err == nil {
 			r.err = h.checkAck(e.id, r.ack)
 		}
-		e.handErr = r.err
+		e.handErr = e.secrets.scrubError(r.err)
 		if r.err == nil {
 			e.ack = r.ack
 			e.info = r.ack.Provider
@@ -317,11 +341,11 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 
 // gate applies the consent rules to a handshaken provider.
 func (h *Host) gate(e *entry) error {
-	d := h.opts.Consent.Evaluate(e.id, e.info)
+	d := h.opts.Consent.EvaluateSubject(ConsentSubject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
 	if d.Permitted {
 		return nil
 	}
-	return &ConsentError{Provider: e.id, Missing: d.Missing}
+	return &ConsentError{Provider: e.id, Missing: d.Missing, Reason: d.Reason, Endpoint: e.endpoint, Name: e.info.Name}
 }
 
 // QueryProvider queries one provider directly: handshake if needed, consent
@@ -360,7 +384,7 @@ func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Resul
 	}()
 	select {
 	case r := <-ch:
-		return r.r, r.err
+		return r.r, e.secrets.scrubError(r.err)
 	case <-qctx.Done():
 		if ctx.Err() != nil {
 			return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())

@@ -206,24 +206,39 @@ func TestBudgetedSplitAndAudit(t *testing.T) {
 	for _, id := range []string{"a", "b", "c"} {
 		h.AddInProcess(id, &honest{seen: seen, kinds: []frame.Kind{frame.KindDoc}})
 	}
-	h.AddInProcess("symbols-only", &honest{kinds: []frame.Kind{frame.KindSymbol}})
+	h.AddInProcess("symbols-only", &honest{seen: seen, kinds: []frame.Kind{frame.KindSymbol}})
 	q := probe()
 	q.Kinds = []frame.Kind{frame.KindDoc}
-	fo := h.QueryAllBudgeted(context.Background(), q, 10)
+	fo := h.QueryAllBudgeted(context.Background(), q, 1000)
 	close(seen)
 	var shares []uint32
-	for _, o := range fo.Outcomes {
-		shares = append(shares, o.Query.MaxTokens)
+	for _, o := range fo.Outcomes[:3] {
+		shares = append(shares, o.Share)
+		chrome := FrameChrome(o.Provider)
+		if o.Query.MaxTokens+o.Query.MaxFrames*chrome != o.Share || o.Query.MaxFrames == 0 {
+			t.Errorf("%s: max_tokens %d + %d frames × chrome %d != share %d", o.Provider, o.Query.MaxTokens, o.Query.MaxFrames, chrome, o.Share)
+		}
 	}
-	if len(fo.Outcomes) != 3 || shares[0] != 4 || shares[1] != 3 || shares[2] != 3 {
+	if len(fo.Outcomes) != 4 || shares[0] != 334 || shares[1] != 333 || shares[2] != 333 {
 		t.Fatalf("shares = %v (outcomes %d)", shares, len(fo.Outcomes))
 	}
-	total := uint32(0)
-	for q := range seen {
-		total += q.MaxTokens
+	// The provider serving none of the asked kinds is in the report, not queried.
+	if o := fo.Outcomes[3]; o.Status != StatusKindsNotServed || o.Share != 0 ||
+		!strings.Contains(o.Error(), "[doc]") || !strings.Contains(o.Error(), "[symbol]") {
+		t.Errorf("symbols-only leg = %v %q", o.Status, o.Error())
 	}
-	if total != 10 {
-		t.Errorf("providers saw Σ max_tokens %d", total)
+	if len(fo.Failures()) != 0 {
+		t.Errorf("a skipped leg counts as a failure: %v", fo.Failures())
+	}
+	n := 0
+	for q := range seen {
+		n++
+		if q.MaxTokens >= 333 {
+			t.Errorf("a provider was asked for max_tokens %d, its whole share: no fence reserved", q.MaxTokens)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d providers queried, want the 3 that serve doc", n)
 	}
 }
 

@@ -94,6 +94,7 @@ type httpProvider struct {
 	mu         sync.Mutex
 	correlated bool
 	next       atomic.Uint64
+	contacted  atomic.Bool // a request was sent (Shutdown has someone to tell)
 }
 
 // HTTP returns a Provider at rawURL. Plain http:// is accepted only for a
@@ -135,7 +136,10 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	}
 	rt := o.Transport
 	if rt == nil {
-		rt = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+		// No proxy: a proxy would carry the request off the machine by a
+		// path the consent and loopback checks never saw (HTTP_PROXY and
+		// HTTPS_PROXY are ignored; a caller who needs one passes Transport).
+		rt = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
 	}
 	client := &http.Client{
 		Transport: rt,
@@ -157,6 +161,9 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, newErr(p.id, op, ErrTransport, "building request", nil)
+	}
+	if env.Type() != "shutdown" {
+		p.contacted.Store(true)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -187,13 +194,17 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
 	}
+	sec := p.secrets()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		if e, derr := decodeEnvelope(bytes.TrimSpace(data)); derr == nil {
 			if we, ok := e.(*wire.Error); ok {
-				return nil, newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we)
+				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we))
 			}
 		}
-		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(string(data), 200)), nil)
+		// Scrubbed before it is cut short, so no part of a credential
+		// survives the cut.
+		body := sec.scrubString(string(data))
+		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(body, 200)), nil)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -201,22 +212,23 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	}
 	e, err := decodeEnvelope(data)
 	if err != nil {
-		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", err)
+		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", sec.scrubError(err))
 	}
 	if we, ok := e.(*wire.Error); ok {
-		return nil, newErr(p.id, op, ErrProviderError, "", we)
+		return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+	}
+	if sec.echoed(data, e) {
+		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
 	}
 	return e, nil
 }
 
+// secrets returns the provider's bearer token as a scrubbable value.
+func (p *httpProvider) secrets() secrets { return secretsOf(p.cred) }
+
 // scrub removes the credential's value from an error's text, in case a
 // transport ever echoes request headers.
-func scrub(err error, c Credential) error {
-	if c.IsZero() || !strings.Contains(err.Error(), c.value()) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.value(), redacted))
-}
+func scrub(err error, c Credential) error { return secretsOf(c).scrubError(err) }
 
 func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
 	e, err := p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version})
@@ -279,11 +291,15 @@ func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdi
 }
 
 // Shutdown posts a shutdown envelope; any answer (204 included) or failure
-// is fine: the host is done with the provider either way.
+// is fine: the host is done with the provider either way. A provider never
+// contacted is not contacted now: one the consent gate kept the host from
+// dialling stays undialled.
 func (p *httpProvider) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
+	if p.contacted.Load() {
+		_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
+	}
 	p.client.CloseIdleConnections()
 	return nil
 }

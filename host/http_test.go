@@ -128,31 +128,48 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 
 func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	// An https provider on a non-loopback name that claims no egress is
-	// still treated as egress (C4). The transport maps the name to a local
-	// test server, so no real network is used.
+	// still treated as egress (C4), and is not even dialled before consent
+	// covers it. The transport maps the name to a local test server, so no
+	// real network is used, and counts the dials.
 	srv := httptest.NewTLSServer(Handler(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
 	defer srv.Close()
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	addr := strings.TrimPrefix(srv.URL, "https://")
+	var dials atomic.Int32
 	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	// Without consent: refused, and not dialled for the query, nor for
+	// the shutdown when the host closes.
+	refused := New(nil)
+	if err := refused.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
+		t.Fatal(err)
+	}
+	fo := refused.QueryAll(context.Background(), probe())
+	if fo.Outcomes[0].Status != StatusConsentRequired {
+		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
+	}
+	if _, err := refused.Connect(context.Background(), "remote"); !errors.Is(err, ErrConsentRequired) ||
+		!strings.Contains(err.Error(), `no connection was opened; grant with: ctxkit consent grant remote --endpoint "https://provider.example.com/cgp"`) {
+		t.Errorf("Connect before consent: %v", err)
+	}
+	refused.Close(context.Background())
+	if n := dials.Load(); n != 0 {
+		t.Fatalf("the provider was dialled %d times before consent", n)
 	}
 	h := New(nil)
 	defer h.Close(context.Background())
 	if err := h.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
 		t.Fatal(err)
 	}
-	fo := h.QueryAll(context.Background(), probe())
-	if fo.Outcomes[0].Status != StatusConsentRequired {
-		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
+	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
+	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
+		t.Fatalf("after consent: %+v", o)
 	}
 	info, _, _ := h.Info("remote")
 	if !info.DataFlow.Egress {
 		t.Errorf("egress not forced")
-	}
-	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
-	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
-		t.Fatalf("after consent: %+v", o)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"time"
 
@@ -147,6 +148,12 @@ type StdioOptions struct {
 	// environment is cleared: it gets PATH and HOME from the host and these
 	// entries, nothing else.
 	Env []string
+	// SecretEnv lists environment entries whose values are credentials
+	// (a token the child presents to its own backend): the child gets
+	// NAME=value, and every value is scrubbed from whatever the host
+	// derives from the child (error envelopes, its stderr) and a reply
+	// that carries one is discarded (C8).
+	SecretEnv map[string]Credential
 	// Dir is the child's working directory (default: the host's).
 	Dir string
 	// HandshakeTimeout bounds the handshake (default DefaultHandshakeTimeout).
@@ -203,31 +210,50 @@ type stdioProvider struct {
 // names the provider in errors.
 func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
 	o := opts.withDefaults()
-	p, err := startProcess(program, args, o.Env, o.Dir, o.StderrLimit)
+	env := append([]string(nil), o.Env...)
+	names := make([]string, 0, len(o.SecretEnv))
+	for name := range o.SecretEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var sec secrets
+	for _, name := range names {
+		c := o.SecretEnv[name]
+		env = append(env, name+"="+c.value())
+		sec = append(sec, secretsOf(c)...)
+	}
+	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit)
 	if err != nil {
 		return nil, newErr(id, "spawn", ErrProviderCrashed, program, err)
 	}
-	return &stdioProvider{id: id, opts: o, c: newConn(id, p, o.MaxLine)}, nil
+	c := newConn(id, p, o.MaxLine, sec)
+	return &stdioProvider{id: id, opts: o, c: c}, nil
 }
 
 // Stderr returns the captured tail of a stdio provider's stderr ("" for other
-// transports).
+// transports), scrubbed of the provider's credentials.
 func Stderr(p Provider) string {
 	if s, ok := p.(*stdioProvider); ok {
-		return s.c.stderrTail()
+		return s.c.secrets.scrubTail(s.c.stderrTail())
 	}
 	return ""
 }
+
+// secrets returns the values of the child's secret environment entries.
+func (p *stdioProvider) secrets() secrets { return p.c.secrets }
 
 func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	env, err := decodeEnvelope(r.line)
 	if err != nil {
 		// The line was framed and routed correctly, so the stream stays
 		// usable; only this request fails.
-		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", err)
+		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
 	}
 	if we, ok := env.(*wire.Error); ok {
-		return nil, newErr(p.id, op, ErrProviderError, "", we)
+		return nil, p.c.secrets.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+	}
+	if p.c.secrets.echoed(r.line, env) {
+		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
 	}
 	return env, nil
 }

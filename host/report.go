@@ -101,11 +101,12 @@ type ProviderFrame struct {
 }
 
 // Failures returns the legs that contributed nothing because of an error or
-// an audit drop (everything but StatusFrames).
+// an audit drop: everything but StatusFrames and the skipped legs (see
+// Status.Skipped).
 func (f *FanOut) Failures() []Outcome {
 	var out []Outcome
 	for _, o := range f.Outcomes {
-		if o.Status != StatusFrames {
+		if o.Status != StatusFrames && !o.Status.Skipped() {
 			out = append(out, o)
 		}
 	}

@@ -184,7 +184,7 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 		r.err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
 	}
 	if r.err != nil {
-		return all(DropVerifyFailed, r.err.Error())
+		return all(DropVerifyFailed, e.secrets.scrubError(r.err).Error())
 	}
 	byID := make(map[frame.ID]wire.Verdict, len(r.v))
 	for _, v := range r.v {

@@ -75,8 +75,10 @@ type ProviderConfig struct {
 	Command []string `json:"command,omitempty"`
 	// URL is a CGP provider over HTTP (https://, or http:// on loopback).
 	URL string `json:"url,omitempty"`
-	// TokenEnv names the environment variable holding the bearer token
-	// for URL. The token itself is never logged.
+	// TokenEnv names the environment variable holding the provider's
+	// credential: the bearer token for URL, or an entry of the same name
+	// passed to the Command child. The token itself is never logged, and
+	// it is scrubbed from everything derived from the provider.
 	TokenEnv string `json:"token_env,omitempty"`
 }
 
@@ -164,8 +166,8 @@ func ParseConfig(b []byte) (*Config, error) {
 		if n != 1 {
 			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url", i, p.ID)
 		}
-		if p.TokenEnv != "" && p.URL == "" {
-			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url providers", i, p.ID)
+		if p.TokenEnv != "" && p.Files != "" {
+			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url and command providers", i, p.ID)
 		}
 	}
 	return &c, nil
@@ -197,7 +199,15 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		case len(p.Command) > 0:
-			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], nil); err != nil {
+			var so *host.StdioOptions
+			if p.TokenEnv != "" {
+				tok, ok := os.LookupEnv(p.TokenEnv)
+				if !ok {
+					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
+				}
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{p.TokenEnv: host.NewCredential(tok)}}
+			}
+			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], so); err != nil {
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		default:
@@ -225,11 +235,11 @@ func (c *Config) openConsent() (*host.ConsentStore, error) {
 			return host.NewConsentStore(), nil
 		}
 		path = p
-		if _, err := os.Stat(path); err != nil {
-			return host.NewConsentStore(), nil
-		}
 	}
-	st, err := host.OpenConsentStore(path)
+	// Watched, not opened: the server re-reads the journal when it
+	// changes, so a grant or a revocation made while it runs holds from
+	// the next request on.
+	st, err := host.WatchConsentStore(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: consent store: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -77,8 +79,12 @@ func checkContentType(ct string) *Error {
 
 // decodeJSON decodes one JSON value from body into v. The body must be valid
 // UTF-8 (encoding/json would otherwise replace bad bytes silently) and hold
-// exactly one value (trailing data is a syntax error). Unknown members are ignored, as CGP's rule U1 asks of
-// every receiver.
+// exactly one value (trailing data is a syntax error). A member the API
+// does not define is refused with 400 naming it, so that a misspelt option
+// ("placment") is not silently ignored. The CGP objects inside a request
+// (frames, and the provider request body of /v1/assess) are not the API's
+// own: their unknown members are ignored, as CGP's rule U1 asks of every
+// receiver.
 func decodeJSON(body []byte, v any) *Error {
 	if !utf8.Valid(body) {
 		off := firstInvalidUTF8(body)
@@ -88,10 +94,39 @@ func decodeJSON(body []byte, v any) *Error {
 	if fd, ok := v.(fastDecoder); ok && fd.decodeFast(body) {
 		return nil
 	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) == 0 {
+		return nil
+	}
+	if name, ok := unknownMember(err); ok {
+		return badRequest(name, "decode body: unknown member %q; see the request schema in docs/openapi.yaml", name)
+	}
+	// Any other fault: encoding/json's own report (offsets, trailing data,
+	// the member of a type error), from a fresh value.
+	reflect.ValueOf(v).Elem().SetZero()
 	if err := json.Unmarshal(body, v); err != nil {
 		return jsonError(err)
 	}
 	return nil
+}
+
+// unknownMember returns the member name of encoding/json's error for a
+// member the target type lacks (DisallowUnknownFields).
+func unknownMember(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	name, qerr := strconv.Unquote(rest)
+	if qerr != nil {
+		return rest, true
+	}
+	return name, true
 }
 
 // fastDecoder is a request body with a fast decoder for its common shape

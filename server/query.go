@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
 // Querier serves POST /v1/query: it fans a query out to its providers and
@@ -135,6 +137,13 @@ func (h *Handler) queryRoute(ctx context.Context, req *QueryRequest) (any, error
 	fo := h.query.QueryAllBudgeted(ctx, q, uint32(budget))
 	for _, o := range fo.Outcomes {
 		h.metrics.addProviderOutcome(o.Status.String())
+		if o.Status != host.StatusFrames {
+			// The message carries what the provider said (its error
+			// envelope, its stderr), credentials already scrubbed by the
+			// host; escaped, it is one log value whatever the handler.
+			h.log.LogAttrs(ctx, slog.LevelWarn, "provider leg failed", slog.String("provider", safetext.Escape(o.Provider)),
+				slog.String("status", o.Status.String()), slog.String("error", safetext.Escape(o.Error())))
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -117,9 +117,11 @@ type AuditEntry struct {
 
 // ExcludeReason says why a frame was excluded: kind "duplicate" (Kept names
 // the survivor), "over_budget" or "packing_stopped" (Cost and Remaining in
-// budget tokens).
+// budget tokens), or "unresolved_reference" (a reference frame, which has
+// no content to render).
 type ExcludeReason struct {
-	// Kind is "duplicate", "over_budget" or "packing_stopped".
+	// Kind is "duplicate", "over_budget", "packing_stopped" or
+	// "unresolved_reference".
 	Kind string `json:"kind"`
 	// Kept is the surviving duplicate (duplicate only).
 	Kept *frame.ID `json:"kept,omitempty"`

@@ -65,7 +65,7 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"ok", "application/json", `{"name":"a","budget":3}`, 200, "", ""},
 		{"ok with charset", "application/json; charset=UTF-8", `{"name":"a"}`, 200, "", ""},
-		{"unknown members ignored", "application/json", `{"name":"a","zzz":{"q":1}}`, 200, "", ""},
+		{"unknown member refused", "application/json", `{"name":"a","zzz":{"q":1}}`, 400, CodeBadRequest, "zzz"},
 		{"no content type", "", `{}`, 415, CodeUnsupportedMedia, ""},
 		{"form content type", "application/x-www-form-urlencoded", `{}`, 415, CodeUnsupportedMedia, ""},
 		{"latin1", "application/json; charset=latin1", `{}`, 415, CodeUnsupportedMedia, ""},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -51,8 +52,10 @@ rule on standard error.
              json: the whole result {"prompt","citations","audit"} on
              standard output ("cache" too when a placement flag is given)
 
-Exit status: 0 composed, 1 an offer is invalid (without --skip-invalid),
-2 usage error or input that cannot be read or parsed.
+Exit status: 0 composed at least one frame, 1 an offer is invalid (without
+--skip-invalid) or nothing was composed (no valid offer, or none fits the
+budget; stderr says which), 2 usage error or input that cannot be read or
+parsed.
 
 Example:
   ctxkit compose --budget 200 cmd/ctxkit/testdata/compose/worked-vector.ndjson
@@ -234,7 +237,9 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 			verb = "skipped"
 		}
 		for _, v := range vs {
-			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %v\n", name, o.Line, verb, o.Identity(), v)
+			// The offer's id and the values a violation quotes come from
+			// whoever wrote the offers: quoted and escaped, one line each.
+			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, o.Line, verb, safetext.Quote(o.Identity().String()), safetext.Escape(v.Error()))
 		}
 	}
 	if invalid > 0 && !fl.skipInvalid {
@@ -264,6 +269,10 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 	}
 	if invalid > 0 {
 		fmt.Fprintf(s.err, "compose: %s: skipped %d invalid of %d offers\n", name, invalid, len(offers))
+	}
+	if msg := emptyCompose(len(valid), res); msg != "" {
+		fmt.Fprintf(s.err, "compose: %s: %s\n", name, msg)
+		return exitFailed
 	}
 	return exitOK
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -43,7 +44,9 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
-  --bearer-env ID=VAR   send the token in environment variable VAR to provider ID
+  --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
+                        credential: sent as a bearer token to an HTTP provider,
+                        passed as VAR to a stdio child; scrubbed from all output
   --consent-store PATH  consent journal (default: %s)
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
@@ -60,9 +63,17 @@ examples:
   ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
   ctxkit query --goal "retry policy" --remote http://127.0.0.1:8787   # on a ctxkit serve
 
-exit codes: 0 every provider answered and passed its audit; 1 a provider was
-refused (consent), failed or was dropped by the audit (the prompt is still
-printed from the others); 2 usage error or unreadable DIR.
+--kind takes a kind name: a lower-case letter, then lower-case letters,
+digits, '_', '-', '.' or ':'. A provider declaring none of the asked kinds
+is not queried and shows as kinds_not_served in the fan-out report.
+
+exit codes: 0 every provider answered and passed its audit, and at least one
+frame was composed; 1 a provider was refused (consent), failed or was
+dropped by the audit (the prompt is still printed from the others), or
+nothing was composed (no provider serves the asked kinds, none returned a
+frame, or none fits the budget; stderr says which); 2 usage error,
+unreadable DIR, a --kind that is not a kind name, or a --budget over the
+limit of 1073741824.
 `
 
 // repeated is a repeatable string flag.
@@ -155,13 +166,10 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
 		return exitUsage
 	}
+	if msg := checkQueryFlags(*goal, *budget, *maxFrames, kinds); msg != "" {
+		return fail("%s", msg)
+	}
 	switch {
-	case strings.TrimSpace(*goal) == "":
-		return fail("--goal is required (see ctxkit help query)")
-	case *budget <= 0 || *budget > 1<<30:
-		return fail("--budget must be a positive number of budget tokens")
-	case *maxFrames <= 0 || *maxFrames > 1<<16:
-		return fail("--max-frames must be positive")
 	case *format != "text" && *format != "json":
 		return fail("--format must be text or json")
 	case *policy != "exclude-frames" && *policy != "drop-leg":
@@ -197,52 +205,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
-			return fail("%v", err)
-		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
-			return fail("%v", err)
-		}
+	if err := addDirs(ctx, h, dirs, progress); err != nil {
+		return fail("%v", err)
 	}
-	creds := map[string]host.Credential{}
-	for _, b := range bearers {
-		id, v, ok := strings.Cut(b, "=")
-		if !ok || id == "" || v == "" {
-			return fail("--bearer-env wants ID=VAR, got %q", b)
-		}
-		tok, set := os.LookupEnv(v)
-		if !set {
-			return fail("--bearer-env %s: environment variable %s is not set", id, v)
-		}
-		creds[id] = host.NewCredential(tok)
-	}
-	for _, spec := range providers {
-		id, target, ok := strings.Cut(spec, "=")
-		if !ok || id == "" || target == "" {
-			return fail("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
-		}
-		switch {
-		case strings.HasPrefix(target, "stdio:"):
-			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
-			if len(argv) == 0 {
-				return fail("--provider %s: empty command", id)
-			}
-			if err := h.AddStdio(id, argv[0], argv[1:], nil); err != nil {
-				return fail("%v", err)
-			}
-		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
-			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return fail("%v", err)
-			}
-		default:
-			return fail("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
-		}
+	if err := addProviders(h, providers, bearers); err != nil {
+		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
 	for _, k := range kinds {
@@ -250,11 +217,64 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
+	return writeQueryResult(s, *format == "json", fo, res)
+}
+
+// addDirs indexes each DIR and registers it with the built-in files
+// provider, as "files" or, for several, "files-1", "files-2", ...
+func addDirs(ctx context.Context, h *host.Host, dirs []string, progress io.Writer) error {
+	for i, dir := range dirs {
+		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
+		if err != nil {
+			return err
+		}
+		id := "files"
+		if len(dirs) > 1 {
+			id = fmt.Sprintf("files-%d", i+1)
+		}
+		if err := h.AddInProcess(id, files.New(ix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkQueryFlags says what is wrong with the query's goal, budget, frame
+// limit or kinds, or "" when nothing is.
+func checkQueryFlags(goal string, budget, maxFrames int, kinds []string) string {
+	switch {
+	case strings.TrimSpace(goal) == "":
+		return "--goal is required (see ctxkit help query)"
+	case budget <= 0:
+		return "--budget must be a positive number of budget tokens"
+	case budget > maxQueryBudget:
+		return fmt.Sprintf("--budget %d is over the limit of %d budget tokens", budget, maxQueryBudget)
+	case maxFrames <= 0:
+		return "--max-frames must be positive"
+	case maxFrames > maxQueryFrames:
+		return fmt.Sprintf("--max-frames %d is over the limit of %d", maxFrames, maxQueryFrames)
+	}
+	for _, k := range kinds {
+		if msg := checkKindName(k); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// writeQueryResult prints the prompt and report (or the JSON document) and
+// returns the exit code: 1 when a leg failed or a frame was refused, or
+// when nothing was composed, which it says on stderr.
+func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result) int {
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed
 	}
-	if *format == "json" {
+	empty := emptyQuery(fo, res)
+	if empty != "" {
+		code = exitFailed
+	}
+	if asJSON {
 		out := struct {
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
@@ -267,38 +287,114 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 			fmt.Fprintf(s.err, "query: %v\n", err)
 			return exitFailed
 		}
-		return code
+	} else {
+		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+			return exitFailed
+		}
+		writeFanOutReport(s.err, fo)
+		_ = res.Audit.WriteText(s.err)
 	}
-	if _, err := io.WriteString(s.out, res.Prompt); err != nil {
-		return exitFailed
+	if empty != "" {
+		fmt.Fprintf(s.err, "query: %s\n", empty)
 	}
-	writeFanOutReport(s.err, fo)
-	_ = res.Audit.WriteText(s.err)
 	return code
 }
 
+// addProviders registers each --provider SPEC, giving the provider named in
+// a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
+// environment variable VAR for a stdio child.
+func addProviders(h *host.Host, providers, bearers []string) error {
+	creds := map[string]host.Credential{}
+	credVar := map[string]string{}
+	for _, b := range bearers {
+		id, v, ok := strings.Cut(b, "=")
+		if !ok || id == "" || v == "" {
+			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+		}
+		tok, set := os.LookupEnv(v)
+		if !set {
+			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+		}
+		creds[id], credVar[id] = host.NewCredential(tok), v
+	}
+	for _, spec := range providers {
+		id, target, ok := strings.Cut(spec, "=")
+		if !ok || id == "" || target == "" {
+			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+		}
+		switch {
+		case strings.HasPrefix(target, "stdio:"):
+			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
+			if len(argv) == 0 {
+				return fmt.Errorf("--provider %s: empty command", id)
+			}
+			var so *host.StdioOptions
+			if v, ok := credVar[id]; ok {
+				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
+			}
+			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
+				return err
+			}
+		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+		}
+	}
+	return nil
+}
+
 // writeFanOutReport prints one line per provider leg, then each frame the
-// per-leg audit refused.
+// per-leg audit refused. Everything a provider chose (its error messages and
+// stderr inside o.Error, its frame ids, the details quoting its frames) is
+// quoted or escaped by safetext, so no provider can add a line to this
+// report or send the terminal an escape sequence.
 func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 	fmt.Fprintf(w, "\n# fan-out: %d provider(s), %s\n", len(fo.Outcomes), fo.Elapsed.Round(time.Millisecond))
 	for _, o := range fo.Outcomes {
-		line := fmt.Sprintf("%-16s %-22s share=%d", o.Provider, o.Status, o.Query.MaxTokens)
+		line := fmt.Sprintf("%-16s %-22s", safetext.Quote(o.Provider), o.Status)
+		if o.Status != host.StatusKindsNotServed {
+			line += legLimits(fo, &o)
+		}
 		if o.Status == host.StatusFrames {
 			line += fmt.Sprintf(" accepted=%d", len(o.Frames))
 		}
-		if n := len(o.Excluded); n > 0 {
+		if n := o.RefusedFrames(); n > 0 {
 			line += fmt.Sprintf(" refused=%d", n)
 		}
 		line += " " + o.Elapsed.Round(time.Millisecond).String()
 		fmt.Fprintln(w, line)
+		label := "error"
+		if o.Status.Skipped() {
+			label = "skipped"
+		}
 		if msg := o.Error(); msg != "" {
-			fmt.Fprintf(w, "  error: %s\n", msg)
+			fmt.Fprintf(w, "  %s: %s\n", label, safetext.Escape(msg))
 		}
 		for _, e := range o.Excluded {
-			fmt.Fprintf(w, "  refused %s: %s\n", e.Frame, e.Detail)
+			detail := e.Detail
+			if !strings.HasPrefix(detail, e.Rule+" ") {
+				detail = e.Rule + " " + detail
+			}
+			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}
 	}
 	fmt.Fprintln(w, "# composition")
+}
+
+// legLimits spells what a leg was given: its share of the global budget
+// and, when the host reserved fences out of it, the max_tokens and
+// max_frames the provider was asked for.
+func legLimits(fo *host.FanOut, o *host.Outcome) string {
+	if !fo.Budgeted {
+		return fmt.Sprintf(" max_tokens=%d", o.Query.MaxTokens)
+	}
+	if o.Share == o.Query.MaxTokens {
+		return fmt.Sprintf(" share=%d", o.Share)
+	}
+	return fmt.Sprintf(" share=%d max_tokens=%d max_frames=%d", o.Share, o.Query.MaxTokens, o.Query.MaxFrames)
 }
 
 // loadTrust loads the trust store at path (or the trust command's default);

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,12 @@ func TestQueryConsentFlow(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "consent", "grant", "cloud", "--scope", "third-party-index", "--store", store); code != exitUsage {
 		t.Errorf("grant without grantor: %d %s", code, errs)
 	}
-	if code, out, errs := runCLI(t, "", "consent", "--store", store, "grant", "cloud", "--scope", "third-party-index", "--grantor", "ada"); code != exitOK {
+	endpoint := strings.TrimPrefix(script, "stdio:")
+	if !strings.Contains(errs, "--endpoint "+strconv.Quote(endpoint)+" --provider-name \"cloud\"") {
+		t.Errorf("the refusal does not name the endpoint and name to grant for:\n%s", errs)
+	}
+	if code, out, errs := runCLI(t, "", "consent", "--store", store, "grant", "cloud", "--scope", "third-party-index", "--grantor", "ada",
+		"--endpoint", endpoint, "--provider-name", "cloud"); code != exitOK {
 		t.Fatalf("grant: %d %s %s", code, out, errs)
 	}
 	code, out, errs := runCLI(t, "", "query", "--goal", "g", "--consent-store", store, "--provider", "cloud="+script)

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/client"
 	"github.com/ctxkit/ctxkit/window"
@@ -91,7 +93,7 @@ func remoteFail(cmd string, s stdio, err error) int {
 		if e.Field != "" {
 			where = " (" + e.Field + ")"
 		}
-		fmt.Fprintf(s.err, "%s: remote: %d %s%s: %s\n", cmd, e.Status, e.Code, where, e.Message)
+		fmt.Fprintf(s.err, "%s: remote: %d %s%s: %s\n", cmd, e.Status, safetext.Quote(string(e.Code)), safetext.Escape(where), safetext.Escape(e.Message))
 		if e.Status == http.StatusUnprocessableEntity {
 			return exitFailed
 		}
@@ -167,21 +169,47 @@ func remoteCompose(ctx context.Context, c *client.Client, args []string, s stdio
 	if err := c.Do(ctx, server.PathCompose, req, &raw); err != nil {
 		return remoteFail("compose", s, err)
 	}
-	if *format == "json" {
-		_, _ = s.out.Write(append(raw, '\n'))
-		return exitOK
-	}
 	var res server.ComposeResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		fmt.Fprintf(s.err, "compose: remote: %v\n", err)
 		return exitUsage
 	}
+	if *format == "json" {
+		_, _ = s.out.Write(append(raw, '\n'))
+		if msg := emptyRemoteCompose(&res); msg != "" {
+			fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
+			return exitFailed
+		}
+		return exitOK
+	}
 	_, _ = io.WriteString(s.out, res.Prompt)
 	writeRemoteAudit(s.err, &res)
 	for _, sk := range res.Skipped {
-		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, sk.Message)
+		fmt.Fprintf(s.err, "compose: skipped offer %d: %s\n", sk.Index+1, safetext.Escape(sk.Message))
+	}
+	if msg := emptyRemoteCompose(&res); msg != "" {
+		fmt.Fprintf(s.err, "compose: %s: %s\n", inputName(path), msg)
+		return exitFailed
 	}
 	return exitOK
+}
+
+// inputName is how compose names its input in messages: the path, or "-"
+// for standard input.
+func inputName(path string) string {
+	if path == "" {
+		return "-"
+	}
+	return path
+}
+
+// emptyRemoteCompose says why a remote composition holds no frame, or ""
+// when it holds one (emptyCompose on the service's answer).
+func emptyRemoteCompose(res *server.ComposeResult) string {
+	if len(res.Audit.Entries) == 0 {
+		return "nothing to compose: the input holds no valid offer"
+	}
+	return emptyRemoteQuery(&server.QueryResult{Composition: *res})
 }
 
 // writeRemoteAudit prints the audit as `ctxkit compose` does: one line
@@ -190,12 +218,12 @@ func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
 	inc := 0
 	for _, e := range res.Audit.Entries {
 		var b strings.Builder
-		b.WriteString(e.Disposition)
+		b.WriteString(safetext.Quote(e.Disposition))
 		if e.Disposition == "included" {
 			inc++
-			b.WriteString(" " + e.Verification + " " + quoteIdentity(e.Frame))
+			b.WriteString(" " + safetext.Quote(e.Verification) + " " + quoteIdentity(e.Frame))
 		} else if e.Reason != nil {
-			b.WriteString(" " + e.Reason.Kind + " " + quoteIdentity(e.Frame))
+			b.WriteString(" " + safetext.Quote(e.Reason.Kind) + " " + quoteIdentity(e.Frame))
 			switch {
 			case e.Reason.Kept != nil:
 				b.WriteString(" kept=" + quoteIdentity(*e.Reason.Kept))
@@ -207,89 +235,48 @@ func writeRemoteAudit(w io.Writer, res *server.ComposeResult) {
 			State string `json:"state"`
 		}
 		_ = json.Unmarshal(e.Attestation, &st)
-		b.WriteString(" attestation=" + st.State)
+		b.WriteString(" attestation=" + safetext.Quote(st.State))
 		fmt.Fprintln(w, b.String())
 	}
 	a := res.Audit
 	fmt.Fprintf(w, "budget=%d tokens_used=%d strategy=%s packer=%s included=%d excluded=%d\n",
-		a.Budget, a.TokensUsed, a.Strategy, a.Packer, inc, len(a.Entries)-inc)
+		a.Budget, a.TokensUsed, safetext.Quote(a.Strategy), safetext.Quote(a.Packer), inc, len(a.Entries)-inc)
 }
 
 // quoteIdentity prints an identity on one line, Go-quoted when it holds
-// spaces, quotes or non-graphic runes (as the composer's audit text does).
-func quoteIdentity(id frame.ID) string {
-	s := id.String()
-	for _, r := range s {
-		if r <= ' ' || r == '"' || r == 0x7F || !strconv.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// spaces, quotes or non-printable runes (as the composer's audit text does).
+func quoteIdentity(id frame.ID) string { return safetext.Quote(id.String()) }
 
 func remoteAssess(ctx context.Context, c *client.Client, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
-	model := fs.String("model", "", "")
-	win := fs.Int("window", 0, "")
-	wireName := fs.String("wire", "", "")
-	format := fs.String("format", "text", "")
-	imageTokens := fs.Int("image-tokens", 0, "")
-	toolBytes := fs.Int("tool-result-bytes", 0, "")
+	f := defineAssessFlags(fs)
 	files, code, done := parseRemoteFlags(fs, args, s, "assess")
 	if done {
 		return code
 	}
-	if len(files) > 1 || (*format != "text" && *format != "json") {
-		fmt.Fprintln(s.err, "assess: usage: ctxkit assess [FILE|-] --remote URL [--model M] [--window N] [--wire W] [--format text|json]")
+	if _, ok := f.check(files, s); !ok {
 		return exitUsage
 	}
 	path := ""
 	if len(files) == 1 {
 		path = files[0]
 	}
-	in, closeIn, err := readArgInput(path, s.in)
-	if err != nil {
-		fmt.Fprintf(s.err, "assess: %v\n", err)
-		return exitUsage
-	}
-	body, err := io.ReadAll(in)
-	closeIn()
+	body, err := readInput(path, s.in)
 	if err != nil {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
 	if !json.Valid(body) {
-		fmt.Fprintln(s.err, "assess: the request body is not JSON")
+		fmt.Fprintln(s.err, "assess: request body is not a JSON object")
 		return exitUsage
 	}
-	req := &server.AssessRequest{Request: body, Model: *model, Wire: *wireName, Window: *win, ImageTokens: *imageTokens, ToolResultBytes: *toolBytes}
-	var raw json.RawMessage
-	if err := c.Do(ctx, server.PathAssess, req, &raw); err != nil {
+	req := &server.AssessRequest{Request: body, Model: *f.model, Wire: *f.wire, Window: *f.window,
+		ImageTokens: *f.imageTokens, PageTokens: *f.pageTokens, ToolResultBytes: *f.toolBytes}
+	var a window.Assessment
+	if err := c.Do(ctx, server.PathAssess, req, &a); err != nil {
 		return remoteFail("assess", s, err)
 	}
-	if *format == "json" {
-		_, _ = s.out.Write(append(raw, '\n'))
-		return exitOK
-	}
-	var a server.AssessResult
-	if err := json.Unmarshal(raw, &a); err != nil {
-		fmt.Fprintf(s.err, "assess: remote: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(s.out, "model %s, wire %s, counter %s, window %d\n", a.Model, a.Wire, a.Counter, a.Window)
-	fmt.Fprintf(s.out, "used %d, budget %d, remaining %d\n", a.Used, a.Budget, a.Remaining)
-	for _, w := range a.Warnings {
-		fmt.Fprintf(s.out, "warning: %s\n", w)
-	}
-	switch {
-	case a.ShouldCompact:
-		fmt.Fprintln(s.out, "decision: compact (usage reached the budget)")
-	case a.Used >= a.Budget:
-		fmt.Fprintf(s.out, "decision: over budget, but only %d messages (compaction needs %d)\n", a.HistoryMessages, window.MinCompactionMessages)
-	default:
-		fmt.Fprintln(s.out, "decision: fits")
-	}
-	return exitOK
+	return printAssessment(s, a, *f.format)
 }
 
 func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) int {
@@ -328,6 +315,10 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 		req.Strategy, req.Quota = name, max(n, 1)
 	}
 	for _, k := range kinds {
+		if msg := checkKindName(k); msg != "" {
+			fmt.Fprintf(s.err, "query: %s\n", msg)
+			return exitUsage
+		}
 		req.Kinds = append(req.Kinds, frame.Kind(k))
 	}
 	var raw json.RawMessage
@@ -341,27 +332,97 @@ func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) 
 	}
 	code = exitOK
 	for _, o := range res.FanOut.Outcomes {
-		if o.Status != "frames" || len(o.Excluded) > 0 {
+		if (o.Status != "frames" && !skippedStatus(o.Status)) || len(o.Excluded) > 0 {
 			code = exitFailed
 		}
 	}
+	empty := emptyRemoteQuery(&res)
+	if empty != "" {
+		code = exitFailed
+	}
 	if *format == "json" {
 		_, _ = s.out.Write(append(raw, '\n'))
+		if empty != "" {
+			fmt.Fprintf(s.err, "query: %s\n", empty)
+		}
 		return code
 	}
 	_, _ = io.WriteString(s.out, res.Composition.Prompt)
 	for _, o := range res.FanOut.Outcomes {
-		line := fmt.Sprintf("provider %s: %s, %d frames", o.Provider, o.Status, len(o.Frames))
-		if len(o.Excluded) > 0 {
-			line += fmt.Sprintf(", %d excluded by the audit", len(o.Excluded))
+		// The service relays what each provider said: every field is
+		// quoted or escaped so that none can add a line or drive the terminal.
+		line := fmt.Sprintf("provider %s: %s, %d frames", safetext.Quote(o.Provider), safetext.Quote(o.Status), len(o.Frames))
+		if n := refusedFrames(o.Excluded); n > 0 {
+			line += fmt.Sprintf(", %d excluded by the audit", n)
 		}
 		if o.Error != "" {
-			line += ": " + o.Error
+			line += ": " + safetext.Escape(o.Error)
 		}
 		fmt.Fprintln(s.err, line)
 	}
 	writeRemoteAudit(s.err, &res.Composition)
+	if empty != "" {
+		fmt.Fprintf(s.err, "query: %s\n", empty)
+	}
 	return code
+}
+
+// skippedStatus reports whether a leg status names a provider the host did
+// not query (host.Status.Skipped).
+func skippedStatus(st string) bool {
+	var s host.Status
+	return s.UnmarshalText([]byte(st)) == nil && s.Skipped()
+}
+
+// refusedFrames counts the distinct frames in a leg's exclusion list (one
+// frame breaking two rules has two entries).
+func refusedFrames(ex []json.RawMessage) int {
+	seen := map[string]bool{}
+	for _, e := range ex {
+		var x struct {
+			Frame json.RawMessage `json:"frame"`
+		}
+		_ = json.Unmarshal(e, &x)
+		seen[string(x.Frame)] = true
+	}
+	return len(seen)
+}
+
+// emptyRemoteQuery says why a remote query composed nothing, or "" when
+// it composed a frame: the service's answer read as emptyQuery reads a
+// local one.
+func emptyRemoteQuery(res *server.QueryResult) string {
+	counts := map[string]int{}
+	cheapest, n := -1, 0
+	for _, e := range res.Composition.Audit.Entries {
+		if e.Disposition == "included" {
+			return ""
+		}
+		if e.Reason == nil {
+			continue
+		}
+		n++
+		counts[e.Reason.Kind]++
+		if e.Reason.Cost != nil && (cheapest < 0 || *e.Reason.Cost < cheapest) {
+			cheapest = *e.Reason.Cost
+		}
+	}
+	if n > 0 {
+		return "nothing composed: " + reasonSummary(n, counts, res.Composition.Audit.Budget, cheapest)
+	}
+	var notes []string
+	for _, o := range res.FanOut.Outcomes {
+		switch {
+		case o.Error != "":
+			notes = append(notes, o.Provider+": "+o.Error)
+		case len(o.Excluded) > 0:
+			notes = append(notes, fmt.Sprintf("%s: the audit refused all %d frame(s) it returned", o.Provider, refusedFrames(o.Excluded)))
+		}
+	}
+	if len(notes) == 0 {
+		return "nothing composed: no provider returned a frame for this goal"
+	}
+	return "nothing composed: " + strings.Join(notes, "; ")
 }
 
 // parseRemoteFlags parses flags interleaved with positional arguments.

@@ -1,0 +1,153 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// ErrCredentialEchoed: a provider's reply carried a credential the host
+// holds for it (C8); the reply is discarded rather than passed on.
+var ErrCredentialEchoed = errors.New("reply echoes the provider's credential")
+
+// minSecret is the shortest credential value scrubbed: a shorter one would
+// match ordinary text (and is no secret worth the name).
+const minSecret = 4
+
+// secrets are the credential values configured for one provider (its bearer
+// token, the values of its secret environment entries). Everything the host
+// derives from what that provider sent (error messages, stderr, replies) is
+// scrubbed of them before anyone can print it (C8).
+type secrets []string
+
+// secretsOf returns the scrubbable values of creds.
+func secretsOf(creds ...Credential) secrets {
+	var s secrets
+	for _, c := range creds {
+		if v := c.value(); len(v) >= minSecret {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+// credentialed is implemented by transports that hold credentials.
+type credentialed interface{ secrets() secrets }
+
+func secretsOfProvider(p Provider) secrets {
+	if c, ok := p.(credentialed); ok {
+		return c.secrets()
+	}
+	return nil
+}
+
+// in reports whether str holds any secret.
+func (s secrets) in(str string) bool {
+	for _, v := range s {
+		if strings.Contains(str, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrubString replaces every secret in str with the redacted form.
+func (s secrets) scrubString(str string) string {
+	for _, v := range s {
+		if strings.Contains(str, v) {
+			str = strings.ReplaceAll(str, v, redacted)
+		}
+	}
+	return str
+}
+
+// scrubTail is scrubString for a buffer that may have lost its beginning:
+// a secret cut by that loss leaves its end at the start, which is
+// redacted too.
+func (s secrets) scrubTail(str string) string {
+	str = s.scrubString(str)
+	for _, v := range s {
+		for n := len(v) - 1; n >= minSecret; n-- {
+			if strings.HasPrefix(str, v[len(v)-n:]) {
+				str = redacted + str[n:]
+				break
+			}
+		}
+	}
+	return str
+}
+
+// scrubError returns err with every secret removed from its text, keeping
+// the error's kind (errors.Is) and the host's own error types.
+func (s secrets) scrubError(err error) error {
+	if err == nil || len(s) == 0 || !s.in(err.Error()) {
+		return err
+	}
+	switch e := err.(type) {
+	case *Error:
+		c := *e
+		c.Detail = s.scrubString(c.Detail)
+		c.Err = s.scrubError(c.Err)
+		return &c
+	case *wire.Error:
+		c := *e
+		c.ID = s.scrubString(c.ID)
+		c.Message = s.scrubString(c.Message)
+		return &c
+	case *VersionMismatchError:
+		c := *e
+		c.ProviderName = s.scrubString(c.ProviderName)
+		c.ProviderVersion = s.scrubString(c.ProviderVersion)
+		return &c
+	case *CorrelationError:
+		c := *e
+		c.Got = s.scrubString(c.Got)
+		return &c
+	}
+	// Any other error keeps its kind but not its chain: unwrapping would
+	// hand the unscrubbed original back.
+	return &scrubbedError{msg: s.scrubString(err.Error()), cause: err}
+}
+
+// scrubbedError is an error whose text had a secret removed.
+type scrubbedError struct {
+	msg   string
+	cause error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+
+// Is matches what the original error matched.
+func (e *scrubbedError) Is(target error) bool { return errors.Is(e.cause, target) }
+
+// echoed reports whether a reply (its raw bytes, and env decoded from them)
+// carries a secret. JSON can spell a character as \uXXXX or \/, so when the
+// raw bytes hold such an escape the decoded envelope is encoded again,
+// canonically, and searched as well.
+func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
+	if len(s) == 0 {
+		return false
+	}
+	for _, v := range s {
+		if bytes.Contains(raw, []byte(v)) {
+			return true
+		}
+	}
+	if env == nil || (!bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`))) {
+		return false
+	}
+	canon, err := encodeEnvelope(env)
+	if err != nil {
+		return true // cannot be checked: treat as echoed, fail closed
+	}
+	for _, v := range s {
+		q, _ := json.Marshal(v)
+		if bytes.Contains(canon, q[1:len(q)-1]) || bytes.Contains(canon, []byte(v)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,324 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// countingProvider serves honest frames over loopback HTTP under the name
+// it currently holds, counting the query envelopes it receives.
+type countingProvider struct {
+	srv     *httptest.Server
+	name    atomic.Value // string
+	queries atomic.Int32
+}
+
+func newCountingProvider(t *testing.T, name string, flow frame.DataFlow) *countingProvider {
+	c := &countingProvider{}
+	c.name.Store(name)
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"type":"query"`)) {
+			c.queries.Add(1)
+		}
+		h := Handler(&honest{name: c.name.Load().(string), flow: flow, frames: []frame.Frame{mkFrame("a", "alpha evidence", 0.5)}})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+var indexFlow = frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}
+
+func TestConsentExpiryIsHonoured(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0
+	s := NewConsentStore()
+	s.now = func() time.Time { return now }
+	g := Grantor{Kind: "human", ID: "ada"}
+	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T11:59:59Z"}); err == nil {
+		t.Fatal("a grant expiring in the past was accepted")
+	}
+	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T12:00:00Z"}); err == nil {
+		t.Fatal("a grant expiring now was accepted")
+	}
+	if err := s.Record(ConsentRecord{ProviderID: "q", GrantedScope: "egress", ExpiresAt: "2029-01-01T00:00:00Z"}); err == nil {
+		t.Fatal("a record expiring in the past was accepted")
+	}
+	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T13:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record(ConsentRecord{ProviderID: "q", GrantedScope: "egress", ExpiresAt: "2030-01-01T13:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	legacy := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true}}
+	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); !d.Permitted {
+		t.Fatalf("live receipt: %+v", d)
+	}
+	if d := s.Evaluate("q", legacy); !d.Permitted {
+		t.Fatalf("live record: %+v", d)
+	}
+	now = t0.Add(time.Hour) // exactly expires_at: no longer in force
+	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); d.Permitted || !strings.Contains(d.Reason, "expired at 2030-01-01T13:00:00Z") {
+		t.Errorf("expired receipt: %+v", d)
+	}
+	if d := s.Evaluate("q", legacy); d.Permitted || !strings.Contains(d.Reason, "expired") {
+		t.Errorf("expired record: %+v", d)
+	}
+	if s.HasReceipt("p", frame.ScopeThirdPartyIndex) || s.HasRecord("q") {
+		t.Error("HasReceipt/HasRecord count expired consent")
+	}
+	if !Expired("2030-01-01T13:00:00Z", now) || Expired("", now) || Expired("2030-01-01T13:00:01Z", now) {
+		t.Error("Expired disagrees with now < expires_at")
+	}
+	// A host asked to query the provider refuses it and says why.
+	h := New(&Options{Consent: s})
+	defer h.Close(context.Background())
+	h.AddInProcess("p", &honest{flow: indexFlow, frames: []frame.Frame{mkFrame("a", "x", 0.5)}})
+	_, err := h.QueryProvider(context.Background(), "p", probe())
+	var ce *ConsentError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("query after expiry: %v", err)
+	}
+}
+
+func TestReceiptBoundToNameAndEndpoint(t *testing.T) {
+	a := newCountingProvider(t, "alpha", indexFlow)
+	b := newCountingProvider(t, "alpha", indexFlow)
+	store := NewConsentStore()
+	if err := store.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, ProviderName: "alpha", Endpoint: a.srv.URL,
+		Grantor: Grantor{Kind: "human", ID: "ada"}}); err != nil {
+		t.Fatal(err)
+	}
+	query := func(url string) Outcome {
+		h := New(&Options{Consent: store})
+		defer h.Close(context.Background())
+		if err := h.AddHTTP("p", url, nil); err != nil {
+			t.Fatal(err)
+		}
+		return h.QueryAll(context.Background(), probe()).Outcomes[0]
+	}
+	// Same id, another endpoint: not covered.
+	o := query(b.srv.URL)
+	if o.Status != StatusScopeReceiptRequired || !strings.Contains(o.Error(), "granted for endpoint "+`"`+a.srv.URL+`"`) ||
+		!strings.Contains(o.Error(), "reached at "+`"`+b.srv.URL+`"`) {
+		t.Errorf("another endpoint: %s %s", o.Status, o.Error())
+	}
+	if n := b.queries.Load(); n != 0 {
+		t.Errorf("the provider at the other endpoint received %d queries", n)
+	}
+	// The endpoint granted, the name granted: covered.
+	if o := query(a.srv.URL); o.Status != StatusFrames || a.queries.Load() != 1 {
+		t.Fatalf("the granted provider: %s %s (%d queries)", o.Status, o.Error(), a.queries.Load())
+	}
+	// The same endpoint now announces another name: not covered.
+	a.name.Store("evil")
+	o = query(a.srv.URL)
+	if o.Status != StatusScopeReceiptRequired || !strings.Contains(o.Error(), `granted for provider name "alpha" and the provider announces "evil"`) {
+		t.Errorf("another name: %s %s", o.Status, o.Error())
+	}
+	if n := a.queries.Load(); n != 1 {
+		t.Errorf("the renamed provider received %d queries, want the 1 from before", n)
+	}
+}
+
+func TestConsentStoreFollowsJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "consent.ndjson")
+	reader, err := WatchConsentStore(path) // the long-lived host's view
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := OpenConsentStore(path) // `ctxkit consent` in another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := frame.ProviderInfo{DataFlow: indexFlow}
+	g := Grantor{Kind: "human", ID: "ada"}
+	if d := reader.Evaluate("p", info); d.Permitted {
+		t.Fatal("permitted before any grant")
+	}
+	if err := writer.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g}); err != nil {
+		t.Fatal(err)
+	}
+	if d := reader.Evaluate("p", info); !d.Permitted {
+		t.Fatalf("a grant made elsewhere is not seen: %+v", d)
+	}
+	if ok, err := writer.Revoke("p", ""); !ok || err != nil {
+		t.Fatalf("revoke: %v %v", ok, err)
+	}
+	if d := reader.Evaluate("p", info); d.Permitted {
+		t.Fatal("a revocation made elsewhere is not seen")
+	}
+	// A line being written (no newline yet) waits; once complete it counts.
+	line := `{"op":"receipt","receipt":{"provider_id":"p","scope":"third-party-index","provider_name":"","provider_version":"","grantor":{"kind":"human","id":"ada"},"granted_at":"2026-01-01T00:00:00Z"}}`
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	f.WriteString(line[:40])
+	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+		t.Fatalf("a torn line counted or failed the store: %+v %v", d, reader.Err())
+	}
+	f.WriteString(line[40:] + "\n")
+	f.Close()
+	if d := reader.Evaluate("p", info); !d.Permitted {
+		t.Fatalf("the completed line is not seen: %+v", d)
+	}
+	// A journal replaced by garbage fails closed, and says so.
+	os.WriteFile(path+".new", []byte("garbage\n"), 0o600)
+	os.Rename(path+".new", path)
+	if d := reader.Evaluate("p", info); d.Permitted || !strings.Contains(d.Reason, "cannot be read") || reader.Err() == nil {
+		t.Fatalf("an unreadable journal: %+v", d)
+	}
+	if d := reader.Evaluate("local", frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true}}); !d.Permitted {
+		t.Error("a provider needing no consent was refused because of the journal")
+	}
+	// A removed journal holds nothing.
+	os.Remove(path)
+	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+		t.Fatalf("a removed journal: %+v %v", d, reader.Err())
+	}
+}
+
+// TestNoConnectionThroughProxy sets HTTPS_PROXY and HTTP_PROXY to a
+// loopback listener in a child test process (the proxy settings are read
+// once per process) and checks that no connection reaches it, before
+// consent or after: a provider is never reached through a proxy.
+func TestNoConnectionThroughProxy(t *testing.T) {
+	if addr := os.Getenv("CTXKIT_PROXY_CHILD"); addr != "" {
+		h := New(&Options{QueryTimeout: 2 * time.Second})
+		defer h.Close(context.Background())
+		if err := h.AddHTTP("remote", "https://provider.invalid/cgp", nil); err != nil {
+			t.Fatal(err)
+		}
+		if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusConsentRequired {
+			t.Fatalf("before consent: %s %s", o.Status, o.Error())
+		}
+		h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress", Endpoint: "https://provider.invalid/cgp"})
+		_ = h.QueryAll(context.Background(), probe())
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	proxy := "http://" + ln.Addr().String()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoConnectionThroughProxy$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CTXKIT_PROXY_CHILD="+ln.Addr().String(), "HTTPS_PROXY="+proxy, "HTTP_PROXY="+proxy,
+		"https_proxy="+proxy, "http_proxy="+proxy, "NO_PROXY=", "no_proxy=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the proxy at %s accepted %d connection(s) meant for the provider", proxy, n)
+	}
+}
+
+func TestScrubbedErrorsKeepTheirKind(t *testing.T) {
+	sec := secretsOf(NewCredential("s3cr3t-token"))
+	err := sec.scrubError(fmt.Errorf("wrapped: %w", newErr("p", "query", ErrTransport, "said s3cr3t-token", nil)))
+	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, ErrTransport) {
+		t.Errorf("scrubbed: %v (is transport: %v)", err, errors.Is(err, ErrTransport))
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		t.Errorf("the unscrubbed original is reachable with errors.As: %v", e)
+	}
+	// A secret whose beginning fell out of a tail buffer is still removed.
+	if got := sec.scrubTail("3t-token and more"); strings.Contains(got, "3t-token") {
+		t.Errorf("scrubTail kept the secret's end: %q", got)
+	}
+}
+
+// BenchmarkConsentEvaluate measures the per-request consent decision for a
+// scoped provider over a journal of 200 receipts: in memory, and followed on
+// disk (one stat per decision when the journal is unchanged).
+func BenchmarkConsentEvaluate(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "consent.ndjson")
+	disk, err := OpenConsentStore(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem := NewConsentStore()
+	g := Grantor{Kind: "human", ID: "ada"}
+	for i := range 200 {
+		r := ConsentReceipt{ProviderID: fmt.Sprintf("p%d", i), Scope: frame.ScopeThirdPartyIndex, Grantor: g, Endpoint: "https://x/cgp", ProviderName: "x"}
+		if err := disk.Grant(r); err != nil {
+			b.Fatal(err)
+		}
+		mem.Grant(r)
+	}
+	watched, err := WatchConsentStore(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sub := ConsentSubject{ID: "p199", Endpoint: "https://x/cgp", Name: "x"}
+	info := frame.ProviderInfo{Name: "x", DataFlow: indexFlow}
+	for _, c := range []struct {
+		name string
+		s    *ConsentStore
+	}{{"memory", mem}, {"journal", watched}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !c.s.EvaluateSubject(sub, info).Permitted {
+					b.Fatal("not permitted")
+				}
+			}
+		})
+	}
+}
+
+// FuzzScrub checks the scrubber's invariant: whatever a provider writes
+// around, inside or across copies of a credential, the scrubbed text (and
+// the scrubbed tail) holds no copy of it. Secrets sharing a byte with the
+// redacted form itself are left out: the redaction would "contain" them.
+func FuzzScrub(f *testing.F) {
+	f.Add("Bearer tok-123 and tok-123tok-123", "tok-123")
+	f.Add("ok-123 is the end of a token", "tok-123")
+	f.Add("aaaaaaa", "aaaa")
+	f.Fuzz(func(t *testing.T, text, secret string) {
+		if len(secret) < minSecret || strings.ContainsAny(secret, redacted) {
+			return
+		}
+		sec := secretsOf(NewCredential(secret))
+		if got := sec.scrubString(text); strings.Contains(got, secret) {
+			t.Fatalf("scrubString(%q) = %q keeps %q", text, got, secret)
+		}
+		got := sec.scrubTail(text)
+		if strings.Contains(got, secret) {
+			t.Fatalf("scrubTail(%q) = %q keeps %q", text, got, secret)
+		}
+		for n := len(secret) - 1; n >= minSecret; n-- {
+			if strings.HasPrefix(got, secret[len(secret)-n:]) {
+				t.Fatalf("scrubTail(%q) = %q starts with the secret's last %d bytes", text, got, n)
+			}
+		}
+	})
+}
