@@ -19,9 +19,11 @@ import (
 type Options struct {
 	// Portable leaves out the characters whose class JavaScript's regular
 	// expressions define differently from tiktoken's regex engine: U+0085
-	// and U+FEFF (white space or not) and U+017F after an apostrophe
-	// (a case-folded contraction). Set it to compare with JavaScript
-	// encoders.
+	// and U+FEFF (white space or not), U+017F after an apostrophe (a
+	// case-folded contraction), and code points unassigned in Go's
+	// Unicode tables (15.0), which a newer JavaScript runtime may know
+	// as letters or marks (Node 20: Unicode 17). Set it to compare with
+	// JavaScript encoders.
 	Portable bool
 	// ShortRuns keeps white-space runs under 100 characters: JavaScript
 	// encoders take time quadratic in a run's length.
@@ -426,21 +428,18 @@ func (g *gen) randomUnicode(size int) string {
 		default:
 			r = rune(g.n(0x110000))
 		}
-		if !utf8.ValidRune(r) || !assigned(r) {
-			continue
+		if !utf8.ValidRune(r) || !assigned(r) && g.n(4) != 0 {
+			continue // mostly assigned characters, some unassigned ones
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
 }
 
+// assigned reports whether Go's Unicode tables give r a category other
+// than Cn (unassigned).
 func assigned(r rune) bool {
-	for _, t := range unicode.Categories {
-		if unicode.Is(t, r) {
-			return true
-		}
-	}
-	return false
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Co)
 }
 
 func (g *gen) randomBytes(size int) string {
@@ -463,8 +462,20 @@ func (g *gen) mixed(size int) string {
 	return b.String()
 }
 
-// portable removes what Options.Portable leaves out.
+// portable removes what Options.Portable leaves out; ill-formed bytes
+// stay as they are.
 func portable(s string) string {
 	s = strings.NewReplacer("\u0085", " ", "\ufeff", " ").Replace(s)
-	return strings.ReplaceAll(s, "'ſ", "'s")
+	s = strings.ReplaceAll(s, "'ſ", "'s")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if n > 1 && !assigned(r) {
+			b.WriteString("?")
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
