@@ -24,6 +24,12 @@ import (
 //     "'ſ" (U+017F LONG S) is a contraction like "'s" (the ports spell
 //     out 's|'S|... and miss it).
 //
+// Character classes come from Go's Unicode tables (unicode.Version,
+// 15.0.0). A character assigned in a later version is unassigned here;
+// tiktoken classes it by the tables of the regex crate it was built with,
+// a JavaScript port by its runtime's (Node 20: Unicode 17), so such
+// characters can split differently between implementations.
+//
 // Text is a Go string of bytes. tiktoken encodes Unicode strings, so
 // ill-formed UTF-8 is first decoded as Python's errors="replace", the
 // WHATWG TextDecoder and Node.js do: each maximal ill-formed subpart
