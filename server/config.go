@@ -12,12 +12,14 @@ import (
 
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 )
 
 // Config is the JSON file read by `ctxkit serve --config FILE`:
 //
 //	{
-//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s"},
+//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s",
+//	             "max_body_bytes_in_flight": 134217728, "max_connections": 1024},
 //	  "providers": [
 //	    {"id": "docs", "files": "./docs"},
 //	    {"id": "tickets", "command": ["./tickets-provider", "--stdio"]},
@@ -37,7 +39,8 @@ type Config struct {
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
 	ConsentStore string `json:"consent_store,omitempty"`
-	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
+	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
 
@@ -49,6 +52,10 @@ type Limits struct {
 	MaxFrames int `json:"max_frames,omitempty"`
 	// Timeout is Options.Timeout, as a duration string ("30s").
 	Timeout Duration `json:"timeout,omitempty"`
+	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
+	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
+	// MaxConnections is ServeOptions.MaxConnections.
+	MaxConnections int `json:"max_connections,omitempty"`
 }
 
 // Apply copies the non-zero limits into o.
@@ -61,6 +68,16 @@ func (l Limits) Apply(o *Options) {
 	}
 	if l.Timeout > 0 {
 		o.Timeout = time.Duration(l.Timeout)
+	}
+	if l.MaxBodyBytesInFlight > 0 {
+		o.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
+	}
+}
+
+// ApplyServe copies the non-zero connection limit into o.
+func (l Limits) ApplyServe(o *ServeOptions) {
+	if l.MaxConnections > 0 {
+		o.MaxConnections = l.MaxConnections
 	}
 }
 
@@ -80,6 +97,12 @@ type ProviderConfig struct {
 	// passed to the Command child. The token itself is never logged, and
 	// it is scrubbed from everything derived from the provider.
 	TokenEnv string `json:"token_env,omitempty"`
+	// MCP is an MCP server bridged as a provider, spelled as on the
+	// command line: "mcp:stdio:CMD [ARGS...]" or "mcp:https://HOST/PATH".
+	MCP string `json:"mcp,omitempty"`
+	// MCPTool names a search-like tool of the MCP server to call with the
+	// goal, NAME or NAME:ARG (see mcpbridge.ParseTool).
+	MCPTool string `json:"mcp_tool,omitempty"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -145,7 +168,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode: unexpected data after the JSON object")
 	}
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 {
+	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 || c.Limits.MaxBodyBytesInFlight < 0 || c.Limits.MaxConnections < 0 {
 		return nil, fmt.Errorf("limits: negative values are not allowed")
 	}
 	seen := map[string]bool{}
@@ -158,13 +181,16 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 		seen[p.ID] = true
 		n := 0
-		for _, set := range []bool{p.Files != "", len(p.Command) > 0, p.URL != ""} {
+		for _, set := range []bool{p.Files != "", len(p.Command) > 0, p.URL != "", p.MCP != ""} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url", i, p.ID)
+			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url, mcp", i, p.ID)
+		}
+		if p.MCPTool != "" && p.MCP == "" {
+			return nil, fmt.Errorf("providers[%d] (%s): mcp_tool applies only to mcp providers", i, p.ID)
 		}
 		if p.TokenEnv != "" && p.Files != "" {
 			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url and command providers", i, p.ID)
@@ -196,6 +222,10 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 			if err := h.AddInProcess(p.ID, files.New(ix)); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		case p.MCP != "":
+			if err := addMCP(h, p); err != nil {
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		case len(p.Command) > 0:
@@ -244,4 +274,20 @@ func (c *Config) openConsent() (*host.ConsentStore, error) {
 		return nil, fmt.Errorf("config: consent store: %w", err)
 	}
 	return st, nil
+}
+
+// addMCP registers an MCP server bridged as a provider.
+func addMCP(h *host.Host, p ProviderConfig) error {
+	t, err := mcpbridge.ParseTarget(p.MCP)
+	if err != nil {
+		return err
+	}
+	var o mcpbridge.Options
+	if p.MCPTool != "" {
+		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(p.MCPTool); err != nil {
+			return err
+		}
+	}
+	_, err = mcpbridge.Register(h, p.ID, t, &o)
+	return err
 }

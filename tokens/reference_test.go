@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/npmcache"
 	"github.com/ctxkit/ctxkit/tokens/internal/textgen"
 )
 
@@ -21,43 +22,16 @@ import (
 // ranks.
 const jsTiktokenVersion = "1.0.21"
 
-// jsTiktoken returns the directory holding js-tiktoken, installing it with
-// npm on first use into a cache outside the repository:
-// $CTXKIT_NPM_CACHE, else the user cache directory's ctxkit-npm/js-tiktoken
-// ($XDG_CACHE_HOME/ctxkit-npm/js-tiktoken or ~/.cache/ctxkit-npm/js-tiktoken). Without node and
-// npm the test is skipped, except under CI (CI set), where it fails.
+// jsTiktoken returns the npm prefix holding js-tiktoken, installed on
+// first use into the cache outside the repository (internal/npmcache).
+// Without node or npm the test is skipped, except under CI (CI set),
+// where it fails.
 func jsTiktoken(t testing.TB) string {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is required to compare with js-tiktoken: %v", tool, err)
-			}
-			t.Skipf("%s not installed; the comparison with js-tiktoken needs it (CI fails here)", tool)
-		}
+	if _, err := exec.LookPath("node"); err != nil {
+		npmcache.Unavailable(t, fmt.Errorf("node is required to compare with js-tiktoken: %w", err))
 	}
-	dir := os.Getenv("CTXKIT_NPM_CACHE")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatalf("no cache directory for npm packages: %v", err)
-		}
-		dir = filepath.Join(base, "ctxkit-npm", "js-tiktoken")
-	}
-	pkg := filepath.Join(dir, "node_modules", "js-tiktoken", "package.json")
-	if b, err := os.ReadFile(pkg); err == nil && bytes.Contains(b, []byte(`"version": "`+jsTiktokenVersion+`"`)) {
-		return dir
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "js-tiktoken@"+jsTiktokenVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("installing js-tiktoken into %s: %v\n%s", dir, err, out)
-	}
-	return dir
+	return npmcache.Install(t, "js-tiktoken@"+jsTiktokenVersion)
 }
 
 // writeItems writes texts in encode.cjs's input format.

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -44,6 +45,10 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
+                          ID=mcp:stdio:CMD [ARGS...] an MCP server's resources (see ctxkit help mcp)
+                          ID=mcp:https://HOST/PATH an MCP server over Streamable HTTP (egress)
+  --mcp-tool ID=NAME[:ARG]  also call MCP provider ID's tool NAME with the goal in
+                        argument ARG (default query); its text results are ranked too
   --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
                         credential: sent as a bearer token to an HTTP provider,
                         passed as VAR to a stdio child; scrubbed from all output
@@ -51,7 +56,8 @@ flags:
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
-  --timeout D           per-provider query timeout (default 30s)
+  --timeout D           per-provider timeout, for the handshake and for the
+                        query each (default 30s)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
@@ -68,12 +74,12 @@ digits, '_', '-', '.' or ':'. A provider declaring none of the asked kinds
 is not queried and shows as kinds_not_served in the fan-out report.
 
 exit codes: 0 every provider answered and passed its audit, and at least one
-frame was composed; 1 a provider was refused (consent), failed or was
-dropped by the audit (the prompt is still printed from the others), or
-nothing was composed (no provider serves the asked kinds, none returned a
-frame, or none fits the budget; stderr says which); 2 usage error,
-unreadable DIR, a --kind that is not a kind name, or a --budget over the
-limit of 1073741824.
+frame was composed; 1 a provider was refused (consent), could not be
+started, failed or was dropped by the audit (the prompt is still printed
+from the others), or nothing was composed (no provider serves the asked
+kinds, none returned a frame, or none fits the budget; stderr says which);
+2 usage error, unreadable DIR, a --kind that is not a kind name, or a
+--budget over the limit of 1073741824.
 `
 
 // repeated is a repeatable string flag.
@@ -148,10 +154,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
-	var kinds, providers, bearers repeated
+	var kinds, providers, bearers, mcpTools repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
+	fs.Var(&mcpTools, "mcp-tool", "")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -208,7 +215,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err := addDirs(ctx, h, dirs, progress); err != nil {
 		return fail("%v", err)
 	}
-	if err := addProviders(h, providers, bearers); err != nil {
+	bridges, err := addProviders(h, providers, bearers, mcpTools)
+	if err != nil {
 		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
@@ -217,7 +225,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
-	return writeQueryResult(s, *format == "json", fo, res)
+	code := writeQueryResult(s, *format == "json", fo, res)
+	writeBridgeReports(s.err, bridges)
+	return code
 }
 
 // addDirs indexes each DIR and registers it with the built-in files
@@ -303,47 +313,68 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 // addProviders registers each --provider SPEC, giving the provider named in
 // a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
 // environment variable VAR for a stdio child.
-func addProviders(h *host.Host, providers, bearers []string) error {
+func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbridge.Provider, error) {
+	toolOf, err := parseMCPTools(mcpTools)
+	if err != nil {
+		return nil, err
+	}
+	var bridges []*mcpbridge.Provider
 	creds := map[string]host.Credential{}
 	credVar := map[string]string{}
 	for _, b := range bearers {
 		id, v, ok := strings.Cut(b, "=")
 		if !ok || id == "" || v == "" {
-			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+			return nil, fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
 		}
 		tok, set := os.LookupEnv(v)
 		if !set {
-			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+			return nil, fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
 		}
 		creds[id], credVar[id] = host.NewCredential(tok), v
 	}
 	for _, spec := range providers {
 		id, target, ok := strings.Cut(spec, "=")
 		if !ok || id == "" || target == "" {
-			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+			return nil, fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
 		}
 		switch {
+		case strings.HasPrefix(target, mcpbridge.Prefix):
+			if _, ok := credVar[id]; ok {
+				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
+			}
+			b, err := addBridge(h, id, target, toolOf)
+			if err != nil {
+				return nil, err
+			}
+			bridges = append(bridges, b)
 		case strings.HasPrefix(target, "stdio:"):
 			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
 			if len(argv) == 0 {
-				return fmt.Errorf("--provider %s: empty command", id)
+				return nil, fmt.Errorf("--provider %s: empty command", id)
 			}
 			var so *host.StdioOptions
 			if v, ok := credVar[id]; ok {
 				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
 			}
 			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
-				return err
+				// A command that cannot start fails its own leg; the
+				// other providers are still served.
+				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
+					return nil, err
+				}
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
 			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return err
+				return nil, err
 			}
 		default:
-			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+			return nil, fmt.Errorf("--provider %s: unknown transport in %q (want stdio:, https:// or mcp:)", id, target)
 		}
 	}
-	return nil
+	if err := checkMCPTools(h, toolOf); err != nil {
+		return nil, err
+	}
+	return bridges, nil
 }
 
 // writeFanOutReport prints one line per provider leg, then each frame the

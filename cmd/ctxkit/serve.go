@@ -51,6 +51,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
 	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
+	inFlight := fs.Int64("max-body-in-flight", 0, fmt.Sprintf("`bytes` of request bodies held at once across requests; beyond, 503 (default %d)", server.DefaultMaxBodyBytesInFlight))
+	maxConns := fs.Int("max-conns", 0, fmt.Sprintf("open connections at once; more wait to be accepted (default %d)", server.DefaultMaxConnections))
 	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
 	if code, done := parseFlags(fs, args, s, serveUsage); done {
 		return code
@@ -66,6 +68,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 
 	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
+	sopts := &server.ServeOptions{ShutdownTimeout: *shutdown}
 	var closeProviders func(context.Context) error
 	if *config != "" {
 		cfg, err := server.LoadConfig(*config)
@@ -74,6 +77,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 			return exitUsage
 		}
 		cfg.Limits.Apply(opts)
+		cfg.Limits.ApplyServe(sopts)
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer
 			if isTerminal(s.err) {
@@ -97,6 +101,12 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	if *timeout > 0 {
 		opts.Timeout = *timeout
 	}
+	if *inFlight > 0 {
+		opts.MaxBodyBytesInFlight = *inFlight
+	}
+	if *maxConns > 0 {
+		sopts.MaxConnections = *maxConns
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		rtdebug.SetGCPercent(400)
 	}
@@ -115,7 +125,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	fmt.Fprintln(s.err, announce.Line(ln.Addr().String()))
 	logger.Info("serving", "addr", ln.Addr().String(), "query_configured", opts.Query != nil)
-	err = server.Serve(ctx, ln, h, &server.ServeOptions{ShutdownTimeout: *shutdown, OnShutdown: closeProviders})
+	sopts.OnShutdown = closeProviders
+	err = server.Serve(ctx, ln, h, sopts)
 	if err != nil {
 		logger.Error("shutdown", "error", err.Error())
 		return exitFailed
