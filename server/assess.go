@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -23,8 +24,12 @@ type AssessRequest struct {
 	// Window is the effective context window in tokens (default: the
 	// model catalog's).
 	Window int `json:"window,omitempty"`
-	// ImageTokens is the flat charge per base64 image (default: the wire's).
+	// ImageTokens is the charge per image (default: the model's catalog
+	// figure, else its wire's).
 	ImageTokens int `json:"image_tokens,omitempty"`
+	// PageTokens is the charge per PDF page (default: the model's catalog
+	// figure, else its wire's).
+	PageTokens int `json:"page_tokens,omitempty"`
 	// ToolResultBytes caps the next tool result, reserved for.
 	ToolResultBytes int `json:"tool_result_bytes,omitempty"`
 	// Skills and Memory are bodies loaded outside the system prompt and
@@ -55,9 +60,27 @@ type AssessResult struct {
 	HistoryMessages int `json:"history_messages"`
 	// Images is the number of base64 images charged flat.
 	Images int `json:"images"`
-	// ImageTokens is the flat charge per image.
+	// ImageTokens is the charge per image.
 	ImageTokens int `json:"image_tokens"`
-	// Warnings lists inputs that were clamped or charged as text.
+	// LowDetailImages were declared small (OpenAI detail "low") and
+	// charged ImageLowTokens each.
+	LowDetailImages int `json:"low_detail_images,omitempty"`
+	ImageLowTokens  int `json:"image_low_tokens,omitempty"`
+	// Documents are PDF documents charged Pages pages at PageTokens each;
+	// one sent by URL or file id is charged MaxPages pages.
+	Documents  int `json:"documents,omitempty"`
+	Pages      int `json:"pages,omitempty"`
+	PageTokens int `json:"page_tokens"`
+	MaxPages   int `json:"max_pages"`
+	// References counts the images and documents sent by URL or file id.
+	References int `json:"references,omitempty"`
+	// ReasoningDropped is earlier-turn reasoning the wire does not keep in
+	// the context, not charged.
+	ReasoningDropped int `json:"reasoning_dropped,omitempty"`
+	// Calibration is the factor the lanes were scaled by (1 here).
+	Calibration float64 `json:"calibration"`
+	// Warnings lists inputs that were clamped, assumed (an unknown model)
+	// or charged as text.
 	Warnings []string `json:"warnings,omitempty"`
 	// Used is the total usage across the lanes.
 	Used int `json:"used"`
@@ -81,17 +104,22 @@ func (h *Handler) assess(_ context.Context, req *AssessRequest) (any, error) {
 	for _, n := range []struct {
 		field string
 		v     int
-	}{{"window", req.Window}, {"image_tokens", req.ImageTokens}, {"tool_result_bytes", req.ToolResultBytes}} {
+	}{{"window", req.Window}, {"image_tokens", req.ImageTokens}, {"page_tokens", req.PageTokens}, {"tool_result_bytes", req.ToolResultBytes}} {
 		if n.v < 0 {
 			return nil, badRequest(n.field, "%s: %d is negative", n.field, n.v)
 		}
 	}
 	in, err := window.InputsFromRequestBody(body, wire, req.Model)
 	if err != nil {
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: "request", Message: "request: " + err.Error()}
+		field := "request"
+		var se *window.ShapeError
+		if errors.As(err, &se) && se.Model == "" {
+			field = "wire" // the wire named does not fit the body
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: field + ": " + err.Error()}
 	}
 	in.Window = req.Window
-	in.ImageTokens = req.ImageTokens
+	in.ImageTokens, in.PageTokens = req.ImageTokens, req.PageTokens
 	in.NextToolResultBytes = req.ToolResultBytes
 	in.Skills, in.Memory = req.Skills, req.Memory
 	return window.Assess(in), nil

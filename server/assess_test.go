@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -82,5 +83,47 @@ func TestAssessRouteRejectsBadInput(t *testing.T) {
 	} {
 		_, err := c.Assess(ctx, &tc.req)
 		wantError(t, err, 400, server.CodeBadRequest, tc.field, "")
+	}
+}
+
+// /v1/assess counts decoded text: the same message costs the same whether
+// its JSON spells CJK and "<" plainly or as \u escapes; a page_tokens
+// override applies; a wire that does not fit the body is a 400 naming it;
+// an unknown model's defaults come with a warning.
+func TestAssessRouteCountsDecodedText(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	plain := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"上下文窗口 <b>"}]}`
+	escaped := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"\u4e0a\u4e0b\u6587\u7a97\u53e3 \u003cb\u003e"}]}`
+	a, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(plain)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(escaped)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Breakdown["history"] != b.Breakdown["history"] || a.Used != b.Used {
+		t.Fatalf("plain %v used %d, escaped %v used %d", a.Breakdown, a.Used, b.Breakdown, b.Used)
+	}
+	pdf := `{"model":"gemini-2.5-pro","contents":[{"role":"user","parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}}]}]}`
+	p, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(pdf), PageTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Documents != 1 || p.Pages != 1000 || p.PageTokens != 10 || p.Breakdown["history"] < 10_000 {
+		t.Fatalf("document by reference: %+v", p)
+	}
+	_, err = c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(plain), Wire: "gemini"})
+	var se *server.Error
+	if !errors.As(err, &se) || se.Status != 400 || se.Field != "wire" || !strings.Contains(se.Message, "wire gemini does not match the body") {
+		t.Fatalf("mismatched wire: %v", err)
+	}
+	u, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(`{"model":"mystery-2","messages":[{"role":"user","content":"x"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Warnings) != 1 || !strings.Contains(u.Warnings[0], "mystery-2 is not in the catalog") {
+		t.Fatalf("unknown model warnings %q", u.Warnings)
 	}
 }

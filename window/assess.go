@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/tokens"
 )
@@ -28,8 +29,20 @@ import (
 // Fixed parameters of the calculation (the seed design's values).
 const (
 	// SafetyMarginPercent of the window is reserved on top of everything
-	// else.
-	SafetyMarginPercent = 15
+	// else, for what an estimate made before sending cannot know: how the
+	// provider renders roles, tools and media around the text, and how far
+	// its tokenizer differs from the counter. 5% is the share Codex keeps
+	// free of its window (it never fills more than 95%); the seed's 15%
+	// stacked on a counter that already over-counts made compaction fire
+	// with the content at a quarter to two thirds of the window.
+	SafetyMarginPercent = 5
+	// DefaultOutputCap bounds the output reserve taken from the catalog
+	// when the request sets none: a reply is rarely longer, and reserving a
+	// model's whole maximum output (100K–128K on reasoning models) would
+	// hold half the window back. Claude Code and opencode cap their
+	// reserve at the same 20,000. A request's own max_tokens is always
+	// reserved in full, since the provider reserves it too.
+	DefaultOutputCap = 20_000
 	// MinCompactionMessages is the shortest history for which compaction
 	// is advised: a freshly compacted conversation (summary plus
 	// acknowledgement) sits below it.
@@ -40,8 +53,10 @@ const (
 	// ToolResultBytesPerToken converts the next tool result's byte cap to
 	// a token reserve, rounding up.
 	ToolResultBytesPerToken = 3
-	// DefaultWindow is the window assumed for a model missing from the
-	// catalog when Inputs.Window is 0.
+	// DefaultWindow is the window assumed, with a warning, for a model
+	// missing from the catalog when Inputs.Window is 0: the smallest window
+	// of the current families of the three wires (GPT-4o's), so that an
+	// unknown model compacts early rather than overflows.
 	DefaultWindow = 128_000
 	// DefaultMaxOutput is the output reserve assumed for a model missing
 	// from the catalog when Inputs.OutputReserve is 0.
@@ -81,7 +96,8 @@ type Inputs struct {
 	// ToolResultBytesPerToken bytes per token.
 	NextToolResultBytes int
 	// OutputReserve is the requested output (max_tokens); 0 means the
-	// catalog's MaxOutput for the model (DefaultMaxOutput if unknown).
+	// catalog's MaxOutput for the model capped at DefaultOutputCap
+	// (DefaultMaxOutput, with a warning, if the model is unknown).
 	OutputReserve int
 
 	// Catalog resolves the model; nil means DefaultCatalog().
@@ -93,12 +109,12 @@ type Inputs struct {
 	Counter tokens.Counter
 	// Wire overrides the catalog's wire when set.
 	Wire Wire
-	// ImageTokens overrides the flat charge per base64 image when
-	// positive.
+	// ImageTokens overrides the charge per image (inline or by reference)
+	// when positive; otherwise the catalog entry's image_tokens, else the
+	// wire's.
 	ImageTokens int
-	// PageTokens overrides the charge per estimated page of a base64 PDF
-	// document when positive; otherwise the catalog entry's page_tokens,
-	// else DefaultPageTokens.
+	// PageTokens overrides the charge per PDF page when positive;
+	// otherwise the catalog entry's page_tokens, else the wire's.
 	PageTokens int
 }
 
@@ -191,18 +207,36 @@ type Assessment struct {
 	Reserves Reserves `json:"reserves"`
 	// HistoryMessages is the number of messages in the history.
 	HistoryMessages int `json:"history_messages"`
-	// Images is the number of base64 images charged flat, at ImageTokens
-	// each (inside the history lane).
+	// Images is the number of images (inline or by reference) charged at
+	// ImageTokens each (inside the history lane).
 	Images int `json:"images"`
-	// ImageTokens is the flat charge per image, in tokens.
+	// ImageTokens is the charge per image, in tokens.
 	ImageTokens int `json:"image_tokens"`
-	// Documents is the number of base64 PDF documents, charged Pages in
-	// total at PageTokens each (inside the history lane).
-	Documents  int `json:"documents,omitempty"`
-	Pages      int `json:"pages,omitempty"`
+	// LowDetailImages is the number of images the request declared small
+	// (OpenAI detail "low"), charged at ImageLowTokens each.
+	LowDetailImages int `json:"low_detail_images,omitempty"`
+	// ImageLowTokens is the charge per image declared small.
+	ImageLowTokens int `json:"image_low_tokens,omitempty"`
+	// Documents is the number of PDF documents, charged Pages in total at
+	// PageTokens each (inside the history lane).
+	Documents int `json:"documents,omitempty"`
+	// Pages is the number of pages charged across Documents: estimated
+	// from the bytes of a base64 document, MaxPages for one by reference.
+	Pages int `json:"pages,omitempty"`
+	// PageTokens is the charge per PDF page.
 	PageTokens int `json:"page_tokens"`
-	// Calibration is the factor the lanes were scaled by (1 for Assess;
-	// a Session raises it from reported usage).
+	// MaxPages is the pages charged for a document sent by URL or file id.
+	MaxPages int `json:"max_pages"`
+	// References is how many of the images and documents were sent by URL
+	// or file id (charged at the per-item figures, their size unknown).
+	References int `json:"references,omitempty"`
+	// ReasoningDropped is the reasoning, in tokens before calibration,
+	// carried in turns before the last user turn that the wire removes from
+	// the context and that is therefore not charged.
+	ReasoningDropped int `json:"reasoning_dropped,omitempty"`
+	// Calibration is the factor the lanes were scaled by: 1 for Assess; a
+	// Session moves it toward reported ÷ estimated (see
+	// Session.ObserveUsage).
 	Calibration float64 `json:"calibration"`
 	// Anchor is set when usage is anchored on a reported figure.
 	Anchor *Anchor `json:"anchor,omitempty"`
@@ -269,43 +303,81 @@ func (a Assessment) MarshalJSON() ([]byte, error) {
 // Session.Assess routes through the same code.
 func Assess(in Inputs) Assessment {
 	r := resolve(&in)
-	var h historyTotals
+	costs := make([]messageCost, len(in.Messages))
 	for i, m := range in.Messages {
-		h.add(i, estimateMessage(r.counter, m, r.charges()))
+		costs[i] = estimateMessage(r.counter, m, r.charges())
 	}
+	h := r.totals(len(costs), func(i int) *messageCost { return &costs[i] })
 	lanes := r.staticLanes(&in)
 	return r.finish(&in, lanes, h, 1)
 }
 
 // historyTotals sums per-message costs.
 type historyTotals struct {
-	tokens, images, messages int
-	documents, pages         int
-	invalid                  []int // indices of messages charged as text
+	tokens, messages        int
+	system                  int // OpenAI system and developer messages, framing included
+	images, lowImages, refs int
+	documents, pages        int
+	reasoningDropped        int
+	invalid                 []int // indices of messages charged as text
+	unpriced                []int // indices of messages with media by reference charged as text
 }
 
-func (h *historyTotals) add(i int, c messageCost) {
-	h.tokens = satAdd(h.tokens, c.tokens)
-	h.images = satAdd(h.images, c.images)
-	h.documents = satAdd(h.documents, c.documents)
-	h.pages = satAdd(h.pages, c.pages)
-	h.messages++
-	if c.invalid {
-		h.invalid = append(h.invalid, i)
+// totals sums the costs of the n messages of a history (cost(i) is the
+// i-th; a function, so that a Session sums its cache without copying it).
+// On a wire that drops earlier reasoning, the reasoning of every message
+// before the last user turn is not charged.
+func (r *resolved) totals(n int, cost func(int) *messageCost) historyTotals {
+	lastTurn := -1
+	if r.rules.dropsPriorReasoning() {
+		for i := n - 1; i >= 0; i-- {
+			if cost(i).userTurn {
+				lastTurn = i
+				break
+			}
+		}
 	}
+	var h historyTotals
+	for i := range n {
+		c := cost(i)
+		n := c.tokens
+		if i < lastTurn {
+			n -= c.reasoning
+			h.reasoningDropped = satAdd(h.reasoningDropped, c.reasoning)
+		}
+		if c.system && r.wire == WireOpenAI {
+			// The wire's system prompt: the system lane, not the history.
+			h.system = satAdd(h.system, satAdd(n, FramingTokensPerMessage))
+		} else {
+			h.tokens = satAdd(h.tokens, n)
+			h.messages++
+		}
+		h.images = satAdd(h.images, c.images)
+		h.lowImages = satAdd(h.lowImages, c.lowImages)
+		h.refs = satAdd(h.refs, c.refs)
+		h.documents = satAdd(h.documents, c.documents)
+		h.pages = satAdd(h.pages, c.pages)
+		if c.invalid {
+			h.invalid = append(h.invalid, i)
+		}
+		if c.unpriced > 0 {
+			h.unpriced = append(h.unpriced, i)
+		}
+	}
+	return h
 }
 
 // resolved is what the inputs resolve to once the catalog is consulted.
 type resolved struct {
-	model       Model
-	known       bool
-	wire        Wire
-	counter     tokens.Counter
-	imageTokens int
-	pageTokens  int
-	window      int
-	output      int
-	warnings    []string
+	model    Model
+	known    bool
+	wire     Wire
+	rules    WireRules
+	counter  tokens.Counter
+	ch       charges
+	window   int
+	output   int
+	warnings []string
 }
 
 func resolve(in *Inputs) *resolved {
@@ -319,6 +391,7 @@ func resolve(in *Inputs) *resolved {
 	if in.Wire != WireUnknown {
 		r.wire = in.Wire
 	}
+	r.rules = cat.Rules(r.wire)
 	r.counter = in.Counter
 	if r.counter == nil {
 		r.counter = counterFor(r.model, r.known)
@@ -326,42 +399,81 @@ func resolve(in *Inputs) *resolved {
 			r.counter = tokens.ForModel(in.Model)
 		}
 	}
-	r.imageTokens = r.model.ImageTokens
-	if r.imageTokens <= 0 {
-		r.imageTokens = r.wire.DefaultImageTokens()
-	}
-	if in.ImageTokens > 0 {
-		r.imageTokens = min(in.ImageTokens, maxTokens)
-	}
-	r.pageTokens = r.model.PageTokens
-	if r.pageTokens <= 0 {
-		r.pageTokens = DefaultPageTokens
-	}
-	if in.PageTokens > 0 {
-		r.pageTokens = min(in.PageTokens, maxTokens)
-	}
-	switch {
-	case in.Window < 0:
-		r.warnf("window %d is negative: treated as 0", in.Window)
-		r.window = 0
-	case in.Window > maxTokens:
-		r.warnf("window %d is absurd: clamped to %d", in.Window, maxTokens)
-		r.window = maxTokens
-	case in.Window > 0:
-		r.window = in.Window
-	case r.known:
-		r.window = r.model.Window
-	default:
-		r.window = DefaultWindow
-	}
+	r.ch = r.chargesFor(in)
+	r.window = r.windowFor(in)
 	r.output = r.clamp("output reserve", in.OutputReserve)
 	if r.output == 0 {
 		r.output = DefaultMaxOutput
 		if r.known {
-			r.output = r.model.MaxOutput
+			r.output = min(r.model.MaxOutput, DefaultOutputCap)
 		}
 	}
+	if !r.known {
+		r.warnUnknown(in)
+	}
 	return r
+}
+
+// chargesFor resolves the per-item figures: the request's overrides, else
+// the model's entry, else the wire's rules.
+func (r *resolved) chargesFor(in *Inputs) charges {
+	pick := func(override, model, wire int) int {
+		switch {
+		case override > 0:
+			return min(override, maxTokens)
+		case model > 0:
+			return model
+		}
+		return wire
+	}
+	ch := charges{
+		image:          pick(in.ImageTokens, r.model.ImageTokens, r.rules.ImageTokens),
+		page:           pick(in.PageTokens, r.model.PageTokens, r.rules.PageTokens),
+		maxPages:       pick(0, r.model.MaxPages, r.rules.MaxPages),
+		opaquePerToken: r.rules.OpaqueBytesPerToken,
+		opaqueOverhead: r.rules.OpaqueOverheadBytes,
+	}
+	ch.imageLow = ch.image
+	if in.ImageTokens <= 0 && r.model.ImageLowTokens > 0 {
+		ch.imageLow = r.model.ImageLowTokens
+	}
+	return ch
+}
+
+func (r *resolved) windowFor(in *Inputs) int {
+	switch {
+	case in.Window < 0:
+		r.warnf("window %d is negative: treated as 0", in.Window)
+		return 0
+	case in.Window > maxTokens:
+		r.warnf("window %d is absurd: clamped to %d", in.Window, maxTokens)
+		return maxTokens
+	case in.Window > 0:
+		return in.Window
+	case r.known:
+		return r.model.Window
+	}
+	return DefaultWindow
+}
+
+// warnUnknown says which defaults an unknown model was assessed with.
+func (r *resolved) warnUnknown(in *Inputs) {
+	name := in.Model
+	if strings.TrimSpace(name) == "" {
+		name = "(none)"
+	}
+	var assumed []string
+	if in.Window == 0 {
+		assumed = append(assumed, fmt.Sprintf("window %d (window.DefaultWindow)", DefaultWindow))
+	}
+	if in.OutputReserve == 0 {
+		assumed = append(assumed, fmt.Sprintf("output reserve %d (window.DefaultMaxOutput)", DefaultMaxOutput))
+	}
+	if len(assumed) == 0 {
+		r.warnf("model %s is not in the catalog: charged with the %s wire's rules", name, r.wire)
+		return
+	}
+	r.warnf("model %s is not in the catalog: assumed %s", name, strings.Join(assumed, " and "))
 }
 
 // counterFor returns the counter a catalog entry names, or nil.
@@ -413,16 +525,51 @@ func (r *resolved) staticLanes(in *Inputs) Breakdown {
 }
 
 // finish completes an assessment from the static lanes and the history
-// totals, scaling the lanes by factor (≥ 1).
+// totals, scaling the lanes by factor.
 func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor float64) Assessment {
 	for _, i := range h.invalid {
 		r.warnf("message %d is not JSON: charged as text", i)
 	}
+	for _, i := range h.unpriced {
+		r.warnf("message %d: media by reference of a type with no per-item figure (video, audio): charged as its reference text", i)
+	}
+	lanes.System = satAdd(lanes.System, h.system)
 	lanes.History = h.tokens
 	lanes.Framing = satMul(FramingTokensPerMessage, h.messages)
-	if factor > 1 {
+	if factor != 1 {
 		lanes = lanes.scaled(factor)
 	}
+	a := Assessment{
+		Model:            in.Model,
+		Wire:             r.wire,
+		Counter:          r.counter.Name(),
+		Window:           r.window,
+		Breakdown:        lanes,
+		Reserves:         r.reserves(in),
+		HistoryMessages:  h.messages,
+		Images:           h.images,
+		ImageTokens:      r.ch.image,
+		LowDetailImages:  h.lowImages,
+		Documents:        h.documents,
+		Pages:            h.pages,
+		PageTokens:       r.ch.page,
+		MaxPages:         r.ch.maxPages,
+		References:       h.refs,
+		ReasoningDropped: h.reasoningDropped,
+		Calibration:      factor,
+		Warnings:         r.warnings,
+	}
+	if h.lowImages > 0 {
+		a.ImageLowTokens = r.ch.imageLow
+	}
+	if r.known && r.model.InputLimit > 0 && in.Window <= 0 {
+		a.InputLimit = r.model.InputLimit
+	}
+	return a
+}
+
+// reserves carves the typed reserves out of the window.
+func (r *resolved) reserves(in *Inputs) Reserves {
 	thinking := r.clamp("thinking budget", in.ThinkingBudget)
 	toolBytes := r.clamp("next tool result bytes", in.NextToolResultBytes)
 	acc := r.wire.Thinking()
@@ -436,26 +583,7 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor f
 	} else {
 		res.Thinking, res.Output = thinking, r.output
 	}
-	a := Assessment{
-		Model:           in.Model,
-		Wire:            r.wire,
-		Counter:         r.counter.Name(),
-		Window:          r.window,
-		Breakdown:       lanes,
-		Reserves:        res,
-		HistoryMessages: h.messages,
-		Images:          h.images,
-		ImageTokens:     r.imageTokens,
-		Documents:       h.documents,
-		Pages:           h.pages,
-		PageTokens:      r.pageTokens,
-		Calibration:     max(factor, 1),
-		Warnings:        r.warnings,
-	}
-	if r.known && r.model.InputLimit > 0 && in.Window <= 0 {
-		a.InputLimit = r.model.InputLimit
-	}
-	return a
+	return res
 }
 
 func (b Breakdown) scaled(f float64) Breakdown {
@@ -498,5 +626,5 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// charges are the flat charges for base64 payloads.
-func (r *resolved) charges() charges { return charges{image: r.imageTokens, page: r.pageTokens} }
+// charges are the per-item figures for media and opaque reasoning.
+func (r *resolved) charges() charges { return r.ch }

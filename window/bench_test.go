@@ -146,3 +146,47 @@ func BenchmarkPDFPages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSessionAppend: the cost of assessing a 1,000-message history
+// after appending one realistic message (an 860-byte user message, a 4 KB
+// tool result of Go source), with the exact o200k counter and with Safe.
+// Two distinct messages alternate at position 1,000 so that each call
+// counts one new message; the rest is the per-call walk over the cache.
+func BenchmarkSessionAppend(b *testing.B) {
+	prose, err := os.ReadFile("../tokens/testdata/corpus/prose.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := func(off, n int) string { return string(prose[off : off+n]) }
+	code := strings.Repeat("\tif err != nil {\n\t\treturn fmt.Errorf(\"read %q: %w\", path, err)\n\t}\n", 70)[:4096]
+	for _, model := range []string{"gpt-4o", "claude-sonnet-4-6"} {
+		msgs := longHistory(b, 1000)
+		for _, bc := range []struct {
+			name string
+			next [2]any
+		}{
+			{"860B-message", [2]any{
+				obj{"role": "user", "content": text(0, 860)},
+				obj{"role": "user", "content": text(2000, 860)}}},
+			{"4KB-tool-result", [2]any{
+				obj{"role": "user", "content": []any{obj{"type": "tool_result", "tool_use_id": "t1", "content": code}}},
+				obj{"role": "user", "content": []any{obj{"type": "tool_result", "tool_use_id": "t2", "content": code[1:] + "\n"}}}}},
+		} {
+			b.Run(model+"/"+bc.name, func(b *testing.B) {
+				s := NewSession(&SessionOptions{Model: model})
+				s.Assess(msgs)
+				next := [2][]json.RawMessage{
+					append(msgs[:1000:1000], raw(b, bc.next[0])),
+					append(msgs[:1000:1000], raw(b, bc.next[1])),
+				}
+				i := 0
+				start := cpuTime()
+				for b.Loop() {
+					s.Assess(next[i&1])
+					i++
+				}
+				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}

@@ -71,20 +71,10 @@ func (w Wire) Thinking() ThinkingAccounting {
 	return SeparateFromOutput
 }
 
-// DefaultImageTokens is the flat charge for one base64 image on the wire
-// when the catalog does not set one: 1,600 on Anthropic (w·h/750 after the
-// provider's downscale to about 1.15 MP), 1,844 on OpenAI (the
-// 7,373-byte estimate Codex uses), 3,000 on Gemini and unknown wires
-// (gemini-cli's ceiling for images up to 4K).
-func (w Wire) DefaultImageTokens() int {
-	switch w {
-	case WireAnthropic:
-		return 1600
-	case WireOpenAI:
-		return 1844
-	}
-	return 3000
-}
+// DefaultImageTokens is the charge for one image on the wire when neither
+// the model's catalog entry nor the request sets one: the embedded
+// catalog's figure for the wire (see [WireRules]).
+func (w Wire) DefaultImageTokens() int { return DefaultCatalog().Rules(w).ImageTokens }
 
 // ThinkingAccounting says whether thinking tokens spend from the output
 // envelope or need a reserve of their own.
@@ -109,6 +99,20 @@ func (t ThinkingAccounting) String() string {
 // MarshalText implements encoding.TextMarshaler with String's spelling.
 func (t ThinkingAccounting) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler with String's
+// spelling, so an Assessment read back from JSON equals the one written.
+func (t *ThinkingAccounting) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "inside_output":
+		*t = InsideOutput
+	case "separate_from_output":
+		*t = SeparateFromOutput
+	default:
+		return fmt.Errorf("window: unknown thinking accounting %q (want inside_output or separate_from_output)", b)
+	}
+	return nil
+}
+
 // Model is one catalog entry.
 type Model struct {
 	// Name identifies the entry.
@@ -126,28 +130,84 @@ type Model struct {
 	// MaxOutput is the largest output the model produces; it is the output
 	// reserve when a request does not set one.
 	MaxOutput int `json:"max_output"`
-	// ImageTokens is the flat charge per base64 image; 0 means the wire's
-	// DefaultImageTokens.
+	// ImageTokens is the charge per image (inline or by reference) whose
+	// size the request does not declare: the most one image can cost on
+	// this model, as its provider publishes it; 0 means the wire's.
 	ImageTokens int `json:"image_tokens,omitempty"`
-	// PageTokens is the charge per estimated page of a base64 PDF
-	// document; 0 means DefaultPageTokens.
+	// ImageLowTokens is the charge per image the request declares small
+	// (OpenAI "detail": "low"); 0 means ImageTokens.
+	ImageLowTokens int `json:"image_low_tokens,omitempty"`
+	// PageTokens is the charge per page of a PDF document; 0 means the
+	// wire's.
 	PageTokens int `json:"page_tokens,omitempty"`
+	// MaxPages is the most pages one document may have on this model; a
+	// document sent by URL or file id, whose pages cannot be counted, is
+	// charged MaxPages pages. 0 means the wire's.
+	MaxPages int `json:"max_pages,omitempty"`
+	// Sources cites, per figure ("window", "image_tokens"...), the
+	// provider's page the figure comes from.
+	Sources map[string]string `json:"sources,omitempty"`
 	// Tokenizer names a tokens counter ("o200k_base", "cl100k_base",
 	// "safe"...); empty means tokens.ForModel of the model name.
 	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
-// Catalog maps model names to [Model] entries. A Catalog is immutable and
-// safe for concurrent use.
+// WireRules are the charging rules of one wire: the figures every model
+// reached through it uses unless its own entry sets them, and how reasoning
+// carried in the history is charged. Each rule cites its source.
+type WireRules struct {
+	// Wire the rules apply to; WireUnknown ("unknown") for requests whose
+	// wire is not known.
+	Wire Wire `json:"wire"`
+	// ImageTokens is the charge per image whose size the request does not
+	// declare.
+	ImageTokens int `json:"image_tokens"`
+	// PageTokens is the charge per PDF page.
+	PageTokens int `json:"page_tokens"`
+	// MaxPages is the most pages one document may have; a document by URL
+	// or file id is charged MaxPages pages.
+	MaxPages int `json:"max_pages"`
+	// PriorReasoning says what reasoning from turns before the last user
+	// turn costs: "dropped" (the provider removes it from the context:
+	// Anthropic thinking, OpenAI reasoning items) or "charged".
+	PriorReasoning string `json:"prior_reasoning"`
+	// OpaqueBytesPerToken converts the decoded bytes of an opaque reasoning
+	// payload (a thinking signature, redacted thinking, encrypted
+	// reasoning content, a thought signature) to tokens.
+	OpaqueBytesPerToken int `json:"opaque_bytes_per_token"`
+	// OpaqueOverheadBytes is subtracted from each opaque payload's decoded
+	// bytes before the conversion (encryption framing that is not model
+	// input).
+	OpaqueOverheadBytes int `json:"opaque_overhead_bytes,omitempty"`
+	// Sources cites, per rule, the page it comes from.
+	Sources map[string]string `json:"sources"`
+}
+
+// dropsPriorReasoning reports whether reasoning before the last user turn
+// is free.
+func (r WireRules) dropsPriorReasoning() bool { return r.PriorReasoning == "dropped" }
+
+// Catalog maps model names to [Model] entries and wires to their
+// [WireRules]. A Catalog is immutable and safe for concurrent use.
 type Catalog struct {
 	models []Model
+	wires  map[Wire]WireRules
+}
+
+// Rules returns the charging rules of wire w (the unknown wire's for a wire
+// the catalog does not list).
+func (c *Catalog) Rules(w Wire) WireRules {
+	if r, ok := c.wires[w]; ok {
+		return r
+	}
+	return c.wires[WireUnknown]
 }
 
 //go:embed catalog.json
 var defaultCatalogJSON []byte
 
 var defaultCatalog = sync.OnceValue(func() *Catalog {
-	c, err := LoadCatalog(bytes.NewReader(defaultCatalogJSON))
+	c, err := loadCatalog(bytes.NewReader(defaultCatalogJSON), nil)
 	if err != nil {
 		panic("window: embedded catalog.json is invalid: " + err.Error()) // caught by tests
 	}
@@ -166,54 +226,132 @@ func DefaultCatalogJSON() []byte { return bytes.Clone(defaultCatalogJSON) }
 var ErrInvalidCatalog = errors.New("invalid catalog")
 
 // LoadCatalog reads a catalog in the format of window/catalog.json:
-// {"models": [{"name", "match", "wire", "window", "max_output",
-// "input_limit", "image_tokens", "page_tokens", "tokenizer"}]}. Unknown
-// members are rejected so a typo cannot silently fall back to a default.
+// {"wires": [{"wire", "image_tokens", "page_tokens", "max_pages",
+// "prior_reasoning", "opaque_bytes_per_token", "opaque_overhead_bytes",
+// "sources"}], "models": [{"name", "match", "wire", "window", "max_output",
+// "input_limit", "image_tokens", "image_low_tokens", "page_tokens",
+// "max_pages", "tokenizer", "sources"}]}. A wire the catalog does not list
+// keeps the embedded catalog's rules. Unknown members are rejected so a typo
+// cannot silently fall back to a default.
 func LoadCatalog(r io.Reader) (*Catalog, error) {
-	var doc struct {
-		Version int     `json:"version"`
-		Note    string  `json:"note"`
-		Models  []Model `json:"models"`
-	}
+	return loadCatalog(r, DefaultCatalog().wires)
+}
+
+type catalogDoc struct {
+	Version int         `json:"version"`
+	Note    string      `json:"note"`
+	Wires   []WireRules `json:"wires"`
+	Models  []Model     `json:"models"`
+}
+
+// loadCatalog reads a catalog; wires the document does not list come from
+// base (nil: every wire must be listed).
+func loadCatalog(r io.Reader, base map[Wire]WireRules) (*Catalog, error) {
+	var doc catalogDoc
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("window: load catalog: %w: %w", ErrInvalidCatalog, err)
 	}
-	for i, m := range doc.Models {
+	wires, err := loadWires(doc.Wires, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkModels(doc.Models); err != nil {
+		return nil, err
+	}
+	return &Catalog{models: doc.Models, wires: wires}, nil
+}
+
+// loadWires validates the wire rules and fills the missing wires from base.
+func loadWires(list []WireRules, base map[Wire]WireRules) (map[Wire]WireRules, error) {
+	wires := make(map[Wire]WireRules, 4)
+	for w, r := range base {
+		wires[w] = r
+	}
+	for i, r := range list {
+		bad := func(detail string) error {
+			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", ErrInvalidCatalog, i, r.Wire, detail)
+		}
+		switch {
+		case r.ImageTokens <= 0 || r.ImageTokens > maxTokens:
+			return nil, bad("image_tokens out of range")
+		case r.PageTokens <= 0 || r.PageTokens > maxTokens:
+			return nil, bad("page_tokens out of range")
+		case r.MaxPages <= 0 || r.MaxPages > maxPDFPages:
+			return nil, bad("max_pages out of range")
+		case r.PriorReasoning != "dropped" && r.PriorReasoning != "charged":
+			return nil, bad(`prior_reasoning must be "dropped" or "charged"`)
+		case r.OpaqueBytesPerToken <= 0 || r.OpaqueBytesPerToken > 1<<20:
+			return nil, bad("opaque_bytes_per_token out of range")
+		case r.OpaqueOverheadBytes < 0 || r.OpaqueOverheadBytes > 1<<20:
+			return nil, bad("opaque_overhead_bytes out of range")
+		}
+		if err := checkSources(r.Sources); err != nil {
+			return nil, bad(err.Error())
+		}
+		wires[r.Wire] = r
+	}
+	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
+		if _, ok := wires[w]; !ok {
+			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", ErrInvalidCatalog, w)
+		}
+	}
+	return wires, nil
+}
+
+// checkSources requires every cited source to be an https URL.
+func checkSources(sources map[string]string) error {
+	for k, u := range sources {
+		if !strings.HasPrefix(u, "https://") {
+			return fmt.Errorf("source %q is not an https URL: %q", k, u)
+		}
+	}
+	return nil
+}
+
+func checkModels(models []Model) error {
+	for i, m := range models {
 		bad := func(detail string) error {
 			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", ErrInvalidCatalog, i, m.Name, detail)
 		}
 		switch {
 		case m.Name == "":
-			return nil, bad("name is empty")
+			return bad("name is empty")
 		case len(m.Match) == 0:
-			return nil, bad("match is empty")
+			return bad("match is empty")
 		case m.Window <= 0 || m.Window > maxTokens:
-			return nil, bad("window out of range")
+			return bad("window out of range")
 		case m.MaxOutput < 0 || m.MaxOutput > maxTokens:
-			return nil, bad("max_output out of range")
+			return bad("max_output out of range")
 		case m.InputLimit < 0 || m.InputLimit > maxTokens:
-			return nil, bad("input_limit out of range")
+			return bad("input_limit out of range")
 		case m.ImageTokens < 0 || m.ImageTokens > maxTokens:
-			return nil, bad("image_tokens out of range")
+			return bad("image_tokens out of range")
 		case m.PageTokens < 0 || m.PageTokens > maxTokens:
-			return nil, bad("page_tokens out of range")
+			return bad("page_tokens out of range")
+		case m.ImageLowTokens < 0 || m.ImageLowTokens > maxTokens:
+			return bad("image_low_tokens out of range")
+		case m.MaxPages < 0 || m.MaxPages > maxPDFPages:
+			return bad("max_pages out of range")
+		}
+		if err := checkSources(m.Sources); err != nil {
+			return bad(err.Error())
 		}
 		if m.Tokenizer != "" {
 			if _, ok := tokens.ByName(m.Tokenizer); !ok {
-				return nil, bad("unknown tokenizer " + m.Tokenizer)
+				return bad("unknown tokenizer " + m.Tokenizer)
 			}
 		}
 		for j, p := range m.Match {
 			p = strings.ToLower(strings.TrimSpace(p))
 			if p == "" || strings.ContainsRune(p, '/') {
-				return nil, bad(fmt.Sprintf("match prefix %q is empty or holds a provider path", p))
+				return bad(fmt.Sprintf("match prefix %q is empty or holds a provider path", p))
 			}
-			doc.Models[i].Match[j] = p
+			models[i].Match[j] = p
 		}
 	}
-	return &Catalog{models: doc.Models}, nil
+	return nil
 }
 
 // Models returns a copy of the catalog's entries.

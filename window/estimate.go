@@ -14,94 +14,102 @@ import (
 
 // messageCost is the estimate for one message.
 type messageCost struct {
-	tokens    int  // content, images and documents included
-	images    int  // base64 images charged flat
-	documents int  // base64 PDF documents charged per page
-	pages     int  // pages estimated across those documents
+	// tokens is the whole charge: text, media and reasoning.
+	tokens int
+	// reasoning is the part of tokens that reasoning carried in the
+	// message costs (thinking text, summaries, opaque payloads); on a wire
+	// that drops reasoning from turns before the last user turn, it is not
+	// charged once a user turn follows.
+	reasoning int
+	images    int // images charged at the per-image figure
+	lowImages int // images declared small, charged at the low figure
+	documents int // PDF documents charged per page
+	pages     int // pages charged across those documents
+	refs      int // images and documents sent by URL or file id
+	unpriced  int // media by reference with no per-item figure, charged as text
+	userTurn  bool
+	system    bool // role system or developer (the OpenAI wire's system prompt)
 	invalid   bool // not JSON: charged as text
 }
 
-// charges are the flat charges that replace base64 payloads.
+// charges are the figures that replace media payloads and opaque
+// reasoning.
 type charges struct {
-	image int // per base64 image
-	page  int // per estimated page of a base64 PDF
+	image          int // per image whose size is not declared
+	imageLow       int // per image declared small (OpenAI detail "low")
+	page           int // per PDF page
+	maxPages       int // pages charged for a document by reference
+	opaquePerToken int // decoded bytes of an opaque payload per token
+	opaqueOverhead int // decoded bytes of each opaque payload that are free
 }
 
-// estimateMessage charges one message exactly as it will be sent. A
-// message without base64 images is charged on its compact serialized JSON
-// (keys, quoting and escapes are bytes the provider tokenizes too). Every
-// base64 image, wherever it sits — a top-level content block, nested in a
-// tool_result, an OpenAI data-URL, a Gemini inline_data part — costs
-// imageTokens instead of its payload, and the rest of the message is
-// charged on its serialized form without the payload. Bytes that are not
-// JSON are charged as text. Base64 PDF documents (an Anthropic document
-// block's base64 source, a Gemini inline_data part, an OpenAI
-// data:application/pdf URL) are treated the same way, at ch.page tokens for
-// each page estimated from the decoded bytes (see pdfPages).
+// estimateMessage charges one message as the provider will count it: the
+// decoded text of every key and scalar (not the JSON spelling: escapes,
+// quotes and punctuation are not model input), images and documents at
+// their per-item figures wherever they sit (base64, URL or file id), and
+// reasoning by the wire's rule (see media). Bytes that are not JSON are
+// charged as text.
 func estimateMessage(c tokens.Counter, raw []byte, ch charges) messageCost {
-	// Fast path for messages carrying large payloads: replace every long
-	// string literal by a short stand-in, so that decoding and re-encoding
-	// touch kilobytes, not megabytes. It holds only when every stand-in
-	// turned out to be an image or document payload (which is emptied
-	// anyway; a document's pages are counted on the original literal, which
-	// the stand-in points at); otherwise the message is estimated in full.
-	if len(raw) >= elideMin && mayHoldImage(raw) {
-		if stub, spans := elideLongStrings(raw); len(spans) > 0 {
-			p := payloads{raw: raw, spans: spans}
-			if cost, out, ok := estimateDecoded(c, stub, ch, p); ok && !bytes.Contains(out, elidedMarker) {
-				return cost
-			}
-		}
-	}
-	return estimateFull(c, raw, ch)
+	return estimate(c, raw, ch, true)
 }
 
-// estimateFull is estimateMessage without the fast path.
+// estimateFull is estimateMessage without the fast path for large
+// payloads (tests compare the two).
 func estimateFull(c tokens.Counter, raw []byte, ch charges) messageCost {
-	cost, _, ok := estimateDecoded(c, raw, ch, payloads{})
+	return estimate(c, raw, ch, false)
+}
+
+func estimate(c tokens.Counter, raw []byte, ch charges, elide bool) messageCost {
+	sc, ok := scanMessage(raw)
 	if !ok {
 		return messageCost{tokens: c.Count(string(raw)), invalid: true}
 	}
+	if !sc.media {
+		return messageCost{tokens: sc.count(c), userTurn: sc.userTurn(), system: sc.systemRole()}
+	}
+	cost, ok := messageCost{}, false
+	// Messages carrying large payloads: replace every long string literal
+	// by a short stand-in first, so that decoding touches kilobytes, not
+	// megabytes; stand-ins are resolved to their full text when counted.
+	if elide && len(raw) >= elideMin {
+		if stub, spans := elideLongStrings(raw); len(spans) > 0 {
+			cost, ok = estimateTree(c, stub, ch, payloads{raw: raw, spans: spans})
+		}
+	}
+	if !ok {
+		cost, ok = estimateTree(c, raw, ch, payloads{})
+	}
+	if !ok { // not reached: raw is valid JSON
+		return messageCost{tokens: c.Count(string(raw)), invalid: true}
+	}
+	cost.userTurn, cost.system = sc.userTurn(), sc.systemRole()
 	return cost
 }
 
-// estimateDecoded charges a message that must be JSON (ok is false when it
-// is not) and returns the bytes it charged as text.
-func estimateDecoded(c tokens.Counter, raw []byte, ch charges, p payloads) (cost messageCost, charged []byte, ok bool) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return messageCost{}, nil, false
-	}
-	compact := buf.Bytes()
-	if !mayHoldImage(compact) {
-		return messageCost{tokens: c.Count(string(compact))}, compact, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(compact))
+// estimateTree decodes a message and charges it with the media and
+// reasoning rules; ok is false when a stand-in could not be resolved.
+func estimateTree(c tokens.Counter, raw []byte, ch charges, p payloads) (messageCost, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return messageCost{}, nil, false
+		return messageCost{}, false
 	}
-	var m media
-	m.strip(v, p)
+	m := media{c: c, ch: ch, p: p}
+	m.strip(v)
+	text := m.countText(v)
 	if m.unresolved {
-		return messageCost{}, nil, false
+		return messageCost{}, false
 	}
-	if m.images == 0 && m.documents == 0 {
-		return messageCost{tokens: c.Count(string(compact))}, compact, true
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Re-encoding a value just decoded cannot fail; if it ever does,
-		// charge the original bytes (over-count, never under-count).
-		return messageCost{tokens: c.Count(string(compact))}, compact, true
-	}
-	stub := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
-	n := satAdd(c.Count(string(stub)), satMul(m.images, ch.image))
+	n := satAdd(text, m.reasoning)
+	n = satAdd(n, satMul(m.images, ch.image))
+	n = satAdd(n, satMul(m.lowImages, ch.imageLow))
 	n = satAdd(n, satMul(m.pages, ch.page))
-	return messageCost{tokens: n, images: m.images, documents: m.documents, pages: m.pages}, stub, true
+	return messageCost{
+		tokens: n, reasoning: m.reasoning,
+		images: m.images, lowImages: m.lowImages, documents: m.documents, pages: m.pages,
+		refs: m.refs, unpriced: m.unpriced,
+	}, true
 }
 
 // Long-string elision for the fast path.
@@ -266,137 +274,65 @@ func (p payloads) reader(s string) (r io.Reader, ok bool) {
 	return strings.NewReader(full), true
 }
 
-// mayHoldImage is a cheap pre-check: every image and PDF document shape
-// we discount contains one of these markers, so a message without them is
-// charged on its bytes without decoding.
-func mayHoldImage(b []byte) bool {
-	return bytes.Contains(b, []byte("base64")) || bytes.Contains(b, []byte("inline_data")) ||
-		bytes.Contains(b, []byte("inlineData"))
+// text returns the full text of s (s itself, or the literal a stand-in
+// elided).
+func (p payloads) text(s string) (string, bool) {
+	if len(p.spans) == 0 || !strings.Contains(s, string(elidedMarker)) {
+		return s, true
+	}
+	r, ok := p.reader(s)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	if _, err := io.Copy(&b, r); err != nil {
+		return "", false
+	}
+	return b.String(), true
 }
 
-// media tallies the base64 payloads a walk emptied.
-type media struct {
-	images, documents, pages int
-	unresolved               bool // a fast-path stand-in could not be resolved
+// size returns the byte length of s's full text, without copying it when
+// the elided literal holds no escape.
+func (p payloads) size(s string) int {
+	if len(p.spans) == 0 || !strings.Contains(s, string(elidedMarker)) {
+		return len(s)
+	}
+	rest, ok := strings.CutPrefix(s[min(len(s), elidePrefix):], string(elidedMarker))
+	if !ok {
+		return len(s)
+	}
+	end := strings.IndexByte(rest, '#')
+	if end < 0 {
+		return len(s)
+	}
+	idx, err := strconv.Atoi(rest[:end])
+	if err != nil || idx < 0 || idx >= len(p.spans) {
+		return len(s)
+	}
+	sp := p.spans[idx]
+	if bytes.IndexByte(p.raw[sp.open+1:sp.closing], '\\') >= 0 {
+		if full, ok := p.text(s); ok {
+			return len(full) // escapes written are not bytes of the payload
+		}
+	}
+	return sp.closing - sp.open - 1
 }
 
-// strip walks a decoded JSON value and empties the payload of every base64
-// image and PDF document it finds, counting images, documents and the
-// documents' estimated pages. p resolves fast-path stand-ins.
-//
-// Recognised shapes:
-//   - Anthropic: {"type":"base64","media_type":"image/…"|"application/pdf",
-//     "data":"…"} (an image or document block's source) anywhere, e.g.
-//     nested in tool_result content;
-//   - OpenAI: any string "data:image/…;base64,…" (image_url.url in Chat,
-//     image_url in Responses input_image) or "data:application/pdf;base64,…"
-//     (file.file_data in Chat, file_data in Responses input_file);
-//   - Gemini: {"inline_data"|"inlineData": {"mime_type"|"mimeType":
-//     "image/…"|"application/pdf", "data": "…"}}.
-//
-// A document whose source is plain text is not touched: it is charged on
-// its text like any other content.
-func (m *media) strip(v any, p payloads) {
-	switch x := v.(type) {
-	case map[string]any:
-		if x["type"] == "base64" {
-			mt, _ := x["media_type"].(string)
-			m.payload(x, "data", mt, p)
-		}
-		for _, key := range []string{"inline_data", "inlineData"} {
-			if inner, ok := x[key].(map[string]any); ok {
-				mt, _ := inner["mime_type"].(string)
-				if mt == "" {
-					mt, _ = inner["mimeType"].(string)
-				}
-				m.payload(inner, "data", mt, p)
-			}
-		}
-		for k, child := range x {
-			if s, ok := child.(string); ok {
-				if m.dataURL(s, p) {
-					x[k] = ""
-				}
-				continue
-			}
-			m.strip(child, p)
-		}
-	case []any:
-		for i, child := range x {
-			if s, ok := child.(string); ok {
-				if m.dataURL(s, p) {
-					x[i] = ""
-				}
-				continue
-			}
-			m.strip(child, p)
-		}
-	}
-}
-
-// payload empties obj[key] when it is a non-empty base64 string of an
-// image or PDF media type, and counts it.
-func (m *media) payload(obj map[string]any, key, mediaType string, p payloads) {
-	data, ok := obj[key].(string)
-	if !ok || data == "" {
-		return
-	}
-	mt := strings.ToLower(mediaType)
-	switch {
-	case strings.HasPrefix(mt, "image/"):
-		m.images++
-	case mt == "application/pdf":
-		r, ok := p.reader(data)
-		if !ok {
-			m.unresolved = true
-			return
-		}
-		m.documents++
-		m.pages = satAdd(m.pages, pdfPages(r))
-	default:
-		return
-	}
-	obj[key] = ""
-}
-
-// dataURL reports whether s is a base64 image or PDF data URL, counting
-// it when so.
-func (m *media) dataURL(s string, p payloads) bool {
-	if len(s) < 16 || !strings.EqualFold(s[:5], "data:") {
-		return false
-	}
-	head := s[:min(len(s), elidePrefix)]
-	comma := strings.IndexByte(head, ',')
-	if comma < 0 || !strings.HasSuffix(strings.ToLower(head[:comma]), ";base64") {
-		return false
-	}
-	mt := strings.ToLower(head[5:comma])
-	switch {
-	case strings.HasPrefix(mt, "image/"):
-		m.images++
-		return true
-	case strings.HasPrefix(mt, "application/pdf;"):
-		r, ok := p.reader(s)
-		if !ok {
-			m.unresolved = true
-			return false
-		}
-		if _, err := io.CopyN(io.Discard, r, int64(comma+1)); err != nil {
-			return false // not reached: the header is part of s
-		}
-		m.documents++
-		m.pages = satAdd(m.pages, pdfPages(r))
-		return true
-	}
-	return false
-}
-
-// countJSON charges one JSON value (a tool schema) on its compact form;
+// countJSON charges one JSON value (a tool schema) on its compact form
+// with every string decoded (so \u escapes cost what the character costs);
 // bytes that are not JSON are charged as text.
 func countJSON(c tokens.Counter, raw []byte) (n int, invalid bool) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
 		return c.Count(string(raw)), true
 	}
-	return c.Count(buf.String()), false
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return c.Count(string(raw)), false // not reached: v was just decoded
+	}
+	return c.Count(string(bytes.TrimSuffix(out.Bytes(), []byte("\n")))), false
 }

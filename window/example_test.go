@@ -3,6 +3,7 @@ package window_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,9 +27,9 @@ func ExampleAssess() {
 	fmt.Println("output reserve:", a.Reserves.Output, "thinking reserve:", a.Reserves.Thinking)
 	fmt.Println("budget:", a.Budget(), "compact:", a.ShouldCompact())
 	// Output:
-	// images: 1 history: 1673
+	// images: 1 history: 1631
 	// output reserve: 16000 thinking reserve: 0
-	// budget: 154000 compact: false
+	// budget: 174000 compact: false
 }
 
 func ExampleSession() {
@@ -38,7 +39,8 @@ func ExampleSession() {
 	first := s.Assess(history)
 
 	// The provider billed 3x our estimate for that request: later
-	// assessments are anchored on it and calibrated.
+	// assessments are anchored on it, and the calibration factor moves 30%
+	// of the way from 1 toward 3.
 	_ = s.ObserveUsage(first.Used()*3, len(history))
 	history = append(history, json.RawMessage(`{"role":"assistant","content":"hi! how can I help?"}`))
 	next := s.Assess(history)
@@ -47,7 +49,7 @@ func ExampleSession() {
 	err := s.HoldMemoryContribution(window.MemoryContribution{ProjectID: "other", Rendered: "notes"})
 	fmt.Println(err)
 	// Output:
-	// calibration 3.0, anchored on 84 reported tokens
+	// calibration 1.6, anchored on 57 reported tokens
 	// window: memory contribution for project "other" refused: session belongs to project "acme"
 }
 
@@ -61,7 +63,7 @@ func ExampleLoadCatalog() {
 	}
 	a := window.Assess(window.Inputs{Model: "acme-llm-7b", Catalog: cat})
 	fmt.Println(a.Wire, a.Counter, a.Window, a.Budget())
-	// Output: openai cl100k_base 32768 23757
+	// Output: openai cl100k_base 32768 27034
 }
 
 // A base64 PDF is charged per page estimated from the document, not by the
@@ -84,5 +86,30 @@ func ExampleAssess_pdf() {
 	// Output:
 	// message bytes > 1 MB: true
 	// documents: 1 pages: 2 at 3000 each
-	// history: 6072
+	// history: 6030
+}
+
+// Each wire's charging rules come from the catalog, with their sources.
+func ExampleCatalog_Rules() {
+	r := window.DefaultCatalog().Rules(window.WireGemini)
+	fmt.Println(r.PageTokens, "tokens per page, up to", r.MaxPages, "pages; earlier reasoning", r.PriorReasoning)
+	fmt.Println(r.Sources["page_tokens"])
+	// Output:
+	// 258 tokens per page, up to 1000 pages; earlier reasoning charged
+	// https://ai.google.dev/gemini-api/docs/document-processing
+}
+
+// A wire that does not fit the body is a *ShapeError naming the mismatch.
+func ExampleInputsFromRequestBody_shapeError() {
+	body := []byte(`{"model":"gpt-4o","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}`)
+	_, err := window.InputsFromRequestBody(body, window.WireGemini, "")
+	var se *window.ShapeError
+	fmt.Println(errors.As(err, &se), se.Body)
+	fmt.Println(err)
+	in, _ := window.InputsFromRequestBody(body, window.WireUnknown, "")
+	fmt.Printf("system %q, %d history message\n", in.System, len(in.Messages))
+	// Output:
+	// true openai
+	// wire gemini does not match the body: it is an OpenAI Chat or Responses request (message 0 has role "system")
+	// system "Be brief.", 1 history message
 }

@@ -29,13 +29,21 @@ func InputsFromRequestBody(body []byte, wire Wire, model string) (Inputs, error)
 	if in.Model == "" {
 		_ = json.Unmarshal(top["model"], &in.Model)
 	}
-	if wire == WireUnknown {
-		if m, ok := DefaultCatalog().Lookup(in.Model); ok {
-			wire = m.Wire
+	sh := bodyShape(top)
+	switch {
+	case wire != WireUnknown:
+		if err := sh.check(wire, ""); err != nil {
+			return Inputs{}, err
 		}
-	}
-	if wire == WireUnknown {
-		wire = detectRequestWire(top)
+	default:
+		if m, ok := DefaultCatalog().Lookup(in.Model); ok && m.Wire != WireUnknown {
+			if err := sh.check(m.Wire, in.Model); err != nil {
+				return Inputs{}, err
+			}
+			wire = m.Wire
+		} else {
+			wire = sh.wire
+		}
 	}
 	in.Wire = wire
 	var err error
@@ -55,27 +63,88 @@ func InputsFromRequestBody(body []byte, wire Wire, model string) (Inputs, error)
 	return in, nil
 }
 
-// detectRequestWire guesses the API family from the members and blocks
-// only one family uses; a plain messages list defaults to Anthropic.
-func detectRequestWire(top map[string]json.RawMessage) Wire {
+// ShapeError is returned by InputsFromRequestBody when the wire named for a
+// request (by the caller, or by the model's catalog entry) is not the shape
+// of its body.
+type ShapeError struct {
+	// Wire is the wire named for the request.
+	Wire Wire
+	// Model is set when the wire came from the model's catalog entry.
+	Model string
+	// Body is the wire the body's members show (for a plain messages list,
+	// Anthropic, though OpenAI Chat has the same shape).
+	Body Wire
+	// Shape describes the body's shape in words.
+	Shape string
+	// Evidence names the member or block that shows it.
+	Evidence string
+}
+
+// Error names the mismatch.
+func (e *ShapeError) Error() string {
+	named := fmt.Sprintf("wire %s", e.Wire)
+	if e.Model != "" {
+		named = fmt.Sprintf("model %s is on the %s wire in the catalog, but", e.Model, e.Wire)
+		return fmt.Sprintf("%s the body is %s request (%s); name the wire if a gateway takes this shape", named, e.Shape, e.Evidence)
+	}
+	return fmt.Sprintf("%s does not match the body: it is %s request (%s)", named, e.Shape, e.Evidence)
+}
+
+// shape is what a body's members tell about its wire.
+type shape struct {
+	wire     Wire   // the wire the members show (WireUnknown: none)
+	definite bool   // the members rule every other wire out
+	why      string // the member or block that shows it
+}
+
+// check returns a *ShapeError when the body cannot be a request of wire w:
+// the members show another wire, or w's own list member is missing (Gemini
+// needs contents; a messages-only body is Anthropic or OpenAI Chat).
+func (sh shape) check(w Wire, model string) error {
+	if sh.definite && sh.wire != w {
+		return &ShapeError{Wire: w, Model: model, Body: sh.wire, Shape: sh.wire.title(), Evidence: sh.why}
+	}
+	if w == WireGemini && sh.wire != WireGemini && sh.wire != WireUnknown {
+		return &ShapeError{Wire: w, Model: model, Body: sh.wire, Shape: "an Anthropic Messages or OpenAI Chat",
+			Evidence: `member "messages", no "contents"`}
+	}
+	return nil
+}
+
+// title names a wire's request shape in messages.
+func (w Wire) title() string {
+	switch w {
+	case WireAnthropic:
+		return "an Anthropic Messages"
+	case WireOpenAI:
+		return "an OpenAI Chat or Responses"
+	case WireGemini:
+		return "a Gemini generateContent"
+	}
+	return "an unknown"
+}
+
+// bodyShape reads the members and blocks only one family uses; a plain
+// messages list is taken for Anthropic, without ruling OpenAI Chat out.
+func bodyShape(top map[string]json.RawMessage) shape {
 	msgs, hasMessages := top["messages"]
 	if _, ok := top["contents"]; ok {
-		return WireGemini
+		return shape{WireGemini, true, `member "contents"`}
 	}
 	if _, ok := top["input"]; ok && !hasMessages {
-		return WireOpenAI
+		return shape{WireOpenAI, true, `member "input" of the Responses API`}
 	}
 	if !hasMessages {
-		return WireUnknown
+		return shape{}
 	}
 	for _, k := range []string{"system", "anthropic_version", "thinking", "stop_sequences"} {
 		if _, ok := top[k]; ok {
-			return WireAnthropic
+			return shape{WireAnthropic, true, fmt.Sprintf("member %q", k)}
 		}
 	}
 	for _, k := range []string{"max_completion_tokens", "reasoning_effort", "response_format", "n"} {
 		if _, ok := top[k]; ok {
-			return WireOpenAI
+			return shape{WireOpenAI, true, fmt.Sprintf("member %q", k)}
 		}
 	}
 	var list []struct {
@@ -83,10 +152,10 @@ func detectRequestWire(top map[string]json.RawMessage) Wire {
 		Content json.RawMessage `json:"content"`
 	}
 	_ = json.Unmarshal(msgs, &list)
-	for _, m := range list {
+	for i, m := range list {
 		switch m.Role {
 		case "system", "developer", "tool", "function":
-			return WireOpenAI
+			return shape{WireOpenAI, true, fmt.Sprintf("message %d has role %q", i, m.Role)}
 		}
 		var blocks []struct {
 			Type string `json:"type"`
@@ -94,14 +163,14 @@ func detectRequestWire(top map[string]json.RawMessage) Wire {
 		_ = json.Unmarshal(m.Content, &blocks)
 		for _, b := range blocks {
 			switch b.Type {
-			case "tool_use", "tool_result", "image", "thinking", "document":
-				return WireAnthropic
-			case "image_url", "input_audio", "refusal":
-				return WireOpenAI
+			case "tool_use", "tool_result", "image", "thinking", "redacted_thinking", "document":
+				return shape{WireAnthropic, true, fmt.Sprintf("message %d has a %q block", i, b.Type)}
+			case "image_url", "input_audio", "refusal", "file":
+				return shape{WireOpenAI, true, fmt.Sprintf("message %d has a %q block", i, b.Type)}
 			}
 		}
 	}
-	return WireAnthropic
+	return shape{WireAnthropic, false, `member "messages"`}
 }
 
 // jsonArray returns the elements of an array member (nil when absent or null).
@@ -208,8 +277,34 @@ func openAIInputs(in *Inputs, top map[string]json.RawMessage) error {
 	} else if in.Messages, err = jsonArray(top, "messages"); err != nil {
 		return err
 	}
+	liftSystemMessages(in)
 	in.OutputReserve, err = tokenCount(top, "max_output_tokens", "max_completion_tokens", "max_tokens")
 	return err
+}
+
+// liftSystemMessages moves OpenAI system and developer messages (Chat
+// messages, Responses input items) out of the history into the system
+// lane, after any instructions: they are the system prompt of the request,
+// however the wire carries them.
+func liftSystemMessages(in *Inputs) {
+	kept := in.Messages[:0:0]
+	texts := []string{}
+	if in.System != "" {
+		texts = append(texts, in.System)
+	}
+	for _, m := range in.Messages {
+		var msg struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(m, &msg) != nil || (msg.Role != "system" && msg.Role != "developer") || msg.Content == nil {
+			kept = append(kept, m)
+			continue
+		}
+		texts = append(texts, systemText(msg.Content))
+	}
+	in.Messages = kept
+	in.System = strings.Join(texts, "\n\n")
 }
 
 func geminiInputs(in *Inputs, top map[string]json.RawMessage) error {

@@ -4,6 +4,7 @@ package window
 // in Go idiom. Where the issue changed the semantics the test says why.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -26,6 +27,43 @@ type obj = map[string]any
 
 func imageBlock(n int) obj {
 	return obj{"type": "image", "source": obj{"type": "base64", "media_type": "image/png", "data": strings.Repeat("A", n)}}
+}
+
+// textCount counts, with c, the decoded text of every key and scalar of
+// the JSON value b: what a message without media is charged.
+func textCount(t testing.TB, c tokens.Counter, b []byte) int {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any) int
+	walk = func(v any) int {
+		switch x := v.(type) {
+		case map[string]any:
+			n := 0
+			for k, child := range x {
+				n += c.Count(k) + walk(child)
+			}
+			return n
+		case []any:
+			n := 0
+			for _, child := range x {
+				n += walk(child)
+			}
+			return n
+		case string:
+			return c.Count(x)
+		case json.Number:
+			return c.Count(string(x))
+		case nil:
+			return c.Count("null")
+		}
+		return c.Count(fmt.Sprint(v))
+	}
+	return walk(v)
 }
 
 func historyTokensOf(messages []json.RawMessage) int {
@@ -57,8 +95,9 @@ func TestUserMessageImageChargedFlat(t *testing.T) {
 }
 
 // Seed: string_content_unchanged and array_content_without_images_unchanged.
-// A message without images is charged exactly on its serialized form.
-func TestMessagesWithoutImagesAreChargedOnTheirSerializedForm(t *testing.T) {
+// A message without images is charged exactly on its decoded text (every
+// key and scalar), on the scanning path and on the decoding path alike.
+func TestMessagesWithoutImagesAreChargedOnTheirDecodedText(t *testing.T) {
 	c := tokens.ForModel("claude-sonnet-4-6")
 	for _, m := range []any{
 		obj{"role": "user", "content": "plain string content, no blocks here"},
@@ -75,8 +114,11 @@ func TestMessagesWithoutImagesAreChargedOnTheirSerializedForm(t *testing.T) {
 	} {
 		b := raw(t, m)
 		got := estimateMessage(c, b, testCharges)
-		if want := c.Count(string(b)); got.tokens != want || got.images != 0 || got.invalid {
-			t.Errorf("%s: estimate %+v, serialized %d", b, got, want)
+		if want := textCount(t, c, b); got.tokens != want || got.images != 0 || got.invalid {
+			t.Errorf("%s: estimate %+v, decoded text %d", b, got, want)
+		}
+		if tree, ok := estimateTree(c, b, testCharges, payloads{}); !ok || tree.tokens != got.tokens {
+			t.Errorf("%s: decoding path %+v, scanning path %+v", b, tree, got)
 		}
 	}
 }

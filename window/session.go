@@ -58,7 +58,8 @@ var ErrUsage = errors.New("invalid usage report")
 //   - caches each message's estimate, so assessing a long history after
 //     appending one message costs about one message's work;
 //   - anchors on the input usage the provider reported (ObserveUsage) and
-//     keeps a calibration factor, reported ÷ estimated, that only rises;
+//     keeps a calibration factor, an exponentially weighted reported ÷
+//     estimated within bounds, that moves both ways;
 //   - reports a compaction that did not reduce the estimate and latches
 //     ShouldCompact off until the history grows again.
 //
@@ -83,7 +84,7 @@ type Session struct {
 	// Per-message cache, by position, of the last assessed history.
 	cache []cachedMessage
 
-	calibration map[string]float64 // per model, ≥ 1, only raised
+	calibration map[string]float64 // per model, within [CalibrationMin, CalibrationMax]
 	anchor      *anchorState
 
 	advised       *advice // the last assessment that advised compaction
@@ -147,7 +148,7 @@ func (s *Session) SetThinkingBudget(tokens int) { s.set(func() { s.in.ThinkingBu
 func (s *Session) SetMaxToolResultBytes(n int) { s.set(func() { s.in.NextToolResultBytes = n }) }
 
 // SetOutputReserve sets the requested output (max_tokens); 0 restores the
-// model's maximum output.
+// default: the model's maximum output, at most DefaultOutputCap.
 func (s *Session) SetOutputReserve(tokens int) { s.set(func() { s.in.OutputReserve = tokens }) }
 
 // SetWire overrides the catalog's wire for the model.
@@ -222,12 +223,31 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 	return in
 }
 
-// Calibration returns the session's calibration factor for its model
-// (1 until a reported usage exceeded the estimate).
+// Calibration bounds and weight. Each reported usage moves the factor a
+// share CalibrationWeight of the way from its current value to reported ÷
+// estimated, so one odd request (a cache warm-up, a provider-side system
+// prompt) moves it by at most that share and later requests pull it back;
+// the bounds keep a broken report (0 tokens, or a figure for another
+// request) from scaling estimates past what any counter is off by.
+const (
+	CalibrationWeight = 0.3
+	CalibrationMin    = 0.5
+	CalibrationMax    = 4.0
+)
+
+// Calibration returns the session's calibration factor for its model (1
+// until a usage is observed); Assessment.Calibration reports it too.
 func (s *Session) Calibration() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return max(s.calibration[s.in.Model], 1)
+	return s.factor(s.in.Model)
+}
+
+func (s *Session) factor(model string) float64 {
+	if f, ok := s.calibration[model]; ok {
+		return f
+	}
+	return 1
 }
 
 // Assess assesses the next request with the given history. It equals
@@ -264,10 +284,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	if s.anchor != nil && len(messages) < s.anchor.messages {
 		s.anchor = nil
 	}
-	var h historyTotals
-	for i := range s.cache {
-		h.add(i, s.cache[i].cost)
-	}
+	h := r.totals(len(s.cache), func(i int) *messageCost { return &s.cache[i].cost })
 
 	if !s.lanesValid {
 		n := len(r.warnings)
@@ -277,11 +294,16 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	} else {
 		r.warnings = append(r.warnings, s.laneWarnings...)
 	}
-	factor := max(s.calibration[in.Model], 1)
+	factor := s.factor(in.Model)
 	a := r.finish(&in, s.lanes, h, factor)
 
 	if an := s.anchor; an != nil && an.model == in.Model {
-		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: scale(an.estimate, factor)}
+		// The anchored request's share of this estimate: everything but
+		// what was added since, so that an unchanged history is charged
+		// exactly the reported figure.
+		raw := satAdd(satAdd(s.lanes.Total(), satAdd(h.tokens, h.system)), satMul(FramingTokensPerMessage, h.messages))
+		added := scale(max(raw-an.estimate, 0), factor)
+		a.Anchor = &Anchor{Reported: an.reported, Messages: an.messages, Estimated: max(a.Breakdown.Total()-added, 0)}
 	}
 
 	// Compaction loop guard.
@@ -319,8 +341,9 @@ func sameBytes(a, b json.RawMessage) bool {
 // input for the request made of the first messageCount messages of the
 // last assessed history (with the session's current system prompt, tools,
 // skills and memory). Later assessments use that figure plus the estimate
-// of what was added since, and the model's calibration factor is raised to
-// reported ÷ estimated when that is larger. It fails, wrapping ErrUsage,
+// of what was added since, and the model's calibration factor moves
+// CalibrationWeight of the way toward reported ÷ estimated, within
+// [CalibrationMin, CalibrationMax]. It fails, wrapping ErrUsage,
 // for a negative figure or a messageCount beyond the last assessed
 // history.
 func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
@@ -332,24 +355,22 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	case messageCount < 0 || messageCount > len(s.cache):
 		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", ErrUsage, messageCount, len(s.cache))
 	}
+	in := s.inputs(nil)
+	r := resolve(&in)
 	if !s.lanesValid {
-		in := s.inputs(nil)
-		r := resolve(&in)
 		n := len(r.warnings)
 		s.lanes = r.staticLanes(&in)
 		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
 		s.lanesValid = true
 	}
-	est := s.lanes.Total()
-	for _, c := range s.cache[:messageCount] {
-		est = satAdd(est, c.cost.tokens)
-	}
-	est = satAdd(est, satMul(FramingTokensPerMessage, messageCount))
-	if est > 0 && reportedInputTokens > est {
-		f := float64(reportedInputTokens) / float64(est)
-		if f > s.calibration[s.in.Model] {
-			s.calibration[s.in.Model] = f
-		}
+	h := r.totals(messageCount, func(i int) *messageCost { return &s.cache[i].cost })
+	est := satAdd(s.lanes.Total(), satAdd(h.tokens, h.system))
+	est = satAdd(est, satMul(FramingTokensPerMessage, h.messages))
+	if est > 0 {
+		ratio := float64(reportedInputTokens) / float64(est)
+		f := s.factor(s.in.Model)
+		f += CalibrationWeight * (ratio - f)
+		s.calibration[s.in.Model] = min(max(f, CalibrationMin), CalibrationMax)
 	}
 	s.anchor = &anchorState{model: s.in.Model, reported: reportedInputTokens, messages: messageCount, estimate: est}
 	return nil

@@ -21,30 +21,65 @@ func assessCommand() command {
 	return command{name: "assess", summary: "assess a provider request against the model's context window", run: runAssess}
 }
 
+// assessFlags are the flags `assess` takes, locally and with --remote.
+type assessFlags struct {
+	model, wire, format                        *string
+	window, imageTokens, pageTokens, toolBytes *int
+}
+
+func defineAssessFlags(fs *flag.FlagSet) *assessFlags {
+	return &assessFlags{
+		model:       fs.String("model", "", "model name (default: the request's \"model\" member)"),
+		window:      fs.Int("window", 0, "context window in tokens (default: the model catalog's)"),
+		wire:        fs.String("wire", "", "request shape: anthropic, openai or gemini (default: the catalog's, else detected); a body of another shape is an error"),
+		format:      fs.String("format", "text", "output format: text or json"),
+		imageTokens: fs.Int("image-tokens", 0, "charge per image (default: the model's catalog figure, else its wire's)"),
+		pageTokens:  fs.Int("page-tokens", 0, "charge per PDF page (default: the model's catalog figure, else its wire's)"),
+		toolBytes:   fs.Int("tool-result-bytes", 0, "byte cap of the next tool result to reserve for"),
+	}
+}
+
+// check validates the flags and the FILE arguments, printing what is wrong.
+func (f *assessFlags) check(files []string, s stdio) (window.Wire, bool) {
+	switch {
+	case len(files) > 1:
+		fmt.Fprintln(s.err, "assess: at most one FILE")
+		return window.WireUnknown, false
+	case *f.format != "text" && *f.format != "json":
+		fmt.Fprintf(s.err, "assess: unknown format %q (want text or json)\n", *f.format)
+		return window.WireUnknown, false
+	case *f.window < 0 || *f.imageTokens < 0 || *f.pageTokens < 0 || *f.toolBytes < 0:
+		fmt.Fprintln(s.err, "assess: --window, --image-tokens, --page-tokens and --tool-result-bytes must not be negative")
+		return window.WireUnknown, false
+	}
+	wire, err := window.ParseWire(*f.wire)
+	if err != nil {
+		fmt.Fprintf(s.err, "assess: %v\n", err)
+		return window.WireUnknown, false
+	}
+	return wire, true
+}
+
 func runAssess(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
 	fs.SetOutput(s.err)
-	model := fs.String("model", "", "model name (default: the request's \"model\" member)")
-	win := fs.Int("window", 0, "context window in tokens (default: the model catalog's)")
-	wireName := fs.String("wire", "", "request shape: anthropic, openai or gemini (default: detected)")
-	format := fs.String("format", "text", "output format: text or json")
-	imageTokens := fs.Int("image-tokens", 0, "flat charge per base64 image (default: the model's wire default)")
-	pageTokens := fs.Int("page-tokens", 0, "charge per estimated page of a base64 PDF document (default: the catalog's, else 3000)")
-	toolBytes := fs.Int("tool-result-bytes", 0, "byte cap of the next tool result to reserve for")
+	f := defineAssessFlags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
 		fmt.Fprintln(w, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
 		fmt.Fprintln(w, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
-		fmt.Fprintln(w, "compaction decision. Base64 images are charged a flat per-image figure and base64")
-		fmt.Fprintln(w, "PDF documents a per-page figure times the pages estimated from the PDF.")
+		fmt.Fprintln(w, "compaction decision. Text is counted decoded (not as JSON). Images cost the model's")
+		fmt.Fprintln(w, "per-image figure and PDF pages its per-page figure, whether sent inline, by URL or by")
+		fmt.Fprintln(w, "file id (a document by reference is charged the most pages the model accepts).")
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(w, "\nexamples:")
 		fmt.Fprintln(w, "  ctxkit assess docs/examples/anthropic-request.json")
 		fmt.Fprintln(w, "  ctxkit assess --model gpt-4o --format json - < request.json")
 		fmt.Fprintln(w, "  ctxkit assess --remote http://127.0.0.1:8787 docs/examples/anthropic-request.json")
-		fmt.Fprintln(w, "\nexit codes: 0 assessed; 2 usage error, or a body that cannot be read or parsed.")
+		fmt.Fprintln(w, "\nexit codes: 0 assessed; 2 usage error, or a body that cannot be read or parsed or")
+		fmt.Fprintln(w, "whose shape is not the wire's.")
 	}
 	if wantsHelp(args) {
 		fs.SetOutput(s.out)
@@ -59,21 +94,8 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		}
 		return exitUsage
 	}
-	if len(files) > 1 {
-		fmt.Fprintln(s.err, "assess: at most one FILE")
-		return exitUsage
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(s.err, "assess: unknown format %q (want text or json)\n", *format)
-		return exitUsage
-	}
-	if *win < 0 || *imageTokens < 0 || *pageTokens < 0 || *toolBytes < 0 {
-		fmt.Fprintln(s.err, "assess: --window, --image-tokens, --page-tokens and --tool-result-bytes must not be negative")
-		return exitUsage
-	}
-	wire, err := window.ParseWire(*wireName)
-	if err != nil {
-		fmt.Fprintf(s.err, "assess: %v\n", err)
+	wire, ok := f.check(files, s)
+	if !ok {
 		return exitUsage
 	}
 	file := ""
@@ -89,15 +111,20 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	in, err := window.InputsFromRequestBody(body, wire, *model)
+	in, err := window.InputsFromRequestBody(body, wire, *f.model)
 	if err != nil {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	in.Window, in.NextToolResultBytes = *win, *toolBytes
-	in.ImageTokens, in.PageTokens = *imageTokens, *pageTokens
-	a := window.Assess(in)
-	if *format == "json" {
+	in.Window, in.NextToolResultBytes = *f.window, *f.toolBytes
+	in.ImageTokens, in.PageTokens = *f.imageTokens, *f.pageTokens
+	return printAssessment(s, window.Assess(in), *f.format)
+}
+
+// printAssessment prints an assessment as text or indented JSON; local and
+// remote `assess` print through it, so their outputs are the same bytes.
+func printAssessment(s stdio, a window.Assessment, format string) int {
+	if format == "json" {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(a); err != nil {
@@ -153,13 +180,25 @@ func writeAssessment(w io.Writer, a window.Assessment) {
 	if a.Images > 0 {
 		note += fmt.Sprintf(", %d images at %s each", a.Images, group(a.ImageTokens))
 	}
+	if a.LowDetailImages > 0 {
+		note += fmt.Sprintf(", %d low-detail images at %s each", a.LowDetailImages, group(a.ImageLowTokens))
+	}
 	if a.Documents > 0 {
 		note += fmt.Sprintf(", %d documents (%d pages at %s each)", a.Documents, a.Pages, group(a.PageTokens))
+	}
+	if a.References > 0 {
+		note += fmt.Sprintf(", %d of them by URL or file id (documents at %d pages)", a.References, a.MaxPages)
+	}
+	if a.ReasoningDropped > 0 {
+		note += fmt.Sprintf(", %s tokens of earlier reasoning not charged", group(a.ReasoningDropped))
 	}
 	row("history", a.Breakdown.History, note)
 	row("framing", a.Breakdown.Framing, fmt.Sprintf("%d per message", window.FramingTokensPerMessage))
 	row("skills", a.Breakdown.Skills, "")
 	row("memory", a.Breakdown.Memory, "")
+	if a.Calibration != 1 {
+		fmt.Fprintf(w, "  %-14s %11.3g  lanes scaled by reported ÷ estimated\n", "calibration", a.Calibration)
+	}
 	row("used", a.Used(), "")
 	fmt.Fprintln(w, "reserves")
 	row("thinking", a.Reserves.Thinking, "thinking "+a.Reserves.Accounting.String())

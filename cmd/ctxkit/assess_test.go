@@ -92,7 +92,7 @@ func TestAssessDetectsEachWire(t *testing.T) {
 		output, thinking, messages int
 	}{
 		"openai chat": {`{"model":"gpt-4o","max_completion_tokens":1000,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`, "",
-			"openai", "o200k_base", 1000, 0, 2},
+			"openai", "o200k_base", 1000, 0, 1}, // the system message is charged to the system lane
 		"openai responses": {`{"model":"gpt-5","instructions":"be brief","input":"hello there","max_output_tokens":2000}`, "",
 			"openai", "o200k_base", 2000, 0, 1},
 		"gemini": {`{"systemInstruction":{"parts":[{"text":"be brief"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":3000,"thinkingConfig":{"thinkingBudget":5000}}}`, "--model=gemini-2.5-pro",
@@ -286,5 +286,40 @@ func TestAssessChargesAPDFPerPage(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "assess", "--page-tokens", "-1", path); code != exitUsage {
 		t.Fatalf("negative --page-tokens: exit %d", code)
+	}
+}
+
+// `assess` counts decoded text: CJK and "<" cost the same written plainly
+// or as \u escapes.
+func TestAssessCountsDecodedText(t *testing.T) {
+	plain := `{"model":"gpt-4o","messages":[{"role":"user","content":"请检查重试策略 <retry>"}]}`
+	escaped := `{"model":"gpt-4o","messages":[{"role":"user","content":"\u8bf7\u68c0\u67e5\u91cd\u8bd5\u7b56\u7565 \u003cretry\u003e"}]}`
+	for _, format := range []string{"text", "json"} {
+		c1, o1, e1 := runCLI(t, plain, "assess", "--format", format, "-")
+		c2, o2, e2 := runCLI(t, escaped, "assess", "--format", format, "-")
+		if c1 != 0 || c2 != 0 || o1 != o2 {
+			t.Fatalf("%s: plain %d %s%s\nescaped %d %s%s", format, c1, o1, e1, c2, o2, e2)
+		}
+	}
+}
+
+// An unknown model is assessed with the documented defaults and a warning,
+// in the text output and in JSON; a wire that does not fit the body is an
+// error naming the mismatch.
+func TestAssessUnknownModelAndWireMismatch(t *testing.T) {
+	body := `{"model":"mystery-3","messages":[{"role":"user","content":"x"}]}`
+	code, out, _ := runCLI(t, body, "assess", "-")
+	if code != 0 || !strings.Contains(out, "warning: model mystery-3 is not in the catalog: assumed window 128000 (window.DefaultWindow)") {
+		t.Fatalf("text: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, body, "assess", "--format", "json", "-")
+	var a struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(out), &a); code != 0 || err != nil || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "mystery-3") {
+		t.Fatalf("json: %d %v %q", code, err, out)
+	}
+	openAI := `{"model":"gpt-4o","max_completion_tokens":10,"messages":[{"role":"user","content":"x"}]}`
+	code, out, errOut := runCLI(t, openAI, "assess", "--wire", "gemini", "-")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, `wire gemini does not match the body: it is an OpenAI Chat or Responses request (member "max_completion_tokens")`) {
+		t.Fatalf("mismatch: %d %q %q", code, out, errOut)
 	}
 }

@@ -249,67 +249,34 @@ func quoteIdentity(id frame.ID) string { return safetext.Quote(id.String()) }
 
 func remoteAssess(ctx context.Context, c *client.Client, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
-	model := fs.String("model", "", "")
-	win := fs.Int("window", 0, "")
-	wireName := fs.String("wire", "", "")
-	format := fs.String("format", "text", "")
-	imageTokens := fs.Int("image-tokens", 0, "")
-	toolBytes := fs.Int("tool-result-bytes", 0, "")
+	f := defineAssessFlags(fs)
 	files, code, done := parseRemoteFlags(fs, args, s, "assess")
 	if done {
 		return code
 	}
-	if len(files) > 1 || (*format != "text" && *format != "json") {
-		fmt.Fprintln(s.err, "assess: usage: ctxkit assess [FILE|-] --remote URL [--model M] [--window N] [--wire W] [--format text|json]")
+	if _, ok := f.check(files, s); !ok {
 		return exitUsage
 	}
 	path := ""
 	if len(files) == 1 {
 		path = files[0]
 	}
-	in, closeIn, err := readArgInput(path, s.in)
-	if err != nil {
-		fmt.Fprintf(s.err, "assess: %v\n", err)
-		return exitUsage
-	}
-	body, err := io.ReadAll(in)
-	closeIn()
+	body, err := readInput(path, s.in)
 	if err != nil {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
 	if !json.Valid(body) {
-		fmt.Fprintln(s.err, "assess: the request body is not JSON")
+		fmt.Fprintln(s.err, "assess: request body is not a JSON object")
 		return exitUsage
 	}
-	req := &server.AssessRequest{Request: body, Model: *model, Wire: *wireName, Window: *win, ImageTokens: *imageTokens, ToolResultBytes: *toolBytes}
-	var raw json.RawMessage
-	if err := c.Do(ctx, server.PathAssess, req, &raw); err != nil {
+	req := &server.AssessRequest{Request: body, Model: *f.model, Wire: *f.wire, Window: *f.window,
+		ImageTokens: *f.imageTokens, PageTokens: *f.pageTokens, ToolResultBytes: *f.toolBytes}
+	var a window.Assessment
+	if err := c.Do(ctx, server.PathAssess, req, &a); err != nil {
 		return remoteFail("assess", s, err)
 	}
-	if *format == "json" {
-		_, _ = s.out.Write(append(raw, '\n'))
-		return exitOK
-	}
-	var a server.AssessResult
-	if err := json.Unmarshal(raw, &a); err != nil {
-		fmt.Fprintf(s.err, "assess: remote: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(s.out, "model %s, wire %s, counter %s, window %d\n", a.Model, a.Wire, a.Counter, a.Window)
-	fmt.Fprintf(s.out, "used %d, budget %d, remaining %d\n", a.Used, a.Budget, a.Remaining)
-	for _, w := range a.Warnings {
-		fmt.Fprintf(s.out, "warning: %s\n", w)
-	}
-	switch {
-	case a.ShouldCompact:
-		fmt.Fprintln(s.out, "decision: compact (usage reached the budget)")
-	case a.Used >= a.Budget:
-		fmt.Fprintf(s.out, "decision: over budget, but only %d messages (compaction needs %d)\n", a.HistoryMessages, window.MinCompactionMessages)
-	default:
-		fmt.Fprintln(s.out, "decision: fits")
-	}
-	return exitOK
+	return printAssessment(s, a, *f.format)
 }
 
 func remoteQuery(ctx context.Context, c *client.Client, args []string, s stdio) int {

@@ -87,22 +87,37 @@ func TestRemoteComposeExitCodes(t *testing.T) {
 	}
 }
 
+// Local and remote assess print the same bytes, in both formats, for
+// bodies of every wire, with warnings, media and flags.
 func TestRemoteAssessMatchesLocal(t *testing.T) {
 	url := remoteServer(t, nil)
-	body := `{"model":"claude-sonnet-4-5","system":"s","max_tokens":500,"messages":[{"role":"user","content":"hi"}]}`
-	p := filepath.Join(t.TempDir(), "req.json")
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	pdf := "JVBERi0xLjQKMSAwIG9iaiA8PCAvVHlwZSAvUGFnZSA+PiBlbmRvYmoK" // "%PDF-1.4 … /Type /Page …"
+	for name, tc := range map[string]struct{ body, flags string }{
+		"anthropic": {`{"model":"claude-sonnet-4-5","system":"s","max_tokens":500,"messages":[{"role":"user","content":"hi"}]}`, "--window=9000"},
+		"openai chat with media": {`{"model":"gpt-4o","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[
+			{"type":"image_url","image_url":{"url":"https://example.com/a.png","detail":"low"}},
+			{"type":"file","file":{"file_data":"data:application/pdf;base64,` + pdf + `"}}]}]}`, "--tool-result-bytes=3000"},
+		"gemini by file uri": {`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}},{"text":"\u4f60\u597d"}]}]}`, "--model=gemini-2.5-pro"},
+		"unknown model":      {`{"model":"mystery-1","messages":[{"role":"user","content":"hello"}]}`, "--page-tokens=100"},
+	} {
+		for _, format := range []string{"text", "json"} {
+			args := []string{"assess", "--format", format, tc.flags, "-"}
+			lc, lout, lerr := runCLI(t, tc.body, args...)
+			rc, rout, rerr := runCLI(t, tc.body, append(args, "--remote", url)...)
+			if lc != 0 || rc != 0 {
+				t.Fatalf("%s %s: local %d %s; remote %d %s", name, format, lc, lerr, rc, rerr)
+			}
+			if lout != rout {
+				t.Errorf("%s %s: outputs differ\nlocal:\n%s\nremote:\n%s", name, format, lout, rout)
+			}
+		}
 	}
-	lc, lout, lerr := runCLI(t, "", "assess", "--format", "json", "--window", "9000", p)
-	rc, rout, rerr := runCLI(t, "", "assess", "--format", "json", "--window", "9000", "--remote", url, p)
-	if lc != 0 || rc != 0 {
-		t.Fatalf("local %d %s; remote %d %s", lc, lerr, rc, rerr)
-	}
-	sameJSON(t, lout, rout)
-	rc, rout, _ = runCLI(t, body, "assess", "--remote", url, "-")
-	if rc != 0 || !strings.Contains(rout, "decision: fits") {
-		t.Fatalf("text: %d %q", rc, rout)
+	// A wire that does not fit the body fails the same way on both.
+	mismatch := `{"model":"gpt-4o","messages":[{"role":"system","content":"x"}]}`
+	lc, _, lerr := runCLI(t, mismatch, "assess", "--wire", "gemini", "-")
+	rc, _, rerr := runCLI(t, mismatch, "assess", "--wire", "gemini", "--remote", url, "-")
+	if lc != 2 || rc != 2 || !strings.Contains(lerr, "wire gemini does not match") || !strings.Contains(rerr, "wire gemini does not match") {
+		t.Fatalf("mismatch: local %d %q, remote %d %q", lc, lerr, rc, rerr)
 	}
 	if rc, _, _ := runCLI(t, "not json", "assess", "--remote", url); rc != 2 {
 		t.Fatalf("non-JSON body: exit %d", rc)
