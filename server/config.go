@@ -37,6 +37,13 @@ type Config struct {
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
 	ConsentStore string `json:"consent_store,omitempty"`
+	// Store is the shared state of replicated services: a postgres://
+	// URL (docs/deploy.md). When set it replaces ConsentStore; the
+	// command that reads the file opens it (see Consent).
+	Store string `json:"store,omitempty"`
+	// Consent, when set, is the consent store NewHost uses instead of
+	// opening ConsentStore (ctxkit serve sets it to the shared store).
+	Consent *host.ConsentStore `json:"-"`
 	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
@@ -228,6 +235,9 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 }
 
 func (c *Config) openConsent() (*host.ConsentStore, error) {
+	if c.Consent != nil {
+		return c.Consent, nil
+	}
 	path := c.ConsentStore
 	if path == "" {
 		p, err := host.DefaultConsentPath()

@@ -148,6 +148,7 @@ func (h *Handler) queryRoute(ctx context.Context, req *QueryRequest) (any, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	h.recordUsage(fo)
 	res := fo.Compose(budget, &compose.Options{Strategy: strat, Packer: packer})
 	h.countComposition(res)
 	b, err := res.MarshalJSON()

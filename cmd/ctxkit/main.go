@@ -50,6 +50,7 @@ func commands() []command {
 		assessCommand(),
 		providerCommand(),
 		consentCommand(),
+		storeCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
 	}

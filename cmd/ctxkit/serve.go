@@ -51,6 +51,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
 	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
+	storeURL := fs.String("store", "", "shared state `URL`: postgres://... (docs/deploy.md); file: or absent for the local journal; overrides the config's \"store\"")
+	storeMigrate := fs.Bool("store-migrate", false, "apply the store's schema migrations before serving")
 	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
 	if code, done := parseFlags(fs, args, s, serveUsage); done {
 		return code
@@ -67,6 +69,15 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 
 	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
 	var closeProviders func(context.Context) error
+	shared, code, ok := serveStore(ctx, s, *config, *storeURL, *storeMigrate)
+	if !ok {
+		return code
+	}
+	if shared != nil {
+		defer shared.Close()
+		opts.Usage = shared.usage
+		logger.Info("shared store", "where", shared.store.Where())
+	}
 	if *config != "" {
 		cfg, err := server.LoadConfig(*config)
 		if err != nil {
@@ -74,6 +85,9 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 			return exitUsage
 		}
 		cfg.Limits.Apply(opts)
+		if shared != nil {
+			cfg.Consent = shared.consent
+		}
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer
 			if isTerminal(s.err) {

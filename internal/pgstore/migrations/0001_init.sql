@@ -15,6 +15,7 @@ CREATE TABLE ctxkit_usage (
     seq         bigserial PRIMARY KEY,
     provider_id text NOT NULL,
     frame_id    text NOT NULL,
+    content_digest text NOT NULL DEFAULT '',
     token_cost  bigint NOT NULL CHECK (token_cost >= 0),
     request_id  text NOT NULL,
     served_at   timestamptz NOT NULL
