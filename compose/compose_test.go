@@ -362,7 +362,7 @@ func TestRankWithRepairsBadPermutations(t *testing.T) {
 
 // ---- the worked vector and the audit ----
 
-// workedVector is PROTOCOL.md §4.1's composition vector.
+// workedVector is docs/protocol.md §4.1's composition vector.
 func workedVector() []Offer {
 	dup := digestOf("shared evidence")
 	return []Offer{

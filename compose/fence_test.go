@@ -155,7 +155,7 @@ func testFrame(id, content string) *frame.Frame {
 }
 
 // The seed's fence, byte for byte, for content and attributes with nothing
-// to neutralise (PROTOCOL.md §2.1's 71-byte example among them).
+// to neutralise (docs/protocol.md §2.1's 71-byte example among them).
 func TestRenderMatchesSeedForBenignContent(t *testing.T) {
 	f := testFrame("c", "abcd")
 	got := RenderFrame("alpha", f)

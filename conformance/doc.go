@@ -1,7 +1,7 @@
 // Package conformance certifies CGP providers, hosts and composing hosts.
 //
 // It runs three suites, each producing a typed [Report] whose JSON form is
-// the one of PROTOCOL.md §5.5:
+// the one of docs/protocol.md §5.5:
 //
 //   - [RunComposition] holds a composing host — anything that turns several
 //     providers' replies into the frames that reach a prompt — to the rules
@@ -12,8 +12,8 @@
 //     [ExecComposingHost] drives a host written in any language through a
 //     small JSON protocol on stdin/stdout (docs/conformance.md).
 //   - [RunProvider] drives one provider over stdio or HTTP through the 13
-//     checks of PROTOCOL.md §5.1 plus an unknown-envelope check.
-//   - [RunHost] runs the host scenarios of PROTOCOL.md §5.3 against ctxkit's
+//     checks of docs/protocol.md §5.1 plus an unknown-envelope check.
+//   - [RunHost] runs the host scenarios of docs/protocol.md §5.3 against ctxkit's
 //     own host.
 //
 // Every check is adversarial with a well-behaved counterpart: a target that

@@ -36,9 +36,12 @@ type MisbehaveMode struct {
 	Targets []string
 }
 
-// MisbehaveModes lists every --misbehave mode: the 21 of PROTOCOL.md §5.2
-// and three of ctxkit's own (die-on-unknown-envelope, dirty-shutdown,
-// anonymous).
+// MisbehaveModes lists every --misbehave mode: the 21 of docs/protocol.md
+// §5.2 and seven of ctxkit's own: die-on-unknown-envelope, dirty-shutdown
+// and anonymous, for checks those leave untripped, and four that only a
+// probe of every declared kind and of a tight budget catches
+// (doc-for-every-kind, ignore-max-frames, ignore-max-tokens, and
+// sdk-example, which behaves as the upstream SDK example providers do).
 func MisbehaveModes() []MisbehaveMode {
 	return []MisbehaveMode{
 		{"lying-costs", "declares token_cost 99999 on every frame", []string{CheckBudgetHonesty}},
@@ -65,6 +68,10 @@ func MisbehaveModes() []MisbehaveMode {
 		{"die-on-unknown-envelope", "exits when it receives an envelope type it does not know", []string{CheckUnknownEnvelope}},
 		{"dirty-shutdown", "exits with status 3 on shutdown (R2)", []string{CheckShutdownClean}},
 		{"anonymous", "acknowledges with a blank provider name (H2)", []string{CheckHandshake}},
+		{"doc-for-every-kind", "labels every frame doc and ignores kinds: right for the first declared kind, wrong for the second (Q1)", []string{CheckKindsFilter}},
+		{"ignore-max-frames", "ignores max_frames, which a generous budget hides (B4)", []string{CheckBudgetHonesty}},
+		{"ignore-max-tokens", "ignores max_tokens, which a generous budget hides (B1)", []string{CheckBudgetHonesty}},
+		{"sdk-example", "serves every frame as doc and ignores kinds, max_frames and max_tokens, as the upstream SDK examples do", []string{CheckKindsFilter, CheckBudgetHonesty}},
 	}
 }
 
@@ -310,11 +317,16 @@ func (p *FixtureProvider) query(e *wire.Query) wire.Envelope {
 	}
 	var cands []frame.Frame
 	for _, f := range p.docs {
-		if len(q.Kinds) > 0 && !q.WantsKind(f.Kind) && p.mode != "ignore-kinds" {
+		if p.ignores("kind labels") {
+			f.Kind = frame.KindDoc
+		}
+		if len(q.Kinds) > 0 && !q.WantsKind(f.Kind) && !p.ignores("kinds") {
 			continue
 		}
-		if q.AsOf != "" && f.ValidFrom > q.AsOf && p.mode != "ignore-as-of" {
-			continue
+		if q.AsOf != "" && p.mode != "ignore-as-of" {
+			if c, err := frame.CompareTimestamps(f.ValidFrom, q.AsOf); err == nil && c > 0 {
+				continue
+			}
 		}
 		anchored := isAnchored(&f, q.Anchors)
 		if anchored && p.mode == "ignore-anchors" {
@@ -332,7 +344,8 @@ func (p *FixtureProvider) query(e *wire.Query) wire.Envelope {
 	var out []frame.Frame
 	used, truncated := 0, false
 	for _, f := range cands {
-		if len(out) >= int(q.MaxFrames) || used+int(f.TokenCost) > int(q.MaxTokens) {
+		if (len(out) >= int(q.MaxFrames) && !p.ignores("max_frames")) ||
+			(used+int(f.TokenCost) > int(q.MaxTokens) && !p.ignores("max_tokens")) {
 			truncated = true
 			continue
 		}
@@ -371,6 +384,25 @@ func (p *FixtureProvider) query(e *wire.Query) wire.Envelope {
 		out = []frame.Frame{}
 	}
 	return &wire.Frames{ID: id, Result: wire.Result{Frames: out, Truncated: truncated}}
+}
+
+// ignores reports whether the misbehave mode disregards a part of the
+// query: "kinds", "max_frames" or "max_tokens", or "kind labels" for a mode
+// that serves every frame as doc.
+func (p *FixtureProvider) ignores(part string) bool {
+	switch p.mode {
+	case "sdk-example":
+		return true
+	case "ignore-kinds":
+		return part == "kinds"
+	case "doc-for-every-kind":
+		return part == "kinds" || part == "kind labels"
+	case "ignore-max-frames":
+		return part == "max_frames"
+	case "ignore-max-tokens":
+		return part == "max_tokens"
+	}
+	return false
 }
 
 func isAnchored(f *frame.Frame, anchors []string) bool {

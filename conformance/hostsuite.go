@@ -18,7 +18,7 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Names of the host checks (PROTOCOL.md §5.3), in report order.
+// Names of the host checks (docs/protocol.md §5.3), in report order.
 const (
 	CheckHostVersionReject    = "host-version-reject"
 	CheckHostBudgetDrop       = "host-budget-drop"
@@ -52,7 +52,7 @@ func hostProbeQuery() frame.Query {
 	return q
 }
 
-// RunHost runs the host scenarios of PROTOCOL.md §5.3 against ctxkit's own
+// RunHost runs the host scenarios of docs/protocol.md §5.3 against ctxkit's own
 // host (package host, with package compose for the two composition
 // scenarios), each adversarial with a counterpart, and returns the report in
 // HostChecks order. Real child processes play the stdio providers.

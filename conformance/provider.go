@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Names of the provider checks, in report order: the 13 of PROTOCOL.md §5.1
+// Names of the provider checks, in report order: the 13 of docs/protocol.md §5.1
 // (same names and semantics) and ctxkit's unknown-envelope check.
 const (
 	CheckHandshake             = "handshake"
@@ -91,7 +92,7 @@ type ProviderOptions struct {
 	Stderr io.Writer
 }
 
-// SampleQuery is the provider suite's sample query (PROTOCOL.md §5.1):
+// SampleQuery is the provider suite's sample query (docs/protocol.md §5.1):
 // any kind, max_frames 8, max_tokens 4096.
 func SampleQuery() frame.Query {
 	return frame.Query{
@@ -278,6 +279,14 @@ func (r *provRun) consentScope() {
 // query sends q on the main session and returns the frames reply, or a
 // description of what came back instead.
 func (r *provRun) query(q frame.Query, id string) (*wire.Frames, string) {
+	env, got := r.queryEnvelope(q, id)
+	f, _ := env.(*wire.Frames)
+	return f, got
+}
+
+// queryEnvelope sends q on the main session and returns the reply (nil when
+// none could be read or decoded) and a description of it.
+func (r *provRun) queryEnvelope(q frame.Query, id string) (wire.Envelope, string) {
 	if r.conn == nil {
 		return nil, "no session (lost earlier)"
 	}
@@ -293,7 +302,7 @@ func (r *provRun) query(q frame.Query, id string) (*wire.Frames, string) {
 	if f, ok := env.(*wire.Frames); ok {
 		return f, describeFrames(f.Result.Frames)
 	}
-	return nil, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
+	return env, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
 }
 
 func describeQuery(q frame.Query) string {
@@ -374,7 +383,70 @@ func (r *provRun) budgetHonesty() {
 		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
 		return
 	}
-	r.rep.add(CheckBudgetHonesty, Pass, "%d frames, Σ token_cost %d ≤ %d, every cost canonical", len(fs), sum, q.MaxTokens)
+	// A generous sample budget cannot tell a provider that honours
+	// max_frames and max_tokens from one that ignores them: probe again
+	// with limits the sample reply does not fit.
+	for _, tight := range tightQueries(q, fs) {
+		if !r.tightBudget(tight) {
+			return
+		}
+	}
+	r.rep.add(CheckBudgetHonesty, Pass, "%d frames, Σ token_cost %d ≤ %d, every cost canonical; max_frames 1 and max_tokens %d honoured",
+		len(fs), sum, q.MaxTokens, tightTokens(sum))
+}
+
+// tightTokens is the max_tokens of the tight budget probe: half of what the
+// sample reply cost, at least 1, so a provider that ignores max_tokens and
+// answers as before overruns it.
+func tightTokens(sampleCost uint64) uint32 { return uint32(max(1, min(sampleCost/2, 1<<31))) }
+
+// tightQueries are the sample query with max_frames 1, and with max_tokens
+// at tightTokens of the sample reply's cost.
+func tightQueries(q frame.Query, sample []frame.Frame) []frame.Query {
+	var sum uint64
+	for _, f := range sample {
+		sum += uint64(f.TokenCost)
+	}
+	frames, tokens := q, q
+	frames.MaxFrames = 1
+	tokens.MaxTokens = tightTokens(sum)
+	return []frame.Query{frames, tokens}
+}
+
+// tightBudget sends one tight probe and holds the reply to B1, B3 and B4;
+// an error with code budget_unsatisfiable is an honest answer to a budget
+// too small to serve. It records a failure and returns false when the reply
+// breaks a rule.
+func (r *provRun) tightBudget(q frame.Query) bool {
+	sent := describeQuery(q)
+	env, got := r.queryEnvelope(q, "")
+	if e, ok := env.(*wire.Error); ok && e.Code == wire.CodeBudgetUnsatisfiable {
+		return true
+	}
+	res, ok := env.(*wire.Frames)
+	if !ok {
+		r.fail(CheckBudgetHonesty, sent, got, "a frames reply within the limits, or an error with code budget_unsatisfiable")
+		return false
+	}
+	var bad []string
+	var sum uint64
+	for _, f := range res.Result.Frames {
+		sum += uint64(f.TokenCost)
+		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
+			bad = append(bad, fmt.Sprintf("B3: %s declares token_cost %d, its content costs %d", f.ID, f.TokenCost, want))
+		}
+	}
+	if sum > uint64(q.MaxTokens) {
+		bad = append(bad, fmt.Sprintf("B1: Σ token_cost %d > max_tokens %d (the provider ignores max_tokens)", sum, q.MaxTokens))
+	}
+	if n := len(res.Result.Frames); n > int(q.MaxFrames) {
+		bad = append(bad, fmt.Sprintf("B4: %d frames > max_frames %d (the provider ignores max_frames)", n, q.MaxFrames))
+	}
+	if len(bad) > 0 {
+		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
+		return false
+	}
+	return true
 }
 
 func (r *provRun) verifyHonesty() {
@@ -464,7 +536,10 @@ func (r *provRun) asOf() {
 	}
 	var late []string
 	for _, f := range res.Result.Frames {
-		if f.ValidFrom != "" && f.ValidFrom > ProbeAsOf {
+		// Compared as instants: "…T00:00:00.5Z" is after the pin though
+		// it sorts before it as a string. A valid_from outside the
+		// grammar is frame-validity's F4 finding, not a lateness.
+		if c, err := frame.CompareTimestamps(f.ValidFrom, ProbeAsOf); err == nil && c > 0 {
 			late = append(late, fmt.Sprintf("%s valid_from %s", f.ID, f.ValidFrom))
 		}
 	}
@@ -475,36 +550,50 @@ func (r *provRun) asOf() {
 	r.rep.add(CheckAsOf, Pass, "%d frames, none valid only after %s", len(res.Result.Frames), ProbeAsOf)
 }
 
+// kindsFilter queries each declared kind on its own (Q1): a provider that
+// honours only the first, or declares kinds it serves none of while
+// returning other kinds, is caught on the kind it gets wrong. A kind outside
+// the base vocabulary is queried like any other (U2). An error with code
+// unsupported_kind is an honest answer.
 func (r *provRun) kindsFilter() {
-	kinds := r.ack.Capabilities.Query.Kinds
+	var kinds []frame.Kind
+	for _, k := range r.ack.Capabilities.Query.Kinds {
+		if strings.TrimSpace(string(k)) != "" && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
 	if len(kinds) == 0 {
 		r.rep.add(CheckKindsFilter, Skipped, "the provider declares no kinds")
 		return
 	}
-	k := kinds[0]
-	if !k.IsBase() {
-		r.rep.add(CheckKindsFilter, Skipped, "the first declared kind %q is not a base kind", k)
-		return
-	}
-	q := *r.o.Query
-	q.Kinds = []frame.Kind{k}
-	sent := describeQuery(q)
-	res, got := r.query(q, "")
-	if res == nil {
-		r.fail(CheckKindsFilter, sent, got, "a frames reply")
-		return
-	}
-	var other []string
-	for _, f := range res.Result.Frames {
-		if f.Kind != k {
-			other = append(other, fmt.Sprintf("%s is %s", f.ID, f.Kind))
+	served := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		q := *r.o.Query
+		q.Kinds = []frame.Kind{k}
+		sent := describeQuery(q)
+		env, got := r.queryEnvelope(q, "")
+		if e, ok := env.(*wire.Error); ok && e.Code == wire.CodeUnsupportedKind {
+			served = append(served, fmt.Sprintf("%s: unsupported_kind", k))
+			continue
 		}
+		res, ok := env.(*wire.Frames)
+		if !ok {
+			r.fail(CheckKindsFilter, sent, got, "a frames reply, or an error with code unsupported_kind")
+			return
+		}
+		var other []string
+		for _, f := range res.Result.Frames {
+			if f.Kind != k {
+				other = append(other, fmt.Sprintf("%s is %s", f.ID, f.Kind))
+			}
+		}
+		if len(other) > 0 {
+			r.fail(CheckKindsFilter, sent, "Q1: "+strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
+			return
+		}
+		served = append(served, fmt.Sprintf("%s: %d frames", k, len(res.Result.Frames)))
 	}
-	if len(other) > 0 {
-		r.fail(CheckKindsFilter, sent, strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
-		return
-	}
-	r.rep.add(CheckKindsFilter, Pass, "%d frames, all of kind %s", len(res.Result.Frames), k)
+	r.rep.add(CheckKindsFilter, Pass, "each declared kind queried alone, every frame of that kind (%s)", strings.Join(served, ", "))
 }
 
 func anchoredTo(f *frame.Frame, a string) bool { return isAnchored(f, []string{a}) }

@@ -69,7 +69,7 @@ func TestHonestFixturePassesOverHTTP(t *testing.T) {
 func TestRedRun(t *testing.T) {
 	modes := MisbehaveModes()
 	if len(modes) < 21 {
-		t.Fatalf("%d modes, want at least the 21 of PROTOCOL.md §5.2", len(modes))
+		t.Fatalf("%d modes, want at least the 21 of docs/protocol.md §5.2", len(modes))
 	}
 	for _, m := range modes {
 		t.Run(m.Name, func(t *testing.T) {

@@ -89,7 +89,7 @@ type Check struct {
 }
 
 // Report is the typed result of a conformance run, in the JSON shape of
-// PROTOCOL.md §5.5: {"target": …, "checks": [{"name", "status", "evidence"}…]}.
+// docs/protocol.md §5.5: {"target": …, "checks": [{"name", "status", "evidence"}…]}.
 type Report struct {
 	// Target names what was checked, e.g. "stdio: ctxkit provider files ./docs".
 	Target string `json:"target"`
@@ -189,7 +189,7 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // ReadReport decodes a report written by WriteJSON (or by any tool that
-// follows PROTOCOL.md §5.5). Unknown members are ignored.
+// follows docs/protocol.md §5.5). Unknown members are ignored.
 func ReadReport(r io.Reader) (*Report, error) {
 	var rep Report
 	dec := json.NewDecoder(r)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -109,4 +110,37 @@ func ExampleRelation_Has() {
 	// Output:
 	// true
 	// {"rel":"doc.documents","target_uri":"symbol:///a","display_name":""}
+}
+
+// Timestamps compare as instants: a fraction counts, trailing zeros do not,
+// and a leap second sits between 23:59:59 and the next day.
+func ExampleCompareTimestamps() {
+	for _, p := range [][2]string{
+		{"2026-07-01T00:00:00.5Z", "2026-07-01T00:00:00Z"},
+		{"2026-07-01T00:00:00.0Z", "2026-07-01T00:00:00Z"},
+		{"2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z"},
+	} {
+		c, err := frame.CompareTimestamps(p[0], p[1])
+		fmt.Println(p[0], c, p[1], err)
+	}
+	_, err := frame.CompareTimestamps("2026-07-01T00:00:00+01:00", "2026-07-01T00:00:00Z")
+	fmt.Println(err)
+	// Output:
+	// 2026-07-01T00:00:00.5Z 1 2026-07-01T00:00:00Z <nil>
+	// 2026-07-01T00:00:00.0Z 0 2026-07-01T00:00:00Z <nil>
+	// 2016-12-31T23:59:60Z -1 2017-01-01T00:00:00Z <nil>
+	// F4: timestamp "2026-07-01T00:00:00+01:00": must end in Z or .digits then Z (UTC only, no offset)
+}
+
+// ParseTimestamp reads the grammar once; Time gives the Go time, a leap
+// second as the last nanosecond before the next minute.
+func ExampleParseTimestamp() {
+	ts, err := frame.ParseTimestamp("2016-12-31T23:59:60Z")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ts.Time().Format(time.RFC3339Nano))
+	// Output:
+	// 2016-12-31T23:59:59.999999999Z
 }

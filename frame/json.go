@@ -252,7 +252,7 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Str("id", f.ID)
 	w.Str("kind", string(f.Kind))
 	w.Str("title", f.Title)
-	w.OptStr("content", f.Content)
+	f.optMember(w, MemberContent)
 	f.optMember(w, MemberContentDigest)
 	w.OptStr("uri", f.URI)
 	// "full" is the default and omitted; a representation sent as "" is
@@ -319,9 +319,9 @@ func (f Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil) }
 // UnmarshalJSON decodes a frame; id, kind, title, score and token_cost are
 // required. A token_cost outside the u32 range or a score outside the f32
 // range is an error; a score outside [0,1] is left to Validate (rule F1). A
-// member a FrameMember names (a timestamp, digest or enumeration) sent as
-// "" is marked present-and-empty (see Has); one sent as null or not sent is
-// absent.
+// member a FrameMember names (the content, a timestamp, digest or
+// enumeration) sent as "" is marked present-and-empty (see Has); one sent
+// as null or not sent is absent.
 func (f *Frame) UnmarshalJSON(b []byte) error {
 	type plain Frame
 	var aux struct {
@@ -333,6 +333,7 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 		TokenCost *uint32  `json:"token_cost"`
 		// The members a FrameMember names shadow plain's to tell "" from
 		// absent.
+		Content                  *string `json:"content"`
 		ContentDigest            *string `json:"content_digest"`
 		Representation           *string `json:"representation"`
 		ContentFidelity          *string `json:"content_fidelity"`
@@ -367,7 +368,7 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	for _, o := range [...]struct {
 		m FrameMember
 		v *string
-	}{{MemberContentDigest, aux.ContentDigest}, {MemberRepresentation, aux.Representation},
+	}{{MemberContent, aux.Content}, {MemberContentDigest, aux.ContentDigest}, {MemberRepresentation, aux.Representation},
 		{MemberContentFidelity, aux.ContentFidelity}, {MemberCanonicalContentHash, aux.CanonicalContentHash},
 		{MemberMinimumContentFidelity, aux.MinimumContentFidelity},
 		{MemberInlineContentRequirement, aux.InlineContentRequirement},

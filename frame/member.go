@@ -44,8 +44,10 @@ func clearMember[M memberBits](field *string, marks *M, m M) {
 // timestamps to F4's grammar, content_digest and canonical_content_hash to
 // D1's, and the enumerations (representation, content_fidelity,
 // minimum_content_fidelity, inline_content_requirement) to their closed
-// sets of spellings. The values are distinct bits, but each method takes
-// exactly one member.
+// sets of spellings. Content is one too, the other way round: P1 and P2
+// require it carried and P3 forbids it, "" included, so "content": "" is
+// carried and no content member is not. The values are distinct bits, but
+// each method takes exactly one member.
 type FrameMember uint16
 
 // The frame members that remember being sent as "".
@@ -59,6 +61,7 @@ const (
 	MemberContentFidelity                                  // "content_fidelity", field ContentFidelity
 	MemberMinimumContentFidelity                           // "minimum_content_fidelity", field MinimumContentFidelity
 	MemberInlineContentRequirement                         // "inline_content_requirement", field InlineContentRequirement
+	MemberContent                                          // "content", field Content
 )
 
 // frameMembers lists every FrameMember; frameTimestamps the three held to
@@ -66,7 +69,7 @@ const (
 var (
 	frameMembers = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt, MemberContentDigest,
 		MemberCanonicalContentHash, MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity,
-		MemberInlineContentRequirement}
+		MemberInlineContentRequirement, MemberContent}
 	frameTimestamps = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt}
 )
 
@@ -92,6 +95,8 @@ func (m FrameMember) String() string {
 		return "minimum_content_fidelity"
 	case MemberInlineContentRequirement:
 		return "inline_content_requirement"
+	case MemberContent:
+		return "content"
 	}
 	return ""
 }
@@ -118,6 +123,8 @@ func (f *Frame) field(m FrameMember) *string {
 		return (*string)(&f.MinimumContentFidelity)
 	case MemberInlineContentRequirement:
 		return (*string)(&f.InlineContentRequirement)
+	case MemberContent:
+		return &f.Content
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 		{`,"valid_from":"","valid_to":"","recorded_at":""`, ``, []string{"F4:valid_from", "F4:valid_to", "F4:recorded_at"}},
 		{`,"valid_from":"2026-01-01T00:00:00Z","recorded_at":""`, ``, []string{"F4:recorded_at"}},
 		{``, `,"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, []string{"G1:relations[0].display_name"}},
-		{`,"valid_to":""`, `,"relations":[{"rel":"r","target_uri":"x"},{"rel":"r","target_uri":"y","display_name":""}]`, []string{"F4:valid_to", "G1:relations[1].display_name"}},
+		{`,"valid_to":""`, `,"relations":[{"rel":"r","target_uri":"x"},{"rel":"r","target_uri":"y","display_name":""}]`, []string{"F4:valid_to", "G1:relations[0].display_name", "G1:relations[1].display_name"}},
 		{`,"valid_from":"2026-01-01T00:00:00Z"`, `,"relations":[{"rel":"r","target_uri":"x","display_name":"n"}]`, nil},
 		{``, ``, nil},
 	} {
@@ -44,7 +44,9 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 			t.Errorf("%s: violations %v, want %v", in, got, tc.want)
 		}
 	}
-	// null and absent are the same: no member, no mark, no violation.
+	// null and absent are the same: no member, no mark. An absent
+	// display_name breaks G1 (every relation names its target), as does
+	// one sent as null.
 	for _, in := range []string{
 		head + `,"valid_from":null,"valid_to":null,"recorded_at":null` + tail + `,"relations":[{"rel":"r","target_uri":"x","display_name":null}]}`,
 		head + tail + `,"relations":[{"rel":"r","target_uri":"x"}]}`,
@@ -54,8 +56,8 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range frameMembers {
-			if f.Has(m) {
-				t.Errorf("%s: Has(%v)", in, m)
+			if f.Has(m) != (m == MemberContent) { // the head carries content
+				t.Errorf("%s: Has(%v) = %v", in, m, f.Has(m))
 			}
 		}
 		if f.Relations[0] != (Relation{Rel: "r", TargetURI: "x"}) {
@@ -65,8 +67,8 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 		if got, _ := json.Marshal(f); string(got) != want {
 			t.Errorf("%s re-encoded as %s", in, got)
 		}
-		if v := f.Validate(); len(v) != 0 {
-			t.Errorf("%s: %v", in, v)
+		if v := f.Validate(); len(v) != 1 || v[0].Rule != "G1" || v[0].Field != "relations[0].display_name" {
+			t.Errorf("%s: %v, want G1 relations[0].display_name only", in, v)
 		}
 	}
 	// A relation decoded alone keeps its mark too.
@@ -142,7 +144,7 @@ func TestFrameHasSetClear(t *testing.T) {
 		}
 	}
 	// Values that name no single member are refused.
-	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 9, 1 << 15} {
+	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 10, 1 << 15} {
 		f := Frame{ValidFrom: "v"}
 		f.Set(bad, "")
 		f.Clear(bad)

@@ -53,15 +53,21 @@ func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
 // F5 well-formed digest on file provenance; F17 line ranges on file
 // provenance (a range sent as "" is present and breaks it); D1
 // content_digest and canonical_content_hash grammar; P1-P3 representation
-// invariants; P4 a reference frame costs 0; B3 token_cost equals the budget
-// tokens of the content; G1 (a display_name sent as "" is present and blank)
-// and G2 relations; and "schema" for a blank id, kind or embedding
-// fingerprint, a non-finite embedding value, or an unknown enum spelling. A frame's own embedding
-// fingerprint is opaque here: rule E1 binds the query embedding to the
-// provider's declared fingerprint (see CheckQueryEmbedding).
+// invariants (content is carried when Has(MemberContent), "" included, so
+// a full frame without it breaks P1 and a reference frame with "content":
+// "" breaks P3); P4 a reference frame costs 0; B3 token_cost equals the
+// budget tokens of the content; G1 every relation carries a non-blank
+// display_name (absent breaks it too); G2 relations; and "schema" for a
+// blank id, kind or embedding fingerprint, a non-finite embedding value, or
+// an unknown enum spelling. A kind outside the base vocabulary is opaque
+// (U2), not an error. A frame's own embedding fingerprint is opaque here:
+// rule E1 binds the query embedding to the provider's declared fingerprint
+// (see CheckQueryEmbedding).
 //
-// A full frame with empty content is accepted: this package cannot tell an
-// absent content member from an empty one.
+// Two checks are stricter than the reference implementation's: a full frame
+// carrying content_ref, transform or canonical_content_hash breaks P1 as
+// the specification words it (the reference checks only that content is
+// present), and every P1-P3 member is checked, not the first one missing.
 func (f *Frame) Validate() Violations {
 	var c collector
 	if isBlank(f.ID) {
@@ -141,7 +147,10 @@ func (f *Frame) Validate() Violations {
 		if isBlank(r.TargetURI) {
 			c.add("G2", field+".target_uri", "relation target_uri is blank")
 		}
-		if r.Has(MemberDisplayName) && isBlank(r.DisplayName) { // "" included
+		switch {
+		case !r.Has(MemberDisplayName):
+			c.add("G1", field+".display_name", "relation carries no display_name")
+		case isBlank(r.DisplayName): // "" included
 			c.add("G1", field+".display_name", "relation display_name is blank")
 		}
 	}
@@ -177,6 +186,9 @@ func (f *Frame) checkRepresentation(c *collector) {
 	}
 	switch r := f.Representation.Effective(); r {
 	case RepresentationFull:
+		if !f.Has(MemberContent) {
+			c.add("P1", "content", "a full frame must carry content")
+		}
 		if f.ContentRef != nil {
 			c.add("P1", "content_ref", "a full frame must not carry content_ref")
 		}
@@ -187,7 +199,7 @@ func (f *Frame) checkRepresentation(c *collector) {
 			c.add("P1", "canonical_content_hash", "a full frame must not carry canonical_content_hash")
 		}
 	case RepresentationCompact:
-		if f.Content == "" {
+		if !f.Has(MemberContent) {
 			c.add("P2", "content", "a compact frame must carry content")
 		}
 		if !f.Has(MemberContentDigest) {
@@ -209,8 +221,8 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if !f.Has(MemberCanonicalContentHash) {
 			c.add("P3", "canonical_content_hash", "a reference frame must carry canonical_content_hash")
 		}
-		if f.Content != "" {
-			c.add("P3", "content", "a reference frame must not carry content")
+		if f.Has(MemberContent) {
+			c.add("P3", "content", `a reference frame must not carry content, not even ""`)
 		}
 		if f.Has(MemberContentDigest) {
 			c.add("P3", "content_digest", "a reference frame must not carry content_digest")

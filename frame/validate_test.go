@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,21 @@ type ruleCase struct {
 	rule   string // the rule that must (fail) or must not (pass) be reported
 	field  string // for failing cases: the field the violation must name
 	fails  bool
+}
+
+// presenceCases are the rules that read whether content or a display name
+// is carried, "" included (contextgraph/1.0: P1 requires content on a full
+// frame, P3 forbids even "" on a reference frame, G1 requires a display
+// name on every relation).
+func presenceCases() []ruleCase {
+	return []ruleCase{
+		{"full without content", baseFull, func(f *Frame) { f.Clear(MemberContent); f.TokenCost = 0 }, "P1", "content", true},
+		{"full with empty content", baseFull, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P1", "", false},
+		{"full with canonical hash", baseFull, func(f *Frame) { f.CanonicalContentHash = "sha256:" + strings.Repeat("a", 64) }, "P1", "canonical_content_hash", true},
+		{"compact with empty content", baseCompact, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P2", "", false},
+		{"reference with empty content", baseRef, func(f *Frame) { f.Set(MemberContent, "") }, "P3", "content", true},
+		{"display name on every relation", baseFull, func(f *Frame) { f.Relations[1].DisplayName = "x" }, "G1", "", false},
+	}
 }
 
 func TestFrameRules(t *testing.T) {
@@ -145,9 +161,9 @@ func TestFrameRules(t *testing.T) {
 		{"cost tracks content", baseFull, func(f *Frame) { f.Content = "abcde"; f.TokenCost = 2 }, "B3", "", false},
 
 		{"blank display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "  " }, "G1", "relations[0].display_name", true},
-		{"absent display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "" }, "G1", "", false},
+		{"absent display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "" }, "G1", "relations[0].display_name", true},
 		{"display name sent as empty", baseFull, func(f *Frame) { f.Relations[1].Set(MemberDisplayName, "") }, "G1", "relations[1].display_name", true},
-		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].Clear(MemberDisplayName) }, "G1", "", false},
+		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].Clear(MemberDisplayName) }, "G1", "relations[0].display_name", true},
 		{"blank target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = " " }, "G2", "relations[1].target_uri", true},
 		{"any target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = "x" }, "G2", "", false},
 
@@ -156,6 +172,7 @@ func TestFrameRules(t *testing.T) {
 		{"unknown fidelity", baseFull, func(f *Frame) { f.ContentFidelity = "lossy" }, RuleSchema, "content_fidelity", true},
 		{"unknown kind is opaque", baseFull, func(f *Frame) { f.Kind = "vendor:ticket" }, RuleSchema, "", false},
 	}
+	cases = append(cases, presenceCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.base(t)
@@ -324,6 +341,41 @@ func TestWellFormedDigest(t *testing.T) {
 	for _, s := range []string{"", "sha256", "sha256:", good + "0", good[:70], "SHA256:" + good[7:], "sha512:" + good[7:], "sha256:" + strings.Repeat("g", 64)} {
 		if WellFormedDigest(s) {
 			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestPresenceRulesFromTheWire: the rules that read whether a member was
+// sent, decoded from JSON as a provider sends it. A full frame with no
+// content (absent or null) breaks P1 and one with "content": "" does not; a
+// reference frame carrying "content": "" breaks P3; a relation whose
+// display_name is absent or null breaks G1 (contextgraph/1.0).
+func TestPresenceRulesFromTheWire(t *testing.T) {
+	const head = `{"id":"f","kind":"doc","title":"t","score":0.5,"token_cost":0,"citation_label":"c"`
+	const ref = `,"representation":"reference","canonical_content_hash":"sha256:` +
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + `","content_ref":{"provider_id":"p","uri":"u"}`
+	for _, tc := range []struct {
+		in, want string // want: "RULE field", or "" for valid
+	}{
+		{head + `}`, "P1 content"},
+		{head + `,"content":null}`, "P1 content"},
+		{head + `,"content":""}`, ""},
+		{head + ref + `}`, ""},
+		{head + ref + `,"content":""}`, "P3 content"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x"}]}`, "G1 relations[0].display_name"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x","display_name":null}]}`, "G1 relations[0].display_name"},
+		{head + `,"content":"","relations":[{"rel":"r","target_uri":"x","display_name":"X"}]}`, ""},
+	} {
+		var f Frame
+		if err := json.Unmarshal([]byte(tc.in), &f); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range f.Validate() {
+			got = append(got, v.Rule+" "+v.Field)
+		}
+		if want := []string{tc.want}; (tc.want == "" && len(got) != 0) || (tc.want != "" && !slices.Equal(got, want)) {
+			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }

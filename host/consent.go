@@ -356,6 +356,10 @@ func (s *ConsentStore) stamp(t string) string {
 
 func (s *ConsentStore) nowStamp() string { return s.now().UTC().Format("2006-01-02T15:04:05Z") }
 
+// nowInstant is the store clock's reading as a protocol timestamp, to the
+// nanosecond, so that expiry compares instants rather than strings.
+func (s *ConsentStore) nowInstant() frame.Timestamp { return frame.TimestampOf(s.now()) }
+
 // checkExpiry refuses a malformed expiry or one not in the future: consent
 // that has already ended is no consent.
 func (s *ConsentStore) checkExpiry(op, expires string) error {
@@ -365,7 +369,7 @@ func (s *ConsentStore) checkExpiry(op, expires string) error {
 	if !frame.WellFormedTimestamp(expires) {
 		return fmt.Errorf("consent: %s: expires_at %q is not a protocol timestamp (YYYY-MM-DDTHH:MM:SSZ)", op, expires)
 	}
-	if now := s.nowStamp(); expires <= now {
+	if now := s.nowStamp(); expiredAt(expires, s.nowInstant()) {
 		return fmt.Errorf("consent: %s: expires_at %s is not in the future (now %s)", op, expires, now)
 	}
 	return nil
@@ -476,20 +480,20 @@ func printable(op, what, v string) error {
 
 // read runs f on the up-to-date state under the lock; a journal that
 // cannot be read yields its error and f is not run.
-func (s *ConsentStore) read(f func(st *consentState, now string)) error {
+func (s *ConsentStore) read(f func(st *consentState, now frame.Timestamp)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
 		return err
 	}
-	f(&s.state, s.nowStamp())
+	f(&s.state, s.nowInstant())
 	return nil
 }
 
 // Err reports why the journal cannot be read now (nil when it can); while
 // it cannot, nothing that needs consent is permitted.
 func (s *ConsentStore) Err() error {
-	return s.read(func(*consentState, string) {})
+	return s.read(func(*consentState, frame.Timestamp) {})
 }
 
 // Records returns the legacy records not revoked (expired ones included;
@@ -497,7 +501,7 @@ func (s *ConsentStore) Err() error {
 // cannot be read (see Err).
 func (s *ConsentStore) Records() []ConsentRecord {
 	out := []ConsentRecord{}
-	_ = s.read(func(st *consentState, _ string) {
+	_ = s.read(func(st *consentState, _ frame.Timestamp) {
 		for _, r := range st.records {
 			out = append(out, r)
 		}
@@ -510,23 +514,23 @@ func (s *ConsentStore) Records() []ConsentRecord {
 // included (see Expired); none when the journal cannot be read.
 func (s *ConsentStore) Receipts() []ConsentReceipt {
 	out := []ConsentReceipt{}
-	_ = s.read(func(st *consentState, _ string) { out = st.liveReceipts("") })
+	_ = s.read(func(st *consentState, _ frame.Timestamp) { out = st.liveReceipts("") })
 	return out
 }
 
 // Expired reports whether an expiry (a protocol timestamp, "" for none)
 // has passed at now: consent holds while now < expires_at.
 func Expired(expiresAt string, now time.Time) bool {
-	return expiresAt != "" && expiresAt <= now.UTC().Format("2006-01-02T15:04:05Z")
+	return expiredAt(expiresAt, frame.TimestampOf(now))
 }
 
 // HasRecord reports whether a legacy record in force (not revoked, not
 // expired) exists for provider.
 func (s *ConsentStore) HasRecord(provider string) bool {
 	ok := false
-	_ = s.read(func(st *consentState, now string) {
+	_ = s.read(func(st *consentState, now frame.Timestamp) {
 		r, found := st.records[provider]
-		ok = found && (r.ExpiresAt == "" || now < r.ExpiresAt)
+		ok = found && !expiredAt(r.ExpiresAt, now)
 	})
 	return ok
 }
@@ -541,12 +545,12 @@ func (s *ConsentStore) HasReceipt(provider string, scope frame.EgressScope) bool
 // LiveReceipt returns a receipt for (provider, scope) in force at now
 // (not revoked, now < expires_at compared as protocol timestamps).
 func (s *ConsentStore) LiveReceipt(provider string, scope frame.EgressScope, now time.Time) (ConsentReceipt, bool) {
-	ts := now.UTC().Format("2006-01-02T15:04:05Z")
+	ts := frame.TimestampOf(now)
 	var out ConsentReceipt
 	found := false
-	_ = s.read(func(st *consentState, _ string) {
+	_ = s.read(func(st *consentState, _ frame.Timestamp) {
 		for _, r := range st.liveReceipts(provider) {
-			if r.Scope == scope && (r.ExpiresAt == "" || ts < r.ExpiresAt) {
+			if r.Scope == scope && !expiredAt(r.ExpiresAt, ts) {
 				out, found = r, true
 				return
 			}
@@ -576,7 +580,7 @@ func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderIn
 		return ConsentDecision{Permitted: true}
 	}
 	var d ConsentDecision
-	err := s.read(func(st *consentState, now string) { d = st.decide(sub, off, now) })
+	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.decide(sub, off, now) })
 	if err != nil {
 		d = ConsentDecision{NeedsConsent: len(off) == 0, Missing: off, Reason: s.unreadable(err)}
 	}
@@ -590,7 +594,7 @@ func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderIn
 // decision (EvaluateSubject) follows the handshake.
 func (s *ConsentStore) Admit(sub ConsentSubject) ConsentDecision {
 	var d ConsentDecision
-	err := s.read(func(st *consentState, now string) { d = st.admit(sub, now) })
+	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.admit(sub, now) })
 	if err != nil {
 		return ConsentDecision{NeedsConsent: true, Reason: s.unreadable(err)}
 	}

@@ -105,9 +105,9 @@ type binding struct{ name, endpoint, expires string }
 
 // mismatch says why b does not cover sub at now ("" when it does). An
 // empty sub.Name (before the handshake) is not compared.
-func (b binding) mismatch(sub ConsentSubject, now string) string {
+func (b binding) mismatch(sub ConsentSubject, now frame.Timestamp) string {
 	switch {
-	case b.expires != "" && now >= b.expires:
+	case expiredAt(b.expires, now):
 		return "it expired at " + b.expires
 	case b.endpoint != "" && b.endpoint != sub.Endpoint:
 		return fmt.Sprintf("it was granted for endpoint %q and the provider is reached at %q", b.endpoint, sub.Endpoint)
@@ -117,7 +117,7 @@ func (b binding) mismatch(sub ConsentSubject, now string) string {
 	return ""
 }
 
-func (st *consentState) decide(sub ConsentSubject, off []frame.EgressScope, now string) ConsentDecision {
+func (st *consentState) decide(sub ConsentSubject, off []frame.EgressScope, now frame.Timestamp) ConsentDecision {
 	var why []string
 	if len(off) == 0 {
 		r, ok := st.records[sub.ID]
@@ -154,7 +154,7 @@ func (st *consentState) decide(sub ConsentSubject, off []frame.EgressScope, now 
 	return ConsentDecision{Permitted: len(missing) == 0, Missing: missing, Reason: strings.Join(why, "; ")}
 }
 
-func (st *consentState) admit(sub ConsentSubject, now string) ConsentDecision {
+func (st *consentState) admit(sub ConsentSubject, now frame.Timestamp) ConsentDecision {
 	var why []string
 	if r, ok := st.records[sub.ID]; ok {
 		m := (binding{r.ProviderName, r.Endpoint, r.ExpiresAt}).mismatch(sub, now)
@@ -171,4 +171,16 @@ func (st *consentState) admit(sub ConsentSubject, now string) ConsentDecision {
 		why = append(why, "the receipt for "+string(r.Scope)+" does not cover it: "+m)
 	}
 	return ConsentDecision{NeedsConsent: true, Reason: strings.Join(why, "; ")}
+}
+
+// expiredAt reports whether an expiry (a protocol timestamp, "" for none)
+// has passed at now, compared as instants to the nanosecond: consent holds
+// while now < expires_at. An expiry outside the protocol grammar holds at no
+// time, so a damaged journal line cannot grant consent forever.
+func expiredAt(expires string, now frame.Timestamp) bool {
+	if expires == "" {
+		return false
+	}
+	exp, err := frame.ParseTimestamp(expires)
+	return err != nil || now.Compare(exp) >= 0
 }

@@ -174,3 +174,26 @@ func TestConsentRefusesControlCharactersInNames(t *testing.T) {
 		t.Fatalf("%d receipts in force, want only the valid one", n)
 	}
 }
+
+// TestLiveReceiptComparesInstants: a receipt's expiry is compared with the
+// clock as an instant, fractional seconds included (as strings,
+// "…T12:00:00Z" sorts after "…T12:00:00.9Z" and the receipt would read as
+// lapsed half a second early).
+func TestLiveReceiptComparesInstants(t *testing.T) {
+	s := NewConsentStore()
+	s.now = func() time.Time { return time.Date(2026, 7, 1, 11, 0, 0, 0, time.UTC) } // grant before the expiry
+	g := Grantor{Kind: "policy", ID: "ci"}
+	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: "acme:vault", Grantor: g, ExpiresAt: "2026-07-01T12:00:00.9Z"}); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ns int) time.Time { return time.Date(2026, 7, 1, 12, 0, 0, ns, time.UTC) }
+	if _, ok := s.LiveReceipt("p", "acme:vault", at(500e6)); !ok {
+		t.Error("receipt lapsed 0.4 s before its expiry")
+	}
+	if _, ok := s.LiveReceipt("p", "acme:vault", at(900e6)); ok {
+		t.Error("receipt live at its expiry instant")
+	}
+	if _, ok := s.LiveReceipt("p", "acme:vault", at(950e6)); ok {
+		t.Error("receipt live after its expiry")
+	}
+}

@@ -277,6 +277,8 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		{`"valid_to":""`, "offers[1].frame.valid_to", "F4"},
 		{`"recorded_at":""`, "offers[1].frame.recorded_at", "F4"},
 		{`"relations":[{"rel":"r","target_uri":"x","display_name":""}]`, "offers[1].frame.relations[0].display_name", "G1"},
+		{`"relations":[{"rel":"r","target_uri":"x"}]`, "offers[1].frame.relations[0].display_name", "G1"},
+		{`"relations":[{"rel":"r","target_uri":"x","display_name":null}]`, "offers[1].frame.relations[0].display_name", "G1"},
 		{`"content_digest":""`, "offers[1].frame.content_digest", "D1"},
 		{`"canonical_content_hash":""`, "offers[1].frame.canonical_content_hash", "D1"},
 		{`"representation":""`, "offers[1].frame.representation", "schema"},
@@ -301,7 +303,7 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		}
 	}
 	// Absent and null members are fine.
-	for _, m := range []string{`"valid_from":null`, `"relations":[{"rel":"r","target_uri":"x"}]`, `"valid_to":"2026-01-01T00:00:00Z"`} {
+	for _, m := range []string{`"valid_from":null`, `"relations":[{"rel":"r","target_uri":"x","display_name":"X"}]`, `"valid_to":"2026-01-01T00:00:00Z"`} {
 		body := `{"budget":100,"offers":[{"provider":"q","frame":` + with(m) + `}]}`
 		if err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil); err != nil {
 			t.Errorf("%s: %v", m, err)
@@ -313,4 +315,29 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 	marked[0].Frame.Set(frame.MemberValidFrom, "")
 	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: marked, Budget: intp(100)})
 	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].frame.valid_from", "F4")
+}
+
+// TestComposeContentPresence: P1 and P3 read whether content was sent, not
+// whether it is empty, on the fast decoder's path and the slow one alike: a
+// full frame with no content member is refused (P1), one with "content": ""
+// is accepted, and a reference frame carrying "content": "" is refused (P3).
+func TestComposeContentPresence(t *testing.T) {
+	c, _ := newTestClient(t, nil)
+	ctx := context.Background()
+	const head = `{"id":"f","kind":"doc","title":"t","score":0.5,"token_cost":0,"citation_label":"c"`
+	const ref = `,"representation":"reference","canonical_content_hash":"sha256:` +
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + `","content_ref":{"provider_id":"p","uri":"u"}`
+	for _, tc := range []struct{ frame, rule string }{
+		{head + `}`, "P1"},
+		{head + `,"content":null}`, "P1"},
+		{head + ref + `,"content":""}`, "P3"},
+	} {
+		body := `{"budget":100,"offers":[{"provider":"q","frame":` + tc.frame + `}]}`
+		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)
+		wantError(t, err, 422, server.CodeRuleViolation, "offers[0].frame.content", tc.rule)
+	}
+	body := `{"budget":100,"offers":[{"provider":"q","frame":` + head + `,"content":""}}]}`
+	if err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil); err != nil {
+		t.Errorf("a full frame with empty content: %v", err)
+	}
 }

@@ -450,11 +450,12 @@ func (r *fastReader) frameMember(f *frame.Frame, name string, s *seen) bool {
 		return once(s, bitScore, &f.Score, r.float32)
 	case "token_cost":
 		return once(s, bitTokenCost, &f.TokenCost, r.uint32)
-	case "content":
-		return once(s, 5, &f.Content, r.str)
 	// A member frame.FrameMember names, sent as "", declines: the slow
-	// path marks it present (frame.Frame.Set), which Validate then rejects
-	// (D1, F4, or an unknown enumeration value).
+	// path marks it present (frame.Frame.Set), which Validate then holds
+	// to its rule (D1, F4, an unknown enumeration value, or P1-P3 for
+	// content).
+	case "content":
+		return once(s, 5, &f.Content, r.str) && f.Content != ""
 	case "content_digest":
 		return once(s, 6, &f.ContentDigest, r.str) && f.ContentDigest != ""
 	case "uri":

@@ -64,7 +64,7 @@ func Check(store *Store, providerID string, f *frame.Frame, att *Attestation) St
 // CheckNamed checks one frame's attestation: trusted keys are looked up
 // under providerID (the operator's name for the provider) and the
 // commitment is recomputed with providerName (the name the provider
-// declared). The order is that of PROTOCOL.md §4.5, cheapest first:
+// declared). The order is that of docs/protocol.md §4.5, cheapest first:
 //
 //   - no attestation ⇒ Unattested;
 //   - algorithm other than ed25519 ⇒ UnknownAlgorithm{algorithm};

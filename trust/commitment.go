@@ -34,7 +34,7 @@ func fieldsOf(p *frame.Provenance) linkFields {
 }
 
 // EncodeLink returns the canonical encoding of one provenance link
-// (PROTOCOL.md §4.4): enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖
+// (docs/protocol.md §4.4): enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖
 // enc_opt(digest) ‖ enc_opt(method) ‖ enc_opt(by), where enc_str(s) is the
 // 4-byte big-endian byte length then the UTF-8 bytes, and enc_opt writes
 // 0x00 for absent, else 0x01 then enc_str. A member is present when

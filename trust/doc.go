@@ -1,4 +1,4 @@
-// Package trust implements CGP provenance attestation (PROTOCOL.md
+// Package trust implements CGP provenance attestation (docs/protocol.md
 // §4.4–§4.5): the frame commitment over a provider name, frame id, optional
 // content digest and provenance hash chain; the RFC 6962 Merkle result root
 // with inclusion proofs; strict Ed25519 verification of attestation records;

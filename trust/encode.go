@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-// Domain-separation tags of the attestation construction (PROTOCOL.md
+// Domain-separation tags of the attestation construction (docs/protocol.md
 // §4.4). They are part of the protocol: another implementation must hash
 // exactly these bytes to compute the same commitments.
 const (

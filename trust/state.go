@@ -13,7 +13,7 @@ import (
 // Verify) and does not encode to JSON.
 type Verdict uint8
 
-// The verdicts of attestation verification (PROTOCOL.md §4.4). Only Valid
+// The verdicts of attestation verification (docs/protocol.md §4.4). Only Valid
 // means the signature binds the frame's content; ValidIdentityOnly means a
 // correct signature over a frame without a content digest, so it binds the
 // identity and provenance but no content.
@@ -89,7 +89,7 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 // StateKind names which member of the closed State set a State is.
 type StateKind uint8
 
-// The attestation states a host records per frame (PROTOCOL.md §4.5).
+// The attestation states a host records per frame (docs/protocol.md §4.5).
 const (
 	// NotChecked is the zero value: nobody looked at this frame's attestation.
 	NotChecked StateKind = iota

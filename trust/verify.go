@@ -35,7 +35,7 @@ func structural(att *Attestation) (Digest, [ed25519.SignatureSize]byte, Verdict)
 
 // VerifyCommitment checks att against a commitment the caller recomputed
 // from what it holds (a frame commitment, or a result root), in the order
-// of PROTOCOL.md §4.5:
+// of docs/protocol.md §4.5:
 //
 //  1. structure: algorithm "ed25519" (else UnknownAlgorithm);
 //     signed_commitment "sha256:" + 64 lowercase hex (else

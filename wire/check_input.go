@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ func (f Finding) Error() string { return f.String() }
 
 // Report is the outcome of CheckInput.
 type Report struct {
-	// Items counts the envelopes, frames and offers checked.
+	// Items counts the envelopes, frames, offers and queries checked.
 	Items int `json:"items"`
 	// Violations lists every rule violation in input order.
 	Violations []Finding `json:"violations"`
@@ -46,8 +47,14 @@ type Report struct {
 	Errors []error `json:"-"`
 }
 
-// Valid reports whether the input decoded cleanly and broke no rule.
-func (r *Report) Valid() bool { return len(r.Violations) == 0 && len(r.Errors) == 0 }
+// Valid reports whether the input decoded cleanly, held something to check
+// and broke no rule.
+func (r *Report) Valid() bool { return r.Checked() && len(r.Violations) == 0 && len(r.Errors) == 0 }
+
+// Checked reports whether the input held at least one frame, envelope,
+// offer or query. Input that decodes but holds none (empty input, [],
+// {"cases":[]}, an unrelated document) was not checked at all.
+func (r *Report) Checked() bool { return r.Items > 0 }
 
 // CheckOptions configure CheckInput. A nil *CheckOptions means the defaults.
 type CheckOptions struct {
@@ -60,12 +67,15 @@ type CheckOptions struct {
 }
 
 // CheckInput validates CGP input of any of the shapes a person or a pipeline
-// holds: NDJSON whose lines are envelopes, bare frames, or
+// holds: NDJSON whose lines are envelopes, bare frames, bare queries, or
 // {"provider","frame"} offers; or one JSON document (which may span lines)
-// holding one of those, an array of them, or a fixture document
-// {"cases":[{"source":FRAME,"expected_normalized":FRAME}]}. Every line is
-// checked; lines that do not decode are collected in Report.Errors. The
-// returned error is for input that cannot be read at all.
+// holding one of those, an array of them, or a fixture document that holds
+// them in its members, such as {"cases":[{"source":FRAME,
+// "expected_normalized":FRAME}]} or {"missing":FRAME,"blank":FRAME}. Every
+// line is checked; lines that do not decode are collected in
+// Report.Errors. The returned error is for input that cannot be read at
+// all. Input holding no frame, envelope, offer or query is not valid: its
+// Report has Items 0 and Checked reports false.
 func CheckInput(r io.Reader, opts *CheckOptions) (*Report, error) {
 	if opts == nil {
 		opts = &CheckOptions{}
@@ -105,7 +115,7 @@ func CheckInput(r io.Reader, opts *CheckOptions) (*Report, error) {
 				rep.Errors = append(rep.Errors, &DecodeError{Line: 1, Err: err})
 				return rep, nil
 			}
-			if err := checkValue(rep, ck, v, 1, ""); err != nil {
+			if err := checkValue(rep, ck, v, 1, "", false, 0); err != nil {
 				rep.Errors = append(rep.Errors, &DecodeError{Line: 1, Err: err})
 			}
 			return rep, nil
@@ -115,19 +125,36 @@ func CheckInput(r io.Reader, opts *CheckOptions) (*Report, error) {
 			rep.Errors = append(rep.Errors, &DecodeError{Line: d.Line(), Err: ErrInvalidUTF8})
 			continue
 		}
-		if err := checkValue(rep, ck, line, d.Line(), ""); err != nil {
+		if err := checkValue(rep, ck, line, d.Line(), "", false, 0); err != nil {
 			rep.Errors = append(rep.Errors, &DecodeError{Line: d.Line(), Err: err})
 		}
 	}
 }
 
+// maxCheckDepth bounds how deeply CheckInput looks into arrays and
+// container objects for frames, envelopes, offers and queries.
+const maxCheckDepth = 32
+
 // checkValue classifies one JSON value and checks it; ck is nil unless
-// envelopes are checked as a session.
-func checkValue(rep *Report, ck *Checker, v []byte, line int, path string) error {
-	add := func(vs frame.Violations) {
-		for _, e := range vs.Prefix(path) {
-			rep.Violations = append(rep.Violations, Finding{Line: line, RuleError: e})
-		}
+// envelopes are checked as a session. An array's elements are checked in
+// turn. An object is an envelope (it has "type"), an offer ("provider" and
+// "frame"), a frame ("id", "kind" or "title"), or a query ("goal"); any
+// other object is a container, such as the upstream fixtures'
+// {"missing": FRAME, "blank": FRAME} pairs and {"cases": [{"source",
+// "expected_normalized", "input"}]} documents, whose object and array
+// members are classified in document order. nested is set inside a
+// container, where a scalar member is skipped rather than an error; depth
+// counts the arrays and containers around v.
+func checkValue(rep *Report, ck *Checker, v []byte, line int, path string, nested bool, depth int) error {
+	return atPath(path, checkAt(rep, ck, v, line, path, nested, depth))
+}
+
+// checkAt is checkValue without naming the path in its error.
+func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested bool, depth int) error {
+	if depth > maxCheckDepth {
+		// Each level is classified by decoding it, so depth multiplies
+		// the work; no CGP input or fixture nests this deep.
+		return fmt.Errorf("arrays and containers nested deeper than %d levels", maxCheckDepth)
 	}
 	switch firstByte(v) {
 	case '[':
@@ -136,23 +163,28 @@ func checkValue(rep *Report, ck *Checker, v []byte, line int, path string) error
 			return err
 		}
 		for i, el := range elems {
-			if err := checkValue(rep, ck, el, line, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return fmt.Errorf("%s[%d]: %w", path, i, err)
+			if err := checkValue(rep, ck, el, line, path+"["+strconv.Itoa(i)+"]", nested, depth+1); err != nil {
+				return err
 			}
 		}
 		return nil
 	case '{':
 	default:
+		if nested {
+			return nil
+		}
 		return ErrNotObject
 	}
 	var shape struct {
-		Type     json.RawMessage `json:"type"`
-		Provider json.RawMessage `json:"provider"`
-		Frame    json.RawMessage `json:"frame"`
-		Cases    json.RawMessage `json:"cases"`
+		Type, Provider, Frame, ID, Kind, Title, Goal json.RawMessage
 	}
 	if err := json.Unmarshal(v, &shape); err != nil {
 		return err
+	}
+	add := func(vs frame.Violations) {
+		for _, e := range vs.Prefix(path) {
+			rep.Violations = append(rep.Violations, Finding{Line: line, RuleError: e})
+		}
 	}
 	switch {
 	case shape.Type != nil:
@@ -177,34 +209,68 @@ func checkValue(rep *Report, ck *Checker, v []byte, line int, path string) error
 			add(frame.Violations{rule(frame.RuleSchema, "provider", "offer's provider id is blank")})
 		}
 		add(o.Frame.Validate().Prefix("frame"))
-	case shape.Cases != nil:
-		var doc struct {
-			Cases []struct {
-				Source     *frame.Frame `json:"source"`
-				Normalized *frame.Frame `json:"expected_normalized"`
-			} `json:"cases"`
-		}
-		if err := json.Unmarshal(v, &doc); err != nil {
-			return err
-		}
-		for i, c := range doc.Cases {
-			p := "cases[" + strconv.Itoa(i) + "]"
-			if c.Source != nil {
-				rep.Items++
-				add(c.Source.Validate().Prefix(p + ".source"))
-			}
-			if c.Normalized != nil {
-				rep.Items++
-				add(c.Normalized.Validate().Prefix(p + ".expected_normalized"))
-			}
-		}
-	default:
+	case shape.ID != nil || shape.Kind != nil || shape.Title != nil:
 		var f frame.Frame
 		if err := json.Unmarshal(v, &f); err != nil {
 			return err
 		}
 		rep.Items++
 		add(f.Validate())
+	case shape.Goal != nil:
+		var q frame.Query
+		if err := json.Unmarshal(v, &q); err != nil {
+			return err
+		}
+		rep.Items++
+		add(q.Validate())
+	default:
+		return checkMembers(rep, ck, v, line, path, depth)
 	}
 	return nil
+}
+
+// checkMembers checks the object and array members of the container
+// object v, in document order, each under path.name.
+func checkMembers(rep *Report, ck *Checker, v []byte, line int, path string, depth int) error {
+	d := json.NewDecoder(bytes.NewReader(v))
+	if _, err := d.Token(); err != nil { // the opening brace
+		return err
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		var member json.RawMessage
+		if err := d.Decode(&member); err != nil {
+			return err
+		}
+		p := name
+		if path != "" {
+			p = path + "." + name
+		}
+		if err := checkValue(rep, ck, member, line, p, true, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pathError names where in a document a value failed to decode.
+type pathError struct {
+	path string
+	err  error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
+
+// atPath names path in err, unless err already names a deeper one.
+func atPath(path string, err error) error {
+	var pe *pathError
+	if err == nil || path == "" || errors.As(err, &pe) {
+		return err
+	}
+	return &pathError{path: path, err: err}
 }

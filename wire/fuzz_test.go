@@ -57,11 +57,16 @@ func FuzzCheckInput(f *testing.F) {
 		f.Add(fixtures.File(name))
 	}
 	f.Add([]byte(`{"provider":"p","frame":` + frameJSON + "}\n[" + frameJSON + "]\n"))
+	f.Add([]byte(`{"missing":` + frameJSON + `,"blank":{"goal":"g","max_frames":1,"max_tokens":1},"n":[1,"x",null]}`))
+	f.Add([]byte(`{"cases":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, session := range []bool{false, true} {
 			rep, err := CheckInput(bytes.NewReader(data), &CheckOptions{Decoder: DecoderOptions{MaxLineBytes: 4096}, Session: session})
 			if err != nil {
 				t.Fatalf("reading from memory failed: %v", err)
+			}
+			if rep.Valid() && (rep.Items == 0 || !rep.Checked()) {
+				t.Fatalf("valid with nothing checked: %+v", rep)
 			}
 			for _, e := range rep.Errors {
 				var de *DecodeError

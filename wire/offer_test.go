@@ -98,3 +98,41 @@ func TestCheckInputBlankOfferProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckInputCountsWhatItFound: an input that decodes but holds no frame,
+// envelope, offer or query is not valid (Checked false); a bare query and
+// the frames inside an upstream fixture's {"missing","blank"} pair count.
+func TestCheckInputCountsWhatItFound(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		items int
+	}{
+		{"", 0}, {"[]", 0}, {`{"cases":[]}`, 0}, {`{"vectors":[{"x":1}]}`, 0},
+		{`{"goal":"g","max_frames":1,"max_tokens":1}`, 1},
+		{`{"missing":{"id":"a","kind":"doc","title":"t","content":"","score":0.5,"token_cost":0,"citation_label":"c"},"blank":{"goal":"g","max_frames":1,"max_tokens":1}}`, 2},
+	} {
+		rep, err := CheckInput(strings.NewReader(tc.in), nil)
+		if err != nil || len(rep.Errors) != 0 {
+			t.Fatalf("%s: %v %v", tc.in, err, rep.Errors)
+		}
+		if rep.Items != tc.items || rep.Checked() != (tc.items > 0) || rep.Valid() != (tc.items > 0) {
+			t.Errorf("%s: items %d checked %v valid %v, want %d items", tc.in, rep.Items, rep.Checked(), rep.Valid(), tc.items)
+		}
+	}
+}
+
+// TestCheckInputBoundsNesting: containers are looked into to a fixed depth,
+// so deeply nested input (each level is decoded to classify it) is refused
+// with one error naming the path rather than worked through quadratically.
+func TestCheckInputBoundsNesting(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000)
+	rep, err := CheckInput(strings.NewReader(deep), nil)
+	if err != nil || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Error(), "nested deeper than") ||
+		strings.Count(rep.Errors[0].Error(), ": ") > 4 {
+		t.Fatalf("err %v, report errors %v", err, rep.Errors)
+	}
+	var de *DecodeError
+	if !errors.As(rep.Errors[0], &de) {
+		t.Fatalf("untyped error %T", rep.Errors[0])
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 const workedVector = "testdata/compose/worked-vector.ndjson"
 
-// The worked vector of PROTOCOL.md §4.1 under a budget of 200 rendered
+// The worked vector of docs/protocol.md §4.1 under a budget of 200 rendered
 // tokens: the low duplicate is dropped in favour of beta/dup_high; the
 // three survivors cost 20 + 24 + 118 = 162 tokens of rendered blocks
 // (79, 95 and 472 bytes) and all fit.

@@ -79,6 +79,35 @@ func TestConformWithBinary(t *testing.T) {
 	t.Run("composition-reference", func(t *testing.T) { t.Parallel(); conformCompositionReference(t, bin) })
 	t.Run("composition-broken-python", func(t *testing.T) { t.Parallel(); conformCompositionBrokenPythonHost(t, bin) })
 	t.Run("files-provider", func(t *testing.T) { t.Parallel(); conformFilesProvider(t, bin) })
+	for _, tc := range []struct{ mode, check, rule string }{
+		{"doc-for-every-kind", conformance.CheckKindsFilter, "Q1"},
+		{"ignore-max-frames", conformance.CheckBudgetHonesty, "B4"},
+		{"ignore-max-tokens", conformance.CheckBudgetHonesty, "B1"},
+		{"sdk-example", conformance.CheckKindsFilter, "Q1"},
+		{"sdk-example", conformance.CheckBudgetHonesty, "B4"},
+	} {
+		t.Run("provider-"+tc.mode+"-"+tc.rule, func(t *testing.T) {
+			t.Parallel()
+			conformProviderIgnoringLimits(t, bin, tc.mode, tc.check, tc.rule)
+		})
+	}
+}
+
+// conformProviderIgnoringLimits: a provider that ignores a kind other than
+// the first it declares, max_frames or max_tokens is not certified: `ctxkit
+// conform provider` exits 1 and the failed check's evidence names the rule.
+// The sample query's generous budget (8 frames, 4096 tokens) and a probe of
+// the first declared kind alone let each of these pass.
+func conformProviderIgnoringLimits(t *testing.T, bin, mode, check, rule string) {
+	code, out, errOut := runBinary(t, bin, "conform", "provider", "--json", "--", bin, "fixture-provider", "--misbehave", mode)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
+	}
+	rep := jsonReport(t, out)
+	c, _ := rep.Check(check)
+	if c.Status != conformance.Fail || !strings.Contains(c.Evidence, rule+": ") {
+		t.Fatalf("%s: %s, want a failure naming %s; evidence: %s", check, c.Status, rule, c.Evidence)
+	}
 }
 
 // conformFilesProvider: `ctxkit provider files DIR` passes

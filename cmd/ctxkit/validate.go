@@ -16,9 +16,11 @@ import (
 const validateUsage = `usage: ctxkit validate [FILE|-] [--format text|json] [--session]
 
 Check CGP input against the protocol rules. FILE (or standard input when it
-is "-" or absent) holds NDJSON -- envelopes, bare frames, or {"provider": ID, "frame": FRAME} offers -- or one JSON document
-(a frame, an envelope, an offer, an array of them, or a fixture with
-"cases").
+is "-" or absent) holds NDJSON -- envelopes, bare frames, bare queries, or
+{"provider": ID, "frame": FRAME} offers -- or one JSON document: one of
+those, an array of them, or a fixture holding them in its members (the
+upstream {"cases": [{"source", "expected_normalized", "input"}]} and
+{"missing": FRAME, "blank": FRAME} shapes among them).
 
 --session checks NDJSON envelopes as one recorded session, adding the rules
 that span envelopes: B1 and B4 (a result within its query's budget and frame
@@ -30,8 +32,9 @@ Each violation prints as "line N: RULE field: detail". --format json (or
   {"input", "valid", "items", "violations": [{"line","rule","field","detail"}],
    "errors": [{"line","error"}]}
 
-Exit status: 0 everything valid, 1 a rule is violated, 2 usage error or
-input that cannot be read or parsed.
+Exit status: 0 everything valid, 1 a rule is violated or the input holds
+nothing to validate (said on stderr), 2 usage error or input that cannot be
+read or parsed.
 
 Example:
   ctxkit validate internal/fixtures/cgp/context-frame.valid.json
@@ -107,6 +110,8 @@ func runValidate(_ context.Context, args []string, s stdio) int {
 			fmt.Fprintf(s.err, "validate: %s: %s\n", name, safetext.Escape(e.Error()))
 		}
 		switch {
+		case !rep.Checked() && len(rep.Errors) == 0:
+			// Said below, on stderr.
 		case rep.Valid():
 			fmt.Fprintf(s.out, "%s: valid (%d %s)\n", name, rep.Items, plural(rep.Items, "item"))
 		case len(rep.Violations) > 0:
@@ -117,6 +122,9 @@ func runValidate(_ context.Context, args []string, s stdio) int {
 	switch {
 	case len(rep.Errors) > 0:
 		return exitUsage
+	case !rep.Checked():
+		fmt.Fprintf(s.err, "validate: %s: nothing to validate: no frame, envelope, offer or query found\n", name)
+		return exitFailed
 	case len(rep.Violations) > 0:
 		return exitFailed
 	}

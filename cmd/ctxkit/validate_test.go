@@ -132,7 +132,7 @@ func TestValidateUsageAndUnreadableInput(t *testing.T) {
 		{"{\"id\":", []string{"validate"}, exitUsage},
 		{"\xff\xfe\n", []string{"validate"}, exitUsage},
 		{"[1, 2]", []string{"validate"}, exitUsage},
-		{"", []string{"validate"}, exitOK},
+		{"", []string{"validate"}, exitFailed}, // nothing to validate
 	}
 	for _, tc := range cases {
 		code, out, errs := runCLI(t, tc.stdin, tc.args...)
@@ -151,5 +151,58 @@ func TestValidateArrayAndMultiLineDocument(t *testing.T) {
 	code, out, _ := runCLI(t, doc, "validate")
 	if code != exitFailed || !strings.Contains(out, "line 1: schema [1].message: error message is blank") || !strings.Contains(out, "in 2 items") {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// TestValidateSaysWhenNothingWasChecked: input holding no frame, envelope,
+// offer or query exits 1 with "nothing to validate" on stderr, in text and
+// JSON alike, and never prints "valid".
+func TestValidateSaysWhenNothingWasChecked(t *testing.T) {
+	for _, in := range []string{"", "\n\n", "[]", "{}", `{"cases":[]}`, "[[], {}]",
+		`{"vectors":[{"name":"unicode","input_json":"{}","expected_normalized":{"1":"One"}}]}`} {
+		for _, args := range [][]string{{"validate"}, {"validate", "--json"}} {
+			code, out, errs := runCLI(t, in, args...)
+			if code != exitFailed || !strings.Contains(errs, "nothing to validate") {
+				t.Errorf("%q %v: exit %d, stderr %q; want 1 and \"nothing to validate\"", in, args, code, errs)
+			}
+			if strings.Contains(out, ": valid") || strings.Contains(out, `"valid": true`) {
+				t.Errorf("%q %v: stdout claims valid: %s", in, args, out)
+			}
+		}
+	}
+}
+
+// TestValidateReadsQueriesAndUpstreamFixtureShapes: a bare query object, the
+// upstream invalid-fixture pair {"missing": FRAME, "blank": FRAME}, and a
+// {"cases": [...]} document whose sources are queries or whose cases carry
+// "input" are each read and checked, not refused as a frame without an id.
+func TestValidateReadsQueriesAndUpstreamFixtureShapes(t *testing.T) {
+	const q = `{"goal":"find retry guidance","max_frames":8,"max_tokens":2048}`
+	const noLabel = `{"id":"m","kind":"snippet","title":"t","content":"abcd","score":0.5,"token_cost":1}`
+	const blankLabel = `{"id":"b","kind":"snippet","title":"t","content":"abcd","score":0.5,"token_cost":1,"citation_label":" \t "}`
+	for _, tc := range []struct {
+		name, in string
+		code     int
+		want     []string // stdout lines that must appear
+	}{
+		{"bare query", q, exitOK, []string{"-: valid (1 item)"}},
+		{"bare query, bad pin", `{"goal":"g","max_frames":1,"max_tokens":1,"as_of":"2026-07-01T00:00:00+00:00"}`, exitFailed,
+			[]string{"line 1: F4 as_of:"}},
+		{"missing/blank pair", "{\n\"missing\": " + noLabel + ",\n\"blank\": " + blankLabel + "\n}", exitFailed,
+			[]string{"line 1: F3 missing.citation_label:", "line 1: F3 blank.citation_label:", "2 violations in 2 items"}},
+		{"query cases", `{"cases":[{"name":"minimal_query","source":` + q + `,"expected_normalized":` + q + `}]}`, exitOK,
+			[]string{"-: valid (2 items)"}},
+		{"strict cases with input", `{"cases":[{"name":"n","target":"query","input":` + q + `,"unknown_path":"query.x"},` +
+			`{"name":"f","target":"frame","input":` + noLabel + `}]}`, exitFailed, []string{"line 1: F3 cases[1].input.citation_label:"}},
+	} {
+		code, out, errs := runCLI(t, tc.in, "validate")
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errs)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: stdout lacks %q:\n%s", tc.name, w, out)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -257,5 +258,39 @@ func TestTerms(t *testing.T) {
 	got := strings.Join(files.Terms("How is the BudgetSplit between HTTPServer providers? budgets"), " ")
 	if got != "budget split http server provider budget" {
 		t.Errorf("terms = %q", got)
+	}
+}
+
+// TestAsOfReadsTheProtocolGrammar: as_of is read by the protocol's one
+// timestamp parser, so a leap second (which the F4 grammar accepts) is a pin,
+// not a bad request; a pin sent as "" or outside the grammar is refused
+// with bad_request naming F4.
+func TestAsOfReadsTheProtocolGrammar(t *testing.T) {
+	p := build(t, tree(t))
+	ctx := context.Background()
+	for _, pin := range []string{"2016-12-31T23:59:60Z", "2016-12-31T23:59:60.25Z", "2001-01-01T00:00:00.000000000001Z"} {
+		q := sample()
+		q.AsOf = pin
+		res, err := p.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("as_of %s refused: %v", pin, err)
+		}
+		if len(res.Frames) != 0 {
+			t.Errorf("as_of %s (before every file) returned %d frames", pin, len(res.Frames))
+		}
+	}
+	q := sample()
+	q.AsOf = "9999-12-31T23:59:60Z"
+	if res, err := p.Query(ctx, q); err != nil || len(res.Frames) == 0 {
+		t.Errorf("a leap-second pin after every file: %d frames, %v", len(res.Frames), err)
+	}
+	for _, bad := range []string{"", "2026-07-01T00:00:00+00:00", "2026-07-01t00:00:00Z"} {
+		q := sample()
+		q.Set(frame.MemberAsOf, bad)
+		_, err := p.Query(ctx, q)
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code != wire.CodeBadRequest || !strings.Contains(we.Message, "F4") {
+			t.Errorf("as_of %q: %v, want bad_request naming F4", bad, err)
+		}
 	}
 }

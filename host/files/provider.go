@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,39 +135,43 @@ func (ix *Index) anchorFile(anchor string) (uint32, bool) {
 	return fi, found
 }
 
+// checkQuery refuses a query this provider cannot serve, with the wire
+// error to send, and reads its as_of pin: pinned when the query carries
+// one (an as_of sent as "" is a pin that is no timestamp, F4), and the
+// instant, a leap second included.
+func checkQuery(q *frame.Query) (pinned bool, asOf time.Time, err error) {
+	if strings.TrimSpace(q.Goal) == "" {
+		return false, asOf, &wire.Error{Code: wire.CodeBadRequest, Message: "query.goal is blank"}
+	}
+	if q.MaxTokens == 0 || q.MaxFrames == 0 {
+		return false, asOf, &wire.Error{Code: wire.CodeBadRequest, Message: "query.max_tokens and query.max_frames must be positive"}
+	}
+	if len(q.RepresentationPreferences) > 0 && !slices.ContainsFunc(q.RepresentationPreferences,
+		func(r frame.Representation) bool { return r.Effective() == frame.RepresentationFull }) {
+		return false, asOf, &wire.Error{Code: wire.CodeUnsupportedRepresentation, Message: "this provider serves the full representation only"}
+	}
+	if len(q.Embedding) > 0 {
+		return false, asOf, &wire.Error{Code: wire.CodeBadRequest, Message: "this provider declares no embeddings fingerprint; do not send an embedding (E1)"}
+	}
+	if !q.Has(frame.MemberAsOf) {
+		return false, asOf, nil
+	}
+	t, err := frame.ParseTimestamp(q.AsOf)
+	if err != nil {
+		return false, asOf, &wire.Error{Code: wire.CodeBadRequest, Message: fmt.Sprintf("query.as_of %q is not a protocol timestamp (F4): %v", q.AsOf, err)}
+	}
+	return true, t.Time(), nil
+}
+
 // Query ranks the index's chunks against goal and query_text and returns the
 // best within max_frames and max_tokens (B1, B4; each token_cost is exactly
 // the canonical cost of the content, B3). A chunk of an anchor file ranks
 // first. Files modified after as_of are left out. Chunks that did not fit
 // are counted in dropped_estimate and set truncated; nothing is cut short.
 func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
-	if strings.TrimSpace(q.Goal) == "" {
-		return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "query.goal is blank"}
-	}
-	if q.MaxTokens == 0 || q.MaxFrames == 0 {
-		return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "query.max_tokens and query.max_frames must be positive"}
-	}
-	if len(q.RepresentationPreferences) > 0 {
-		full := false
-		for _, r := range q.RepresentationPreferences {
-			if r.Effective() == frame.RepresentationFull {
-				full = true
-			}
-		}
-		if !full {
-			return nil, &wire.Error{Code: wire.CodeUnsupportedRepresentation, Message: "this provider serves the full representation only"}
-		}
-	}
-	if len(q.Embedding) > 0 {
-		return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "this provider declares no embeddings fingerprint; do not send an embedding (E1)"}
-	}
-	var asOf time.Time
-	if q.AsOf != "" {
-		t, err := time.Parse(time.RFC3339Nano, q.AsOf)
-		if err != nil || !strings.HasSuffix(q.AsOf, "Z") {
-			return nil, &wire.Error{Code: wire.CodeBadRequest, Message: "query.as_of is not a protocol timestamp (F4)"}
-		}
-		asOf = t
+	pinned, asOf, err := checkQuery(q)
+	if err != nil {
+		return nil, err
 	}
 	wantDoc, wantSnippet := q.WantsKind(frame.KindDoc), q.WantsKind(frame.KindSnippet)
 	res := &wire.Result{Frames: []frame.Frame{}}
@@ -241,7 +246,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		if (fe.doc && !wantDoc) || (!fe.doc && !wantSnippet) {
 			continue
 		}
-		if !asOf.IsZero() && fe.modTime.After(asOf) {
+		if pinned && fe.modTime.After(asOf) {
 			continue
 		}
 		if len(res.Frames) >= int(q.MaxFrames) || used+uint64((ch.end-ch.start+3)/4) > uint64(q.MaxTokens)+64 {
@@ -249,7 +254,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		content, mod, ok := ix.readRange(ch.file, ch.startLine, ch.endLine)
-		if !ok || (!asOf.IsZero() && mod.After(asOf)) {
+		if !ok || (pinned && mod.After(asOf)) {
 			continue
 		}
 		cost := frame.BudgetTokensBytes(content)
