@@ -50,7 +50,8 @@ flags:
   --consent-store PATH  consent journal (default: %s)
   --store URL           the consent store: postgres://... for the shared
                         database (see docs/deploy.md), file:PATH or a path
-                        for a journal; overrides --consent-store
+                        for a journal; overrides --consent-store, and is
+                        the trust store too unless --trust-store is given
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
@@ -203,6 +204,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	if *storeURL != "" {
 		*consentPath = *storeURL
+		if *trustPath == "" {
+			*trustPath = *storeURL
+		}
 	}
 	consent, _, err := openConsent(*consentPath, false)
 	if err != nil {
@@ -418,7 +422,17 @@ func legLimits(fo *host.FanOut, o *host.Outcome) string {
 
 // loadTrust loads the trust store at path (or the trust command's default);
 // a missing default store is empty.
+// A postgres:// URL loads the shared store's keys.
 func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
+	if !isLocal(path) {
+		ks, closeKeys, err := openKeyStore(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		defer closeKeys()
+		return ks.Load(ctx)
+	}
+	path = strings.TrimPrefix(path, "file:")
 	explicit := path != ""
 	if !explicit {
 		p, err := defaultStorePath()

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/trust"
 )
 
 func storeCommand() command {
@@ -24,6 +25,9 @@ URL leaves out comes from the PG* environment: PGPASSWORD, PGHOST ...).
 Migrations are versioned and applied in one transaction; a database whose
 schema is newer than this binary knows is refused. Credentials are never
 printed. See docs/deploy.md.
+
+Examples:
+  PGPASSWORD=... ctxkit store migrate --store postgres://ctxkit@db.internal/ctxkit
 
 exit codes: 0 the schema is current; 2 usage error or the migration failed.
 `
@@ -142,3 +146,18 @@ func isLocalStore(v string) (string, bool) {
 }
 
 func isLocal(v string) bool { _, ok := isLocalStore(v); return ok }
+
+// openKeyStore opens the trust key store named by a --store value: the
+// file at a path (or file:PATH), the shared database at a postgres:// URL.
+func openKeyStore(ctx context.Context, v string) (trust.KeyStore, func(), error) {
+	if local, ok := isLocalStore(v); ok {
+		return trust.FileKeys{Path: local}, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := pgstore.Open(ctx, v, pgstore.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.TrustKeys(), st.Close, nil
+}
