@@ -29,7 +29,7 @@ type scopedProvider struct {
 	arrivals []time.Time
 }
 
-func newScopedProvider(t *testing.T) *scopedProvider {
+func newScopedProvider(t testing.TB) *scopedProvider {
 	p := &scopedProvider{}
 	flow := `{"reads":true,"writes":false,"egress":true,"egress_scopes":["third-party-index"]}`
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -26,7 +26,7 @@ func receipt() host.ConsentReceipt {
 
 // replica opens a consent store on the shared database as one replica of
 // ctxkit serve would.
-func replica(t *testing.T, url string) (*host.ConsentStore, *pgstore.ConsentLog) {
+func replica(t testing.TB, url string) (*host.ConsentStore, *pgstore.ConsentLog) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
