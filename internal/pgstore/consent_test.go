@@ -158,3 +158,35 @@ func TestPasswordNeverInErrors(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// The notification connection killed by the server (the database stays
+// up): a revocation committed while it is down, whose notification is
+// lost, still stops egress within a second (the replica reads the
+// database from the moment it notices the loss until the listener is
+// back, and once more then), and the listener comes back by itself.
+func TestLostNotificationsNeverServeTheStaleCache(t *testing.T) {
+	pg := pgtest.Start(t)
+	a, logA := replica(t, pg.URL())
+	b, _ := replica(t, pg.URL())
+	ctx := context.Background()
+	admin, err := pgstore.Open(ctx, pg.URL(), pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for round := 0; round < 3; round++ {
+		if err := b.Grant(receipt()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 5*time.Second, "listener up", logA.Listening)
+		waitFor(t, time.Second, "grant seen", func() bool { return permitted(a) })
+		if err := admin.ExecForTest(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Revoke("wiki", ""); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, time.Second, "revocation seen with its notification lost", func() bool { return !permitted(a) })
+	}
+	waitFor(t, 5*time.Second, "listener back", logA.Listening)
+}
