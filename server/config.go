@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctxkit/ctxkit/host"
@@ -127,6 +128,9 @@ func LoadConfig(path string) (*Config, error) {
 	dir := filepath.Dir(path)
 	if c.ConsentStore != "" && !filepath.IsAbs(c.ConsentStore) {
 		c.ConsentStore = filepath.Join(dir, c.ConsentStore)
+	}
+	if p, ok := strings.CutPrefix(c.Store, "file:"); ok && p != "" && !filepath.IsAbs(p) {
+		c.Store = "file:" + filepath.Join(dir, p)
 	}
 	for i := range c.Providers {
 		p := &c.Providers[i]

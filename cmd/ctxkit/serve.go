@@ -87,6 +87,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		cfg.Limits.Apply(opts)
 		if shared != nil {
 			cfg.Consent = shared.consent
+		} else if p := localStorePath(*storeURL, cfg.Store); p != "" {
+			cfg.ConsentStore = p
 		}
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer

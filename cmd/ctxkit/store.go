@@ -161,3 +161,17 @@ func openKeyStore(ctx context.Context, v string) (trust.KeyStore, func(), error)
 	}
 	return st.TrustKeys(), st.Close, nil
 }
+
+// localStorePath is the journal a local --store (or config "store") value
+// names: file:PATH or PATH; "" when neither names one.
+func localStorePath(flagValue, configValue string) string {
+	v := flagValue
+	if v == "" {
+		v = configValue
+	}
+	p, ok := isLocalStore(v)
+	if !ok {
+		return ""
+	}
+	return p
+}

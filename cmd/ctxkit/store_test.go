@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -187,7 +188,7 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 	type window struct{ from, to time.Time }
 	var mu sync.Mutex
 	var live []window // when a grant was in force (from its ack to its revocation's ack)
-	const n = 1000 // requests per replica, at least; they go on until the last revocation
+	const n = 1000    // requests per replica, at least; they go on until the last revocation
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var sent atomic.Int64
@@ -252,4 +253,24 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 		t.Fatal("no query reached the provider during any grant: the test proved nothing")
 	}
 	t.Logf("%d requests, %d reached the provider inside %d grant windows", sent.Load(), len(arrivals), len(live))
+}
+
+// "store": "file:PATH" in the config (relative to the config file) is the
+// local journal, as consent_store is: no database involved.
+func TestServeLocalStoreURL(t *testing.T) {
+	p := newScopedProvider(t)
+	cfg := writeConfig(t, map[string]any{"store": "file:consent.ndjson", "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
+	journal := filepath.Join(filepath.Dir(cfg), "consent.ndjson")
+	url, _ := startServe(t, cfg)
+	c, _ := client.New(url, nil)
+	if s := queryLeg(t, c); s != "scope_receipt_required" {
+		t.Fatalf("before the grant: %s", s)
+	}
+	if code, _, errs := runCLI(t, "", "consent", "grant", "wiki", "--store", "file:"+journal, "--scope", "third-party-index",
+		"--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"); code != exitOK {
+		t.Fatalf("grant: %s", errs)
+	}
+	if s := queryLeg(t, c); s != "frames" {
+		t.Fatalf("after the grant in the file: %s", s)
+	}
 }
