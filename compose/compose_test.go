@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -697,8 +698,8 @@ func checkResultViews(t testing.TB, offers []Offer, budget int, res *Result, vie
 		t.Fatalf("tokens used %d, independent re-sum %d", a.TokensUsed, resum)
 	}
 	if views {
-		checkFences(t, res.Prompt, len(res.Citations))
-	} else if n := len(findFenceTokens(res.Prompt)); n != 2*len(res.Citations) {
+		checkFencesIn(t, res.Prompt, len(res.Citations), promptViews)
+	} else if n := len(fencetest.Tokens(res.Prompt, "frame")); n != 2*len(res.Citations) {
 		t.Fatalf("%d fence tokens for %d frames", n, len(res.Citations))
 	}
 	for _, e := range a.Entries {

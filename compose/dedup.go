@@ -503,3 +503,10 @@ func prefixKey(s string) uint64 {
 	}
 	return k
 }
+
+// load64 reads s[i:i+8] as a little-endian word (one load once compiled).
+func load64(s string, i int) uint64 {
+	w := s[i : i+8] // one bounds check; the eight indexes below need none
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}

@@ -2,95 +2,55 @@ package compose
 
 import (
 	"fmt"
-	"html"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
-// fenceToken is one fence-like token found in a view of the output.
-type fenceToken struct {
-	pos   int
-	close bool
-}
+// views are the ways a reader may look at the prompt: raw, NFKC (of the
+// newest Unicode version), Cf-stripped, HTML-decoded as Go and as Python
+// decode, and every composition of two or three of them in either order.
+var views = fencetest.Views(true)
 
-// findFenceTokens is the reader's definition of a fence token, independent of
-// the implementation: '<', then any run of Unicode whitespace and '/', then
-// "frame" matched case-insensitively as a prefix. A token whose run holds a
-// '/' is a closing fence.
-func findFenceTokens(s string) []fenceToken {
-	var out []fenceToken
-	for i := 0; i < len(s); i++ {
-		if s[i] != '<' {
-			continue
-		}
-		j := i + 1
-		slash := false
-		for j < len(s) {
-			r, w := utf8.DecodeRuneInString(s[j:])
-			if r == '/' {
-				slash = true
-			} else if !unicode.IsSpace(r) {
-				break
-			}
-			j += w
-		}
-		k, name := j, 0
-		for name < 5 && k < len(s) {
-			r, w := utf8.DecodeRuneInString(s[k:])
-			if !strings.EqualFold(string(r), "frame"[name:name+1]) {
-				break
-			}
-			name++
-			k += w
-		}
-		if name == 5 {
-			out = append(out, fenceToken{pos: i, close: slash})
-		}
-	}
-	return out
-}
-
-func dropCf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-// views are the ways a reader may look at the prompt.
-var views = []struct {
-	name string
-	fn   func(string) string
-}{
-	{"raw", func(s string) string { return s }},
-	{"nfkc", norm.NFKC.String},
-	{"no-cf", dropCf},
-	{"html-decoded", html.UnescapeString},
-	{"decoded+nfkc+no-cf", func(s string) string { return dropCf(norm.NFKC.String(html.UnescapeString(s))) }},
-}
+// attrViews are the views in which escaped attributes stay escaped (no
+// decoder).
+var attrViews = fencetest.Views(false)
 
 // checkFences asserts that every view of out holds exactly frames fences,
 // alternating open and close and starting with an open.
 func checkFences(t testing.TB, out string, frames int) {
 	t.Helper()
+	checkFencesIn(t, out, frames, views)
+}
+
+// promptViews are the views the whole-prompt property tests read each
+// random composition in: every single view and the two decoding
+// compositions (the payload-class tests read every frame in all views).
+var promptViews = func() []fencetest.View {
+	var out []fencetest.View
 	for _, v := range views {
-		toks := findFenceTokens(v.fn(out))
+		switch v.Name {
+		case "raw", "nfkc", "no-cf", "html", "py-html", "nfkc+html", "html+nfkc", "no-cf+py-html":
+			out = append(out, v)
+		}
+	}
+	return out
+}()
+
+// checkFencesIn is checkFences in the views vs.
+func checkFencesIn(t testing.TB, out string, frames int, vs []fencetest.View) {
+	t.Helper()
+	for _, v := range vs {
+		toks := fencetest.Tokens(v.Fn(out), "frame")
 		if len(toks) != 2*frames {
-			t.Fatalf("%s view: %d fence tokens, want %d\n%q", v.name, len(toks), 2*frames, out)
+			t.Fatalf("%s view: %d fence tokens, want %d\n%q", v.Name, len(toks), 2*frames, out)
 		}
 		for k, tok := range toks {
-			if tok.close != (k%2 == 1) {
-				t.Fatalf("%s view: token %d close=%v out of order\n%q", v.name, k, tok.close, out)
+			if tok.Close != (k%2 == 1) {
+				t.Fatalf("%s view: token %d close=%v out of order\n%q", v.Name, k, tok.Close, out)
 			}
 		}
 	}
@@ -112,17 +72,17 @@ func checkBlock(t testing.TB, provider string, f *frame.Frame) string {
 		t.Fatalf("malformed block %q", out)
 	}
 	line := out[:nl]
-	for _, v := range views[:3] { // views in which escaped attributes stay escaped
-		l := v.fn(line)
+	for _, v := range attrViews {
+		l := v.Fn(line)
 		if strings.Count(l, `"`) != 8 || strings.Count(l, "<") != 1 || strings.Count(l, ">") != 1 || !strings.HasSuffix(l, `">`) {
-			t.Fatalf("%s view: opening line is not four quoted attributes: %q", v.name, l)
+			t.Fatalf("%s view: opening line is not four quoted attributes: %q", v.Name, l)
 		}
 		if strings.ContainsAny(l, "\r\v\f\u0085\u2028\u2029") {
-			t.Fatalf("%s view: line break in the opening line: %q", v.name, l)
+			t.Fatalf("%s view: line break in the opening line: %q", v.Name, l)
 		}
 		for _, r := range l {
 			if r < 0x20 {
-				t.Fatalf("%s view: raw control %U in the opening line: %q", v.name, r, l)
+				t.Fatalf("%s view: raw control %U in the opening line: %q", v.Name, r, l)
 			}
 		}
 	}
@@ -456,81 +416,4 @@ func FuzzRenderFence(f *testing.F) {
 		out := Context([]Offer{{Provider: provider, Frame: fr}, {Provider: provider + "2", Frame: fr}})
 		checkFences(t, out, 2)
 	})
-}
-
-// skipPlain agrees with a byte-at-a-time reading of its contract on every
-// alignment and every special byte.
-func TestSkipPlain(t *testing.T) {
-	specials := []byte{'<', '&', '\\', '%', 0x80, 0xE6, 0xFF}
-	for n := 0; n <= 40; n++ {
-		for pos := -1; pos < n; pos++ {
-			for _, sp := range specials {
-				b := []byte(strings.Repeat("a$ !'=;[]{}#", 4)[:n])
-				want := n
-				if pos >= 0 {
-					b[pos] = sp
-					want = pos
-				}
-				s := string(b)
-				got := skipPlain(s, 0)
-				// It may stop early only at a '$'.
-				for got < want && s[got] == '$' {
-					got = skipPlain(s, got+1)
-				}
-				if got != want {
-					t.Fatalf("skipPlain(%q) = %d, want %d", s, got, want)
-				}
-			}
-		}
-	}
-}
-
-// firstTrigger is skipPlain's contract read a byte at a time: the first
-// offset at or after i whose byte may start a less-than unit, or len(s).
-func firstTrigger(s string, i int) int {
-	for ; i < len(s); i++ {
-		if c := s[i]; c == '<' || c == '&' || c == '\\' || c == '%' || c >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return i
-}
-
-// The skipper agrees with firstTrigger on long texts with sparse and dense
-// triggers, whatever steps its caller takes (it may stop early only at a
-// '$'), across the boundary of its word-at-a-time probe and after the
-// positions it remembers have been passed.
-func TestSkipper(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	specials := []byte{'<', '&', '\\', '%', 0x80, 0xC3, 0xE6, 0xFF, '$'}
-	for iter := 0; iter < 3000; iter++ {
-		n := rng.IntN(700)
-		b := []byte(strings.Repeat("plain text, no triggers here: x = y + 1; ", 20)[:n])
-		for range rng.IntN(6) {
-			if n > 0 {
-				b[rng.IntN(n)] = specials[rng.IntN(len(specials))]
-			}
-		}
-		if iter%5 == 0 && n > 0 { // a dense run somewhere
-			at := rng.IntN(n)
-			for k := at; k < min(n, at+rng.IntN(40)); k += 1 + rng.IntN(3) {
-				b[k] = specials[rng.IntN(len(specials))]
-			}
-		}
-		s := string(b)
-		var sk skipper
-		for i := 0; i <= len(s); {
-			want := firstTrigger(s, i)
-			got := sk.skip(s, i)
-			for got < want && s[got] == '$' {
-				got = sk.skip(s, got+1)
-			}
-			if got != want {
-				t.Fatalf("iter %d: skip(%q, %d) = %d, want %d", iter, s, i, got, want)
-			}
-			// Step like scanFence: past the trigger, sometimes far past it
-			// (a look-ahead that consumed text).
-			i = got + 1 + rng.IntN(3)*rng.IntN(100)
-		}
-	}
 }

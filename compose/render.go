@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/fence"
 )
 
 // Offer is one frame as a provider offered it: the unit every composition
@@ -115,7 +116,16 @@ func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool)
 
 // RenderFrame returns the fenced block of one frame (see AppendFrame).
 func RenderFrame(provider string, f *frame.Frame) string {
-	return string(AppendFrame(nil, provider, f))
+	if f == nil {
+		f = &emptyFrame
+	}
+	// Sized from the unescaped lengths: one scan of the content, and the
+	// builder grows in the rare case something is neutralised or escaped.
+	cite := f.Cite()
+	var b strings.Builder
+	b.Grow(fenceChrome + len(provider) + len(f.ID) + len(f.Kind) + len(cite) + len(inlineContent(f)))
+	writeFrame(&b, provider, f, cite, false, false)
+	return b.String()
 }
 
 // WriteFrame writes the fenced block of one frame to w.
@@ -132,34 +142,39 @@ func WriteFrame(w io.Writer, provider string, f *frame.Frame) error {
 // the smaller rendered members is kept, so the choice still depends only on
 // the set.
 func Context(offers []Offer) string {
-	order := make([]int, len(offers))
-	for i := range order {
-		order[i] = i
-	}
 	ids := make([]frame.ID, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID()
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := ids[a].Compare(ids[b]); c != 0 {
-			return c
-		}
-		return compareRendered(offers[a].frame(), offers[b].frame())
-	})
-	size := 0
+	order := canonicalOrder(offers, ids)
+	// Of each run of one identity, keep the offer with the smallest
+	// rendered members.
 	kept := order[:0:0]
-	for k, i := range order {
-		if k > 0 && ids[i] == ids[order[k-1]] {
-			continue
+	for k := 0; k < len(order); {
+		best, j := order[k], k+1
+		for ; j < len(order) && ids[order[j]] == ids[best]; j++ {
+			if compareRendered(offers[order[j]].frame(), offers[best].frame()) < 0 {
+				best = order[j]
+			}
 		}
-		kept = append(kept, i)
-		size += RenderedLen(offers[i].Provider, offers[i].frame())
+		kept = append(kept, best)
+		k = j
 	}
-	buf := make([]byte, 0, size)
+	// One pass over each content: the output is sized from the unescaped
+	// lengths (exact unless something is neutralised or escaped, when the
+	// builder grows), so no content is scanned twice.
+	size := 0
 	for _, i := range kept {
-		buf = appendFrameContent(buf, offers[i].Provider, offers[i].frame(), false)
+		f := offers[i].frame()
+		size += fenceChrome + len(offers[i].Provider) + len(f.ID) + len(f.Kind) + len(f.Cite()) + len(inlineContent(f))
 	}
-	return string(buf)
+	var b strings.Builder
+	b.Grow(size)
+	for _, i := range kept {
+		f := offers[i].frame()
+		writeFrame(&b, offers[i].Provider, f, f.Cite(), false, false)
+	}
+	return b.String()
 }
 
 // compareRendered orders two frames by the members that are rendered, so
@@ -204,10 +219,10 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string
 		b.WriteString(content)
 	} else {
 		last := 0
-		scanFence(content, func(at int, brk string) {
-			b.WriteString(content[last:at])
-			b.WriteString(brk)
-			last = at
+		frameScanner.Scan(content, func(t fence.Token) {
+			b.WriteString(content[last:t.End])
+			b.WriteString(breakerFor(t))
+			last = t.End
 		})
 		b.WriteString(content[last:])
 	}

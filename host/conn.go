@@ -298,7 +298,8 @@ func (c *conn) write(op string, line []byte, deadline time.Time) error {
 // A lock-step request that times out leaves the stream out of step, so the
 // connection is torn down; a correlated one only abandons its id.
 func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, correlate bool, mk func(id string) ([]byte, error)) (rawReply, error) {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -321,7 +322,7 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 		select {
 		case c.lockSem <- struct{}{}:
 		case <-ctx.Done():
-			return rawReply{}, c.ctxErr(op, ctx, timeout)
+			return rawReply{}, c.ctxErr(op, ctx, start, timeout)
 		}
 		defer func() { <-c.lockSem }()
 		c.mu.Lock()
@@ -358,7 +359,7 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 			}
 		default:
 		}
-		err := c.ctxErr(op, ctx, timeout)
+		err := c.ctxErr(op, ctx, start, timeout)
 		if !correlate {
 			c.breakWith(err)
 			c.proc.kill()
@@ -382,11 +383,11 @@ func (c *conn) forget(id string, correlate, abandon bool) {
 	c.lockstep = nil
 }
 
-func (c *conn) ctxErr(op string, ctx context.Context, timeout time.Duration) error {
+func (c *conn) ctxErr(op string, ctx context.Context, start time.Time, timeout time.Duration) error {
 	if errors.Is(context.Cause(ctx), context.Canceled) {
 		return newErr(c.provider, op, ErrTimeout, "canceled by caller", ctx.Err())
 	}
-	return newErr(c.provider, op, ErrTimeout, "no reply within "+timeout.String(), nil)
+	return newErr(c.provider, op, ErrTimeout, "no reply within "+waited(start, timeout), nil)
 }
 
 // notify sends a line that expects no reply (shutdown).

@@ -15,6 +15,9 @@ var (
 	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
 	// its connection was torn down while a request was outstanding.
 	ErrProviderCrashed = errors.New("provider crashed")
+	// ErrNotStarted: the provider's process could not be started (the
+	// command does not exist or is not executable); nothing was sent.
+	ErrNotStarted = errors.New("provider could not be started")
 	// ErrTimeout: the provider did not answer within the host's deadline.
 	ErrTimeout = errors.New("provider timed out")
 	// ErrMalformed: the provider sent bytes that are not a CGP envelope

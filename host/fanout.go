@@ -32,12 +32,13 @@ const (
 	StatusFailed                             // any other failure (handshake rule, provider error, garbage)
 	StatusKindsNotServed                     // declares none of the query's kinds; not queried
 	StatusShareTooSmall                      // its share of the budget cannot hold one frame's fence; not queried
+	StatusNotStarted                         // the provider's process could not be started (see Host.AddUnstarted)
 )
 
 var statusNames = [...]string{
 	"frames", "consent_required", "scope_receipt_required", "timeout", "crashed",
 	"version_mismatch", "budget_lie", "frame_flood", "invalid_frames", "kind_violation", "failed",
-	"kinds_not_served", "share_too_small",
+	"kinds_not_served", "share_too_small", "not_started",
 }
 
 // String returns the status's stable spelling.
@@ -170,6 +171,8 @@ func statusOf(err error) Status {
 		return StatusConsentRequired
 	case errors.Is(err, ErrVersionMismatch):
 		return StatusVersionMismatch
+	case errors.Is(err, ErrNotStarted):
+		return StatusNotStarted
 	case errors.Is(err, ErrTimeout):
 		return StatusTimeout
 	case errors.Is(err, ErrProviderCrashed), errors.Is(err, ErrClosed):

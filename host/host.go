@@ -44,7 +44,10 @@ type Options struct {
 	// Version is the protocol version the host speaks (default
 	// wire.ProtocolVersion).
 	Version string
-	// HandshakeTimeout bounds each provider's handshake (default 10 s).
+	// HandshakeTimeout bounds each provider's handshake. Default: the
+	// QueryTimeout, so that one timeout bounds a whole leg's waits. A
+	// deadline on the caller's context bounds the handshake too, when it
+	// comes first.
 	HandshakeTimeout time.Duration
 	// QueryTimeout bounds each leg's query and each verify (default 30 s).
 	QueryTimeout time.Duration
@@ -104,11 +107,11 @@ func New(opts *Options) *Host {
 	if o.Version == "" {
 		o.Version = wire.ProtocolVersion
 	}
-	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = DefaultHandshakeTimeout
-	}
 	if o.QueryTimeout <= 0 {
 		o.QueryTimeout = DefaultRequestTimeout
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = o.QueryTimeout
 	}
 	if o.Consent == nil {
 		o.Consent = NewConsentStore()
@@ -183,6 +186,26 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	}
 	return nil
 }
+
+// AddUnstarted registers, under id, a provider that could not be set up,
+// typically a stdio provider whose AddStdio failed with ErrNotStarted. Every
+// fan-out then reports its leg as failed with err (StatusNotStarted for
+// ErrNotStarted) beside the other providers' answers, rather than the
+// provider silently missing from the audit.
+func (h *Host) AddUnstarted(id string, err error) error {
+	if err == nil {
+		return fmt.Errorf("host: register %q: AddUnstarted needs the error that kept the provider from starting", id)
+	}
+	return h.Register(id, unstarted{err: err})
+}
+
+// unstarted is the Provider of AddUnstarted: every call fails with err.
+type unstarted struct{ err error }
+
+func (u unstarted) Handshake(context.Context, string) (*wire.HandshakeAck, error) { return nil, u.err }
+func (u unstarted) Query(context.Context, *frame.Query) (*wire.Result, error)     { return nil, u.err }
+func (u unstarted) Verify(context.Context, []frame.ID) ([]wire.Verdict, error)    { return nil, u.err }
+func (u unstarted) Shutdown(context.Context) error                                { return nil }
 
 // AddHTTP registers an HTTP provider at url. Plain http:// to anything but a
 // loopback address is refused before any connection is attempted (C7); a
@@ -275,6 +298,7 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		}
 	}
 	e.once.Do(func() {
+		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
 		defer cancel()
 		type res struct {
@@ -292,7 +316,7 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		case <-hctx.Done():
 			// The transport did not honour the deadline (an in-process
 			// provider ignoring ctx): the handshake fails regardless.
-			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+h.opts.HandshakeTimeout.String(), nil)
+			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
 		}
 		if r.err == nil {
 			r.err = h.checkAck(e.id, r.ack)
@@ -308,6 +332,15 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		e.handshook.Store(true)
 	})
 	return e.handErr
+}
+
+// waited says how long a wait that ran out lasted: the configured timeout,
+// or the shorter time the caller's deadline left.
+func waited(start time.Time, timeout time.Duration) string {
+	if d := time.Since(start); d < timeout {
+		return d.Round(time.Millisecond).String() + " (the caller's deadline)"
+	}
+	return timeout.String()
 }
 
 // checkAck applies the host's handshake rules: the version family (H1/H3),

@@ -13,9 +13,10 @@ import (
 const DefaultStderrLimit = 64 << 10
 
 // process is one spawned child provider: its pipes, a bounded tail of its
-// stderr, and the means to kill its whole process group.
+// stderr, and the means to end its whole process tree.
 type process struct {
 	cmd     *exec.Cmd
+	tree    *procTree
 	stdin   *os.File // parent's write end
 	stdout  *os.File // parent's read end
 	stderr  *tailBuffer
@@ -39,10 +40,12 @@ func childEnv(explicit []string) []string {
 }
 
 // startProcess spawns program in its own process group with a cleared
-// environment. The parent keeps one end of each pipe; the child's ends are
-// closed in the parent right after start so EOF is observed when the child
-// (and every descendant holding the pipe) goes away.
-func startProcess(program string, args, env []string, dir string, stderrLimit int) (*process, error) {
+// environment, and (on Linux) in a cgroup of its own when withCgroup and
+// cgroup v2 allow it, else under the fallback tracker (see procTree). The
+// parent keeps one end of each pipe; the child's ends are closed in the
+// parent right after start so EOF is observed when the child (and every
+// descendant holding the pipe) goes away.
+func startProcess(program string, args, env []string, dir string, stderrLimit int, withCgroup bool) (*process, error) {
 	if stderrLimit <= 0 {
 		stderrLimit = DefaultStderrLimit
 	}
@@ -57,23 +60,38 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 		return nil, err
 	}
 	p := &process{stdin: inW, stdout: outR, stderr: newTailBuffer(stderrLimit), exited: make(chan struct{})}
-	cmd := exec.Command(program, args...)
-	cmd.Env = childEnv(env)
-	cmd.Dir = dir
-	cmd.Stdin = inR
-	cmd.Stdout = outW
-	cmd.Stderr = p.stderr
-	// A descendant that keeps stderr open must not block Wait forever.
-	cmd.WaitDelay = 2 * time.Second
-	setProcessGroup(cmd)
-	p.cmd = cmd
-	if err := cmd.Start(); err != nil {
+	start := func(withCgroup bool) (*exec.Cmd, *procTree, error) {
+		cmd := exec.Command(program, args...)
+		cmd.Env = childEnv(env)
+		cmd.Dir = dir
+		cmd.Stdin = inR
+		cmd.Stdout = outW
+		cmd.Stderr = p.stderr
+		// A descendant that keeps stderr open must not block Wait forever.
+		cmd.WaitDelay = 2 * time.Second
+		setProcessGroup(cmd)
+		tree := newProcTree(cmd, withCgroup)
+		if err := cmd.Start(); err != nil {
+			tree.abandon()
+			return nil, nil, err
+		}
+		return cmd, tree, nil
+	}
+	cmd, tree, err := start(withCgroup)
+	if err != nil && withCgroup && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, os.ErrNotExist) {
+		// Starting into the cgroup can fail where creating it did not
+		// (an old kernel without clone3): try once more without.
+		cmd, tree, err = start(false)
+	}
+	if err != nil {
 		inR.Close()
 		inW.Close()
 		outR.Close()
 		outW.Close()
 		return nil, err
 	}
+	tree.startedAs(cmd.Process.Pid)
+	p.cmd, p.tree = cmd, tree
 	inR.Close()
 	outW.Close()
 	go func() {
@@ -83,10 +101,12 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 	return p, nil
 }
 
-// kill sends SIGKILL to the child's whole process group (once) and closes the
-// parent's pipe ends so any reader or writer blocked on them returns.
+// kill ends the child's whole process tree (once): its descendants, also
+// those that left its process group, then its group and itself; and closes
+// the parent's pipe ends so any reader or writer blocked on them returns.
 func (p *process) kill() {
 	p.killOnce.Do(func() {
+		p.tree.kill()
 		killGroup(p.cmd)
 		p.stdin.Close()
 		p.stdout.Close()

@@ -156,7 +156,8 @@ type StdioOptions struct {
 	SecretEnv map[string]Credential
 	// Dir is the child's working directory (default: the host's).
 	Dir string
-	// HandshakeTimeout bounds the handshake (default DefaultHandshakeTimeout).
+	// HandshakeTimeout bounds the handshake (default: RequestTimeout). A
+	// deadline on the caller's context bounds it too, when it comes first.
 	HandshakeTimeout time.Duration
 	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
 	RequestTimeout time.Duration
@@ -168,13 +169,14 @@ type StdioOptions struct {
 	StderrLimit int
 	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
 	MaxLine int
+
+	noCgroup bool // tests: end the tree without a cgroup (the fallback)
 }
 
 // Transport defaults.
 const (
-	DefaultHandshakeTimeout = 10 * time.Second
-	DefaultRequestTimeout   = 30 * time.Second
-	DefaultShutdownGrace    = 2 * time.Second
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultShutdownGrace  = 2 * time.Second
 )
 
 func (o *StdioOptions) withDefaults() StdioOptions {
@@ -182,11 +184,11 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 	if o != nil {
 		v = *o
 	}
-	if v.HandshakeTimeout <= 0 {
-		v.HandshakeTimeout = DefaultHandshakeTimeout
-	}
 	if v.RequestTimeout <= 0 {
 		v.RequestTimeout = DefaultRequestTimeout
+	}
+	if v.HandshakeTimeout <= 0 {
+		v.HandshakeTimeout = v.RequestTimeout
 	}
 	if v.ShutdownGrace <= 0 {
 		v.ShutdownGrace = DefaultShutdownGrace
@@ -222,9 +224,9 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 		env = append(env, name+"="+c.value())
 		sec = append(sec, secretsOf(c)...)
 	}
-	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit)
+	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit, !o.noCgroup)
 	if err != nil {
-		return nil, newErr(id, "spawn", ErrProviderCrashed, program, err)
+		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
 	c := newConn(id, p, o.MaxLine, sec)
 	return &stdioProvider{id: id, opts: o, c: c}, nil

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
 // fixedNonce is the nonce of prompts whose content is allowed to know it:
@@ -112,6 +114,19 @@ var views = []struct {
 	{"NFKC then no Cf", func(s string) string { return stripCf(norm.NFKC.String(s)) }},
 	{"no Cf then NFKC", func(s string) string { return norm.NFKC.String(stripCf(s)) }},
 	{"no invisibles, marks or bad bytes, NFKD", func(s string) string { return stripInvisible(norm.NFKD.String(s)) }},
+}
+
+// The reader's views shared with package compose: NFKC of the newest
+// Unicode version, Cf stripping and their compositions. (The HTML-decoding
+// views are not among them: this escaping is itself HTML references, so
+// against a decoding reader the nonce is the defence.)
+func init() {
+	for _, v := range fencetest.Views(false) {
+		views = append(views, struct {
+			name string
+			f    func(string) string
+		}{"shared " + v.Name, v.Fn})
+	}
 }
 
 func stripCf(s string) string {

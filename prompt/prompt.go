@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // NonceLen is the length of a nonce: 32 lowercase hexadecimal characters
@@ -226,7 +225,7 @@ func (p *Prompt) Instruction(instruction string) *Prompt {
 
 func blank(s string) bool {
 	for _, r := range s {
-		if !isIgnorable(r) && !unicode.IsSpace(r) {
+		if !blankRune(r) {
 			return false
 		}
 	}

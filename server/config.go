@@ -18,7 +18,8 @@ import (
 // Config is the JSON file read by `ctxkit serve --config FILE`:
 //
 //	{
-//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s"},
+//	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s",
+//	             "max_body_bytes_in_flight": 134217728, "max_connections": 1024},
 //	  "providers": [
 //	    {"id": "docs", "files": "./docs"},
 //	    {"id": "tickets", "command": ["./tickets-provider", "--stdio"]},
@@ -45,7 +46,8 @@ type Config struct {
 	// Consent, when set, is the consent store NewHost uses instead of
 	// opening ConsentStore (ctxkit serve sets it to the shared store).
 	Consent *host.ConsentStore `json:"-"`
-	// QueryTimeout bounds each provider leg of a fan-out (default 30s).
+	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
+	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
 }
 
@@ -57,6 +59,10 @@ type Limits struct {
 	MaxFrames int `json:"max_frames,omitempty"`
 	// Timeout is Options.Timeout, as a duration string ("30s").
 	Timeout Duration `json:"timeout,omitempty"`
+	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
+	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
+	// MaxConnections is ServeOptions.MaxConnections.
+	MaxConnections int `json:"max_connections,omitempty"`
 }
 
 // Apply copies the non-zero limits into o.
@@ -69,6 +75,16 @@ func (l Limits) Apply(o *Options) {
 	}
 	if l.Timeout > 0 {
 		o.Timeout = time.Duration(l.Timeout)
+	}
+	if l.MaxBodyBytesInFlight > 0 {
+		o.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
+	}
+}
+
+// ApplyServe copies the non-zero connection limit into o.
+func (l Limits) ApplyServe(o *ServeOptions) {
+	if l.MaxConnections > 0 {
+		o.MaxConnections = l.MaxConnections
 	}
 }
 
@@ -156,7 +172,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode: unexpected data after the JSON object")
 	}
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 {
+	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 || c.Limits.MaxBodyBytesInFlight < 0 || c.Limits.MaxConnections < 0 {
 		return nil, fmt.Errorf("limits: negative values are not allowed")
 	}
 	seen := map[string]bool{}

@@ -7,50 +7,12 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// readBody checks the content type and reads the request body into buf,
-// never more than limit bytes. A declared Content-Length over the limit is
-// refused before any byte is read; a body that grows past it is cut off at
-// the limit.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Buffer) *Error {
-	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
-		return e
-	}
-	if r.ContentLength > limit {
-		return tooLarge(limit)
-	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	if r.ContentLength > 0 {
-		// ReadFrom wants bytes.MinRead spare bytes before it sees EOF.
-		buf.Grow(int(r.ContentLength) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return tooLarge(limit)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
-				Message: "read body: the request body did not arrive within the request timeout"}
-		default:
-			return badRequest("", "read body: %v", err)
-		}
-	}
-	return nil
-}
-
-func tooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
-		Message: fmt.Sprintf("read body: the body exceeds the limit of %d bytes", limit)}
-}
 
 // checkContentType accepts application/json, with no parameter other than
 // charset=utf-8.

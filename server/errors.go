@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // Error codes carried in the "code" member of an error response. They are
@@ -36,6 +37,8 @@ type Error struct {
 	Rule string `json:"rule,omitempty"`
 	// Field is the JSON path of the member at fault, when known.
 	Field string `json:"field,omitempty"`
+
+	retryAfter int // seconds, sent as Retry-After when positive
 }
 
 // Error implements the error interface.
@@ -68,6 +71,9 @@ func writeError(w http.ResponseWriter, e *Error) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(append(b, '\n'))
 }

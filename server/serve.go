@@ -38,6 +38,10 @@ type ServeOptions struct {
 	// finished (or the shutdown timeout passed), for example to shut
 	// providers down. Its error is returned by Serve.
 	OnShutdown func(context.Context) error
+	// MaxConnections bounds the connections open at once; further clients
+	// wait in the listen backlog until one closes. Default
+	// DefaultMaxConnections; negative: no bound.
+	MaxConnections int
 }
 
 // NewHTTPServer returns an http.Server for h with timeouts that protect it
@@ -71,6 +75,12 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions)
 	}
 	if o.DrainDelay == 0 {
 		o.DrainDelay = DefaultDrainDelay
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	if o.MaxConnections > 0 {
+		ln = newLimitListener(ln, o.MaxConnections)
 	}
 	srv := NewHTTPServer(h)
 	var conns atomic.Int64 // open connections

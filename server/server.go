@@ -16,9 +16,12 @@ import (
 
 // Defaults for the zero Options.
 const (
-	DefaultMaxBodyBytes = 8 << 20          // 8 MiB
-	DefaultMaxFrames    = 5000             // offers per request
-	DefaultTimeout      = 30 * time.Second // per request, body read included
+	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
+	// DefaultMaxBodyBytesInFlight bounds the request bodies held at once:
+	// sixteen bodies of the default maximum size.
+	DefaultMaxBodyBytesInFlight = 16 * DefaultMaxBodyBytes
+	DefaultMaxFrames            = 5000             // offers per request
+	DefaultTimeout              = 30 * time.Second // per request, body read included
 )
 
 // Route paths served by the Handler.
@@ -40,6 +43,14 @@ type Options struct {
 	// MaxBodyBytes bounds a request body; a larger body is refused with 413
 	// without being read past the limit. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxBodyBytesInFlight bounds the bytes of request bodies all requests
+	// hold at once. A body reserves its buffer as it grows with the bytes
+	// that arrived (never from a declared Content-Length), and a request
+	// that would pass the bound is answered 503 unavailable with
+	// Retry-After, so that many slow or large uploads cannot exhaust the
+	// server's memory. Default DefaultMaxBodyBytesInFlight; it is raised to
+	// MaxBodyBytes+1 when smaller, so one body of the limit always fits.
+	MaxBodyBytesInFlight int64
 	// MaxFrames bounds the offers (frames) in one request; more is refused
 	// with 413 and code too_many_frames. Default DefaultMaxFrames.
 	MaxFrames int
@@ -72,6 +83,7 @@ type Options struct {
 // except its metrics and the configured Querier. Safe for concurrent use.
 type Handler struct {
 	maxBody   int64
+	bodies    *bodyBudget
 	maxFrames int
 	timeout   time.Duration
 	log       *slog.Logger
@@ -109,6 +121,11 @@ func New(opts *Options) *Handler {
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
 	}
+	inflight := o.MaxBodyBytesInFlight
+	if inflight <= 0 {
+		inflight = DefaultMaxBodyBytesInFlight
+	}
+	h.bodies = &bodyBudget{limit: max(inflight, h.maxBody+1)} // one body of the limit always fits
 	if h.maxFrames <= 0 {
 		h.maxFrames = DefaultMaxFrames
 	}
@@ -206,13 +223,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer as JSON or the error envelope.
 func jsonHandler[Req any](h *Handler, fn func(ctx context.Context, req *Req) (any, error)) func(http.ResponseWriter, *http.Request) {
 	return func(w http.ResponseWriter, r *http.Request) {
-		buf := getBuffer()
-		defer putBuffer(buf) // decoding copies what it keeps; the body is not used after
-		if e := readBody(w, r, h.maxBody, buf); e != nil {
+		b, e := h.readBody(w, r)
+		defer b.release() // decoding copies what it keeps; the body is not used after
+		if e != nil {
 			writeError(w, e)
 			return
 		}
-		body := buf.Bytes()
+		body := b.bytes()
 		if h.logBody {
 			h.log.Debug("request body", "route", r.URL.Path, "body", string(body))
 		}

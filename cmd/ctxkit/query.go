@@ -55,7 +55,8 @@ flags:
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
-  --timeout D           per-provider query timeout (default 30s)
+  --timeout D           per-provider timeout, for the handshake and for the
+                        query each (default 30s)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
@@ -72,12 +73,12 @@ digits, '_', '-', '.' or ':'. A provider declaring none of the asked kinds
 is not queried and shows as kinds_not_served in the fan-out report.
 
 exit codes: 0 every provider answered and passed its audit, and at least one
-frame was composed; 1 a provider was refused (consent), failed or was
-dropped by the audit (the prompt is still printed from the others), or
-nothing was composed (no provider serves the asked kinds, none returned a
-frame, or none fits the budget; stderr says which); 2 usage error,
-unreadable DIR, a --kind that is not a kind name, or a --budget over the
-limit of 1073741824.
+frame was composed; 1 a provider was refused (consent), could not be
+started, failed or was dropped by the audit (the prompt is still printed
+from the others), or nothing was composed (no provider serves the asked
+kinds, none returned a frame, or none fits the budget; stderr says which);
+2 usage error, unreadable DIR, a --kind that is not a kind name, or a
+--budget over the limit of 1073741824.
 `
 
 // repeated is a repeatable string flag.
@@ -356,7 +357,11 @@ func addProviders(h *host.Host, providers, bearers []string) error {
 				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{v: creds[id]}}
 			}
 			if err := h.AddStdio(id, argv[0], argv[1:], so); err != nil {
-				return err
+				// A command that cannot start fails its own leg; the
+				// other providers are still served.
+				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
+					return err
+				}
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
 			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {

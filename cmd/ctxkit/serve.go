@@ -53,6 +53,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
 	storeURL := fs.String("store", "", "shared state `URL`: postgres://... (docs/deploy.md); file: or absent for the local journal; overrides the config's \"store\"")
 	storeMigrate := fs.Bool("store-migrate", false, "apply the store's schema migrations before serving")
+	inFlight := fs.Int64("max-body-in-flight", 0, fmt.Sprintf("`bytes` of request bodies held at once across requests; beyond, 503 (default %d)", server.DefaultMaxBodyBytesInFlight))
+	maxConns := fs.Int("max-conns", 0, fmt.Sprintf("open connections at once; more wait to be accepted (default %d)", server.DefaultMaxConnections))
 	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
 	if code, done := parseFlags(fs, args, s, serveUsage); done {
 		return code
@@ -68,6 +70,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 
 	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
+	sopts := &server.ServeOptions{ShutdownTimeout: *shutdown}
 	var closeProviders func(context.Context) error
 	shared, code, ok := serveStore(ctx, s, *config, *storeURL, *storeMigrate)
 	if !ok {
@@ -90,6 +93,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		} else if p := localStorePath(*storeURL, cfg.Store); p != "" {
 			cfg.ConsentStore = p
 		}
+		cfg.Limits.ApplyServe(sopts)
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer
 			if isTerminal(s.err) {
@@ -113,6 +117,12 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	if *timeout > 0 {
 		opts.Timeout = *timeout
 	}
+	if *inFlight > 0 {
+		opts.MaxBodyBytesInFlight = *inFlight
+	}
+	if *maxConns > 0 {
+		sopts.MaxConnections = *maxConns
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		rtdebug.SetGCPercent(400)
 	}
@@ -131,7 +141,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	fmt.Fprintln(s.err, announce.Line(ln.Addr().String()))
 	logger.Info("serving", "addr", ln.Addr().String(), "query_configured", opts.Query != nil)
-	err = server.Serve(ctx, ln, h, &server.ServeOptions{ShutdownTimeout: *shutdown, OnShutdown: closeProviders})
+	sopts.OnShutdown = closeProviders
+	err = server.Serve(ctx, ln, h, sopts)
 	if err != nil {
 		logger.Error("shutdown", "error", err.Error())
 		return exitFailed

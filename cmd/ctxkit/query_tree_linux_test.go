@@ -1,0 +1,150 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/announce"
+)
+
+// liveWithArgv0 lists the running (non-zombie) processes whose argv[0]
+// starts with prefix.
+func liveWithArgv0(prefix string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// escapingScript writes a stdio provider (bash) that starts sleepers
+// named marker…: one that leaves its process group and session by a double
+// fork and setsid, one by a plain double fork; then serves empty answers.
+func escapingScript(t *testing.T, marker string) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "provider.sh")
+	body := fmt.Sprintf(`#!/usr/bin/env bash
+read h
+( setsid bash -c 'exec -a %[1]s sleep 300' & )
+( ( exec -a %[1]s-group sleep 300 ) & )
+printf '%%s\n' '{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{"name":"escaper","version":"1","data_flow":{"reads":true,"writes":false,"egress":false}},"capabilities":{"query":{"kinds":[]},"correlation":false,"graph":false,"verify":false,"resolve":false}}'
+while read q; do
+  printf '%%s\n' '{"type":"frames","result":{"frames":[],"truncated":false}}'
+done
+sleep 30
+`, marker)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
+// assertNoneLeft fails t if a process named marker… is still running a
+// moment after the command returned (and kills it, for the next tests).
+func assertNoneLeft(t *testing.T, marker, after string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left := liveWithArgv0(marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range left {
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
+			}
+			t.Fatalf("%d process(es) of the provider outlived %s: %v", len(left), after, left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestQueryEndsProviderTree: once `ctxkit query` returns, no process of a
+// stdio provider is left, not even one that left the provider's process
+// group and session by a double fork and setsid.
+func TestQueryEndsProviderTree(t *testing.T) {
+	marker := fmt.Sprintf("ctxkit-query-tree-%d-%d", os.Getpid(), time.Now().UnixNano())
+	script := escapingScript(t, marker)
+	code, _, errs := runCLI(t, "", "query", "--goal", "how often to retry", "--provider", "escaper=stdio:"+script, retryDocs(t))
+	if !strings.Contains(errs, "escaper") {
+		t.Fatalf("exit %d, no escaper leg:\n%s", code, errs)
+	}
+	assertNoneLeft(t, marker, "ctxkit query")
+}
+
+// TestServeEndsProviderTree: the same for `ctxkit serve`, whose providers
+// end when it shuts down (what SIGTERM does).
+func TestServeEndsProviderTree(t *testing.T) {
+	marker := fmt.Sprintf("ctxkit-serve-tree-%d-%d", os.Getpid(), time.Now().UnixNano())
+	script := escapingScript(t, marker)
+	cfg := filepath.Join(t.TempDir(), "ctxkit.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"providers":[{"id":"escaper","command":[%q]}]}`, script)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfg}, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
+		pw.Close()
+	}()
+	urls, _ := announce.Watch(pr, nil)
+	var base string
+	select {
+	case base = <-urls:
+	case code := <-done:
+		t.Fatalf("serve exited %d before listening", code)
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	resp, err := http.Post(base+"/v1/query", "application/json", strings.NewReader(`{"goal":"retry","budget":200}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("query: %d %s", resp.StatusCode, b)
+	}
+	for start := time.Now(); len(liveWithArgv0(marker)) < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("the provider's sleepers did not start: %v", liveWithArgv0(marker))
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	assertNoneLeft(t, marker, "ctxkit serve's shutdown")
+}

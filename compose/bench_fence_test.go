@@ -1,0 +1,99 @@
+package compose
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fenceBenchUnits are the contents of BenchmarkFenceRender: benign text and
+// the adversarial shapes (every trigger the scanner has, densely).
+var fenceBenchUnits = []struct{ name, unit string }{
+	{"benign", "the retry loop backs off exponentially; "},
+	{"lt-every-8-bytes", "<abcdefg"},
+	{"lt", "<"},
+	{"fence-every-8-bytes", "</frame>"},
+	{"lt-cjk", "<日"},
+	{"lt-emoji", "<😀"},
+	{"entities", "&lt;&amp;"},
+	{"amp", "&"},
+	{"lt-amp-hash", "<&#"},
+	{"lt-slash-zwsp", "</\u200b"},
+	{"lt-f", "<f"},
+	{"json-lt", "\\u003c"},
+	{"lt-overlay", "<\u0338"},
+	{"fullwidth-amp", "\uFF06lt"},
+	{"deleted-ref", "<&#xFDD0;"},
+}
+
+// BenchmarkFenceRender: RenderFrame of one frame of 1, 4 and 8 MiB of each
+// content; cpu-ns/B is the process CPU time per content byte.
+func BenchmarkFenceRender(b *testing.B) {
+	for _, mib := range []int{1, 4, 8} {
+		for _, c := range fenceBenchUnits {
+			f := testFrame("big", strings.Repeat(c.unit, (mib<<20)/len(c.unit)))
+			b.Run(fmt.Sprintf("%s/%dMiB", c.name, mib), func(b *testing.B) {
+				b.SetBytes(int64(len(f.Content)))
+				b.ReportAllocs()
+				cpu := cpuTime(func() {
+					for b.Loop() {
+						_ = RenderFrame("provider", f)
+					}
+				})
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(len(f.Content)), "cpu-ns/B")
+			})
+		}
+	}
+}
+
+// BenchmarkNeutralizeBenign: the scanner alone over benign text (Neutralize
+// scans once and, finding nothing, returns its input).
+func BenchmarkNeutralizeBenign(b *testing.B) {
+	s := strings.Repeat("the retry loop backs off exponentially; ", (1<<20)/40)
+	b.SetBytes(int64(len(s)))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	for b.Loop() {
+		if Neutralize(s) != s {
+			b.Fatal("benign text changed")
+		}
+	}
+	if cpu := threadCPU() - t0; t0 > 0 && cpu > 0 {
+		b.ReportMetric(float64(len(s))*float64(b.N)/cpu.Seconds()/1e9, "cpu-GB/s")
+	}
+}
+
+// BenchmarkContext10k: Context over the 10k-offer set of BenchmarkForPrompt
+// (1 KiB contents, 8 providers); cpu-ns/op is the mean thread CPU time of
+// one call on its thread, best-cpu-ns/op the least, proc-cpu-ns/op the CPU
+// time of the whole process per call (the garbage collector's threads
+// included).
+func BenchmarkContext10k(b *testing.B) {
+	offers, _ := benchOffers(10_000)
+	var out string
+	b.ReportAllocs()
+	var total, best time.Duration = 0, 1<<63 - 1
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p0 := processCPU()
+	for b.Loop() {
+		t0, w0 := threadCPU(), time.Now()
+		out = Context(offers)
+		d := threadCPU() - t0
+		if t0 == 0 {
+			d = time.Since(w0)
+		}
+		total += d
+		best = min(best, d)
+	}
+	if p := processCPU() - p0; p0 > 0 {
+		// Every thread's CPU: the collector's included.
+		b.ReportMetric(float64(p.Nanoseconds())/float64(b.N), "proc-cpu-ns/op")
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(best.Nanoseconds()), "best-cpu-ns/op")
+	b.ReportMetric(float64(len(out)), "out-bytes")
+}

@@ -1,0 +1,135 @@
+package fence
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+var frameScanner = MustNew("frame", Options{})
+
+// breaks returns s with a backslash inserted at every token's end.
+func breaks(sc *Scanner, s string) string {
+	var b strings.Builder
+	last := 0
+	sc.Scan(s, func(t Token) {
+		b.WriteString(s[last:t.End])
+		b.WriteByte('\\')
+		last = t.End
+	})
+	return b.String() + s[last:]
+}
+
+// One case per class of the issue, each a token in some view.
+func TestScannerFindsEveryClass(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"<&#xFDD0;/frame>", `<\&#xFDD0;/frame>`},                                      // Python deletes the noncharacter
+		{"</fr&#11;ame>", `<\/fr&#11;ame>`},                                            // and vertical tab
+		{"<&#x1FFFF;&#127;frame", `<\&#x1FFFF;&#127;frame`},                            // and DEL
+		{"\uFF06lt;/frame", "\uFF06lt;\\/frame"},                                       // NFKC: &lt;
+		{"&\uFF03\uFF16\uFF10;frame", "&\uFF03\uFF16\uFF10;\\frame"},                   // &#60;
+		{"&#\U0001CCF6\U0001CCF0\uFE54/frame", "&#\U0001CCF6\U0001CCF0\uFE54\\/frame"}, // outlined digits (Unicode 16)
+		{"&l\u200Bt;frame", "&l\u200Bt;\\frame"},                                       // Cf inside the reference
+		{"&#xFF1C;/frame", `&#xFF1C;\/frame`},                                          // decode then NFKC
+		{"</\U0001CCDB\U0001CCE7\U0001CCD6\U0001CCE2\U0001CCDA>", "<\\/\U0001CCDB\U0001CCE7\U0001CCD6\U0001CCE2\U0001CCDA>"}, // outlined capitals
+		{"<\uFE3Fframe", "<\uFE3F\\frame"}, // U+FE3F folds to a less-than (via U+3008), which ends the first candidate and starts its own
+	} {
+		if got := breaks(frameScanner, c.in); got != c.want {
+			t.Errorf("%+q: got %+q, want %+q", c.in, got, c.want)
+		}
+	}
+	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame"} {
+		if got := breaks(frameScanner, honest); got != honest {
+			t.Errorf("%+q: changed to %+q", honest, got)
+		}
+	}
+}
+
+// The table is the newest data's, not golang.org/x/text's.
+func TestTableIsNewerThanTheToolchain(t *testing.T) {
+	if UnicodeVersion < "16" {
+		t.Fatalf("UnicodeVersion %s: regenerate with go run ./internal/fence/gen", UnicodeVersion)
+	}
+	if f, _ := Fold('\U0001CCD6'); f != "A" {
+		t.Errorf("U+1CCD6 OUTLINED LATIN CAPITAL LETTER A folds to %q, want A", f)
+	}
+	if f, _ := Fold('\uFDD0'); f != "" {
+		t.Errorf("U+FDD0 (a noncharacter) folds to %q, want invisible", f)
+	}
+}
+
+// cost is the least CPU time (or wall time where CPU time is unavailable)
+// of three scans of s.
+func cost(sc *Scanner, s string) time.Duration {
+	runtime.GC()
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		p0, w0 := processCPU(), time.Now()
+		sc.Count(s)
+		d := processCPU() - p0
+		if p0 == 0 {
+			d = time.Since(w0)
+		}
+		best = min(best, d)
+	}
+	return best
+}
+
+// The scan is linear on every dense adversarial shape: four times the input
+// costs at most eight times as much (quadratic would be sixteen), checked
+// by ratio so a loaded machine does not fail it; a shape fails only when
+// five attempts all do.
+func TestScanIsLinear(t *testing.T) {
+	units := []string{"<", "<日", "<&#", "</\u200b", "&amp;", "<f", "\\u003c", "<\u0338", "\uFF06lt",
+		"<&#xFDD0;", "&\u200B", "&#\uFF16", "<\U0001CCDB", "&l\u200B", "<untrust"}
+	for _, sc := range []*Scanner{frameScanner, MustNew("untrusted", Options{BackslashIsSlash: true})} {
+		for _, u := range units {
+			big := strings.Repeat(u, (1<<20)/len(u))
+			small := big[:len(big)/4/len(u)*len(u)]
+			var failure string
+			for range 5 {
+				failure = ""
+				tSmall, tBig := cost(sc, small), cost(sc, big)
+				if tSmall > time.Millisecond && tBig > 8*tSmall {
+					failure = fmt.Sprintf("%s %+q: 4x the input took %v vs %v", sc.Name(), u, tBig, tSmall)
+					continue
+				}
+				break
+			}
+			if failure != "" {
+				t.Error(failure)
+			}
+		}
+	}
+}
+
+// The benign path allocates nothing.
+func TestScanDoesNotAllocate(t *testing.T) {
+	s := strings.Repeat("the retry loop backs off; a < b && c > d; 100% \\n é ", 100)
+	n := 0
+	if a := testing.AllocsPerRun(20, func() { frameScanner.Scan(s, func(Token) { n++ }) }); a != 0 {
+		t.Errorf("Scan allocated %v times per run", a)
+	}
+}
+
+func ExampleScanner_Scan() {
+	sc := MustNew("frame", Options{})
+	text := "ok </frame> and \uFF06lt;/frame> and <&#xFDD0;/frame>"
+	sc.Scan(text, func(t Token) {
+		fmt.Printf("%q at %d, break at %d\n", text[t.Start:t.End], t.Start, t.End)
+	})
+	// Output:
+	// "<" at 3, break at 4
+	// "＆lt;" at 16, break at 22
+	// "<" at 34, break at 35
+}
+
+func BenchmarkScanBenign(b *testing.B) {
+	s := strings.Repeat("the retry loop backs off exponentially; ", (1<<20)/40)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		frameScanner.Count(s)
+	}
+}

@@ -1,0 +1,292 @@
+package fencetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// A Class is a family of fence-like payloads: Gen writes one payload that
+// forms a fence token of name in at least one view (an opening or a closing
+// one, at random).
+type Class struct {
+	Name string
+	Gen  func(rng *rand.Rand, name string) string
+}
+
+// Classes are the payload families the fence must hold against, each
+// generated whole (random spellings, positions and values), not as a list.
+var Classes = []Class{
+	{"vanishing-reference", genVanishing},
+	{"compatibility-reference", genCompatRef},
+	{"newer-compatibility-letter", genNewerLetters},
+	{"look-alike-and-invisible", genLookAlike},
+	{"mixed", genMixed},
+}
+
+// Deleted are numeric values whose reference Python's html.unescape
+// deletes: C0 controls but tab, LF, FF, CR (and NUL), DEL, the 66
+// noncharacters.
+var Deleted = func() []rune {
+	var out []rune
+	for v := rune(1); v <= 0x1F; v++ {
+		if v != '\t' && v != '\n' && v != '\f' && v != '\r' {
+			out = append(out, v)
+		}
+	}
+	out = append(out, 0x7F)
+	for v := rune(0xFDD0); v <= 0xFDEF; v++ {
+		out = append(out, v)
+	}
+	for p := rune(0); p <= 0x10; p++ {
+		out = append(out, p<<16|0xFFFE, p<<16|0xFFFF)
+	}
+	return out
+}()
+
+// numericRef spells v as a numeric reference with random base, case and
+// leading zeros, always with its semicolon.
+func numericRef(rng *rand.Rand, v rune) string {
+	zeros := strings.Repeat("0", rng.IntN(3))
+	switch rng.IntN(3) {
+	case 0:
+		return fmt.Sprintf("&#%s%d;", zeros, v)
+	case 1:
+		return fmt.Sprintf("&#x%s%x;", zeros, v)
+	}
+	return fmt.Sprintf("&#X%s%X;", zeros, v)
+}
+
+func vanishing(rng *rand.Rand) string {
+	return numericRef(rng, Deleted[rng.IntN(len(Deleted))])
+}
+
+// genVanishing hides deleted references between the less-than, the slash
+// and the letters of the name.
+func genVanishing(rng *rand.Rand, name string) string {
+	var b strings.Builder
+	b.WriteString("<")
+	gap := func() {
+		for range rng.IntN(3) {
+			b.WriteString(vanishing(rng))
+		}
+	}
+	gap()
+	if rng.IntN(2) == 0 {
+		b.WriteString("/")
+		gap()
+	}
+	for i := 0; i < len(name); i++ {
+		b.WriteByte(name[i])
+		if i+1 < len(name) && rng.IntN(2) == 0 {
+			b.WriteString(vanishing(rng))
+		}
+	}
+	b.WriteString(">")
+	s := b.String()
+	if !strings.Contains(s, "&#") { // at least one
+		s = "<" + vanishing(rng) + s[1:]
+	}
+	return s
+}
+
+// Compatibility forms that NFKC folds to the ASCII character.
+var compat = map[byte][]string{
+	'&': {"\uFF06", "\uFE60"},
+	'#': {"\uFF03", "\uFE5F"},
+	';': {"\uFF1B", "\uFE54", "\u037E"},
+	'<': {"\uFF1C", "\uFE64"},
+	'/': {"\uFF0F"},
+	'x': {"\uFF58", "\U0001D431", "\u24E7"},
+	'X': {"\uFF38", "\U0001D417"},
+	'l': {"\uFF4C", "\U0001D425", "\u24DB"},
+	't': {"\uFF54", "\U0001D42D", "\u1D57"},
+	'L': {"\uFF2C", "\U0001D40B", "\u1D38"},
+	'T': {"\uFF34", "\U0001D413", "\u1D40"},
+}
+
+// compatDigit is a compatibility form of an ASCII digit: fullwidth,
+// mathematical, superscript, circled, or (Unicode 16) outlined.
+func compatDigit(rng *rand.Rand, d byte) string {
+	k := rune(d - '0')
+	forms := []rune{0xFF10 + k, 0x1D7CE + k, 0x1D7EC + k, 0x1CCF0 + k}
+	if k > 0 {
+		forms = append(forms, 0x2460+k-1)
+	}
+	return string(forms[rng.IntN(len(forms))])
+}
+
+// compatSpell writes s with each character, at random, in a compatibility
+// form NFKC folds back to it.
+func compatSpell(rng *rand.Rand, s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch forms := compat[c]; {
+		case len(forms) > 0 && rng.IntN(3) > 0:
+			b.WriteString(forms[rng.IntN(len(forms))])
+		case '0' <= c && c <= '9' && rng.IntN(3) > 0:
+			b.WriteString(compatDigit(rng, c))
+		case 'a' <= c|0x20 && c|0x20 <= 'f' && i > 2 && rng.IntN(3) == 0:
+			b.WriteRune(rune(c|0x20) - 'a' + 0xFF41) // a fullwidth hex digit
+		default:
+			b.WriteByte(c)
+		}
+		if rng.IntN(6) == 0 {
+			b.WriteString(invisibles[rng.IntN(len(invisibles))])
+		}
+	}
+	return b.String()
+}
+
+// lessThanRefs are references to '<'.
+var lessThanRefs = []string{"&lt;", "&LT;", "&#60;", "&#060;", "&#x3C;", "&#x3c;", "&#X3C;", "&#x003c;"}
+
+// genCompatRef writes the less-than as a reference in compatibility forms
+// (NFKC then decode gives '<'), or as a reference to a compatibility form
+// of '<' (decode then NFKC does).
+func genCompatRef(rng *rand.Rand, name string) string {
+	var lt string
+	switch rng.IntN(4) {
+	case 0:
+		lt = numericRef(rng, []rune{0xFF1C, 0xFE64}[rng.IntN(2)])
+	default:
+		for lt == "" || !strings.ContainsFunc(lt, func(r rune) bool { return r >= 0x80 }) {
+			lt = compatSpell(rng, lessThanRefs[rng.IntN(len(lessThanRefs))])
+		}
+	}
+	slash := ""
+	if rng.IntN(2) == 0 {
+		slash = []string{"/", "\uFF0F", "&#47;", "&sol;", "&#x2F;"}[rng.IntN(5)]
+	}
+	return lt + slash + spellName(rng, name, rng.IntN(2) == 0) + ">"
+}
+
+// newerLetters maps an ASCII letter to the runes of NewerDecompositions
+// (Unicode versions golang.org/x/text does not know) that decompose to it.
+var newerLetters = func() map[byte][]rune {
+	m := map[byte][]rune{}
+	for r, d := range NewerDecompositions {
+		if len(d) == 1 && ('A' <= d[0] && d[0] <= 'Z' || 'a' <= d[0] && d[0] <= 'z') {
+			m[d[0]|0x20] = append(m[d[0]|0x20], r)
+		}
+	}
+	for _, rs := range m {
+		sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	}
+	return m
+}()
+
+// genNewerLetters spells the name with at least one letter in a form only
+// the newest NFKC folds to ASCII (the outlined capitals of Unicode 16).
+func genNewerLetters(rng *rand.Rand, name string) string {
+	var b strings.Builder
+	b.WriteString([]string{"<", "</", "\uFF1C/", "&lt;/", "< /"}[rng.IntN(5)])
+	k := rng.IntN(len(name))
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if rs := newerLetters[c]; len(rs) > 0 && (i == k || rng.IntN(2) == 0) {
+			b.WriteRune(rs[rng.IntN(len(rs))])
+			continue
+		}
+		b.WriteString(letterForm(rng, c))
+	}
+	return b.String() + ">"
+}
+
+// invisibles are format characters (Cf), which the Cf-stripping view
+// removes; the last two are combining marks, which no view here removes but
+// which render as nothing on their own.
+var invisibles = []string{"\u200B", "\u00AD", "\u2060", "\uFEFF", "\u200D", "\u202E", "\U000E0041", "\u180E", "\u2061", "\u200E", "\uFE0F", "\u034F"}
+
+// letterForm is c in some form a reader sees as c.
+func letterForm(rng *rand.Rand, c byte) string {
+	k := rune(c - 'a')
+	switch rng.IntN(7) {
+	case 0:
+		return string(rune(c) - 'a' + 'A')
+	case 1:
+		return string(0xFF41 + k)
+	case 2:
+		return string(0x1D41A + k) // mathematical bold small
+	case 3:
+		return string(0x1D400 + k) // mathematical bold capital
+	case 4:
+		return fmt.Sprintf("&#%d;", c)
+	case 5:
+		return string(0x24D0 + k) // circled small
+	}
+	return string(c)
+}
+
+// spellName writes name with letters in random forms, and invisible runes
+// between them when invisible is set.
+func spellName(rng *rand.Rand, name string, invisible bool) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		b.WriteString(letterForm(rng, name[i]))
+		if invisible && i+1 < len(name) && rng.IntN(3) == 0 {
+			b.WriteString(invisibles[rng.IntN(len(invisibles))])
+		}
+	}
+	return b.String()
+}
+
+// genLookAlike is the classes the scanner already held: look-alike and
+// encoded less-thans, whitespace and slashes, invisible runes, letter
+// forms.
+func genLookAlike(rng *rand.Rand, name string) string {
+	lts := []string{"<", "\uFF1C", "\uFE64", "&lt;", "&#60;", "&#x3C;", "&amp;lt;", "&lt", "<", "&#xFF1C;", "\u2039", "\u3008"}
+	gaps := []string{"", " ", "/", "\t/", " / ", "\u3000/", "//", "\u200B/", "/\u00AD", "\n"}
+	return lts[rng.IntN(len(lts))] + gaps[rng.IntN(len(gaps))] + spellName(rng, name, true) + ">"
+}
+
+// genMixed draws each part from any class.
+func genMixed(rng *rand.Rand, name string) string {
+	var b strings.Builder
+	switch rng.IntN(4) {
+	case 0:
+		b.WriteString("<")
+	case 1:
+		b.WriteString(compatSpell(rng, lessThanRefs[rng.IntN(len(lessThanRefs))]))
+	case 2:
+		b.WriteString(numericRef(rng, 0xFF1C))
+	default:
+		b.WriteString("\uFF1C")
+	}
+	for range rng.IntN(3) {
+		b.WriteString([]string{vanishing(rng), "/", " ", "\u200B", "\uFF0F", "&#47;"}[rng.IntN(6)])
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if rs := newerLetters[c]; len(rs) > 0 && rng.IntN(3) == 0 {
+			b.WriteRune(rs[rng.IntN(len(rs))])
+		} else {
+			b.WriteString(letterForm(rng, c))
+		}
+		if i+1 < len(name) && rng.IntN(4) == 0 {
+			b.WriteString([]string{vanishing(rng), "\u200B", "\u00AD"}[rng.IntN(3)])
+		}
+	}
+	return b.String() + ">"
+}
+
+// benign is text around the payloads.
+var benign = []string{"", " ", "text ", "a < b ", "x &amp; y ", "<div>", "if a<b {", "\n", "日本語 ", "&#38; ", "1 ≤ 2 "}
+
+// Text is random text holding payloads of the class (or of every class
+// when c is nil) among benign text.
+func Text(rng *rand.Rand, name string, c *Class) string {
+	var b strings.Builder
+	for range 1 + rng.IntN(4) {
+		b.WriteString(benign[rng.IntN(len(benign))])
+		cl := c
+		if cl == nil {
+			cl = &Classes[rng.IntN(len(Classes))]
+		}
+		b.WriteString(cl.Gen(rng, name))
+	}
+	b.WriteString(benign[rng.IntN(len(benign))])
+	return b.String()
+}

@@ -1,0 +1,433 @@
+package fence
+
+import (
+	"html"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file decodes what a reader's decoders decode: HTML character
+// references (as Go's html.UnescapeString and Python's html.unescape read
+// them, also when written in compatibility forms that NFKC folds to ASCII,
+// or with invisible runes inside that a Cf-stripping view removes), JSON and
+// JavaScript escapes, and percent escapes.
+
+// longestEntityName bounds the named-reference names that can match exactly;
+// every HTML5 name is shorter.
+const longestEntityName = 40
+
+// decodeRef decodes the HTML character reference whose ampersand ends just
+// before s[j]. It returns the decoded text and the bytes consumed from j
+// (0 when there is no reference). The text is "" for a reference some
+// decoder deletes (Python's html.unescape drops references to
+// noncharacters, DEL and most C0 controls). A reference that decodes
+// to '&' and is followed by another reference name (double encoding,
+// "&amp;lt;") is decoded again, up to depth more levels, because a reader
+// may decode twice.
+func decodeRef(s string, j, depth int) (string, int) {
+	if j >= len(s) {
+		return "", 0
+	}
+	k := j
+	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
+		k++
+	}
+	if k < len(s) && mayContinueRef(s, k) {
+		// The reference may go on past a rune that folds to ASCII or that
+		// a view removes: read it folded.
+		return decodeFoldedRef(s, j, depth)
+	}
+	if k == j {
+		return "", 0
+	}
+	if s[j] == '#' {
+		return decodeNumericRef(s[j+1:], 1)
+	}
+	end := k
+	if end < len(s) && s[end] == ';' {
+		end++
+	}
+	text, n := decodeNamed(s[j:end])
+	if n == 0 {
+		return "", 0
+	}
+	return decodedRef(s, j, n, text, depth)
+}
+
+// mayContinueRef reports whether the byte at s[k], which ends a run of
+// ASCII name characters, may start a rune that continues the reference
+// in some view: an invisible one, or one that folds to a name character,
+// '#' or ';'.
+func mayContinueRef(s string, k int) bool {
+	c := s[k]
+	if c < utf8.RuneSelf {
+		return c < 0x20 && !isASCIISpace(c) || c == 0x7F
+	}
+	r, _ := utf8.DecodeRuneInString(s[k:])
+	f, visual := foldOf(r)
+	return f == "" || !visual && (isAlnum(f[0]) || f[0] == ';' || f[0] == '#')
+}
+
+// decodeNamed decodes a named reference: name is the alphanumeric run after
+// the ampersand plus an optional semicolon. It returns the text and how many
+// bytes of name it used (0: none).
+func decodeNamed(name string) (string, int) {
+	if len(name) > longestEntityName {
+		// Only a no-semicolon prefix (at most six letters) can match.
+		name = name[:7]
+	}
+	if t, ok := commonRef(name); ok {
+		return t, len(name)
+	}
+	ref := "&" + name
+	out := html.UnescapeString(ref)
+	if out == ref {
+		return "", 0
+	}
+	if _, sz := utf8.DecodeRuneInString(out); sz < len(out) {
+		// A no-semicolon prefix match leaves the rest of the name verbatim.
+		if rest := out[sz:]; strings.HasSuffix(ref, rest) {
+			return out[:sz], len(name) - len(rest)
+		}
+	}
+	return out, len(name)
+}
+
+// decodedRef finishes a decoded reference: one that decodes to '&' is looked
+// through once more when depth allows.
+func decodedRef(s string, j, n int, text string, depth int) (string, int) {
+	if text == "&" && depth > 0 && j+n < len(s) {
+		if inner, m := decodeRef(s, j+n, depth-1); m > 0 {
+			return inner, n + m
+		}
+	}
+	return text, n
+}
+
+// commonRef decodes the references that dominate real text without a
+// round trip through html.UnescapeString. name is the full alphanumeric run
+// plus an optional semicolon.
+func commonRef(name string) (string, bool) {
+	switch name {
+	case "lt;", "lt", "LT;", "LT":
+		return "<", true
+	case "gt;", "gt", "GT;", "GT":
+		return ">", true
+	case "amp;", "amp", "AMP;", "AMP":
+		return "&", true
+	case "quot;", "quot", "QUOT;", "QUOT":
+		return "\"", true
+	case "sol;":
+		return "/", true
+	case "nbsp;", "nbsp":
+		return "\u00a0", true
+	}
+	return "", false
+}
+
+// decodeNumericRef decodes the digits of "&#NNN;" / "&#xHH;" starting at
+// d[0] (just after the '#'). Digits accumulate as html.UnescapeString
+// accumulates them (in a rune that wraps on overflow), the semicolon is
+// optional, C1 values take their Windows-1252 meaning, and the references
+// Python's html.unescape deletes decode to "". It returns the text and
+// the bytes consumed from the '#' (prefix is the bytes before d: 1).
+func decodeNumericRef(d string, prefix int) (string, int) {
+	j := 0
+	hex := false
+	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
+		hex = true
+		j++
+	}
+	start := j
+	var x rune
+	big := false // the value exceeds every code point (Python: U+FFFD)
+scan:
+	for ; j < len(d); j++ {
+		c := d[j]
+		var v rune
+		switch {
+		case '0' <= c && c <= '9':
+			v = rune(c - '0')
+		case hex && 'a' <= c && c <= 'f':
+			v = rune(c-'a') + 10
+		case hex && 'A' <= c && c <= 'F':
+			v = rune(c-'A') + 10
+		default:
+			break scan
+		}
+		if hex {
+			x = 16*x + v
+		} else {
+			x = 10*x + v
+		}
+		big = big || x > unicode.MaxRune || x < 0
+	}
+	if j == start {
+		return "", 0
+	}
+	if j < len(d) && d[j] == ';' {
+		j++
+	}
+	return numericText(x, big), j + prefix
+}
+
+// numericText is the text of a numeric reference to x (as Go's decoder
+// computes it; big says Python's saw a value past every code point).
+func numericText(x rune, big bool) string {
+	if !big && pythonDeletes(x) {
+		return ""
+	}
+	if 0x80 <= x && x <= 0x9F {
+		// Windows-1252 remapping, delegated to the standard library.
+		return html.UnescapeString("&#" + strconv.Itoa(int(x)) + ";")
+	}
+	if x == 0 || (0xD800 <= x && x <= 0xDFFF) || x > unicode.MaxRune || x < 0 {
+		x = utf8.RuneError
+	}
+	return string(x)
+}
+
+// pythonDeletes reports whether Python's html.unescape decodes a numeric
+// reference to x as nothing: C0 controls other than tab, line feed, form
+// feed and carriage return (and NUL, which becomes U+FFFD), DEL, and the 66
+// noncharacters. (C1 values take their Windows-1252 meaning, or stay.)
+func pythonDeletes(x rune) bool {
+	switch {
+	case 0x01 <= x && x <= 0x08, x == 0x0B, 0x0E <= x && x <= 0x1F, x == 0x7F:
+		return true
+	case 0xFDD0 <= x && x <= 0xFDEF, x&0xFFFE == 0xFFFE && x <= unicode.MaxRune:
+		return true
+	}
+	return false
+}
+
+// foldedReader reads the runes after an ampersand as an NFKC-then-decode or
+// Cf-strip-then-decode reader would: invisible runes are skipped and runes
+// whose compatibility decomposition is ASCII yield those bytes.
+type foldedReader struct {
+	s    string
+	pos  int    // next rune of s to read
+	pend string // rest of the fold of the rune before pos
+}
+
+// next returns the next folded byte and the offset in s just past the rune
+// it came from; ok is false at the end of s or at a rune that is not
+// ASCII under NFKC.
+func (f *foldedReader) next() (c byte, end int, ok bool) {
+	for f.pend == "" {
+		if f.pos >= len(f.s) {
+			return 0, f.pos, false
+		}
+		b := f.s[f.pos]
+		if b < utf8.RuneSelf {
+			if b < 0x20 && !isASCIISpace(b) || b == 0x7F {
+				f.pos++
+				continue
+			}
+			f.pend = asciiFold[b : b+1]
+			f.pos++
+			break
+		}
+		r, w := utf8.DecodeRuneInString(f.s[f.pos:])
+		fold, visual := foldOf(r)
+		if visual || fold == "?" {
+			return 0, f.pos, false
+		}
+		f.pos += w
+		f.pend = fold
+	}
+	c = f.pend[0]
+	if c == '?' {
+		return 0, f.pos, false
+	}
+	f.pend = f.pend[1:]
+	return c, f.pos, true
+}
+
+// decodeFoldedRef is decodeRef for a reference that holds, or may go on
+// past, a non-ASCII or invisible rune.
+func decodeFoldedRef(s string, j, depth int) (string, int) {
+	f := foldedReader{s: s, pos: j}
+	c, end, ok := f.next()
+	if !ok {
+		return "", 0
+	}
+	if c == '#' {
+		return decodeFoldedNumeric(&f, j)
+	}
+	var name [longestEntityName + 1]byte
+	var ends [longestEntityName + 1]int
+	n := 0
+	for ok && isAlnum(c) && n < longestEntityName {
+		name[n], ends[n] = c, end
+		n++
+		c, end, ok = f.next()
+	}
+	if n == 0 {
+		return "", 0
+	}
+	if ok && c == ';' && n < len(name) {
+		name[n], ends[n] = c, end
+		n++
+	}
+	text, used := decodeNamed(string(name[:n]))
+	if used == 0 {
+		return "", 0
+	}
+	return decodedRef(s, j, ends[used-1]-j, text, depth)
+}
+
+// decodeFoldedNumeric decodes the digits of a numeric reference read
+// through f, its '#' already read; start is the offset just after the
+// ampersand. It returns the text and the bytes consumed from start.
+func decodeFoldedNumeric(f *foldedReader, start int) (string, int) {
+	consumed := 0
+	c, end, ok := f.next()
+	hex := ok && (c == 'x' || c == 'X')
+	if hex {
+		consumed = end - start
+		c, end, ok = f.next()
+	}
+	var x rune
+	big, digits := false, 0
+	for ok {
+		var v rune
+		switch {
+		case '0' <= c && c <= '9':
+			v = rune(c - '0')
+		case hex && 'a' <= c && c <= 'f':
+			v = rune(c-'a') + 10
+		case hex && 'A' <= c && c <= 'F':
+			v = rune(c-'A') + 10
+		default:
+			if c == ';' && digits > 0 {
+				consumed = end - start
+			}
+			ok = false
+			continue
+		}
+		if hex {
+			x = 16*x + v
+		} else {
+			x = 10*x + v
+		}
+		big = big || x > unicode.MaxRune || x < 0
+		digits++
+		consumed = end - start
+		c, end, ok = f.next()
+	}
+	if digits == 0 {
+		return "", 0
+	}
+	return numericText(x, big), consumed
+}
+
+// decodeBackslash decodes a JSON or JavaScript escape at s[i] == '\\':
+// \uXXXX, \u{X...}, \xXX, \/ and the whitespace escapes \t \n \r \f \v.
+func decodeBackslash(s string, i int) (rune, int) {
+	if i+1 >= len(s) {
+		return 0, 0
+	}
+	switch s[i+1] {
+	case '/':
+		return '/', 2
+	case 't':
+		return '\t', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 'f':
+		return '\f', 2
+	case 'v':
+		return '\v', 2
+	case 'x':
+		if r, ok := parseHex(s, i+2, 2); ok {
+			return r, 4
+		}
+	case 'u':
+		if i+2 < len(s) && s[i+2] == '{' {
+			j := i + 3
+			var x rune
+			for j < len(s) && j-i-3 < 6 && hexVal(s[j]) >= 0 {
+				x = x*16 + rune(hexVal(s[j]))
+				j++
+			}
+			if j > i+3 && j < len(s) && s[j] == '}' {
+				return x, j + 1 - i
+			}
+			return 0, 0
+		}
+		if r, ok := parseHex(s, i+2, 4); ok {
+			return r, 6
+		}
+	}
+	return 0, 0
+}
+
+// decodePercent decodes a percent escape at s[i] == '%', including a
+// percent-encoded multi-byte UTF-8 sequence.
+func decodePercent(s string, i int) (rune, int) {
+	b0, ok := parseHex(s, i+1, 2)
+	if !ok {
+		return 0, 0
+	}
+	if b0 < utf8.RuneSelf {
+		return b0, 3
+	}
+	var buf [utf8.UTFMax]byte
+	n := 0
+	for j := i; n < utf8.UTFMax && j+2 < len(s) && s[j] == '%'; j += 3 {
+		b, ok := parseHex(s, j+1, 2)
+		if !ok || (n > 0 && b&0xC0 != 0x80) {
+			break
+		}
+		buf[n] = byte(b)
+		n++
+		if utf8.FullRune(buf[:n]) {
+			break
+		}
+	}
+	r, w := utf8.DecodeRune(buf[:n])
+	if r == utf8.RuneError {
+		return utf8.RuneError, 3
+	}
+	return r, 3 * w
+}
+
+func parseHex(s string, at, n int) (rune, bool) {
+	if at+n > len(s) {
+		return 0, false
+	}
+	var x rune
+	for k := 0; k < n; k++ {
+		v := hexVal(s[at+k])
+		if v < 0 {
+			return 0, false
+		}
+		x = x*16 + rune(v)
+	}
+	return x, true
+}
+
+func hexVal(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}

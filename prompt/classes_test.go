@@ -1,0 +1,34 @@
+package prompt
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
+)
+
+// The payload classes compose's fence is tested with, aimed at the
+// untrusted tag: whatever a class generates, every block keeps exactly one
+// opening and one closing tag in every view that does not decode references
+// (raw, NFKC of the newest Unicode version, NFKD, Cf stripping and their
+// compositions), and the content survives with only openers escaped.
+func TestTagHoldsForEveryPayloadClass(t *testing.T) {
+	for i := range fencetest.Classes {
+		c := &fencetest.Classes[i]
+		t.Run(c.Name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, uint64(i)))
+			for range 100 {
+				first, second := fencetest.Text(rng, tagName, c), fencetest.Text(rng, tagName, c)
+				p, err := NewWithNonce(fixedNonce)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := p.Instruction(plainInstruction).Untrusted(External(first)).Text("and").Untrusted(External(second)).Build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRendering(t, out, fixedNonce, []string{first, second})
+			}
+		})
+	}
+}

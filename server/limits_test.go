@@ -1,0 +1,182 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveHandler runs Serve for h on a loopback port with opts and returns
+// the listener's address; the server stops with the test.
+func serveHandler(t *testing.T, h *Handler, opts *ServeOptions) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+// postRaw sends a compose request with the given declared length and the
+// first len(sent) bytes of its body, and returns the connection.
+func postRaw(t *testing.T, addr string, declared int, sent string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST /v1/compose HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", declared, sent)
+	return c
+}
+
+func readStatus(t *testing.T, c net.Conn) (*http.Response, string) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("read response: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestBodiesInFlightAreBounded fills the budget of body bytes in flight
+// with one stalled upload and expects a second upload to be refused with
+// 503 and Retry-After, while the budget reserved follows the bytes that
+// arrived, not the Content-Length announced; once the first upload ends,
+// the second goes through.
+func TestBodiesInFlightAreBounded(t *testing.T) {
+	const limit = 1 << 20
+	h := New(&Options{MaxBodyBytes: limit, MaxBodyBytesInFlight: limit})
+	addr := serveHandler(t, h, nil)
+
+	// Headers alone, announcing the whole limit: nothing is reserved.
+	idle := postRaw(t, addr, limit, "")
+	time.Sleep(100 * time.Millisecond)
+	if n := h.bodies.used.Load(); n != 0 {
+		t.Fatalf("headers alone reserved %d body bytes", n)
+	}
+	// 700 KiB of a 1 MiB body arrive, then the client stalls.
+	part := `{"budget":10,"offers":[` + strings.Repeat(" ", 700<<10)
+	stalled := postRaw(t, addr, limit, part)
+	deadline := time.Now().Add(5 * time.Second)
+	for h.bodies.used.Load() < 700<<10 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := h.bodies.used.Load(); n < 700<<10 || n > limit+1 {
+		t.Fatalf("reserved %d bytes for 700 KiB received of a 1 MiB body", n)
+	}
+	body := `{"budget":10,"offers":[` + strings.Repeat(" ", 400<<10) + `]}`
+	c := postRaw(t, addr, len(body), body)
+	resp, text := readStatus(t, c)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(text, `"unavailable"`) || !strings.Contains(text, "in flight") {
+		t.Fatalf("second upload over the budget: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), text)
+	}
+	// The stalled upload finishes; its reservation is returned.
+	rest := strings.Repeat(" ", limit-len(part)-2) + "]}"
+	if _, err := io.WriteString(stalled, rest); err != nil {
+		t.Fatal(err)
+	}
+	if resp, text := readStatus(t, stalled); resp.StatusCode != http.StatusOK {
+		t.Fatalf("completed upload: %d %s", resp.StatusCode, text)
+	}
+	c = postRaw(t, addr, len(body), body)
+	if resp, text := readStatus(t, c); resp.StatusCode != http.StatusOK {
+		t.Fatalf("upload after the budget freed: %d %s", resp.StatusCode, text)
+	}
+	idle.Close()
+}
+
+// TestConnectionsAreBounded holds the only two connection slots with idle
+// connections and expects a third client to wait until one closes, then be
+// answered.
+func TestConnectionsAreBounded(t *testing.T) {
+	addr := serveHandler(t, New(nil), &ServeOptions{MaxConnections: 2})
+	// Each held connection is answered once, so the server has accepted
+	// it, and then stays open and idle.
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", PathHealth)
+		if resp, text := readStatus(t, c); resp.StatusCode != http.StatusOK {
+			t.Fatalf("held connection: %d %s", resp.StatusCode, text)
+		}
+		held = append(held, c)
+	}
+	type result struct {
+		code int
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.Get("http://" + addr + PathHealth)
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		resp.Body.Close()
+		got <- result{code: resp.StatusCode}
+	}()
+	select {
+	case r := <-got:
+		t.Fatalf("a third connection was served while two held the slots: %+v", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case r := <-got:
+		if r.err != nil || r.code != http.StatusOK {
+			t.Fatalf("after a slot freed: %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting client was not served after a slot freed")
+	}
+	held[1].Close()
+}
+
+// TestConfigMemoryLimits: the config file's memory limits reach the
+// handler and Serve, and negative values are refused.
+func TestConfigMemoryLimits(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"limits":{"max_body_bytes_in_flight":33554432,"max_connections":64}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o Options
+	var so ServeOptions
+	c.Limits.Apply(&o)
+	c.Limits.ApplyServe(&so)
+	if o.MaxBodyBytesInFlight != 32<<20 || so.MaxConnections != 64 {
+		t.Fatalf("applied %d, %d", o.MaxBodyBytesInFlight, so.MaxConnections)
+	}
+	if h := New(&o); h.bodies.limit != 32<<20 {
+		t.Fatalf("handler budget %d", h.bodies.limit)
+	}
+	if h := New(&Options{MaxBodyBytes: 64 << 20, MaxBodyBytesInFlight: 1}); h.bodies.limit != 64<<20+1 {
+		t.Fatalf("a budget below one body of the limit was kept: %d", h.bodies.limit)
+	}
+	for _, bad := range []string{`{"limits":{"max_connections":-1}}`, `{"limits":{"max_body_bytes_in_flight":-5}}`} {
+		if _, err := ParseConfig([]byte(bad)); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
+	}
+}
