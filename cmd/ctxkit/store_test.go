@@ -274,3 +274,30 @@ func TestServeLocalStoreURL(t *testing.T) {
 		t.Fatalf("after the grant in the file: %s", s)
 	}
 }
+
+// A password, in the URL or in PGPASSWORD, is never printed by a command
+// that fails to reach the database (C8).
+func TestStorePasswordNeverPrinted(t *testing.T) {
+	const pw, envPW = "url-secret-9f3k", "env-secret-7q2m"
+	t.Setenv("PGPASSWORD", envPW)
+	t.Setenv("PGCONNECT_TIMEOUT", "1")
+	for _, url := range []string{"postgres://ctx:" + pw + "@127.0.0.1:1/db?sslmode=disable", "postgres://ctx@127.0.0.1:1/db?sslmode=disable"} {
+		for _, args := range [][]string{
+			{"consent", "list", "--store", url},
+			{"trust", "list", "--store", url},
+			{"store", "migrate", "--store", url},
+			{"serve", "--addr", "127.0.0.1:0", "--store", url},
+		} {
+			code, out, errs := runCLI(t, "", args...)
+			if code == exitOK {
+				t.Fatalf("%v succeeded against a closed port", args)
+			}
+			if strings.Contains(out+errs, pw) || strings.Contains(out+errs, envPW) {
+				t.Fatalf("%v printed a password:\n%s%s", args, out, errs)
+			}
+			if !strings.Contains(errs, "127.0.0.1") {
+				t.Errorf("%v: the error does not name the database it could not reach:\n%s", args, errs)
+			}
+		}
+	}
+}

@@ -58,7 +58,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, s.wrap("connect", err)
+		return nil, s.wrap("connect to "+s.where, err)
+	}
+	if err := s.pool.Ping(ctx); err != nil {
+		s.pool.Close()
+		return nil, s.wrap("connect to "+s.where, err)
 	}
 	if opts.Migrate {
 		if _, _, err := migrate(ctx, s.pool); err != nil {
