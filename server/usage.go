@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -41,17 +43,43 @@ type UsageRecorder interface {
 	Usage(ctx context.Context, since time.Time) (host.UsageReport, error)
 }
 
-// MemoryUsage is the local UsageRecorder: this process's events, kept in
-// memory (lost on exit). Safe for concurrent use.
+// DefaultMaxUsageEvents bounds the events a MemoryUsage keeps.
+const DefaultMaxUsageEvents = 100_000
+
+// ErrUsageForgotten: the report asked for reaches back past the oldest
+// event a bounded recorder still holds, so it would undercount.
+var ErrUsageForgotten = errors.New("usage: the events asked for are no longer held")
+
+// MemoryUsage is the local UsageRecorder: this process's most recent
+// events (at most Max, default DefaultMaxUsageEvents, at least three
+// quarters of it once full, so a long-running
+// server's memory stays bounded), lost on exit. A report reaching back
+// past the oldest event held is refused with ErrUsageForgotten rather than
+// undercounted. Safe for concurrent use.
 type MemoryUsage struct {
+	// Max bounds the events held; zero means DefaultMaxUsageEvents.
+	Max int
+
 	mu     sync.Mutex
 	events []UsageEvent
+	forgot time.Time // ServedAt of the newest event dropped
 }
 
-// Record appends events.
+// Record appends events, dropping the oldest beyond Max.
 func (m *MemoryUsage) Record(events []UsageEvent) {
+	limit := m.Max
+	if limit <= 0 {
+		limit = DefaultMaxUsageEvents
+	}
 	m.mu.Lock()
 	m.events = append(m.events, events...)
+	if len(m.events) > limit {
+		// Drop down to three quarters at once, so the copy is paid once
+		// per limit/4 events rather than on every request.
+		over := len(m.events) - limit*3/4
+		m.forgot = m.events[over-1].ServedAt
+		m.events = append(m.events[:0], m.events[over:]...)
+	}
 	m.mu.Unlock()
 }
 
@@ -59,6 +87,10 @@ func (m *MemoryUsage) Record(events []UsageEvent) {
 func (m *MemoryUsage) Usage(_ context.Context, since time.Time) (host.UsageReport, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.forgot.IsZero() && !since.After(m.forgot) {
+		return host.UsageReport{}, fmt.Errorf("%w: this process keeps its last %d served frames, the oldest dropped served at %s; ask with since after it, or run with a shared store (docs/deploy.md)",
+			ErrUsageForgotten, len(m.events), m.forgot.UTC().Format(time.RFC3339Nano))
+	}
 	var in []UsageEvent
 	for _, e := range m.events {
 		if !e.ServedAt.Before(since) {
@@ -134,6 +166,10 @@ func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 		since = t
 	}
 	rep, err := h.usage.Usage(r.Context(), since)
+	if errors.Is(err, ErrUsageForgotten) {
+		writeError(w, badRequest("since", "%v", err))
+		return
+	}
 	if err != nil {
 		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "usage: " + err.Error()})
 		return
