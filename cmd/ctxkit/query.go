@@ -17,6 +17,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -44,6 +45,10 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
+                          ID=mcp:stdio:CMD [ARGS...] an MCP server's resources (see ctxkit help mcp)
+                          ID=mcp:https://HOST/PATH an MCP server over Streamable HTTP (egress)
+  --mcp-tool ID=NAME[:ARG]  also call MCP provider ID's tool NAME with the goal in
+                        argument ARG (default query); its text results are ranked too
   --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
                         credential: sent as a bearer token to an HTTP provider,
                         passed as VAR to a stdio child; scrubbed from all output
@@ -166,10 +171,11 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
-	var kinds, providers, bearers repeated
+	var kinds, providers, bearers, mcpTools repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
+	fs.Var(&mcpTools, "mcp-tool", "")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -232,7 +238,8 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err := addDirs(ctx, h, dirs, progress); err != nil {
 		return fail("%v", err)
 	}
-	if err := addProviders(h, providers, bearers); err != nil {
+	bridges, err := addProviders(h, providers, bearers, mcpTools)
+	if err != nil {
 		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
@@ -241,7 +248,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
-	return writeQueryResult(s, *format == "json", fo, res)
+	code := writeQueryResult(s, *format == "json", fo, res)
+	writeBridgeReports(s.err, bridges)
+	return code
 }
 
 // addDirs indexes each DIR and registers it with the built-in files
@@ -327,30 +336,44 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 // addProviders registers each --provider SPEC, giving the provider named in
 // a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
 // environment variable VAR for a stdio child.
-func addProviders(h *host.Host, providers, bearers []string) error {
+func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbridge.Provider, error) {
+	toolOf, err := parseMCPTools(mcpTools)
+	if err != nil {
+		return nil, err
+	}
+	var bridges []*mcpbridge.Provider
 	creds := map[string]host.Credential{}
 	credVar := map[string]string{}
 	for _, b := range bearers {
 		id, v, ok := strings.Cut(b, "=")
 		if !ok || id == "" || v == "" {
-			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+			return nil, fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
 		}
 		tok, set := os.LookupEnv(v)
 		if !set {
-			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+			return nil, fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
 		}
 		creds[id], credVar[id] = host.NewCredential(tok), v
 	}
 	for _, spec := range providers {
 		id, target, ok := strings.Cut(spec, "=")
 		if !ok || id == "" || target == "" {
-			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+			return nil, fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
 		}
 		switch {
+		case strings.HasPrefix(target, mcpbridge.Prefix):
+			if _, ok := credVar[id]; ok {
+				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
+			}
+			b, err := addBridge(h, id, target, toolOf)
+			if err != nil {
+				return nil, err
+			}
+			bridges = append(bridges, b)
 		case strings.HasPrefix(target, "stdio:"):
 			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
 			if len(argv) == 0 {
-				return fmt.Errorf("--provider %s: empty command", id)
+				return nil, fmt.Errorf("--provider %s: empty command", id)
 			}
 			var so *host.StdioOptions
 			if v, ok := credVar[id]; ok {
@@ -360,18 +383,21 @@ func addProviders(h *host.Host, providers, bearers []string) error {
 				// A command that cannot start fails its own leg; the
 				// other providers are still served.
 				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
-					return err
+					return nil, err
 				}
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
 			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return err
+				return nil, err
 			}
 		default:
-			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+			return nil, fmt.Errorf("--provider %s: unknown transport in %q (want stdio:, https:// or mcp:)", id, target)
 		}
 	}
-	return nil
+	if err := checkMCPTools(h, toolOf); err != nil {
+		return nil, err
+	}
+	return bridges, nil
 }
 
 // writeFanOutReport prints one line per provider leg, then each frame the
