@@ -286,6 +286,8 @@ func TestStorePasswordNeverPrinted(t *testing.T) {
 			{"consent", "list", "--store", url},
 			{"trust", "list", "--store", url},
 			{"store", "migrate", "--store", url},
+			{"mcp", "--store", url, "."},
+			{"query", "--goal", "g", "--store", url, "."},
 			{"serve", "--addr", "127.0.0.1:0", "--store", url},
 		} {
 			code, out, errs := runCLI(t, "", args...)
