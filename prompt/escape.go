@@ -43,8 +43,9 @@ const (
 // characters or decodes references, in any order.
 //
 // The cost is linear in len(content).
-func escapeTo(w io.StringWriter, content string) error {
+func escapeTo(w sink, content string) error {
 	start := 0
+	var buf []byte // the escaped text not yet written, once a token is found
 	var err error
 	tagScanner.Scan(content, func(t fence.Token) {
 		if err != nil {
@@ -54,13 +55,52 @@ func escapeTo(w io.StringWriter, content string) error {
 		if t.Kind == fence.Escape {
 			brk = breakJSON
 		}
-		err = writeAll(w, content[start:t.End], brk)
+		seg := content[start:t.End]
 		start = t.End
+		if len(buf)+len(seg)+len(brk) > cap(buf) {
+			// Dense tokens would cost two writes each: batch them.
+			if buf == nil {
+				buf = make([]byte, 0, escapeChunk)
+			}
+			if err = flush(w, &buf); err != nil {
+				return
+			}
+			if len(seg) > cap(buf)/2 {
+				if _, err = w.WriteString(seg); err != nil {
+					return
+				}
+				seg = ""
+			}
+		}
+		buf = append(buf, seg...)
+		buf = append(buf, brk...)
 	})
 	if err != nil {
 		return err
 	}
+	if err := flush(w, &buf); err != nil {
+		return err
+	}
 	_, err = w.WriteString(content[start:])
+	return err
+}
+
+// escapeChunk is the size of escapeTo's batch of escaped text.
+const escapeChunk = 32 << 10
+
+// sink is what escapeTo writes to.
+type sink interface {
+	io.Writer
+	io.StringWriter
+}
+
+// flush writes *buf to w and empties it.
+func flush(w sink, buf *[]byte) error {
+	if len(*buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(*buf)
+	*buf = (*buf)[:0]
 	return err
 }
 

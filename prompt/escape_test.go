@@ -265,6 +265,7 @@ func TestEscapeIsLinear(t *testing.T) {
 type discard struct{}
 
 func (discard) WriteString(s string) (int, error) { return len(s), nil }
+func (discard) Write(b []byte) (int, error)       { return len(b), nil }
 
 // adversarialUnits repeated make worst cases for an escaper: an opener
 // before every few bytes, multi-byte runes after the opener, long skip runs.

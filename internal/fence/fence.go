@@ -167,6 +167,7 @@ const (
 func (sc *Scanner) Scan(s string, emit func(Token)) {
 	i := 0
 	var sk skipper
+	refAt, refWidth := -1, 0 // a reference less-than unit the look-ahead decoded
 	for i < len(s) {
 		c := s[i]
 		if !isTrigger(c) {
@@ -178,6 +179,8 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		var width int
 		var kind Kind
 		switch {
+		case i == refAt:
+			width, kind = refWidth, Reference
 		case c == '<' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
 			if !sc.follow[s[i+1]] {
 				i++ // "<<", "<div", "< b": cannot start a token
@@ -221,18 +224,21 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case Percent:
 			ctx = ctxPercent
 		}
-		ok, stop := sc.lookAheadASCII(s, at, ctx)
+		ok, stop, ref := sc.lookAheadASCII(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, Kind: kind})
 		}
 		i = max(at, stop)
+		if ref > 0 && i == stop {
+			refAt, refWidth = stop, ref
+		}
 	}
 }
 
 // lookAheadASCII is lookAhead with its commonest case, plain ASCII bytes
 // after a plain less-than, in a loop of its own; it hands over to
 // lookAhead at the first byte that needs decoding or folding.
-func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int) {
+func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, int) {
 	if ctx != ctxPlain {
 		return sc.lookAhead(s, pos, ctx, 0)
 	}
@@ -251,18 +257,45 @@ func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int) {
 			}
 		case clsLetter:
 			if c|0x20 == sc.name[matched] {
+				if matched == 0 && sc.hasName(s, pos) {
+					// The whole name in ASCII, the commonest token.
+					return true, pos + len(sc.name), 0
+				}
 				if matched++; matched == len(sc.name) {
-					return true, pos + 1
+					return true, pos + 1, 0
 				}
 				continue
 			}
 		}
 		if isTrigger(c) {
-			return false, pos // '<', '\\' or '%' may start a unit
+			return false, pos, 0 // '<', '\\' or '%' may start a unit
 		}
-		return false, pos + 1
+		return false, pos + 1, 0
 	}
-	return false, len(s)
+	return false, len(s), 0
+}
+
+// hasName reports whether s[pos:] starts with the name in ASCII letters of
+// any case, eight bytes at a time: OR-ing 0x20 into a byte gives a lower-case
+// letter only for that letter in either case, and leaves non-ASCII bytes
+// above 0x7F.
+func (sc *Scanner) hasName(s string, pos int) bool {
+	name := sc.name
+	if len(s)-pos < len(name) {
+		return false
+	}
+	k := 0
+	for ; k+8 <= len(name); k += 8 {
+		if load64(s, pos+k)|0x2020202020202020 != load64(name, k) {
+			return false
+		}
+	}
+	for ; k < len(name); k++ {
+		if s[pos+k]|0x20 != name[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // Count returns the number of fence tokens in s.
@@ -427,7 +460,7 @@ func (m *matcher) feedText(text string) int {
 // of that unit. HTML references are decoded; JSON/JS or percent escapes too
 // when ctx says the less-than was one. matched is how many letters of the
 // name the bytes before at already matched.
-func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
+func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref int) {
 	m := matcher{sc: sc, matched: matched}
 	for pos := at; pos < len(s); {
 		start := pos
@@ -445,17 +478,17 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 			case clsLetter:
 				if c|0x20 == sc.name[m.matched] {
 					if m.matched++; m.matched == len(sc.name) {
-						return true, pos
+						return true, pos, 0
 					}
 					continue
 				}
 			}
 			if isTrigger(c) {
-				return false, start // '<', '\\' or '%' may start a unit
+				return false, start, 0 // '<', '\\' or '%' may start a unit
 			}
-			return false, pos
+			return false, pos, 0
 		}
-		res, canLT := more, true
+		res, canLT, refLT := more, true, false
 		switch {
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(s[pos:])
@@ -463,21 +496,25 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 				if text, n := decodeRef(s, pos+w, 1); n > 0 {
 					pos += w + n
 					res, canLT = m.feedText(text), startsWithLT(text)
+					refLT = canLT
 					break
 				}
 			}
 			pos += w
 			if res = m.feedRune(r); res == dead {
-				canLT = isLessThanRune(r) || isAmpersandRune(r)
+				// An ampersand whose reference did not decode is no
+				// less-than unit: lessThanAt would decode it the same way.
+				canLT = isLessThanRune(r)
 			}
 		case c == '&':
 			if text, n := decodeRef(s, pos+1, 1); n > 0 {
 				pos += 1 + n
 				res, canLT = m.feedText(text), startsWithLT(text)
+				refLT = canLT
 				break
 			}
 			pos++
-			res = m.feed('&')
+			res, canLT = m.feed('&'), false // no reference: no less-than unit either
 		case c == '\\':
 			if r, w := decodeBackslash(s, pos); w > 0 {
 				pos += w
@@ -497,15 +534,18 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 		}
 		switch res {
 		case done:
-			return true, pos
+			return true, pos, 0
 		case dead:
-			if canLT {
-				return false, start
+			if refLT {
+				return false, start, pos - start // decoded once, not twice
 			}
-			return false, pos
+			if canLT {
+				return false, start, 0
+			}
+			return false, pos, 0
 		}
 	}
-	return false, len(s)
+	return false, len(s), 0
 }
 
 // feedRuneText feeds one decoded rune.
