@@ -167,7 +167,7 @@ const (
 func (sc *Scanner) Scan(s string, emit func(Token)) {
 	i := 0
 	var sk skipper
-	refAt, refWidth := -1, 0 // a reference less-than unit the look-ahead decoded
+	nextAt, next := -1, unit{} // a less-than unit the look-ahead decoded
 	for i < len(s) {
 		c := s[i]
 		if !isTrigger(c) {
@@ -179,8 +179,8 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		var width int
 		var kind Kind
 		switch {
-		case i == refAt:
-			width, kind = refWidth, Reference
+		case i == nextAt:
+			width, kind = next.width, next.kind
 		case c == '<' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
 			if !sc.follow[s[i+1]] {
 				i++ // "<<", "<div", "< b": cannot start a token
@@ -224,13 +224,13 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case Percent:
 			ctx = ctxPercent
 		}
-		ok, stop, ref := sc.lookAheadASCII(s, at, ctx)
+		ok, stop, u := sc.lookAheadASCII(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, Kind: kind})
 		}
 		i = max(at, stop)
-		if ref > 0 && i == stop {
-			refAt, refWidth = stop, ref
+		if u.width > 0 && i == stop {
+			nextAt, next = stop, u
 		}
 	}
 }
@@ -238,7 +238,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 // lookAheadASCII is lookAhead with its commonest case, plain ASCII bytes
 // after a plain less-than, in a loop of its own; it hands over to
 // lookAhead at the first byte that needs decoding or folding.
-func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, int) {
+func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, unit) {
 	if ctx != ctxPlain {
 		return sc.lookAhead(s, pos, ctx, 0)
 	}
@@ -259,20 +259,20 @@ func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, int) {
 			if c|0x20 == sc.name[matched] {
 				if matched == 0 && sc.hasName(s, pos) {
 					// The whole name in ASCII, the commonest token.
-					return true, pos + len(sc.name), 0
+					return true, pos + len(sc.name), unit{}
 				}
 				if matched++; matched == len(sc.name) {
-					return true, pos + 1, 0
+					return true, pos + 1, unit{}
 				}
 				continue
 			}
 		}
 		if isTrigger(c) {
-			return false, pos, 0 // '<', '\\' or '%' may start a unit
+			return false, pos, unit{} // '<', '\\' or '%' may start a unit
 		}
-		return false, pos + 1, 0
+		return false, pos + 1, unit{}
 	}
-	return false, len(s), 0
+	return false, len(s), unit{}
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of
@@ -296,6 +296,13 @@ func (sc *Scanner) hasName(s string, pos int) bool {
 		}
 	}
 	return true
+}
+
+// unit is a less-than unit the look-ahead decoded where it stopped: its
+// width (0 for none) and kind, as lessThanAt would find them.
+type unit struct {
+	width int
+	kind  Kind
 }
 
 // Count returns the number of fence tokens in s.
@@ -460,7 +467,7 @@ func (m *matcher) feedText(text string) int {
 // of that unit. HTML references are decoded; JSON/JS or percent escapes too
 // when ctx says the less-than was one. matched is how many letters of the
 // name the bytes before at already matched.
-func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref int) {
+func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop int, next unit) {
 	m := matcher{sc: sc, matched: matched}
 	for pos := at; pos < len(s); {
 		start := pos
@@ -478,17 +485,18 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref
 			case clsLetter:
 				if c|0x20 == sc.name[m.matched] {
 					if m.matched++; m.matched == len(sc.name) {
-						return true, pos, 0
+						return true, pos, unit{}
 					}
 					continue
 				}
 			}
 			if isTrigger(c) {
-				return false, start, 0 // '<', '\\' or '%' may start a unit
+				return false, start, unit{} // '<', '\\' or '%' may start a unit
 			}
-			return false, pos, 0
+			return false, pos, unit{}
 		}
-		res, canLT, refLT := more, true, false
+		res, canLT := more, true
+		hand, kind := false, Kind(0) // s[start:pos] is a less-than unit of that kind
 		switch {
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(s[pos:])
@@ -496,7 +504,7 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref
 				if text, n := decodeRef(s, pos+w, 1); n > 0 {
 					pos += w + n
 					res, canLT = m.feedText(text), startsWithLT(text)
-					refLT = canLT
+					hand, kind = canLT, Reference
 					break
 				}
 			}
@@ -504,21 +512,25 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref
 			if res = m.feedRune(r); res == dead {
 				// An ampersand whose reference did not decode is no
 				// less-than unit: lessThanAt would decode it the same way.
-				canLT = isLessThanRune(r)
+				canLT = isLessThanRune(r) && !plainBlock(r)
+				hand, kind = canLT, LookAlike
 			}
 		case c == '&':
 			if text, n := decodeRef(s, pos+1, 1); n > 0 {
 				pos += 1 + n
 				res, canLT = m.feedText(text), startsWithLT(text)
-				refLT = canLT
+				hand, kind = canLT, Reference
 				break
 			}
 			pos++
 			res, canLT = m.feed('&'), false // no reference: no less-than unit either
 		case c == '\\':
+			// canLT stays true: a unit may start inside an escape that
+			// decodes to something else, so the scan resumes at start.
 			if r, w := decodeBackslash(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
+				hand, kind = foldsToLT(r), Escape
 				break
 			}
 			pos++
@@ -527,6 +539,7 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref
 			if r, w := decodePercent(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
+				hand, kind = foldsToLT(r), Percent
 				break
 			}
 			pos++
@@ -534,18 +547,20 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop, ref
 		}
 		switch res {
 		case done:
-			return true, pos, 0
+			return true, pos, unit{}
 		case dead:
-			if refLT {
-				return false, start, pos - start // decoded once, not twice
+			if hand {
+				// The unit that ended the candidate starts the next one:
+				// hand it over, decoded, so it is not decoded twice.
+				return false, start, unit{width: pos - start, kind: kind}
 			}
 			if canLT {
-				return false, start, 0
+				return false, start, unit{}
 			}
-			return false, pos, 0
+			return false, pos, unit{}
 		}
 	}
-	return false, len(s), 0
+	return false, len(s), unit{}
 }
 
 // feedRuneText feeds one decoded rune.
