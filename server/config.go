@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 )
 
 // Config is the JSON file read by `ctxkit serve --config FILE`:
@@ -96,6 +97,12 @@ type ProviderConfig struct {
 	// passed to the Command child. The token itself is never logged, and
 	// it is scrubbed from everything derived from the provider.
 	TokenEnv string `json:"token_env,omitempty"`
+	// MCP is an MCP server bridged as a provider, spelled as on the
+	// command line: "mcp:stdio:CMD [ARGS...]" or "mcp:https://HOST/PATH".
+	MCP string `json:"mcp,omitempty"`
+	// MCPTool names a search-like tool of the MCP server to call with the
+	// goal, NAME or NAME:ARG (see mcpbridge.ParseTool).
+	MCPTool string `json:"mcp_tool,omitempty"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -174,13 +181,16 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 		seen[p.ID] = true
 		n := 0
-		for _, set := range []bool{p.Files != "", len(p.Command) > 0, p.URL != ""} {
+		for _, set := range []bool{p.Files != "", len(p.Command) > 0, p.URL != "", p.MCP != ""} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url", i, p.ID)
+			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url, mcp", i, p.ID)
+		}
+		if p.MCPTool != "" && p.MCP == "" {
+			return nil, fmt.Errorf("providers[%d] (%s): mcp_tool applies only to mcp providers", i, p.ID)
 		}
 		if p.TokenEnv != "" && p.Files != "" {
 			return nil, fmt.Errorf("providers[%d] (%s): token_env applies only to url and command providers", i, p.ID)
@@ -212,6 +222,10 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 			if err := h.AddInProcess(p.ID, files.New(ix)); err != nil {
+				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
+			}
+		case p.MCP != "":
+			if err := addMCP(h, p); err != nil {
 				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
 			}
 		case len(p.Command) > 0:
@@ -260,4 +274,20 @@ func (c *Config) openConsent() (*host.ConsentStore, error) {
 		return nil, fmt.Errorf("config: consent store: %w", err)
 	}
 	return st, nil
+}
+
+// addMCP registers an MCP server bridged as a provider.
+func addMCP(h *host.Host, p ProviderConfig) error {
+	t, err := mcpbridge.ParseTarget(p.MCP)
+	if err != nil {
+		return err
+	}
+	var o mcpbridge.Options
+	if p.MCPTool != "" {
+		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(p.MCPTool); err != nil {
+			return err
+		}
+	}
+	_, err = mcpbridge.Register(h, p.ID, t, &o)
+	return err
 }

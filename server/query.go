@@ -99,39 +99,54 @@ type LegOutcome struct {
 }
 
 func (h *Handler) queryRoute(ctx context.Context, req *QueryRequest) (any, error) {
+	res, fo, err := h.Query(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := res.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return &queryAnswer{Composition: b, FanOut: fo}, nil
+}
+
+// Query runs req as POST /v1/query does, with the same defaults and
+// checks, and returns the composition and the fan-out report unencoded. A
+// bad request is an *Error naming the member at fault.
+func (h *Handler) Query(ctx context.Context, req *QueryRequest) (*compose.Result, *host.FanOut, error) {
 	if h.query == nil {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "query: no providers are configured; start the server with --config FILE listing them"}
 	}
 	if strings.TrimSpace(req.Goal) == "" {
-		return nil, badRequest("goal", "goal: required")
+		return nil, nil, badRequest("goal", "goal: required")
 	}
 	budget, maxFrames := req.Budget, req.MaxFrames
 	switch {
 	case budget < 0 || budget > 1<<30:
-		return nil, badRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
+		return nil, nil, badRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
 	case budget == 0:
 		budget = DefaultQueryBudget
 	}
 	switch {
 	case maxFrames < 0 || maxFrames > h.maxFrames:
-		return nil, badRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
+		return nil, nil, badRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
 	case maxFrames == 0:
 		maxFrames = DefaultQueryMaxFrames
 	}
 	cr := ComposeRequest{Strategy: req.Strategy, Quota: req.Quota, Weights: req.Weights, DefaultWeight: req.DefaultWeight}
 	strat, e := cr.strategy()
 	if e != nil {
-		return nil, e
+		return nil, nil, e
 	}
 	packer, e := parsePacker(req.Packer)
 	if e != nil {
-		return nil, e
+		return nil, nil, e
 	}
 	q := &frame.Query{Goal: req.Goal, QueryText: req.QueryText, Kinds: req.Kinds, Anchors: req.Anchors, AsOf: req.AsOf,
 		MaxFrames: uint32(maxFrames), MaxTokens: uint32(budget)}
 	if v := q.Validate(); len(v) > 0 {
-		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: v[0].Rule, Field: v[0].Field,
+		return nil, nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: v[0].Rule, Field: v[0].Field,
 			Message: "invalid query: " + v.Error()}
 	}
 	fo := h.query.QueryAllBudgeted(ctx, q, uint32(budget))
@@ -146,13 +161,9 @@ func (h *Handler) queryRoute(ctx context.Context, req *QueryRequest) (any, error
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := fo.Compose(budget, &compose.Options{Strategy: strat, Packer: packer})
 	h.countComposition(res)
-	b, err := res.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return &queryAnswer{Composition: b, FanOut: fo}, nil
+	return res, fo, nil
 }

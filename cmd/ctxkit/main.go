@@ -47,6 +47,7 @@ func commands() []command {
 		trustCommand(),
 		composeCommand(),
 		queryCommand(),
+		mcpCommand(),
 		assessCommand(),
 		providerCommand(),
 		consentCommand(),

@@ -1,9 +1,24 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
+
+// TestMain gives the tests a cache directory of their own: ctxkit query and
+// ctxkit provider files keep their indexes there.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ctxkit-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	removeMCPBinary()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // Every command is registered once: a name listed twice would show twice in
 // the usage and the second entry could never run.

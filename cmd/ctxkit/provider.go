@@ -18,15 +18,17 @@ func providerCommand() command {
 	return command{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider}
 }
 
-const providerUsage = `usage: ctxkit provider files DIR [--http ADDR]
+const providerUsage = `usage: ctxkit provider files [flags] DIR...
 
-Serves the built-in files provider (BM25 over line chunks of the text files
-under DIR) so that any CGP host can use it:
+Serves the built-in files provider (BM25F over chunks that follow each
+file's structure) over one or more DIRs so that any CGP host can use it:
 
   (default)     NDJSON on stdin/stdout, one envelope per line
   --http ADDR   one envelope per POST at http://ADDR/ (e.g. 127.0.0.1:7700)
 
-Index progress goes to stderr when stderr is a terminal.
+` + "%s" + `
+Index progress goes to stderr when stderr is a terminal; one line per DIR
+saying what was indexed and skipped (by reason) goes to stderr always.
 
 examples:
   ctxkit provider files ./docs
@@ -37,6 +39,7 @@ exit codes: 0 clean shutdown; 1 serving failed; 2 usage error or unreadable DIR.
 `
 
 func runProvider(ctx context.Context, args []string, s stdio) int {
+	providerUsage := fmt.Sprintf(providerUsage, fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		if len(args) == 0 {
 			fmt.Fprint(s.err, providerUsage)
@@ -52,6 +55,8 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("provider files", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "")
+	var ff filesFlags
+	ff.register(fs)
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -61,20 +66,26 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "provider: %v\n\n%s", err, providerUsage)
 		return exitUsage
 	}
-	if len(pos) != 1 {
-		fmt.Fprintf(s.err, "provider files: want exactly one DIR\n\n%s", providerUsage)
+	if len(pos) == 0 {
+		fmt.Fprintf(s.err, "provider files: want at least one DIR\n\n%s", providerUsage)
+		return exitUsage
+	}
+	if err := ff.check(); err != nil {
+		fmt.Fprintf(s.err, "provider files: %v\n", err)
 		return exitUsage
 	}
 	var progress io.Writer
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	ix, err := files.Build(ctx, pos[0], &files.IndexOptions{Progress: progress})
+	p, err := ff.build(ctx, pos, progress, s.err)
 	if err != nil {
 		fmt.Fprintf(s.err, "provider: %v\n", err)
 		return exitUsage
 	}
-	p := files.New(ix)
+	if progress == nil {
+		writeIndexReport(s.err, p)
+	}
 	if *addr == "" {
 		if err := host.ServeStdio(ctx, p, s.in, s.out); err != nil {
 			fmt.Fprintf(s.err, "provider: %v\n", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -30,8 +31,11 @@ Queries context providers concurrently, audits each reply, composes the
 accepted frames under one budget and prints the fenced prompt on stdout and
 the audit (every provider leg, every frame kept or dropped) on stderr.
 
-Each DIR is served in-process by the built-in files provider (BM25 over
-line chunks of the text files under DIR).
+The DIRs are served in-process by one built-in files provider (BM25F over
+chunks that follow each file's structure: Markdown and HTML sections, Go
+declarations, code blocks), with one share of the budget. Each DIR's index
+is kept on disk and refreshed from what changed; paths are shown relative
+to their DIR, and with several DIRs each path begins with its DIR.
 
 flags:
   --goal G              what the evidence is for (required)
@@ -44,6 +48,10 @@ flags:
   --provider SPEC       add a provider (repeatable):
                           ID=stdio:CMD [ARGS...]   a child process (args split on spaces)
                           ID=https://HOST/PATH     an HTTP provider (http:// only to loopback)
+                          ID=mcp:stdio:CMD [ARGS...] an MCP server's resources (see ctxkit help mcp)
+                          ID=mcp:https://HOST/PATH an MCP server over Streamable HTTP (egress)
+  --mcp-tool ID=NAME[:ARG]  also call MCP provider ID's tool NAME with the goal in
+                        argument ARG (default query); its text results are ranked too
   --bearer-env ID=VAR   the token in environment variable VAR is provider ID's
                         credential: sent as a bearer token to an HTTP provider,
                         passed as VAR to a stdio child; scrubbed from all output
@@ -58,7 +66,7 @@ flags:
                         (default), round-robin-by-rank, per-provider-quota[:K]
   --packer P            first-fit (default) or stop-at-first-miss
   --remote URL          run on a ctxkit serve instead (its configured providers; no DIR)
-
+%s
 examples:
   ctxkit query --goal "how is the budget split between providers" --budget 1500 ./docs
   ctxkit query --goal "retry policy" --format json --provider 'wiki=https://wiki.example/cgp' ./docs
@@ -135,7 +143,9 @@ func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
 }
 
 func runQuery(ctx context.Context, args []string, s stdio) int {
-	usage := func(w io.Writer) { fmt.Fprintf(w, queryUsage, defaultConsentShown()) }
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, queryUsage, defaultConsentShown(), fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
+	}
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	goal := fs.String("goal", "", "")
@@ -149,10 +159,13 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
-	var kinds, providers, bearers repeated
+	var ff filesFlags
+	ff.register(fs)
+	var kinds, providers, bearers, mcpTools repeated
 	fs.Var(&kinds, "kind", "")
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
+	fs.Var(&mcpTools, "mcp-tool", "")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -177,6 +190,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 		return fail("--policy must be exclude-frames or drop-leg")
 	case len(dirs) == 0 && len(providers) == 0:
 		return fail("give at least one DIR or --provider")
+	}
+	if err := ff.check(); err != nil {
+		return fail("%v", err)
 	}
 	strategy, err := parseStrategy(*strategyName)
 	if err != nil {
@@ -206,10 +222,12 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	if err := addDirs(ctx, h, dirs, progress); err != nil {
+	fp, err := addDirs(ctx, h, &ff, dirs, progress, s.err)
+	if err != nil {
 		return fail("%v", err)
 	}
-	if err := addProviders(h, providers, bearers); err != nil {
+	bridges, err := addProviders(h, providers, bearers, mcpTools)
+	if err != nil {
 		return fail("%v", err)
 	}
 	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
@@ -218,26 +236,22 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	}
 	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
 	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
-	return writeQueryResult(s, *format == "json", fo, res)
+	code := writeQueryResult(s, *format == "json", fp, fo, res)
+	writeBridgeReports(s.err, bridges)
+	return code
 }
 
-// addDirs indexes each DIR and registers it with the built-in files
-// provider, as "files" or, for several, "files-1", "files-2", ...
-func addDirs(ctx context.Context, h *host.Host, dirs []string, progress io.Writer) error {
-	for i, dir := range dirs {
-		ix, err := files.Build(ctx, dir, &files.IndexOptions{Progress: progress})
-		if err != nil {
-			return err
-		}
-		id := "files"
-		if len(dirs) > 1 {
-			id = fmt.Sprintf("files-%d", i+1)
-		}
-		if err := h.AddInProcess(id, files.New(ix)); err != nil {
-			return err
-		}
+// addDirs indexes the DIRs and registers them with the host as one built-in
+// files provider, "files" (nil and nothing registered without DIRs).
+func addDirs(ctx context.Context, h *host.Host, ff *filesFlags, dirs []string, progress, log io.Writer) (*files.Provider, error) {
+	if len(dirs) == 0 {
+		return nil, nil
 	}
-	return nil
+	fp, err := ff.build(ctx, dirs, progress, log)
+	if err != nil {
+		return nil, err
+	}
+	return fp, h.AddInProcess("files", fp)
 }
 
 // checkQueryFlags says what is wrong with the query's goal, budget, frame
@@ -265,8 +279,9 @@ func checkQueryFlags(goal string, budget, maxFrames int, kinds []string) string 
 
 // writeQueryResult prints the prompt and report (or the JSON document) and
 // returns the exit code: 1 when a leg failed or a frame was refused, or
-// when nothing was composed, which it says on stderr.
-func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result) int {
+// when nothing was composed, which it says on stderr. fp, the files
+// provider if any, adds its index lines to the report.
+func writeQueryResult(s stdio, asJSON bool, fp *files.Provider, fo *host.FanOut, res *compose.Result) int {
 	code := exitOK
 	if len(fo.Failures()) > 0 || len(fo.Excluded()) > 0 {
 		code = exitFailed
@@ -277,10 +292,11 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	}
 	if asJSON {
 		out := struct {
+			Index       []files.Stats    `json:"index,omitempty"`
 			FanOut      *host.FanOut     `json:"fanout"`
 			Composition *compose.Result  `json:"composition"`
 			Usage       host.UsageReport `json:"usage"`
-		}{fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
+		}{indexStats(fp), fo, res, fo.UsageReport(time.Now().UTC().Format("2006-01-02T15:04:05Z"))}
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -291,6 +307,10 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 	} else {
 		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
 			return exitFailed
+		}
+		if fp != nil {
+			fmt.Fprintln(s.err)
+			writeIndexReport(s.err, fp)
 		}
 		writeFanOutReport(s.err, fo)
 		_ = res.Audit.WriteText(s.err)
@@ -304,30 +324,44 @@ func writeQueryResult(s stdio, asJSON bool, fo *host.FanOut, res *compose.Result
 // addProviders registers each --provider SPEC, giving the provider named in
 // a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
 // environment variable VAR for a stdio child.
-func addProviders(h *host.Host, providers, bearers []string) error {
+func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbridge.Provider, error) {
+	toolOf, err := parseMCPTools(mcpTools)
+	if err != nil {
+		return nil, err
+	}
+	var bridges []*mcpbridge.Provider
 	creds := map[string]host.Credential{}
 	credVar := map[string]string{}
 	for _, b := range bearers {
 		id, v, ok := strings.Cut(b, "=")
 		if !ok || id == "" || v == "" {
-			return fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
+			return nil, fmt.Errorf("--bearer-env wants ID=VAR, got %q", b)
 		}
 		tok, set := os.LookupEnv(v)
 		if !set {
-			return fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
+			return nil, fmt.Errorf("--bearer-env %s: environment variable %s is not set", id, v)
 		}
 		creds[id], credVar[id] = host.NewCredential(tok), v
 	}
 	for _, spec := range providers {
 		id, target, ok := strings.Cut(spec, "=")
 		if !ok || id == "" || target == "" {
-			return fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
+			return nil, fmt.Errorf("--provider wants ID=stdio:CMD or ID=https://URL, got %q", spec)
 		}
 		switch {
+		case strings.HasPrefix(target, mcpbridge.Prefix):
+			if _, ok := credVar[id]; ok {
+				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
+			}
+			b, err := addBridge(h, id, target, toolOf)
+			if err != nil {
+				return nil, err
+			}
+			bridges = append(bridges, b)
 		case strings.HasPrefix(target, "stdio:"):
 			argv := strings.Fields(strings.TrimPrefix(target, "stdio:"))
 			if len(argv) == 0 {
-				return fmt.Errorf("--provider %s: empty command", id)
+				return nil, fmt.Errorf("--provider %s: empty command", id)
 			}
 			var so *host.StdioOptions
 			if v, ok := credVar[id]; ok {
@@ -337,18 +371,21 @@ func addProviders(h *host.Host, providers, bearers []string) error {
 				// A command that cannot start fails its own leg; the
 				// other providers are still served.
 				if !errors.Is(err, host.ErrNotStarted) || h.AddUnstarted(id, err) != nil {
-					return err
+					return nil, err
 				}
 			}
 		case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
 			if err := h.AddHTTP(id, target, &host.HTTPOptions{Credential: creds[id]}); err != nil {
-				return err
+				return nil, err
 			}
 		default:
-			return fmt.Errorf("--provider %s: unknown transport in %q (want stdio: or https://)", id, target)
+			return nil, fmt.Errorf("--provider %s: unknown transport in %q (want stdio:, https:// or mcp:)", id, target)
 		}
 	}
-	return nil
+	if err := checkMCPTools(h, toolOf); err != nil {
+		return nil, err
+	}
+	return bridges, nil
 }
 
 // writeFanOutReport prints one line per provider leg, then each frame the

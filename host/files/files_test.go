@@ -64,7 +64,7 @@ func TestIndexSkipsAndCounts(t *testing.T) {
 	if _, err := files.Build(context.Background(), dir, &files.IndexOptions{Progress: &buf}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "skipped 1 binary") {
+	if !strings.Contains(buf.String(), "1 binary") {
 		t.Errorf("progress: %q", buf.String())
 	}
 	if _, err := files.Build(context.Background(), filepath.Join(dir, "docs", "retry.md"), nil); err == nil {
@@ -254,10 +254,15 @@ func TestServedOverStdioWire(t *testing.T) {
 	}
 }
 
+// Identifiers yield their parts and the whole; English words are stemmed
+// so inflections meet; stop words are dropped.
 func TestTerms(t *testing.T) {
-	got := strings.Join(files.Terms("How is the BudgetSplit between HTTPServer providers? budgets"), " ")
-	if got != "budget split http server provider budget" {
+	got := strings.Join(files.Terms("How is the BudgetSplit between HTTPServer providers? budgets max_file_size sniffing"), " ")
+	if got != "budget split budgetsplit http server httpserver provid budget max file size maxfilesize snif" {
 		t.Errorf("terms = %q", got)
+	}
+	if a, b := files.Terms("nested"), files.Terms("nesting"); len(a) != 1 || len(b) != 1 || a[0] != b[0] {
+		t.Errorf("nested %v and nesting %v do not meet", a, b)
 	}
 }
 

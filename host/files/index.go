@@ -1,510 +1,622 @@
-// Package files is the built-in local-files CGP provider: a BM25 index over
-// line chunks of the text files under a directory, served as doc (prose) and
-// snippet (code) frames with file provenance, real digests and verify. A
-// Markdown heading starts a chunk, and its words weigh in every chunk of its
-// section.
+// Package files is the built-in local-files CGP provider and the chunking
+// and ranking behind it. Split cuts a document into chunks that follow its
+// structure (Markdown sections, Go declarations, HTML sections, code
+// blocks); Index ranks chunks with BM25F over body, heading and path fields.
+// NewIndex indexes documents held in memory; Build indexes a directory,
+// incrementally, and keeps the index on disk when asked; Provider serves an
+// index as doc (prose) and snippet (code) frames with file provenance, real
+// digests and verify.
 package files
 
 import (
-	"bytes"
-	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
-	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
-// Defaults for IndexOptions.
-const (
-	DefaultMaxFileSize = 1 << 20 // bytes; larger files are skipped and counted
-	DefaultChunkLines  = 40      // lines per chunk (a markdown heading also starts one)
-)
+// DefaultMaxFileSize is the size above which a file is skipped (and
+// counted) unless IndexOptions.MaxFileSize says otherwise.
+const DefaultMaxFileSize = 4 << 20
 
-// BM25 parameters (the usual Robertson/Sparck Jones values).
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// IndexOptions tunes Build. A nil pointer or zero fields mean the defaults.
+// IndexOptions tunes Build. The zero value indexes in memory with the
+// defaults.
 type IndexOptions struct {
-	MaxFileSize int64     // files larger than this are skipped (default DefaultMaxFileSize)
-	ChunkLines  int       // maximum lines per chunk (default DefaultChunkLines)
-	Progress    io.Writer // if non-nil, progress lines are written here while indexing
+	MaxFileSize    int64     // files larger than this are skipped (default DefaultMaxFileSize)
+	Progress       io.Writer // if non-nil, progress lines while indexing (a terminal)
+	Log            io.Writer // if non-nil, messages such as a corrupt index being rebuilt
+	Store          string    // index file to keep and refresh; "" indexes in memory only
+	Include        []string  // globs; if any, only matching files are indexed
+	Exclude        []string  // globs of files and directories to leave out
+	NoDefaultSkips bool      // descend into hidden and DefaultSkipDirs directories too
+	NoIgnoreFiles  bool      // do not read .gitignore and .ignore files
+	Workers        int       // indexing goroutines (default: every core)
 }
 
-// Skipped counts the files Build left out and why. Nothing is left out silently.
-type Skipped struct {
-	Binary     int `json:"binary"`     // NUL byte or invalid UTF-8
-	TooLarge   int `json:"too_large"`  // larger than MaxFileSize
-	Unreadable int `json:"unreadable"` // open/read failed
-	Symlinks   int `json:"symlinks"`   // symbolic links are never followed
+func (o *IndexOptions) maxFileSize() int64 {
+	if o.MaxFileSize <= 0 {
+		return DefaultMaxFileSize
+	}
+	return o.MaxFileSize
 }
 
-// fileEntry is one indexed file.
-type fileEntry struct {
-	rel     string    // slash-separated path relative to the root
-	abs     string    // absolute path
-	modTime time.Time // modification time at index time
-	doc     bool      // prose (markdown, text) rather than code
+// fingerprint sums the options that decide what is indexed, so an index
+// built with other options is rebuilt rather than trusted.
+func (o *IndexOptions) fingerprint() uint32 {
+	s := fmt.Sprintf("%d|%q|%q|%v|%v|%d", o.maxFileSize(), o.Include, o.Exclude, o.NoDefaultSkips, o.NoIgnoreFiles, MaxChunkTokens)
+	return crc32.Checksum([]byte(s), castagnoli)
 }
 
-// chunk is a run of whole lines of one file.
-type chunk struct {
-	file       uint32
-	startLine  int // 1-based, inclusive
-	endLine    int // 1-based, inclusive
-	start, end int // byte offsets in the file at index time
-	length     int // number of indexed terms
-	heading    string
+// State says how Build found a stored index.
+type State string
+
+// Index states.
+const (
+	StateMemory    State = "memory"    // no store: indexed in memory
+	StateFresh     State = "fresh"     // the stored index matched the tree
+	StateRefreshed State = "refreshed" // changed files were reindexed over the stored index
+	StateRebuilt   State = "rebuilt"   // built (again) from the tree and stored
+)
+
+// Stats describes an index as Build left it.
+type Stats struct {
+	State     State         `json:"state"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Files     int           `json:"files"`     // indexed paths
+	Contents  int           `json:"contents"`  // distinct contents among them
+	Chunks    int           `json:"chunks"`    // chunks of the live contents
+	Bytes     int64         `json:"bytes"`     // bytes of text indexed
+	Reindexed int           `json:"reindexed"` // files read and indexed by this Build
+	Root      string        `json:"root"`      // absolute, symlinks resolved
+	Store     string        `json:"store,omitempty"`
+	Skipped   Skipped       `json:"skipped"`
 }
 
-type posting struct {
-	chunk uint32
-	tf    uint32
+// DefaultIndexPath returns where the index of root is kept by default: the
+// user's cache directory, keyed by root's absolute path.
+func DefaultIndexPath(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "ctxkit", "index", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:8])+".idx"), nil
 }
 
-// Index is a BM25 index over the line chunks of the text files under a root.
-// It holds no file content: a hit is read back from disk when served, so a
-// frame always carries the bytes its provenance digest describes.
-type Index struct {
-	root     string
-	label    string // prefix shown in titles and citation labels
-	files    []fileEntry
-	chunks   []chunk
-	termID   map[string]uint32 // term -> index into postings
-	postings [][]posting
-	avgLen   float64
-	skipped  Skipped
-	byPath   map[string]uint32 // rel path -> file index
-	bytes    int64
-}
-
-// Build walks root and indexes every regular text file under it. Hidden
-// directories (".git" and the like) are not descended into; symbolic links are
-// counted and never followed, so nothing outside root is ever read.
+// Build indexes every text file under root that the walk keeps (see
+// IndexOptions and Skipped). With Store set, a stored index is reused:
+// files whose size and modification time are unchanged are not read, files
+// whose content hash is unchanged are not reindexed, and the rest are
+// indexed over it; a missing, corrupt or incompatible store is rebuilt
+// (with a message to Log) and written atomically. Symbolic links are never
+// followed, so nothing outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
+	start := time.Now()
 	var o IndexOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxFileSize <= 0 {
-		o.MaxFileSize = DefaultMaxFileSize
-	}
-	if o.ChunkLines <= 0 {
-		o.ChunkLines = DefaultChunkLines
-	}
-	abs, err := filepath.Abs(root)
+	abs, err := resolveRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	abs, err = filepath.EvalSymlinks(abs)
+	w := &walker{root: abs, opts: &o}
+	if err := w.walk(ctx); err != nil {
+		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	ix := &Index{root: abs, label: rootLabel(root)}
+	if o.Store == "" {
+		err = ix.rebuild(ctx, w.files, &o)
+		ix.stats.State = StateMemory
+	} else {
+		err = ix.open(ctx, w.files, &o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("files: index %s: %w", root, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("files: index %s: not a directory", root)
-	}
-	label := ""
-	if !filepath.IsAbs(root) {
-		if c := filepath.ToSlash(filepath.Clean(root)); c != "." && !strings.HasPrefix(c, "../") && c != ".." {
-			label = c + "/"
-		}
-	}
-	ix := &Index{root: abs, label: label, termID: make(map[string]uint32), byPath: make(map[string]uint32)}
-	tok := &tokenizer{}
-	tf := make(map[uint32]uint32)
-	var totalLen int64
-	lastReport := time.Now()
-	seen := 0
-	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			if d != nil && d.IsDir() && path != abs {
-				ix.skipped.Unreadable++
-				return fs.SkipDir
-			}
-			ix.skipped.Unreadable++
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != abs && strings.HasPrefix(name, ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			ix.skipped.Symlinks++
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(name, ".") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			ix.skipped.Unreadable++
-			return nil
-		}
-		if info.Size() > o.MaxFileSize {
-			ix.skipped.TooLarge++
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			ix.skipped.Unreadable++
-			return nil
-		}
-		if !isText(data) {
-			ix.skipped.Binary++
-			return nil
-		}
-		rel, err := filepath.Rel(abs, path)
-		if err != nil {
-			ix.skipped.Unreadable++
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		fi := uint32(len(ix.files))
-		ix.files = append(ix.files, fileEntry{rel: rel, abs: path, modTime: info.ModTime(), doc: isProse(name)})
-		ix.byPath[rel] = fi
-		ix.bytes += int64(len(data))
-		totalLen += ix.addFile(fi, rel, data, o.ChunkLines, tok, tf)
-		seen++
-		if o.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
-			lastReport = time.Now()
-			fmt.Fprintf(o.Progress, "\rindexing: %d files, %d chunks", seen, len(ix.chunks))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("files: index %s: %w", root, err)
-	}
+	ix.finishStats(w.skipped, time.Since(start))
+	ix.stats.Store = o.Store
+	ix.stats.Root = abs
 	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "\rindexed: %d files, %d chunks (skipped %d binary, %d too large, %d unreadable, %d symlinks)\n",
-			len(ix.files), len(ix.chunks), ix.skipped.Binary, ix.skipped.TooLarge, ix.skipped.Unreadable, ix.skipped.Symlinks)
-	}
-	if len(ix.chunks) > 0 {
-		ix.avgLen = float64(totalLen) / float64(len(ix.chunks))
+		fmt.Fprintf(o.Progress, "\r%s\n", ix.stats.Summary(root))
 	}
 	return ix, nil
 }
 
-// addFile splits data into chunks and indexes their terms; it returns the
-// total number of terms indexed. tok and tf are scratch space reused across
-// files, so indexing allocates only for new terms and postings.
-func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int, tok *tokenizer, tf map[uint32]uint32) int64 {
-	prose := ix.files[fi].doc
-	var total int64
-	// The file's path words are indexed into every chunk of the file, so a
-	// query naming a file finds it.
-	var pathTerms []uint32
-	tok.each(rel, func(t []byte) { pathTerms = append(pathTerms, ix.intern(t)) })
-	lines := splitLines(data)
-	start := 0
-	var heading string
-	flush := func(end int) {
-		if end <= start {
-			return
-		}
-		c := chunk{file: fi, startLine: start + 1, endLine: end, start: lines[start].off, heading: heading}
-		c.end = lines[end-1].off + lines[end-1].len
-		clear(tf)
-		tok.eachBytes(data[c.start:c.end], func(t []byte) {
-			tf[ix.intern(t)]++
-			c.length++
-		})
-		for _, id := range pathTerms {
-			tf[id]++
-			c.length++
-		}
-		// The section's heading describes every chunk under it, also those
-		// past the first, and weighs more than a body word (a title field
-		// in BM25F terms): its terms are counted twice more in each chunk.
-		if heading != "" {
-			tok.each(heading, func(t []byte) {
-				tf[ix.intern(t)] += 2
-				c.length += 2
-			})
-		}
-		ci := uint32(len(ix.chunks))
-		ix.chunks = append(ix.chunks, c)
-		for id, n := range tf {
-			ix.postings[id] = append(ix.postings[id], posting{chunk: ci, tf: n})
-		}
-		total += int64(c.length)
-		start = end
+func resolveRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
 	}
-	for i, ln := range lines {
-		text := data[ln.off : ln.off+ln.len]
-		isHeading := prose && len(text) > 0 && text[0] == '#'
-		if isHeading && i > start {
-			flush(i)
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	return abs, nil
+}
+
+// rootLabel is the prefix shown before paths: the root as given when it is
+// relative and inside the working directory, else nothing.
+func rootLabel(root string) string {
+	if filepath.IsAbs(root) {
+		return ""
+	}
+	c := filepath.ToSlash(filepath.Clean(root))
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return ""
+	}
+	return c + "/"
+}
+
+// open reuses the stored index when it is sound, under the store's lock.
+func (ix *Index) open(ctx context.Context, files []walkFile, o *IndexOptions) error {
+	if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
+		return err
+	}
+	unlock, err := lockFile(o.Store + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	data, unmap, err := mapFile(o.Store)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ix.rebuildAndStore(ctx, files, o)
+	case err != nil:
+		ix.logf(o, "index %s unreadable (%v); rebuilding", o.Store, err)
+		return ix.rebuildAndStore(ctx, files, o)
+	}
+	seg, err := openSegment(data)
+	if err == nil && seg.optionsSum != o.fingerprint() {
+		err = errors.New("built with other options")
+	}
+	if err != nil {
+		_ = unmap()
+		ix.logf(o, "index %s not used (%v); rebuilding", o.Store, err)
+		return ix.rebuildAndStore(ctx, files, o)
+	}
+	seg.unmap = unmap
+	return ix.refresh(ctx, seg, files, o)
+}
+
+func (ix *Index) logf(o *IndexOptions, format string, a ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "files: "+format+"\n", a...)
+	}
+}
+
+func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *IndexOptions) error {
+	if err := ix.rebuild(ctx, files, o); err != nil {
+		return err
+	}
+	ix.stats.State = StateRebuilt
+	return writeAtomic(o.Store, ix.segs[0].data)
+}
+
+// writeAtomic writes data beside name and renames it into place, so a
+// reader sees the old index or the new one, never a torn one.
+func writeAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), name)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
+}
+
+// rebuild indexes every file into one segment.
+func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions) error {
+	b := newBuilder(false, o.fingerprint())
+	if err := ix.indexFiles(ctx, b, files, o); err != nil {
+		return err
+	}
+	seg, err := openSegment(b.encode())
+	if err != nil {
+		return err
+	}
+	ix.segs = []*segment{seg}
+	ix.dead = [][]bool{make([]bool, len(seg.contents))}
+	ix.live = make(map[string]contentRef)
+	for ci, c := range seg.contents {
+		if c.binary {
+			continue
 		}
-		if isHeading {
-			heading = strings.TrimSpace(strings.TrimLeft(string(bytes.TrimRight(text, "\r\n")), "#"))
-		}
-		if i+1-start >= maxLines {
-			flush(i + 1)
+		for _, p := range c.paths {
+			ix.live[p.rel] = contentRef{0, uint32(ci)}
 		}
 	}
-	flush(len(lines))
-	return total
+	return nil
 }
 
-// intern returns the id of term t, adding it on first sight.
-func (ix *Index) intern(t []byte) uint32 {
-	if id, ok := ix.termID[string(t)]; ok {
-		return id
-	}
-	id := uint32(len(ix.postings))
-	ix.termID[string(t)] = id
-	ix.postings = append(ix.postings, nil)
-	return id
-}
-
-type lineSpan struct{ off, len int }
-
-// splitLines splits on LF, each line keeping its LF; a trailing LF does not
-// start an empty line (the protocol's L<a>-<b> line model).
-func splitLines(data []byte) []lineSpan {
-	var out []lineSpan
-	off := 0
-	for off < len(data) {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			out = append(out, lineSpan{off, len(data) - off})
-			break
+// refresh compares the tree with a stored segment and indexes what changed
+// over it.
+func (ix *Index) refresh(ctx context.Context, base *segment, files []walkFile, o *IndexOptions) error {
+	stored := make(map[string]contentRef, len(files))
+	meta := make(map[string]pathEntry, len(files))
+	for ci, c := range base.contents {
+		for _, p := range c.paths {
+			stored[p.rel] = contentRef{0, uint32(ci)}
+			meta[p.rel] = p
 		}
-		out = append(out, lineSpan{off, i + 1})
-		off += i + 1
 	}
-	return out
-}
-
-// isText reports whether data looks like text: valid UTF-8 with no NUL byte.
-func isText(data []byte) bool {
-	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
-}
-
-func isProse(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".md", ".markdown", ".txt", ".rst", ".adoc", "":
-		return true
+	live := make(map[string]contentRef, len(files))
+	var suspect []walkFile
+	for _, f := range files {
+		m, ok := meta[f.rel]
+		if ok && m.size == f.size && m.modTime == f.modTime {
+			if r := stored[f.rel]; base.contents[r.content].binary {
+				ix.stats.Skipped.Binary++
+			} else {
+				live[f.rel] = r
+			}
+			continue
+		}
+		suspect = append(suspect, f)
 	}
-	return false
-}
-
-// Files returns the number of indexed files.
-func (ix *Index) Files() int { return len(ix.files) }
-
-// Chunks returns the number of indexed chunks.
-func (ix *Index) Chunks() int { return len(ix.chunks) }
-
-// Bytes returns the number of bytes indexed.
-func (ix *Index) Bytes() int64 { return ix.bytes }
-
-// Skipped returns the counts of files left out of the index.
-func (ix *Index) Skipped() Skipped { return ix.skipped }
-
-// Root returns the absolute, symlink-resolved root directory.
-func (ix *Index) Root() string { return ix.root }
-
-// hit is a scored chunk.
-type hit struct {
-	chunk uint32
-	score float64
-}
-
-// search ranks every chunk that shares a term with the query by BM25 and
-// returns them best first (ties by chunk order, which is path then line order).
-func (ix *Index) search(query string) []hit {
-	terms := Terms(query)
-	if len(terms) == 0 || len(ix.chunks) == 0 {
+	// A file whose size or time changed is read and hashed; if its content
+	// is one the index holds, nothing is reindexed.
+	byHash := make(map[[32]byte]uint32, len(base.contents))
+	for ci, c := range base.contents {
+		byHash[c.hash] = uint32(ci)
+	}
+	var changed []walkFile
+	for _, f := range suspect {
+		data, err := os.ReadFile(f.abs)
+		if err != nil {
+			changed = append(changed, f) // counted as unreadable when indexed
+			continue
+		}
+		if ci, ok := byHash[sha256.Sum256(data)]; ok && stored[f.rel] == (contentRef{0, ci}) {
+			live[f.rel] = contentRef{0, ci}
+			continue
+		}
+		changed = append(changed, f)
+	}
+	ix.segs = []*segment{base}
+	ix.dead = [][]bool{make([]bool, len(base.contents))}
+	ix.live = live
+	ix.stats.State = StateFresh
+	if len(changed) == 0 && len(live)+ix.stats.Skipped.Binary == len(stored) {
+		ix.markDead()
 		return nil
 	}
-	uniq := make(map[string]bool, len(terms))
-	scores := make([]float64, len(ix.chunks))
-	var touched []uint32
-	n := float64(len(ix.chunks))
-	for _, t := range terms {
-		if uniq[t] {
+	// Many changes: a rebuild costs little more than the overlay, and keeps
+	// the next query fast.
+	if len(changed) > 256 && len(changed)*10 > len(files) {
+		_ = base.unmap()
+		return ix.rebuildAndStore(ctx, files, o)
+	}
+	ix.stats.State = StateRefreshed
+	b := newBuilder(false, o.fingerprint())
+	if err := ix.indexFiles(ctx, b, changed, o); err != nil {
+		return err
+	}
+	seg, err := openSegment(b.encode())
+	if err != nil {
+		return err
+	}
+	ix.segs = append(ix.segs, seg)
+	ix.dead = append(ix.dead, make([]bool, len(seg.contents)))
+	for ci, c := range seg.contents {
+		if c.binary {
 			continue
 		}
-		uniq[t] = true
-		id, ok := ix.termID[t]
-		if !ok {
-			continue
+		for _, p := range c.paths {
+			ix.live[p.rel] = contentRef{1, uint32(ci)}
 		}
-		ps := ix.postings[id]
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			dl := float64(ix.chunks[p.chunk].length)
-			if scores[p.chunk] == 0 {
-				touched = append(touched, p.chunk)
+	}
+	ix.markDead()
+	return nil
+}
+
+// markDead tombstones every content no live path refers to.
+func (ix *Index) markDead() {
+	alive := make([][]bool, len(ix.segs))
+	for si, s := range ix.segs {
+		alive[si] = make([]bool, len(s.contents))
+	}
+	for _, r := range ix.live {
+		alive[r.seg][r.content] = true
+	}
+	for si := range ix.segs {
+		for ci := range ix.dead[si] {
+			ix.dead[si][ci] = !alive[si][ci]
+		}
+	}
+}
+
+// analyzedFile is one file's outcome from a worker: its analysis, or why
+// it was skipped.
+type analyzedFile struct {
+	a      *analyzed
+	skipTo string
+}
+
+// indexFiles reads, decodes, chunks and tokenises files on every core and
+// adds them to b in the files' order, each distinct content once.
+func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o *IndexOptions) error {
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	slots := make([]chan analyzedFile, len(files))
+	for i := range slots {
+		slots[i] = make(chan analyzedFile, 1)
+	}
+	next := make(chan int)
+	window := make(chan struct{}, 4*workers) // results held ahead of the merge
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := newTokenizer()
+			for i := range next {
+				slots[i] <- ix.analyzeFile(tk, files[i])
 			}
-			scores[p.chunk] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/ix.avgLen))
-		}
+		}()
 	}
-	hits := make([]hit, 0, len(touched))
-	for _, c := range touched {
-		hits = append(hits, hit{c, scores[c]})
-	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
+	go func() {
+		defer close(next)
+		for i := range files {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
-			return 1
-		}
-		return cmp.Compare(a.chunk, b.chunk)
-	})
-	return hits
-}
-
-// Terms splits text into lower-case index terms: runs of letters and digits,
-// split further at camelCase boundaries, stop words removed, a plural "s"
-// stripped. Queries and documents go through the same rules.
-func Terms(text string) []string {
-	var out []string
-	(&tokenizer{}).each(text, func(t []byte) { out = append(out, string(t)) })
-	return out
-}
-
-// tokenizer holds scratch buffers so tokenising allocates nothing per term.
-type tokenizer struct {
-	word []rune
-	term []byte
-}
-
-func (tk *tokenizer) each(text string, fn func([]byte)) {
-	tk.word = tk.word[:0]
-	for _, r := range text {
-		tk.step(r, fn)
-	}
-	tk.flush(fn)
-}
-
-func (tk *tokenizer) eachBytes(b []byte, fn func([]byte)) {
-	tk.word = tk.word[:0]
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			tk.step(rune(c), fn)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		tk.step(r, fn)
-		i += n
-	}
-	tk.flush(fn)
-}
-
-func (tk *tokenizer) step(r rune, fn func([]byte)) {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-			tk.word = append(tk.word, r)
-			return
-		}
-	} else if unicode.IsLetter(r) || unicode.IsDigit(r) {
-		tk.word = append(tk.word, r)
-		return
-	}
-	tk.flush(fn)
-}
-
-// flush emits the pending word's parts: "BudgetSplit" -> budget, split;
-// "HTTPServer" -> http, server.
-func (tk *tokenizer) flush(fn func([]byte)) {
-	w := tk.word
-	if len(w) == 0 {
-		return
-	}
-	start := 0
-	for i := 1; i < len(w); i++ {
-		if isUpper(w[i]) && (isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))) {
-			tk.emit(w[start:i], fn)
-			start = i
-		}
-	}
-	tk.emit(w[start:], fn)
-	tk.word = tk.word[:0]
-}
-
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
-}
-
-func (tk *tokenizer) emit(part []rune, fn func([]byte)) {
-	if len(part) < 2 {
-		return
-	}
-	t := tk.term[:0]
-	for _, r := range part {
-		if r < utf8.RuneSelf {
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
 			}
-			t = append(t, byte(r))
-			continue
 		}
-		t = utf8.AppendRune(t, unicode.ToLower(r))
+	}()
+	byHash := make(map[[32]byte]uint32)
+	lastReport := time.Now()
+	var err error
+	for i, f := range files {
+		var r analyzedFile
+		select {
+		case r = <-slots[i]:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+		slots[i] = nil
+		<-window
+		switch {
+		case r.skipTo == "binary":
+			ix.stats.Skipped.Binary++
+			b.addBinary(pathEntry{rel: f.rel, size: f.size, modTime: f.modTime})
+		case r.skipTo == "unreadable":
+			ix.stats.Skipped.Unreadable++
+		case r.a != nil:
+			pe := pathEntry{rel: f.rel, size: f.size, modTime: f.modTime}
+			if ci, dup := byHash[r.a.hash]; dup {
+				b.contents[ci].paths = append(b.contents[ci].paths, pe)
+				continue
+			}
+			byHash[r.a.hash] = uint32(len(b.contents))
+			b.add(r.a, []pathEntry{pe})
+			ix.stats.Reindexed++
+		}
+		if o.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
+			lastReport = time.Now()
+			fmt.Fprintf(o.Progress, "\rindexing %s: %d/%d files", ix.root, i+1, len(files))
+		}
 	}
-	tk.term = t
-	if stopwords[string(t)] {
-		return
-	}
-	t = stemBytes(t)
-	if len(t) < 2 || stopwords[string(t)] {
-		return
-	}
-	fn(t)
+	cancel()
+	wg.Wait()
+	return err
 }
 
-// stopwords are dropped from queries and documents: they carry no signal.
-var stopwords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
-	"for": true, "from": true, "how": true, "in": true, "is": true, "it": true, "of": true, "on": true,
-	"or": true, "the": true, "this": true, "to": true, "was": true, "what": true, "when": true,
-	"where": true, "which": true, "with": true, "between": true, "does": true, "do": true,
+// analyzeFile reads and analyses one file.
+func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
+	data, err := os.ReadFile(f.abs)
+	if err != nil {
+		return analyzedFile{skipTo: "unreadable"}
+	}
+	text, ok := decodeText(data)
+	if !ok {
+		return analyzedFile{skipTo: "binary"}
+	}
+	a := analyze(tk, f.rel, text)
+	a.hash = sha256.Sum256(data)
+	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
+	return analyzedFile{a: a}
 }
 
-// stemBytes removes the most common English plural endings, conservatively,
-// in place.
-func stemBytes(w []byte) []byte {
-	n := len(w)
-	switch {
-	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
-		w = append(w[:n-3], 'y')
-	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u':
-		w = w[:n-1]
+// finishStats counts what the index holds now.
+func (ix *Index) finishStats(walk Skipped, elapsed time.Duration) {
+	sk := ix.stats.Skipped
+	walk.Binary += sk.Binary
+	walk.Unreadable += sk.Unreadable
+	ix.stats.Skipped = walk
+	ix.stats.Elapsed = elapsed
+	ix.stats.Files = len(ix.live)
+	contents := 0
+	for si, s := range ix.segs {
+		for ci, c := range s.contents {
+			if ix.dead[si][ci] || c.binary {
+				continue
+			}
+			contents++
+			ix.stats.Chunks += int(c.nChunks)
+			if len(c.paths) > 0 {
+				ix.stats.Bytes += c.paths[0].size
+			}
+		}
 	}
-	return w
+	ix.stats.Contents = contents
+	ix.stats.Skipped.Duplicates = ix.stats.Files - contents
+	if ix.stats.Skipped.Duplicates < 0 {
+		ix.stats.Skipped.Duplicates = 0
+	}
+}
+
+// Summary is one line for a person: the root, what the index holds, how
+// it was found and what was skipped.
+func (s Stats) Summary(root string) string {
+	sk := s.Skipped
+	return fmt.Sprintf("indexed %s: %d files, %d chunks, %s in %s (skipped %d binary, %d too large, %d unreadable, %d symlinks, %d ignored, %d excluded, %d hidden, %d default dirs; %d duplicates)",
+		root, s.Files, s.Chunks, s.State, s.Elapsed.Round(time.Millisecond), sk.Binary, sk.TooLarge, sk.Unreadable, sk.Symlinks, sk.Ignored, sk.Excluded, sk.Hidden, sk.DefaultDirs, sk.Duplicates)
+}
+
+// Stats reports how the index was built and what it holds.
+func (ix *Index) Stats() Stats { return ix.stats }
+
+// Files returns the number of indexed paths.
+func (ix *Index) Files() int { return ix.stats.Files }
+
+// Chunks returns the number of indexed chunks.
+func (ix *Index) Chunks() int { return ix.stats.Chunks }
+
+// Bytes returns the number of bytes of text indexed.
+func (ix *Index) Bytes() int64 { return ix.stats.Bytes }
+
+// Skipped returns the counts of files left out of the index.
+func (ix *Index) Skipped() Skipped { return ix.stats.Skipped }
+
+// Root returns the absolute, symlink-resolved root directory ("" for an
+// index of documents).
+func (ix *Index) Root() string { return ix.root }
+
+// Label returns the prefix shown before the index's paths in titles and
+// citation labels (the root as given, when relative).
+func (ix *Index) Label() string { return ix.label }
+
+// Close releases a mapped store. The index must not be used after.
+func (ix *Index) Close() error {
+	var err error
+	for _, s := range ix.segs {
+		if s.unmap != nil {
+			err = errors.Join(err, s.unmap())
+			s.unmap = nil
+		}
+	}
+	return err
+}
+
+// readChunk returns lines a..b (1-based, inclusive) of the file at rel as
+// they are on disk now, decoded as at index time (and as text for HTML), the
+// last line it could read (b, or fewer if the file shrank), and the file's
+// modification time. ok is false when the file is gone, no
+// longer a regular file, no longer text, or shorter than line a.
+func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, end int, mod time.Time, ok bool) {
+	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
+	st, err := os.Lstat(abs)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0, time.Time{}, false
+	}
+	if out, ok := ix.readIndexedRange(abs, rel, st, a, b); ok {
+		return out, b, st.ModTime(), true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, 0, time.Time{}, false
+	}
+	text, ok := decodeText(data)
+	if !ok {
+		return nil, 0, time.Time{}, false
+	}
+	if html {
+		text, _ = htmlText(text)
+	}
+	lines := splitLines(text)
+	if a < 1 || a > len(lines) || b < a {
+		return nil, 0, time.Time{}, false
+	}
+	b = min(b, len(lines))
+	out := text[lines[a-1].off : lines[b-1].off+lines[b-1].len]
+	if html {
+		out = []byte(collapseBlank(out))
+	}
+	return out, b, st.ModTime(), true
+}
+
+// readIndexedRange reads lines a..b by the byte offsets the index holds,
+// without reading the rest of the file, when that is sound: the file has
+// the size and modification time it was indexed with, it was UTF-8 (so
+// offsets in its text are offsets in the file), and the range is one of the
+// index's chunks. ok is false otherwise, and the caller reads the file.
+func (ix *Index) readIndexedRange(abs, rel string, st os.FileInfo, a, b int) ([]byte, bool) {
+	r, live := ix.live[rel]
+	if !live {
+		return nil, false
+	}
+	seg := ix.segs[r.seg]
+	c := seg.contents[r.content]
+	if c.html || c.transcoded {
+		return nil, false
+	}
+	var pe *pathEntry
+	for i := range c.paths {
+		if c.paths[i].rel == rel {
+			pe = &c.paths[i]
+		}
+	}
+	if pe == nil || pe.size != st.Size() || pe.modTime != st.ModTime().UnixNano() {
+		return nil, false
+	}
+	var start, end uint32
+	found := false
+	for k := c.firstChunk; k < c.firstChunk+c.nChunks; k++ {
+		ch := seg.chunk(k)
+		if int(ch.startLine) == a {
+			start, found = ch.start, true
+		}
+		if found && int(ch.endLine) == b {
+			end = ch.end
+			break
+		}
+	}
+	if !found || end <= start || int64(end) > st.Size() {
+		return nil, false
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	out := make([]byte, end-start)
+	if _, err := f.ReadAt(out, int64(start)); err != nil {
+		return nil, false
+	}
+	return out, true
 }

@@ -1,13 +1,14 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,19 +24,68 @@ const (
 	Version = "0.1.0"
 )
 
-// Provider serves frames from an Index: each frame is a run of whole lines
-// of one file, ranked against the query's goal and query_text by BM25. It
-// implements the provider side of CGP (host.Server) and declares the
-// local-only egress scope: it reads files and sends nothing anywhere.
+// Provider serves frames from one or more Indexes (several roots are one
+// provider with one share of the budget): each frame is a chunk of a file,
+// ranked against the query's goal and query_text. It implements the
+// provider side of CGP (host.Server) and declares the local-only egress
+// scope: it reads files and sends nothing anywhere.
 type Provider struct {
-	ix *Index
+	roots  []*Index
+	prefix []string // per root, before frame ids: "" for a single root
 }
 
-// New returns a provider over ix.
-func New(ix *Index) *Provider { return &Provider{ix: ix} }
+// New returns a provider over the indexes of one or more roots. With
+// several, frame ids and titles begin with the root's label (or its base
+// name when it has none), so every path names its root.
+func New(ixs ...*Index) *Provider {
+	p := &Provider{roots: ixs, prefix: make([]string, len(ixs))}
+	if len(ixs) > 1 {
+		used := map[string]bool{}
+		for i, ix := range ixs {
+			pre := ix.label
+			if pre == "" {
+				pre = filepath.Base(ix.root) + "/"
+			}
+			for k := 2; used[pre]; k++ {
+				pre = strings.TrimSuffix(pre, "/") + "-" + strconv.Itoa(k) + "/"
+			}
+			used[pre] = true
+			p.prefix[i] = pre
+		}
+	}
+	return p
+}
 
-// Index returns the provider's index.
-func (p *Provider) Index() *Index { return p.ix }
+// Index returns the provider's first index.
+func (p *Provider) Index() *Index { return p.roots[0] }
+
+// Indexes returns the provider's indexes, one per root.
+func (p *Provider) Indexes() []*Index { return p.roots }
+
+// Stats sums the indexes' statistics; the state is the least fresh of them.
+func (p *Provider) Stats() Stats {
+	var st Stats
+	rank := map[State]int{StateFresh: 0, StateMemory: 1, StateRefreshed: 2, StateRebuilt: 3}
+	for i, ix := range p.roots {
+		s := ix.Stats()
+		if i == 0 || rank[s.State] > rank[st.State] {
+			st.State = s.State
+		}
+		st.Elapsed = max(st.Elapsed, s.Elapsed)
+		st.Files += s.Files
+		st.Contents += s.Contents
+		st.Chunks += s.Chunks
+		st.Bytes += s.Bytes
+		st.Reindexed += s.Reindexed
+		st.Skipped = addSkipped(st.Skipped, s.Skipped)
+	}
+	return st
+}
+
+func addSkipped(a, b Skipped) Skipped {
+	return Skipped{a.Binary + b.Binary, a.TooLarge + b.TooLarge, a.Unreadable + b.Unreadable, a.Symlinks + b.Symlinks,
+		a.Ignored + b.Ignored, a.Excluded + b.Excluded, a.Hidden + b.Hidden, a.DefaultDirs + b.DefaultDirs, a.Duplicates + b.Duplicates}
+}
 
 // Handshake acknowledges with the provider's info and capabilities: kinds
 // doc and snippet, correlation, verify, full representation only.
@@ -93,46 +143,38 @@ func digest(b []byte) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
-// readRange returns lines a..b (1-based, inclusive, LF kept) of file fi as it
-// is on disk now, and the file's modification time. ok is false when the
-// file is gone, no longer a regular file, or shorter than line a.
-func (ix *Index) readRange(fi uint32, a, b int) (content []byte, mod time.Time, ok bool) {
-	f := ix.files[fi]
-	st, err := os.Lstat(f.abs)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, time.Time{}, false
-	}
-	data, err := os.ReadFile(f.abs)
-	if err != nil {
-		return nil, time.Time{}, false
-	}
-	lines := splitLines(data)
-	if a > len(lines) {
-		return nil, time.Time{}, false
-	}
-	if b > len(lines) {
-		b = len(lines)
-	}
-	start := lines[a-1].off
-	end := lines[b-1].off + lines[b-1].len
-	return data[start:end], st.ModTime(), true
-}
-
 // anchorFile resolves a query anchor (a file:// URI of an indexed file, or
-// its path relative to the root) to a file index.
-func (ix *Index) anchorFile(anchor string) (uint32, bool) {
+// its path as the provider names it) to a root and path.
+func (p *Provider) anchorFile(anchor string) (root int, rel string, ok bool) {
 	if u, err := url.Parse(anchor); err == nil && u.Scheme == "file" {
 		if u.Host != "" && u.Host != "localhost" {
-			return 0, false
+			return 0, "", false
 		}
-		if rel, ok := strings.CutPrefix(u.Path, ix.root+"/"); ok {
-			fi, found := ix.byPath[rel]
-			return fi, found
+		for i, ix := range p.roots {
+			if r, found := strings.CutPrefix(u.Path, ix.root+"/"); found {
+				if _, live := ix.live[r]; live {
+					return i, r, true
+				}
+			}
 		}
-		return 0, false
+		return 0, "", false
 	}
-	fi, found := ix.byPath[strings.TrimPrefix(path.Clean(anchor), "./")]
-	return fi, found
+	return p.resolve(strings.TrimPrefix(path.Clean(anchor), "./"))
+}
+
+// resolve maps a provider path (root prefix, then the path in the root) to
+// an indexed file.
+func (p *Provider) resolve(name string) (root int, rel string, ok bool) {
+	for i, ix := range p.roots {
+		r, found := strings.CutPrefix(name, p.prefix[i])
+		if !found {
+			continue
+		}
+		if _, live := ix.live[r]; live {
+			return i, r, true
+		}
+	}
+	return 0, "", false
 }
 
 // checkQuery refuses a query this provider cannot serve, with the wire
@@ -178,56 +220,15 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 	if !wantDoc && !wantSnippet {
 		return res, nil
 	}
-	ix := p.ix
-	hits := ix.search(q.Goal + " " + q.QueryText)
-	top := 0.0
-	if len(hits) > 0 {
-		top = hits[0].score
-	}
-	// Anchored files: their best chunk (or first chunk) goes first.
-	type cand struct {
-		chunk uint32
-		score float32
-	}
-	var cands []cand
-	placed := make(map[uint32]bool)
-	for _, a := range q.Anchors {
-		fi, ok := ix.anchorFile(a)
-		if !ok {
-			continue
+	cands := p.rank(q)
+	// Chunks far weaker than the best bear little on the goal: they are
+	// not offered to fill the budget.
+	floor := float32(0)
+	for _, c := range cands {
+		if c.score < 1 || len(q.Anchors) == 0 {
+			floor = c.score * relativeFloor
+			break
 		}
-		best, found := uint32(0), false
-		for _, h := range hits {
-			if ix.chunks[h.chunk].file == fi {
-				best, found = h.chunk, true
-				break
-			}
-		}
-		if !found {
-			for ci := range ix.chunks {
-				if ix.chunks[ci].file == fi {
-					best, found = uint32(ci), true
-					break
-				}
-			}
-		}
-		if found && !placed[best] {
-			placed[best] = true
-			cands = append(cands, cand{best, 1})
-		}
-	}
-	for _, h := range hits {
-		if placed[h.chunk] {
-			continue
-		}
-		s := float32(h.score / top)
-		if s > 1 || s != s {
-			s = 1
-		}
-		if s < 0 {
-			s = 0
-		}
-		cands = append(cands, cand{h.chunk, s})
 	}
 	// Walk the ranking. Each candidate's cost is first estimated from the
 	// index (its byte length at index time) so that ones that cannot fit are
@@ -241,19 +242,29 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "query canceled"}
 			}
 		}
-		ch := ix.chunks[c.chunk]
-		fe := ix.files[ch.file]
-		if (fe.doc && !wantDoc) || (!fe.doc && !wantSnippet) {
+		ix := p.roots[c.root]
+		seg := ix.segs[c.seg]
+		ch := seg.chunk(c.chunk)
+		ct := seg.contents[ch.content]
+		if (ct.doc && !wantDoc) || (!ct.doc && !wantSnippet) {
 			continue
 		}
-		if pinned && fe.modTime.After(asOf) {
+		if c.score < floor {
+			dropped += uint32(len(cands) - i) // held back as weak, counted
+			break
+		}
+		paths := ix.pathsOf(c.seg, ch.content)
+		if len(paths) == 0 {
+			continue
+		}
+		if pinned && time.Unix(0, modTimeOf(ct, paths[0])).After(asOf) {
 			continue
 		}
 		if len(res.Frames) >= int(q.MaxFrames) || used+uint64((ch.end-ch.start+3)/4) > uint64(q.MaxTokens)+64 {
 			dropped++
 			continue
 		}
-		content, mod, ok := ix.readRange(ch.file, ch.startLine, ch.endLine)
+		content, end, mod, ok := ix.readChunk(paths[0], ct.html, int(ch.startLine), int(ch.endLine))
 		if !ok || (pinned && mod.After(asOf)) {
 			continue
 		}
@@ -263,7 +274,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		used += uint64(cost)
-		res.Frames = append(res.Frames, p.makeFrame(fe, ch, content, mod, c.score))
+		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, seg.str(ch.headOff, ch.headN), int(ch.startLine), end, content, mod, c.score))
 	}
 	if dropped > 0 {
 		res.Truncated = true
@@ -272,21 +283,98 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 	return res, nil
 }
 
-func (p *Provider) makeFrame(fe fileEntry, ch chunk, content []byte, mod time.Time, score float32) frame.Frame {
-	end := ch.startLine + len(splitLines(content)) - 1
+// relativeFloor is the share of the best chunk's score below which a chunk
+// is not offered.
+const relativeFloor = 0.4
+
+// cand is a ranked chunk of one root.
+type cand struct {
+	root       int
+	seg, chunk uint32
+	score      float32
+}
+
+// rank orders the chunks of every root against the query: the best chunk
+// of each anchored file first (score 1), then the rest by score.
+func (p *Provider) rank(q *frame.Query) []cand {
+	var all []cand
+	for ri, refs := range searchAll(p.roots, q.Goal+" "+q.QueryText) {
+		for _, r := range refs {
+			all = append(all, cand{ri, r.seg, r.chunk, float32(r.score)})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+	var out []cand
+	placed := map[cand]bool{}
+	for _, a := range q.Anchors {
+		ri, rel, ok := p.anchorFile(a)
+		if !ok {
+			continue
+		}
+		ref := p.roots[ri].live[rel]
+		best, found := cand{}, false
+		for _, c := range all {
+			if c.root == ri && c.seg == ref.seg && p.roots[ri].segs[c.seg].chunk(c.chunk).content == ref.content {
+				best, found = c, true
+				break
+			}
+		}
+		if !found {
+			ct := p.roots[ri].segs[ref.seg].contents[ref.content]
+			if ct.nChunks == 0 {
+				continue
+			}
+			best = cand{ri, ref.seg, ct.firstChunk, 0}
+		}
+		key := cand{best.root, best.seg, best.chunk, 0}
+		if !placed[key] {
+			placed[key] = true
+			best.score = 1
+			out = append(out, best)
+		}
+	}
+	for _, c := range all {
+		if !placed[cand{c.root, c.seg, c.chunk, 0}] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// modTimeOf returns the stored modification time of a content's path.
+func modTimeOf(c content, rel string) int64 {
+	for _, pe := range c.paths {
+		if pe.rel == rel {
+			return pe.modTime
+		}
+	}
+	return 0
+}
+
+func (p *Provider) makeFrame(root int, paths []string, doc bool, heading string, start, end int, content []byte, mod time.Time, score float32) frame.Frame {
+	ix := p.roots[root]
 	d := digest(content)
 	kind := frame.KindSnippet
-	if fe.doc {
+	if doc {
 		kind = frame.KindDoc
 	}
-	title := p.ix.label + fe.rel
-	if ch.heading != "" {
-		title += " — " + ch.heading
+	shown := ix.label
+	if p.prefix[root] != "" {
+		shown = p.prefix[root]
 	}
-	rng := "L" + strconv.Itoa(ch.startLine) + "-" + strconv.Itoa(end)
-	uri := FileURI(fe.abs)
+	rel := paths[0]
+	title := shown + rel
+	if heading != "" {
+		title += " — " + heading
+	}
+	rng := "L" + strconv.Itoa(start) + "-" + strconv.Itoa(end)
+	uri := FileURI(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	prov := make([]frame.Provenance, 0, len(paths))
+	for _, other := range paths {
+		prov = append(prov, frame.Provenance{Type: frame.ProvenanceFile, URI: FileURI(filepath.Join(ix.root, filepath.FromSlash(other))), Range: rng, Digest: d})
+	}
 	return frame.Frame{
-		ID:            frameID(fe.rel, ch.startLine, end),
+		ID:            frameID(p.prefix[root]+rel, start, end),
 		Kind:          kind,
 		Title:         title,
 		Content:       string(content),
@@ -295,8 +383,8 @@ func (p *Provider) makeFrame(fe fileEntry, ch chunk, content []byte, mod time.Ti
 		Score:         score,
 		TokenCost:     uint32(frame.BudgetTokensBytes(content)),
 		ValidFrom:     timestamp(mod),
-		Provenance:    []frame.Provenance{{Type: frame.ProvenanceFile, URI: uri, Range: rng, Digest: d}},
-		CitationLabel: p.ix.label + fe.rel + ":" + strconv.Itoa(ch.startLine) + "-" + strconv.Itoa(end),
+		Provenance:    prov,
+		CitationLabel: shown + rel + ":" + strconv.Itoa(start) + "-" + strconv.Itoa(end),
 	}
 }
 
@@ -308,13 +396,15 @@ func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, 
 	out := make([]wire.Verdict, 0, len(ids))
 	for _, id := range ids {
 		v := wire.Verdict{Frame: id}
-		rel, a, b, ok := parseFrameID(id.Frame)
-		fi, known := p.ix.byPath[rel]
+		name, a, b, ok := parseFrameID(id.Frame)
+		ri, rel, known := p.resolve(name)
 		switch {
 		case !ok || !known:
 			v.Status = wire.StatusGone
 		default:
-			content, _, ok := p.ix.readRange(fi, a, b)
+			ix := p.roots[ri]
+			ref := ix.live[rel]
+			content, _, _, ok := ix.readChunk(rel, ix.segs[ref.seg].contents[ref.content].html, a, b)
 			switch {
 			case !ok:
 				v.Status = wire.StatusGone
@@ -332,7 +422,15 @@ func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, 
 	return out, nil
 }
 
-// String describes the provider for logs.
+// String describes the provider for logs: roots, counts and what was
+// skipped.
 func (p *Provider) String() string {
-	return fmt.Sprintf("%s %s over %s (%d files, %d chunks)", Name, Version, p.ix.root, len(p.ix.files), len(p.ix.chunks))
+	st := p.Stats()
+	roots := make([]string, len(p.roots))
+	for i, ix := range p.roots {
+		roots[i] = ix.root
+	}
+	sk := st.Skipped
+	return fmt.Sprintf("%s %s over %s (%d files, %d chunks; skipped %d binary, %d too large, %d unreadable, %d symlinks, %d ignored, %d excluded, %d hidden, %d default dirs; %d duplicates)",
+		Name, Version, strings.Join(roots, ", "), st.Files, st.Chunks, sk.Binary, sk.TooLarge, sk.Unreadable, sk.Symlinks, sk.Ignored, sk.Excluded, sk.Hidden, sk.DefaultDirs, sk.Duplicates)
 }

@@ -243,7 +243,9 @@ func TestDocs(t *testing.T) {
 
 	url := startServer(t, filepath.Join(bin, "ctxkit"), tree)
 	addr := strings.TrimPrefix(url, "http://")
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CTXKIT_URL="+url)
+	// The files provider keeps its indexes under the user cache directory;
+	// give the docs' commands one of their own.
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CTXKIT_URL="+url, "XDG_CACHE_HOME="+t.TempDir())
 	for _, b := range runnable {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			body := strings.ReplaceAll(b.body, "go run ./cmd/ctxkit", "ctxkit")

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/mcpbridge"
+	"github.com/ctxkit/ctxkit/mcpserver"
+)
+
+func mcpCommand() command {
+	return command{name: "mcp", summary: "serve ctxkit's tools to MCP clients (agents) over stdio or Streamable HTTP", run: runMCP}
+}
+
+const mcpUsage = `usage: ctxkit mcp [--http ADDR] [--provider SPEC]... [--budget N] [flags] [DIR...]
+
+Serves ctxkit as a Model Context Protocol server: on stdin/stdout by
+default (what an MCP client's "command" entry runs), or over Streamable
+HTTP at http://ADDR/mcp with --http (loopback unless told otherwise;
+requests whose Host or Origin is not loopback are refused with 403).
+
+Tools: query_context (budgeted, fenced, audited evidence for a goal from
+the DIRs and providers), compose_frames, assess_request, quote_untrusted.
+The files under each DIR are also MCP resources. See docs/mcp.md.
+
+flags:
+  --http ADDR           serve Streamable HTTP on ADDR (e.g. 127.0.0.1:7701)
+  --provider SPEC       add a provider, as in ctxkit query (repeatable):
+                          ID=stdio:CMD, ID=https://URL, ID=mcp:stdio:CMD, ID=mcp:https://URL
+  --mcp-tool ID=NAME[:ARG]  call MCP provider ID's tool NAME with the goal (as in ctxkit query)
+  --bearer-env ID=VAR   provider ID's credential, as in ctxkit query
+  --budget N            query_context's budget when a call gives none (default 2000)
+  --consent-store PATH  consent journal for egress providers (default: the consent command's)
+  --timeout D           per-provider query timeout (default 30s)
+%s
+examples:
+  ctxkit mcp ./docs                          # what an mcpServers entry runs
+  ctxkit mcp --http 127.0.0.1:7701 ./docs    # Streamable HTTP at /mcp
+  ctxkit mcp --provider 'kb=mcp:stdio:npx -y @modelcontextprotocol/server-everything' ./docs
+
+exit codes: 0 the client closed the session (or SIGTERM); 1 serving failed;
+2 usage error or unreadable DIR.
+`
+
+// mcpUsageText is mcpUsage with the files provider's flags filled in.
+func mcpUsageText() string {
+	return fmt.Sprintf(mcpUsage, fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
+}
+
+func runMCP(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("http", "", "")
+	budget := fs.Int("budget", 2000, "")
+	consentPath := fs.String("consent-store", "", "")
+	timeout := fs.Duration("timeout", 30*time.Second, "")
+	var ff filesFlags
+	ff.register(fs)
+	var providers, bearers, mcpTools repeated
+	fs.Var(&providers, "provider", "")
+	fs.Var(&bearers, "bearer-env", "")
+	fs.Var(&mcpTools, "mcp-tool", "")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(s.out, mcpUsageText())
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "mcp: %v\n\n%s", err, mcpUsageText())
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(s.err, "mcp: "+format+"\n", a...)
+		return exitUsage
+	}
+	if err := ff.check(); err != nil {
+		return fail("%v", err)
+	}
+	if *budget <= 0 || *budget > maxQueryBudget {
+		return fail("--budget must be in 1..%d", maxQueryBudget)
+	}
+	consent, _, err := openConsent(*consentPath, false)
+	if err != nil {
+		return fail("%v", err)
+	}
+	h := host.New(&host.Options{Consent: consent, QueryTimeout: *timeout})
+	defer h.Close(context.Background())
+	if _, err := addDirs(ctx, h, &ff, dirs, nil, s.err); err != nil {
+		return fail("%v", err)
+	}
+	if _, err := addProviders(h, providers, bearers, mcpTools); err != nil {
+		return fail("%v", err)
+	}
+	srv, err := mcpserver.NewServer(h, &mcpserver.ServerOptions{Budget: *budget, Roots: dirs, Version: "dev"})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *addr == "" {
+		if err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.out}}); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(s.err, "mcp: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	return serveMCPHTTP(ctx, *addr, srv, s)
+}
+
+// serveMCPHTTP serves srv at http://addr/mcp until ctx is done.
+func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, s stdio) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(s.err, "mcp: %v\n", err)
+		return exitUsage
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(s.err, "mcp: warning: listening on the non-loopback address %s: anyone who can reach it can query your providers\n", ln.Addr())
+	}
+	hs := &http.Server{Handler: mcpserver.HTTPHandler(srv), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	fmt.Fprintf(s.err, "ctxkit mcp: listening on http://%s%s\n", ln.Addr(), mcpserver.Path)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(s.err, "mcp: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// parseMCPTools reads each --mcp-tool ID=NAME[:ARG] into a map by id.
+func parseMCPTools(tools []string) (map[string]string, error) {
+	toolOf := map[string]string{}
+	for _, t := range tools {
+		id, spec, ok := strings.Cut(t, "=")
+		if !ok || id == "" {
+			return nil, fmt.Errorf("--mcp-tool wants ID=NAME[:ARG], got %q", t)
+		}
+		toolOf[id] = spec
+	}
+	return toolOf, nil
+}
+
+// checkMCPTools refuses an --mcp-tool naming no registered provider.
+func checkMCPTools(h *host.Host, toolOf map[string]string) error {
+	for id := range toolOf {
+		if !slices.Contains(h.IDs(), id) {
+			return fmt.Errorf("--mcp-tool %s: no --provider %s=mcp:... is given", id, id)
+		}
+	}
+	return nil
+}
+
+func addBridge(h *host.Host, id, target string, toolOf map[string]string) (*mcpbridge.Provider, error) {
+	t, err := mcpbridge.ParseTarget(target)
+	if err != nil {
+		return nil, fmt.Errorf("--provider %s: %w", id, err)
+	}
+	o := &mcpbridge.Options{Version: "dev"}
+	if spec, ok := toolOf[id]; ok {
+		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(spec); err != nil {
+			return nil, fmt.Errorf("--mcp-tool %s: %w", id, err)
+		}
+	}
+	return mcpbridge.Register(h, id, t, o)
+}
+
+// writeBridgeReports prints, for each MCP provider, the resources its last
+// query left out and why.
+func writeBridgeReports(w io.Writer, bridges []*mcpbridge.Provider) {
+	for _, b := range bridges {
+		r := b.Report()
+		if r.Listed == 0 && len(r.Left) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "# mcp %s: listed=%d read=%d bytes=%d left_out=%d\n", safetext.Quote(b.ID()), r.Listed, r.Read, r.Bytes, len(r.Left))
+		for _, l := range r.Left {
+			// The URIs and the server's errors are the MCP server's words:
+			// quoted, so they cannot add a line or a terminal escape.
+			fmt.Fprintf(w, "  left out %s: %s %s\n", safetext.Quote(l.URI), l.Reason, safetext.Quote(l.Detail))
+		}
+	}
+}

@@ -1,0 +1,355 @@
+package files
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/build"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/files/internal/legacy"
+)
+
+// relevanceSet is a judged question set over a pinned corpus (see
+// testdata/relevance/README.md).
+type relevanceSet struct {
+	GoVersion string            `json:"go_version"`
+	Roots     []string          `json:"roots"`
+	Budget    int               `json:"budget"`
+	Files     map[string]string `json:"files"` // judged file -> sha256 digest
+	Questions []struct {
+		Question string       `json:"question"`
+		Spans    []judgedSpan `json:"spans"`
+	} `json:"questions"`
+}
+
+type judgedSpan struct {
+	File       string `json:"file"` // relative to the corpus (GOROOT), slash-separated
+	Start, End int
+}
+
+// served is one frame a system included within the budget, in rank order.
+type served struct {
+	file       string
+	start, end int
+}
+
+// score is a system's recall (share of questions with an included frame
+// overlapping a judged span) and mean reciprocal rank of the first such
+// frame.
+type score struct {
+	recall, mrr float64
+	misses      []string
+}
+
+func loadRelevanceSet(t testing.TB) (*relevanceSet, string) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/relevance/goroot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set relevanceSet
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatalf("relevance set: %v", err)
+	}
+	goroot := build.Default.GOROOT
+	ver, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
+	if err != nil {
+		t.Skipf("no Go distribution to score on at %s: %v", goroot, err)
+	}
+	if got := strings.Fields(string(ver))[0]; got != set.GoVersion {
+		// Refuse to score on a different corpus: the judged spans are
+		// line ranges of one version's files.
+		t.Skipf("the relevance set is judged on %s; this GOROOT is %s", set.GoVersion, got)
+	}
+	for rel, want := range set.Files {
+		b, err := os.ReadFile(filepath.Join(goroot, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatalf("judged file %s: %v", rel, err)
+		}
+		sum := sha256.Sum256(b)
+		if got := "sha256:" + hex.EncodeToString(sum[:]); got != want {
+			t.Fatalf("judged file %s has digest %s, the set pins %s: not the corpus it was judged on", rel, got, want)
+		}
+	}
+	return &set, goroot
+}
+
+// evaluate scores a system: rank returns what it includes for a question.
+func evaluate(set *relevanceSet, rank func(q string) []served) score {
+	var sc score
+	for _, q := range set.Questions {
+		got := rank(q.Question)
+		hit := 0
+		for i, s := range got {
+			if slices.ContainsFunc(q.Spans, func(j judgedSpan) bool { return j.File == s.file && s.start <= j.End && j.Start <= s.end }) {
+				hit = i + 1
+				break
+			}
+		}
+		if hit > 0 {
+			sc.recall++
+			sc.mrr += 1 / float64(hit)
+			continue
+		}
+		var top []string
+		for _, s := range got[:min(3, len(got))] {
+			top = append(top, fmt.Sprintf("%s:%d-%d", s.file, s.start, s.end))
+		}
+		sc.misses = append(sc.misses, fmt.Sprintf("%q: got %v", q.Question, top))
+	}
+	n := float64(len(set.Questions))
+	sc.recall /= n
+	sc.mrr /= n
+	return sc
+}
+
+// corpusOptions restricts the corpus to the judged files' directories
+// (their own files, not subdirectories) unless full is set.
+func corpusOptions(set *relevanceSet, root string, full bool) *IndexOptions {
+	if full {
+		return &IndexOptions{}
+	}
+	var inc []string
+	seen := map[string]bool{}
+	for rel := range set.Files {
+		dir, ok := strings.CutPrefix(path.Dir(rel), root)
+		if !ok || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		inc = append(inc, strings.TrimPrefix(dir+"/*", "/"))
+	}
+	slices.Sort(inc)
+	return &IndexOptions{Include: inc}
+}
+
+func newSystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(string) []served {
+	var ixs []*Index
+	for _, r := range set.Roots {
+		ix, err := Build(context.Background(), filepath.Join(goroot, r), corpusOptions(set, r, full))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ixs = append(ixs, ix)
+	}
+	p := New(ixs...)
+	return func(q string) []served {
+		res, err := p.Query(context.Background(), &frame.Query{Goal: q, MaxFrames: 16, MaxTokens: uint32(set.Budget)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []served
+		for _, f := range res.Frames {
+			name, a, b, _ := parseFrameID(f.ID)
+			out = append(out, served{name, a, b})
+		}
+		return out
+	}
+}
+
+// pack is the first-fit packing the provider does, for the baselines.
+func pack(hits []served, cost func(served) int, budget int) []served {
+	var out []served
+	used := 0
+	for _, h := range hits {
+		if len(out) == 16 {
+			break
+		}
+		if c := cost(h); used+c <= budget {
+			used += c
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func legacySystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(string) []served {
+	type scored struct {
+		served
+		bytes int
+		rank  int
+	}
+	var ixs []*legacy.Index
+	for _, r := range set.Roots {
+		o := corpusOptions(set, r, full)
+		dir := filepath.Join(goroot, r)
+		if !full {
+			dir = subsetTree(t, dir, o.Include)
+		}
+		ix, err := legacy.Build(context.Background(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ixs = append(ixs, ix)
+	}
+	return func(q string) []served {
+		var all []scored
+		for i, ix := range ixs {
+			for k, h := range ix.Search(q) {
+				all = append(all, scored{served{set.Roots[i] + "/" + h.Path, h.StartLine, h.EndLine}, h.Bytes, k})
+			}
+		}
+		// Each legacy index normalises by its own top hit; interleave by rank.
+		slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(a.rank, b.rank) })
+		var hs []served
+		size := map[served]int{}
+		for _, s := range all {
+			hs = append(hs, s.served)
+			size[s.served] = s.bytes
+		}
+		return pack(hs, func(s served) int { return (size[s] + 3) / 4 }, set.Budget)
+	}
+}
+
+// subsetTree links the files the include globs select into a temporary
+// tree, for an index without include support.
+func subsetTree(t testing.TB, root string, include []string) string {
+	dst := t.TempDir()
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if !matchAny(include, filepath.ToSlash(rel)) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		out := filepath.Join(dst, rel)
+		_ = os.MkdirAll(filepath.Dir(out), 0o755)
+		return os.WriteFile(out, data, 0o644)
+	})
+	return dst
+}
+
+// grepSystem is the plain baseline: 40-line chunks of every file without
+// a NUL byte, ranked by how often the question's words (longer than two
+// letters, matched as whole words, case folded, like grep -wic) occur in
+// them.
+func grepSystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(string) []served {
+	type count struct{ chunk, n int32 }
+	var chunks []served
+	var sizes []int
+	words := map[string][]count{}
+	for _, r := range set.Roots {
+		o := corpusOptions(set, r, full)
+		root := filepath.Join(goroot, r)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			if len(o.Include) > 0 && !matchAny(o.Include, rel) {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil || bytes.IndexByte(data, 0) >= 0 {
+				return nil
+			}
+			lines := bytes.SplitAfter(data, []byte("\n"))
+			for i := 0; i < len(lines); i += 40 {
+				j := min(i+40, len(lines))
+				text := bytes.ToLower(bytes.Join(lines[i:j], nil))
+				id := int32(len(chunks))
+				chunks = append(chunks, served{r + "/" + rel, i + 1, j})
+				sizes = append(sizes, len(text))
+				tf := map[string]int32{}
+				for _, w := range bytes.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+					tf[string(w)]++
+				}
+				for w, n := range tf {
+					words[w] = append(words[w], count{id, n})
+				}
+			}
+			return nil
+		})
+	}
+	return func(q string) []served {
+		score := map[int32]int32{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) <= 2 {
+				continue
+			}
+			for _, c := range words[w] {
+				score[c.chunk] += c.n
+			}
+		}
+		ids := make([]int32, 0, len(score))
+		for id := range score {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b int32) int {
+			if c := cmp.Compare(score[b], score[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		var hs []served
+		size := map[served]int{}
+		for _, id := range ids {
+			hs = append(hs, chunks[id])
+			size[chunks[id]] = sizes[id]
+		}
+		return pack(hs, func(s served) int { return (size[s] + 3) / 4 }, set.Budget)
+	}
+}
+
+// TestRelevance scores the index on the judged set and enforces a floor.
+// By default the corpus is the judged files' directories; with
+// CTXKIT_RELEVANCE_FULL=1 it is the whole of GOROOT's doc and src, and the
+// baselines are scored too (the BENCHMARKS.md figures).
+func TestRelevance(t *testing.T) {
+	set, goroot := loadRelevanceSet(t)
+	if len(set.Questions) < 60 {
+		t.Fatalf("the set has %d questions, want at least 60", len(set.Questions))
+	}
+	full := os.Getenv("CTXKIT_RELEVANCE_FULL") == "1"
+	systems := []struct {
+		name string
+		make func(testing.TB, *relevanceSet, string, bool) func(string) []served
+	}{{"new", newSystem}}
+	if full || os.Getenv("CTXKIT_RELEVANCE_BASELINES") == "1" {
+		systems = append(systems, struct {
+			name string
+			make func(testing.TB, *relevanceSet, string, bool) func(string) []served
+		}{"legacy", legacySystem}, struct {
+			name string
+			make func(testing.TB, *relevanceSet, string, bool) func(string) []served
+		}{"grep", grepSystem})
+	}
+	for _, sys := range systems {
+		sc := evaluate(set, sys.make(t, set, goroot, full))
+		t.Logf("%-6s recall@%d %.1f%% (%d/%d)  MRR %.3f  (full tree: %v)", sys.name, set.Budget, 100*sc.recall,
+			int(sc.recall*float64(len(set.Questions))+0.5), len(set.Questions), sc.mrr, full)
+		if testing.Verbose() {
+			for _, m := range sc.misses {
+				t.Logf("  %s miss %s", sys.name, m)
+			}
+		}
+		if sys.name == "new" && (sc.recall < relevanceFloorRecall || sc.mrr < relevanceFloorMRR) {
+			t.Errorf("new index below the floor: recall %.3f (floor %.2f), MRR %.3f (floor %.2f)", sc.recall, relevanceFloorRecall, sc.mrr, relevanceFloorMRR)
+		}
+	}
+}
+
+// The floor the relevance test enforces.
+const (
+	relevanceFloorRecall = 0.80
+	relevanceFloorMRR    = 0.55
+)

@@ -1,0 +1,433 @@
+package files
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// BM25F parameters. Each field's term frequency is normalised by its own
+// length and weighted before one saturation, so a term in a heading or a
+// declaration name counts for more than one in the body, and a term in the
+// path helps every chunk of the file without swamping a short chunk.
+const (
+	bm25K1      = 1.2
+	bodyB       = 0.75
+	headB       = 0.5
+	bodyWeight  = 1.0
+	headWeight  = 3.0
+	pathWeight  = 0.8
+	generatedBy = 0.5 // generated files rank lower, not out
+	testBy      = 0.6 // so do tests: they use an API rather than explain it
+	internalBy  = 0.7 // and code behind the public interface (unexported, internal/)
+)
+
+// Document is one text for an Index: Path names it (its extension picks
+// the chunker and the kind) and Content is its text, UTF-8.
+type Document struct {
+	Path    string
+	Content []byte
+}
+
+// Hit is a ranked chunk.
+type Hit struct {
+	Path  string   // the document's path (for a files index, relative to its root)
+	Paths []string // every path holding the same content, Path first
+	Chunk Chunk
+	Score float64 // in [0, 1]: the share of the query's weight the chunk matches, saturated
+}
+
+// Index is a ranked index over document chunks: BM25F with body, heading
+// (or declaration name) and path fields, English stemming and stop words,
+// identifiers split and kept whole. NewIndex makes one for documents held in
+// memory; Build and Open make one over a directory, kept on disk.
+//
+// An Index is safe for concurrent Search once built; Add must not run
+// concurrently with other methods.
+type Index struct {
+	root  string // absolute root for a files index, "" for documents
+	label string // prefix shown in titles and citation labels
+	segs  []*segment
+	dead  [][]bool              // per segment, per content: replaced or removed
+	live  map[string]contentRef // for a files index: path -> where its content is
+	stats Stats
+
+	mu      sync.Mutex
+	pending *builder
+	tk      *tokenizer
+	seen    map[[32]byte]contentRef
+}
+
+// contentRef names a content in a segment.
+type contentRef struct{ seg, content uint32 }
+
+// NewIndex returns an empty in-memory index for Add.
+func NewIndex() *Index {
+	return &Index{tk: newTokenizer(), seen: make(map[[32]byte]contentRef)}
+}
+
+// Add chunks and indexes a document. A document whose content equals an
+// earlier one's is indexed once, its path added to the earlier one's.
+func (ix *Index) Add(doc Document) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.tk == nil {
+		ix.tk = newTokenizer()
+		ix.seen = make(map[[32]byte]contentRef)
+	}
+	if ix.pending == nil {
+		ix.pending = newBuilder(true, 0)
+	}
+	h := sha256.Sum256(doc.Content)
+	if ref, ok := ix.seen[h]; ok && int(ref.seg) == len(ix.segs) {
+		c := &ix.pending.contents[ref.content]
+		c.paths = append(c.paths, pathEntry{rel: doc.Path})
+		return
+	}
+	a := analyze(ix.tk, doc.Path, doc.Content)
+	a.hash = h
+	ix.seen[h] = contentRef{uint32(len(ix.segs)), uint32(len(ix.pending.contents))}
+	ix.pending.add(a, []pathEntry{{rel: doc.Path}})
+}
+
+// flush seals documents added since the last search into a segment.
+func (ix *Index) flush() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.pending == nil {
+		return
+	}
+	s, err := openSegment(ix.pending.encode())
+	if err != nil {
+		panic("files: a segment built in memory does not decode: " + err.Error()) // a bug, not input
+	}
+	ix.segs = append(ix.segs, s)
+	ix.dead = append(ix.dead, make([]bool, len(s.contents)))
+	ix.pending = nil
+}
+
+// ref is a scored chunk of a segment.
+type ref struct {
+	seg, chunk uint32
+	score      float64
+}
+
+// Search ranks the chunks against goal and returns the best limit of them
+// (all matches if limit <= 0), best first; ties go to path then line order.
+func (ix *Index) Search(goal string, limit int) []Hit {
+	refs := ix.search(goal)
+	if limit > 0 && len(refs) > limit {
+		refs = refs[:limit]
+	}
+	out := make([]Hit, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, ix.hit(r))
+	}
+	return out
+}
+
+// hit describes a ranked chunk; for a files index its text is read from
+// disk as it is now.
+func (ix *Index) hit(r ref) Hit {
+	s := ix.segs[r.seg]
+	ci := s.chunk(r.chunk)
+	c := s.contents[ci.content]
+	paths := ix.pathsOf(r.seg, ci.content)
+	kind := frame.KindSnippet
+	if c.doc {
+		kind = frame.KindDoc
+	}
+	ch := Chunk{StartLine: int(ci.startLine), EndLine: int(ci.endLine), Start: int(ci.start), End: int(ci.end),
+		Kind: kind, Heading: s.str(ci.headOff, ci.headN), Text: s.str(ci.textOff, ci.textN)}
+	if ix.root != "" && len(paths) > 0 {
+		if t, end, _, ok := ix.readChunk(paths[0], c.html, ch.StartLine, ch.EndLine); ok {
+			ch.Text, ch.EndLine = string(t), end
+		}
+	}
+	h := Hit{Chunk: ch, Paths: paths, Score: r.score}
+	if len(paths) > 0 {
+		h.Path = paths[0]
+	}
+	return h
+}
+
+// pathsOf returns the live paths of a content, in stored order.
+func (ix *Index) pathsOf(seg, ci uint32) []string {
+	var out []string
+	for _, p := range ix.segs[seg].contents[ci].paths {
+		if ix.live != nil {
+			if r, ok := ix.live[p.rel]; !ok || r != (contentRef{seg, ci}) {
+				continue
+			}
+		}
+		out = append(out, p.rel)
+	}
+	return out
+}
+
+// queryTerm is a distinct query term with its weight across segments.
+type queryTerm struct {
+	term []byte
+	idf  float64
+}
+
+// search scores every chunk sharing a term with the query.
+func (ix *Index) search(query string) []ref {
+	return searchAll([]*Index{ix}, query)[0]
+}
+
+// searchAll scores the chunks of several indexes with shared collection
+// statistics (chunk count, document frequencies, field lengths), so their
+// scores compare: a small root's common words do not outrank a large one's.
+// It returns each index's matches, best first.
+func searchAll(ixs []*Index, query string) [][]ref {
+	st := collectionStats(ixs)
+	if st.n == 0 {
+		return make([][]ref, len(ixs))
+	}
+	var terms [][]byte
+	seen := map[string]bool{}
+	newTokenizer().each([]byte(query), func(t []byte) {
+		if !seen[string(t)] {
+			seen[string(t)] = true
+			terms = append(terms, bytes.Clone(t))
+		}
+	})
+	return scoreAll(ixs, st.weigh(ixs, terms, 1), st)
+}
+
+// collection holds the statistics shared by every index searched together.
+type collection struct {
+	n, avgBody, avgHead float64
+}
+
+func collectionStats(ixs []*Index) collection {
+	var n float64
+	var bodyLen, headLen uint64
+	for _, ix := range ixs {
+		ix.flush()
+		for _, s := range ix.segs {
+			n += float64(s.nChunks)
+			bodyLen += s.totalBodyLen
+			headLen += s.totalHeadLen
+		}
+	}
+	if n == 0 {
+		return collection{}
+	}
+	return collection{n, math.Max(float64(bodyLen)/n, 1), math.Max(float64(headLen)/n, 1)}
+}
+
+// weigh gives each term its inverse document frequency, times w; terms no
+// chunk holds are dropped.
+func (st collection) weigh(ixs []*Index, terms [][]byte, w float64) []queryTerm {
+	var out []queryTerm
+	for _, t := range terms {
+		df := 0.0
+		for _, ix := range ixs {
+			for _, s := range ix.segs {
+				df += float64(postingCount(s.postings(t)))
+				df += float64(ix.pathChunks(s, t))
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		df = math.Min(df, st.n)
+		out = append(out, queryTerm{t, w * math.Log(1+(st.n-df+0.5)/(df+0.5))})
+	}
+	return out
+}
+
+func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
+	out := make([][]ref, len(ixs))
+	bound := 0.0
+	for _, qt := range qts {
+		bound += qt.idf
+	}
+	if bound == 0 {
+		return out
+	}
+	for i, ix := range ixs {
+		var refs []ref
+		for si, s := range ix.segs {
+			refs = append(refs, ix.scoreSegment(uint32(si), s, qts, st.avgBody, st.avgHead, bound)...)
+		}
+		slices.SortFunc(refs, func(a, b ref) int {
+			if a.score != b.score {
+				return cmp.Compare(b.score, a.score)
+			}
+			if c := cmp.Compare(a.seg, b.seg); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.chunk, b.chunk)
+		})
+		out[i] = refs
+	}
+	return out
+}
+
+// scoreSegment accumulates BM25F over one segment's postings.
+func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, avgHead, bound float64) []ref {
+	scores := make([]float32, s.nChunks)
+	acc := make([]float32, s.nChunks)
+	var touched, termTouched []uint32
+	dead := ix.dead[si]
+	for _, qt := range qts {
+		termTouched = termTouched[:0]
+		p := s.postings(qt.term)
+		if p != nil {
+			_, k := binary.Uvarint(p)
+			p = p[k:]
+			var id uint64
+			for len(p) > 0 {
+				d, k1 := binary.Uvarint(p)
+				tb, k2 := binary.Uvarint(p[k1:])
+				th, k3 := binary.Uvarint(p[k1+k2:])
+				if k1 <= 0 || k2 <= 0 || k3 <= 0 {
+					break
+				}
+				p = p[k1+k2+k3:]
+				id += d
+				c := uint32(id - 1)
+				if int(c) >= s.nChunks {
+					break
+				}
+				ci := s.chunk(c)
+				if dead[ci.content] {
+					continue
+				}
+				v := 0.0
+				if tb > 0 {
+					v += bodyWeight * float64(tb) / (1 - bodyB + bodyB*float64(ci.bodyLen)/avgBody)
+				}
+				if th > 0 {
+					v += headWeight * float64(th) / (1 - headB + headB*float64(ci.headLen)/avgHead)
+				}
+				if acc[c] == 0 {
+					termTouched = append(termTouched, c)
+				}
+				acc[c] += float32(v)
+			}
+		}
+		ix.eachPathPosting(s, qt.term, func(content uint32, tf uint64) {
+			if dead[content] {
+				return
+			}
+			ct := s.contents[content]
+			for c := ct.firstChunk; c < ct.firstChunk+ct.nChunks; c++ {
+				if acc[c] == 0 {
+					termTouched = append(termTouched, c)
+				}
+				acc[c] += float32(pathWeight * float64(min(tf, 2)))
+			}
+		})
+		for _, c := range termTouched {
+			tf := float64(acc[c])
+			if scores[c] == 0 {
+				touched = append(touched, c)
+			}
+			scores[c] += float32(qt.idf * tf / (bm25K1 + tf))
+			acc[c] = 0
+		}
+	}
+	out := make([]ref, 0, len(touched))
+	for _, c := range touched {
+		sc := float64(scores[c]) / bound
+		ci := s.chunk(c)
+		if ci.flags&chunkInternal != 0 {
+			sc *= internalBy
+		}
+		if ct := s.contents[ci.content]; ct.generated {
+			sc *= generatedBy
+		} else if ct.test {
+			sc *= testBy
+		}
+		out = append(out, ref{si, c, min(max(sc, 0), 1)})
+	}
+	return out
+}
+
+// postingCount reads the count prefix of an encoded postings list.
+func postingCount(p []byte) uint64 {
+	if p == nil {
+		return 0
+	}
+	n, _ := binary.Uvarint(p)
+	return n
+}
+
+// pathChunks counts the chunks of the live contents whose path holds t.
+func (ix *Index) pathChunks(s *segment, t []byte) int {
+	n := 0
+	ix.eachPathPosting(s, t, func(content uint32, _ uint64) { n += int(s.contents[content].nChunks) })
+	return n
+}
+
+func (ix *Index) eachPathPosting(s *segment, t []byte, fn func(content uint32, tf uint64)) {
+	key := make([]byte, 0, len(t)+1)
+	key = append(append(key, 0), t...)
+	p := s.postings(key)
+	if p == nil {
+		return
+	}
+	_, k := binary.Uvarint(p)
+	p = p[k:]
+	var id uint64
+	for len(p) > 0 {
+		d, k1 := binary.Uvarint(p)
+		tf, k2 := binary.Uvarint(p[k1:])
+		if k1 <= 0 || k2 <= 0 {
+			return
+		}
+		p = p[k1+k2:]
+		id += d
+		if int(id-1) >= len(s.contents) {
+			return
+		}
+		fn(uint32(id-1), tf)
+	}
+}
+
+// isGenerated reports a file that says it is machine-made in its first
+// lines, by the Go convention ("Code generated ... DO NOT EDIT.") or the
+// common "@generated" marker.
+func isGenerated(text []byte) bool {
+	head := text[:min(len(text), 1024)]
+	return bytes.Contains(head, []byte("DO NOT EDIT")) || bytes.Contains(head, []byte("@generated"))
+}
+
+func isHTML(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".html", ".htm":
+		return true
+	}
+	return false
+}
+
+// isTest reports a test file by the common naming conventions: Go's
+// _test.go, name.test.ext and name.spec.ext, test_name.py, and files under
+// a testdata, test or tests directory.
+func isTest(rel string) bool {
+	base := path.Base(rel)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch {
+	case strings.HasSuffix(stem, "_test"), strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"),
+		strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"):
+		return true
+	}
+	for _, dir := range strings.Split(path.Dir(rel), "/") {
+		if dir == "testdata" || dir == "test" || dir == "tests" || dir == "__tests__" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,512 @@
+package files
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// exportedDecl reports whether a Go chunk's symbol field names an exported
+// declaration (or the package clause): "Server.Shutdown", "Marshal",
+// "package http"; any exported name in a merged group counts.
+func exportedDecl(heading string) bool {
+	if heading == "" || strings.HasPrefix(heading, "package ") {
+		return true
+	}
+	for _, part := range strings.FieldsFunc(heading, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
+		name := part
+		if _, after, ok := strings.Cut(part, "."); ok {
+			name = after
+		}
+		if name != "" && name[0] >= 'A' && name[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// A segment is an immutable inverted index over a set of documents in one
+// byte image: the same bytes are built in memory and, for the files
+// provider, written to and mapped from disk, so a query reads only the
+// postings of its own terms. Layout (little-endian):
+//
+//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C
+//	contents offset table, then per content: hash, kind, flags, chunk
+//	         range, paths (each with size and modification time)
+//	chunks   fixed-size records (content, lines, bytes, field lengths,
+//	         heading and text references into the string pool)
+//	strings  headings and, for in-memory documents, chunk texts
+//	terms    sorted term offsets, then the term bytes
+//	postings per term: count, then (Δchunk, body tf, heading tf); path
+//	         terms (prefixed with 0x00) list (Δcontent, tf)
+const (
+	segMagic   = "CTXKSEG1"
+	segVersion = 7
+	headerSize = 8 + 4*16
+	chunkRec   = 48
+)
+
+// segment reads a segment image.
+type segment struct {
+	data                        []byte
+	contents                    []content
+	chunkOff, strOff            int
+	termIdx, termBytes, postIdx int
+	postBytes                   int
+	nChunks, nTerms             int
+	avgBody, avgHead            float64
+	totalBodyLen, totalHeadLen  uint64
+	optionsSum                  uint32
+	unmap                       func() error
+}
+
+// content is one distinct document content and every path it was found at.
+type content struct {
+	hash       [32]byte
+	doc        bool // kind doc (prose) rather than snippet
+	generated  bool // "Code generated ... DO NOT EDIT." or the like
+	html       bool // served as text made from HTML
+	binary     bool // not text: kept only so a refresh need not read it again
+	test       bool // a test file by its name (see isTest)
+	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
+	firstChunk uint32
+	nChunks    uint32
+	paths      []pathEntry
+}
+
+// pathEntry is one place a content was found.
+type pathEntry struct {
+	rel     string
+	size    int64
+	modTime int64 // Unix nanoseconds
+}
+
+// chunkInfo is a decoded chunk record.
+type chunkInfo struct {
+	content            uint32
+	startLine, endLine uint32
+	start, end         uint32
+	bodyLen, headLen   uint32
+	headOff, headN     uint32
+	textOff, textN     uint32
+	flags              uint32 // chunkInternal
+}
+
+// Chunk flags.
+const (
+	// chunkInternal marks code that is not part of a public interface: a
+	// Go declaration with an unexported name, or any chunk of a file under
+	// an internal directory.
+	chunkInternal = 1 << iota
+)
+
+// errCorrupt reports an index image that fails its checks.
+var errCorrupt = errors.New("index is corrupt")
+
+func (s *segment) chunk(i uint32) chunkInfo {
+	b := s.data[s.chunkOff+int(i)*chunkRec:]
+	u := func(k int) uint32 { return binary.LittleEndian.Uint32(b[4*k:]) }
+	return chunkInfo{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), u(11)}
+}
+
+func (s *segment) str(off, n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return string(s.data[s.strOff+int(off) : s.strOff+int(off)+int(n)])
+}
+
+func (s *segment) term(i int) []byte {
+	a := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i:])
+	b := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i+4:])
+	return s.data[s.termBytes+int(a) : s.termBytes+int(b)]
+}
+
+// postings returns the encoded postings of term t, or nil.
+func (s *segment) postings(t []byte) []byte {
+	i := sort.Search(s.nTerms, func(i int) bool { return bytes.Compare(s.term(i), t) >= 0 })
+	if i >= s.nTerms || !bytes.Equal(s.term(i), t) {
+		return nil
+	}
+	a := binary.LittleEndian.Uint32(s.data[s.postIdx+4*i:])
+	b := binary.LittleEndian.Uint32(s.data[s.postIdx+4*i+4:])
+	return s.data[s.postBytes+int(a) : s.postBytes+int(b)]
+}
+
+// openSegment checks and decodes a segment image's header and contents.
+func openSegment(data []byte) (*segment, error) {
+	if len(data) < headerSize || string(data[:8]) != segMagic {
+		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
+	}
+	h := func(k int) uint32 { return binary.LittleEndian.Uint32(data[8+4*k:]) }
+	if h(0) != segVersion {
+		return nil, fmt.Errorf("%w: format version %d, want %d", errCorrupt, h(0), segVersion)
+	}
+	if crc32.Checksum(data[headerSize:], castagnoli) != h(15) {
+		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
+	}
+	s := &segment{data: data}
+	nContents := int(h(1))
+	s.nChunks, s.nTerms = int(h(2)), int(h(3))
+	contentsOff := int(h(4))
+	s.chunkOff, s.strOff = int(h(5)), int(h(6))
+	s.termIdx, s.termBytes = int(h(7)), int(h(8))
+	s.postIdx, s.postBytes = int(h(9)), int(h(10))
+	s.totalBodyLen = uint64(h(11)) | uint64(h(12))<<32
+	s.totalHeadLen = uint64(h(13))
+	s.optionsSum = h(14)
+	for _, off := range []int{contentsOff, s.chunkOff, s.strOff, s.termIdx, s.termBytes, s.postIdx, s.postBytes} {
+		if off < headerSize || off > len(data) {
+			return nil, fmt.Errorf("%w: section offset out of range", errCorrupt)
+		}
+	}
+	if s.chunkOff+s.nChunks*chunkRec > len(data) || s.termIdx+4*(s.nTerms+1) > len(data) || s.postIdx+4*(s.nTerms+1) > len(data) {
+		return nil, fmt.Errorf("%w: table out of range", errCorrupt)
+	}
+	if s.nChunks > 0 {
+		s.avgBody = float64(s.totalBodyLen) / float64(s.nChunks)
+		s.avgHead = float64(s.totalHeadLen) / float64(s.nChunks)
+	}
+	r := reader{b: data[contentsOff:s.chunkOff]}
+	s.contents = make([]content, 0, nContents)
+	for range nContents {
+		c, err := r.content()
+		if err != nil {
+			return nil, err
+		}
+		if uint64(c.firstChunk)+uint64(c.nChunks) > uint64(s.nChunks) {
+			return nil, fmt.Errorf("%w: chunk range out of bounds", errCorrupt)
+		}
+		s.contents = append(s.contents, c)
+	}
+	return s, nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// reader decodes the varint-framed contents section.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = fmt.Errorf("%w: truncated varint", errCorrupt)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = fmt.Errorf("%w: truncated field", errCorrupt)
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *reader) content() (content, error) {
+	var c content
+	copy(c.hash[:], r.bytes(32))
+	flags := r.uvarint()
+	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
+	c.transcoded = flags&32 != 0
+	c.firstChunk = uint32(r.uvarint())
+	c.nChunks = uint32(r.uvarint())
+	np := r.uvarint()
+	if np > 1<<20 {
+		return c, fmt.Errorf("%w: path count", errCorrupt)
+	}
+	for range np {
+		rel := string(r.bytes(r.uvarint()))
+		size := int64(r.uvarint())
+		mod := int64(r.uvarint())
+		c.paths = append(c.paths, pathEntry{rel: rel, size: size, modTime: mod})
+	}
+	return c, r.err
+}
+
+// builder accumulates documents into a segment image.
+type builder struct {
+	contents []content
+	chunks   []byte
+	nChunks  uint32
+	strs     []byte
+	termID   map[string]uint32
+	terms    []string
+	posts    [][]byte
+	last     []uint32 // last chunk (or content) id appended per term, +1
+	bodyLen  uint64
+	headLen  uint64
+	keepText bool
+	options  uint32
+}
+
+func newBuilder(keepText bool, options uint32) *builder {
+	return &builder{termID: make(map[string]uint32), keepText: keepText, options: options}
+}
+
+// termFreq is one term's counts in one chunk.
+type termFreq struct {
+	term       string
+	body, head uint32
+}
+
+// analyzed is a document chunked and tokenised, ready to add.
+type analyzed struct {
+	chunks     []Chunk
+	freqs      [][]termFreq // per chunk
+	bodyLens   []uint32
+	flags      []uint32
+	headLens   []uint32
+	pathTerms  []termFreq // path field, per document
+	doc        bool
+	generated  bool
+	html       bool
+	test       bool
+	transcoded bool
+	hash       [32]byte
+}
+
+// analyze chunks and tokenises one document; it is safe to run in
+// parallel with one tokenizer per goroutine.
+func analyze(tk *tokenizer, rel string, text []byte) *analyzed {
+	a := &analyzed{chunks: Split(rel, text), doc: KindOf(rel) == "doc", generated: isGenerated(text)}
+	a.html, a.test = isHTML(rel), isTest(rel)
+	counts := make(map[string]*termFreq)
+	collect := func() []termFreq {
+		out := make([]termFreq, 0, len(counts))
+		for _, tf := range counts {
+			out = append(out, *tf)
+		}
+		slices.SortFunc(out, func(x, y termFreq) int {
+			if x.term < y.term {
+				return -1
+			}
+			if x.term > y.term {
+				return 1
+			}
+			return 0
+		})
+		clear(counts)
+		return out
+	}
+	get := func(t []byte) *termFreq {
+		tf := counts[string(t)]
+		if tf == nil {
+			tf = &termFreq{term: string(t)}
+			counts[tf.term] = tf
+		}
+		return tf
+	}
+	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
+	for _, c := range a.chunks {
+		var bl, hl uint32
+		tk.each([]byte(c.Text), func(t []byte) { get(t).body++; bl++ })
+		tk.each([]byte(c.Heading), func(t []byte) { get(t).head++; hl++ })
+		a.freqs = append(a.freqs, collect())
+		var fl uint32
+		if internalPath || strings.HasSuffix(rel, ".go") && !exportedDecl(c.Heading) {
+			fl |= chunkInternal
+		}
+		a.flags = append(a.flags, fl)
+		a.bodyLens = append(a.bodyLens, bl)
+		a.headLens = append(a.headLens, hl)
+	}
+	tk.each([]byte(rel), func(t []byte) { get(t).body++ })
+	a.pathTerms = collect()
+	return a
+}
+
+// add appends an analyzed document found at the given paths.
+func (b *builder) add(a *analyzed, paths []pathEntry) {
+	ci := uint32(len(b.contents))
+	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
+	b.contents = append(b.contents, c)
+	for i, ch := range a.chunks {
+		id := b.nChunks
+		b.nChunks++
+		headOff, headN := b.addStr(ch.Heading)
+		var textOff, textN uint32
+		if b.keepText {
+			textOff, textN = b.addStr(ch.Text)
+		}
+		for _, v := range []uint32{ci, uint32(ch.StartLine), uint32(ch.EndLine), uint32(ch.Start), uint32(ch.End), a.bodyLens[i], a.headLens[i], headOff, headN, textOff, textN, a.flags[i]} {
+			b.chunks = binary.LittleEndian.AppendUint32(b.chunks, v)
+		}
+		b.bodyLen += uint64(a.bodyLens[i])
+		b.headLen += uint64(a.headLens[i])
+		for _, tf := range a.freqs[i] {
+			t := b.intern(tf.term)
+			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(id+1-b.last[t]))
+			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.body))
+			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.head))
+			b.last[t] = id + 1
+		}
+	}
+	for _, tf := range a.pathTerms {
+		t := b.intern("\x00" + tf.term)
+		b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(ci+1-b.last[t]))
+		b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.body))
+		b.last[t] = ci + 1
+	}
+}
+
+// addBinary records a file that is not text, with no chunks.
+func (b *builder) addBinary(p pathEntry) {
+	b.contents = append(b.contents, content{binary: true, firstChunk: b.nChunks, paths: []pathEntry{p}})
+}
+
+func (b *builder) addStr(s string) (off, n uint32) {
+	if s == "" {
+		return 0, 0
+	}
+	off = uint32(len(b.strs))
+	b.strs = append(b.strs, s...)
+	return off, uint32(len(s))
+}
+
+func (b *builder) intern(t string) uint32 {
+	if id, ok := b.termID[t]; ok {
+		return id
+	}
+	id := uint32(len(b.terms))
+	b.termID[t] = id
+	b.terms = append(b.terms, t)
+	b.posts = append(b.posts, nil)
+	b.last = append(b.last, 0)
+	return id
+}
+
+// encode writes the segment image. Postings are prefixed with their count
+// so a reader can compute document frequency without decoding them.
+func (b *builder) encode() []byte {
+	order := make([]uint32, len(b.terms))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int {
+		if b.terms[x] < b.terms[y] {
+			return -1
+		}
+		if b.terms[x] > b.terms[y] {
+			return 1
+		}
+		return 0
+	})
+	size := headerSize + len(b.chunks) + len(b.strs) + 8*(len(b.terms)+1)
+	for i, t := range b.terms {
+		size += len(t) + len(b.posts[i]) + binary.MaxVarintLen32
+	}
+	for _, c := range b.contents {
+		size += 32 + 4*binary.MaxVarintLen32
+		for _, p := range c.paths {
+			size += len(p.rel) + 3*binary.MaxVarintLen64
+		}
+	}
+	out := make([]byte, headerSize, size)
+	contentsOff := len(out)
+	for _, c := range b.contents {
+		out = append(out, c.hash[:]...)
+		var flags uint64
+		if c.doc {
+			flags |= 1
+		}
+		if c.generated {
+			flags |= 2
+		}
+		if c.html {
+			flags |= 4
+		}
+		if c.binary {
+			flags |= 8
+		}
+		if c.test {
+			flags |= 16
+		}
+		if c.transcoded {
+			flags |= 32
+		}
+		out = binary.AppendUvarint(out, flags)
+		out = binary.AppendUvarint(out, uint64(c.firstChunk))
+		out = binary.AppendUvarint(out, uint64(c.nChunks))
+		out = binary.AppendUvarint(out, uint64(len(c.paths)))
+		for _, p := range c.paths {
+			out = binary.AppendUvarint(out, uint64(len(p.rel)))
+			out = append(out, p.rel...)
+			out = binary.AppendUvarint(out, uint64(p.size))
+			out = binary.AppendUvarint(out, uint64(p.modTime))
+		}
+	}
+	chunkOff := len(out)
+	out = append(out, b.chunks...)
+	strOff := len(out)
+	out = append(out, b.strs...)
+	termIdx := len(out)
+	var n uint32
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	for _, id := range order {
+		n += uint32(len(b.terms[id]))
+		out = binary.LittleEndian.AppendUint32(out, n)
+	}
+	termBytes := len(out)
+	for _, id := range order {
+		out = append(out, b.terms[id]...)
+	}
+	postIdx := len(out)
+	n = 0
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	counts := make([][]byte, len(order))
+	for k, id := range order {
+		counts[k] = binary.AppendUvarint(nil, uint64(countPostings(b.terms[id], b.posts[id])))
+		n += uint32(len(counts[k]) + len(b.posts[id]))
+		out = binary.LittleEndian.AppendUint32(out, n)
+	}
+	postBytes := len(out)
+	for k, id := range order {
+		out = append(out, counts[k]...)
+		out = append(out, b.posts[id]...)
+		b.posts[id] = nil // the image holds them now
+	}
+	hdr := []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(b.terms)), uint32(contentsOff),
+		uint32(chunkOff), uint32(strOff), uint32(termIdx), uint32(termBytes), uint32(postIdx), uint32(postBytes),
+		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options}
+	copy(out, segMagic)
+	for k, v := range hdr {
+		binary.LittleEndian.PutUint32(out[8+4*k:], v)
+	}
+	binary.LittleEndian.PutUint32(out[8+4*15:], crc32.Checksum(out[headerSize:], castagnoli))
+	return out
+}
+
+// countPostings counts the entries of an encoded postings list: three
+// varints each for chunk postings, two for path postings.
+func countPostings(term string, p []byte) int {
+	per := 3
+	if len(term) > 0 && term[0] == 0 {
+		per = 2
+	}
+	n := 0
+	for _, c := range p {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n / per
+}

@@ -1,0 +1,176 @@
+package files
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Terms splits text into the index's terms, the same way for queries and
+// documents: runs of letters, digits and underscores are words; a word made
+// of several parts (camelCase, snake_case, HTTPServer) yields each part and
+// also the whole identifier (lower-cased, underscores dropped), so an exact
+// identifier in a query matches more strongly than its parts; parts are
+// lower-cased, English stop words dropped and the rest stemmed (Porter).
+func Terms(text string) []string {
+	var out []string
+	tk := newTokenizer()
+	tk.each([]byte(text), func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// tokenizer holds scratch space and a stem cache, so tokenising a large
+// tree allocates once per distinct word rather than once per occurrence.
+// A tokenizer is not safe for concurrent use; each indexing worker has one.
+type tokenizer struct {
+	word  []rune
+	part  []byte
+	whole []byte
+	stems map[string]string
+}
+
+// maxStemCache bounds a tokenizer's stem cache.
+const maxStemCache = 1 << 16
+
+func newTokenizer() *tokenizer { return &tokenizer{stems: make(map[string]string)} }
+
+// each calls fn with every term of b. The slice passed to fn is valid only
+// during the call.
+func (tk *tokenizer) each(b []byte, fn func([]byte)) {
+	tk.word = tk.word[:0]
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' {
+				tk.word = append(tk.word, rune(c))
+			} else {
+				tk.flush(fn)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			tk.word = append(tk.word, r)
+		} else {
+			tk.flush(fn)
+		}
+		i += n
+	}
+	tk.flush(fn)
+}
+
+// flush emits the pending word's parts and, for a multi-part word, the
+// whole identifier.
+func (tk *tokenizer) flush(fn func([]byte)) {
+	w := tk.word
+	if len(w) == 0 {
+		return
+	}
+	parts := 0
+	tk.whole = tk.whole[:0]
+	start := 0
+	for i := 0; i <= len(w); i++ {
+		if i < len(w) && w[i] != '_' && (i == start || !isBoundary(w, i)) {
+			continue
+		}
+		if i > start {
+			parts++
+			tk.whole = appendLower(tk.whole, w[start:i])
+			tk.emitPart(w[start:i], fn)
+		}
+		start = i
+		if i < len(w) && w[i] == '_' {
+			start = i + 1
+		}
+	}
+	if parts > 1 && len(tk.whole) >= 3 {
+		fn(tk.whole)
+	}
+	tk.word = tk.word[:0]
+}
+
+// isBoundary reports whether a new part starts at w[i]: "budgetSplit" at
+// S, "HTTPServer" at the S of Server.
+func isBoundary(w []rune, i int) bool {
+	if !isUpper(w[i]) {
+		return false
+	}
+	return isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))
+}
+
+func appendLower(dst []byte, rs []rune) []byte {
+	for _, r := range rs {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			dst = append(dst, byte(r))
+			continue
+		}
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+	}
+	return dst
+}
+
+func (tk *tokenizer) emitPart(part []rune, fn func([]byte)) {
+	if len(part) < 2 {
+		return
+	}
+	t := appendLower(tk.part[:0], part)
+	tk.part = t
+	if stopwords[string(t)] {
+		return
+	}
+	if s, ok := tk.stems[string(t)]; ok {
+		if s != "" {
+			fn([]byte(s))
+		}
+		return
+	}
+	if len(tk.stems) >= maxStemCache {
+		clear(tk.stems) // bounded: a tree of generated names must not grow it without end
+	}
+	key := string(t)
+	st := stem(t)
+	if len(st) < 2 || stopwords[string(st)] {
+		tk.stems[key] = ""
+		return
+	}
+	tk.stems[key] = string(st)
+	fn(st)
+}
+
+func isUpper(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLower(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+// stopwords are English function words: they carry no signal for ranking.
+var stopwords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range []string{
+		"a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+		"be", "been", "before", "being", "between", "both", "but", "by", "can", "could",
+		"did", "do", "does", "doing", "each", "for", "from", "get", "had", "has", "have",
+		"he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it",
+		"its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of",
+		"on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she",
+		"should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+		"there", "these", "they", "this", "those", "through", "to", "too", "under",
+		"until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
+		"while", "who", "whom", "why", "will", "with", "would", "you", "your", "want",
+		"way", "go", "golang", "use", "using", "used", "need", "make", "happen", "happens",
+	} {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,255 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// tools runs each tool through the HTTP API route that does the same work,
+// in process: the arguments are the route's request body.
+type tools struct {
+	api    *server.Handler
+	budget int
+}
+
+// toolSpec is one tool: its name, what it says about itself, and what it
+// runs.
+type toolSpec struct {
+	name, title, desc string
+	// run does the work and returns the structured content and the text
+	// content.
+	run func(ctx context.Context, args json.RawMessage) (structured json.RawMessage, text string, err error)
+}
+
+func (t *tools) specs() []toolSpec {
+	return []toolSpec{
+		{name: "query_context", title: "Query context",
+			desc: "Fan a goal out to ctxkit's providers (local files, CGP and MCP servers), audit each reply and compose the " +
+				"evidence under one token budget. The text result is the fenced evidence to place in your prompt; " +
+				"structuredContent adds the citations, the audit of every frame kept or dropped, and one outcome per provider.",
+			run: t.query},
+		{name: "compose_frames", title: "Compose frames",
+			desc: "Compose CGP frames you already hold under a token budget: rank, pack and fence them, with an audit " +
+				"of every frame. The text result is the fenced prompt.",
+			run: t.route(server.PathCompose, promptResult)},
+		{name: "assess_request", title: "Assess a model request",
+			desc: "Count what a model request (Anthropic, OpenAI or Gemini body) uses of the model's context window, " +
+				"lane by lane, what is left after the reserves, and whether to compact.",
+			run: t.route(server.PathAssess, jsonResult)},
+		{name: "quote_untrusted", title: "Quote untrusted text",
+			desc: "Build a prompt from your own text and untrusted text; each untrusted part is quoted in a nonce fence " +
+				"it cannot close. The text result is the prompt.",
+			run: t.route(server.PathPrompt, promptResult)},
+	}
+}
+
+func (t *tools) register(s *mcp.Server) error {
+	for _, spec := range t.specs() {
+		in, err := loadSchema(spec.name + ".in")
+		if err != nil {
+			return err
+		}
+		out, err := loadSchema(spec.name + ".out")
+		if err != nil {
+			return err
+		}
+		resolved, err := in.Resolve(nil)
+		if err != nil {
+			return fmt.Errorf("mcpserver: schema %s.in: %w", spec.name, err)
+		}
+		tool := &mcp.Tool{Name: spec.name, Title: spec.title, Description: spec.desc, InputSchema: in, OutputSchema: out,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(spec.name == "query_context")}}
+		s.AddTool(tool, t.handler(spec, resolved))
+	}
+	return nil
+}
+
+// handler checks the call's arguments against the tool's input schema,
+// then runs the tool. Bad arguments and the API's refusals are tool
+// results with isError set; only a cancelled call is a protocol error.
+// The output is ctxkit's own encoding, written once (the tests check it
+// against the output schema).
+func (t *tools) handler(spec toolSpec, in *jsonschema.Resolved) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := json.RawMessage(`{}`)
+		if req != nil && req.Params != nil && len(req.Params.Arguments) > 0 {
+			raw = req.Params.Arguments
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
+		}
+		if err := in.Validate(v); err != nil {
+			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
+		}
+		structured, text, err := spec.run(ctx, raw)
+		if err != nil {
+			if ce := ctx.Err(); ce != nil {
+				return nil, ce
+			}
+			return toolFailure(err), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}, nil
+	}
+}
+
+func toolFailure(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+// route returns a tool body that runs an API route with the arguments as
+// its request body and turns the answer into the result with result.
+func (t *tools) route(path string, result func([]byte) (json.RawMessage, string, error)) func(context.Context, json.RawMessage) (json.RawMessage, string, error) {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
+		answer, err := t.call(ctx, path, args)
+		if err != nil {
+			return nil, "", err
+		}
+		return result(answer)
+	}
+}
+
+// query runs query_context: the query route's work (server.Handler.Query),
+// its composition encoded once as ctxkit query --format json encodes it,
+// plus one leg per provider.
+func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
+	var req server.QueryRequest
+	if err := json.Unmarshal(args, &req); err != nil {
+		return nil, "", fmt.Errorf("arguments: %w", err)
+	}
+	if req.Budget == 0 {
+		req.Budget = t.budget
+	}
+	res, fo, err := t.api.Query(ctx, &req)
+	if err != nil {
+		var se *server.Error
+		if errors.As(err, &se) {
+			return nil, "", toolError{se}
+		}
+		return nil, "", err
+	}
+	comp, err := res.MarshalJSON()
+	if err != nil {
+		return nil, "", fmt.Errorf("encode result: %w", err)
+	}
+	legs := make([]leg, 0, len(fo.Outcomes))
+	for i := range fo.Outcomes {
+		o := &fo.Outcomes[i]
+		l := leg{Provider: o.Provider, Status: o.Status.String(), Accepted: len(o.Frames), Error: o.Error()}
+		for _, e := range o.Excluded {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return nil, "", err
+			}
+			l.Excluded = append(l.Excluded, b)
+		}
+		legs = append(legs, l)
+	}
+	lb, err := json.Marshal(legs)
+	if err != nil {
+		return nil, "", err
+	}
+	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...]
+	comp = bytes.TrimSpace(comp)
+	out := make([]byte, 0, len(comp)+len(lb)+9)
+	out = append(out, comp[:len(comp)-1]...)
+	out = append(out, `,"legs":`...)
+	out = append(out, lb...)
+	out = append(out, '}')
+	return out, res.Prompt, nil
+}
+
+// call serves body on the API route in process and returns the answer's
+// JSON, or the API's error (which names the member at fault) as an error
+// the SDK turns into an isError result.
+func (t *tools) call(ctx context.Context, route string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, route, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	rec := &recorder{header: http.Header{}}
+	t.api.ServeHTTP(rec, req)
+	if rec.status == 0 || rec.status == http.StatusOK {
+		return rec.body.Bytes(), nil
+	}
+	var env struct {
+		Error *server.Error `json:"error"`
+	}
+	if err := json.Unmarshal(rec.body.Bytes(), &env); err != nil || env.Error == nil {
+		return nil, fmt.Errorf("%s answered %d", route, rec.status)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return nil, toolError{env.Error}
+}
+
+// toolError is an API error as a tool error: its message names the argument
+// at fault ("budget: -1 is negative"), then the rule when there is one.
+type toolError struct{ e *server.Error }
+
+func (e toolError) Error() string {
+	s := e.e.Message
+	if e.e.Rule != "" {
+		s += " (rule " + e.e.Rule + ")"
+	}
+	return s
+}
+
+func (e toolError) Unwrap() error { return e.e }
+
+// recorder is the in-process http.ResponseWriter the tools hand the API.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(p)
+}
+
+// promptResult is an answer whose text is its "prompt" member.
+func promptResult(answer []byte) (json.RawMessage, string, error) {
+	var p struct {
+		Prompt *string `json:"prompt"`
+	}
+	if err := json.Unmarshal(answer, &p); err != nil || p.Prompt == nil {
+		return nil, "", errors.New("the answer has no prompt")
+	}
+	return json.RawMessage(answer), *p.Prompt, nil
+}
+
+// jsonResult is an answer whose text is its JSON.
+func jsonResult(answer []byte) (json.RawMessage, string, error) {
+	return json.RawMessage(answer), string(bytes.TrimSpace(answer)), nil
+}
+
+// leg is one provider's outcome in query_context's structured content,
+// without the frames (they are in the prompt and the audit already).
+type leg struct {
+	Provider string            `json:"provider"`
+	Status   string            `json:"status"`
+	Accepted int               `json:"accepted"`
+	Error    string            `json:"error,omitempty"`
+	Excluded []json.RawMessage `json:"excluded,omitempty"`
+}
