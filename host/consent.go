@@ -151,6 +151,11 @@ type ConsentStore struct {
 	offset  int64
 	lines   int
 	loadErr error
+
+	// A store on a shared log instead of a journal: the log and the
+	// position of the last entry applied.
+	log    ConsentLog
+	logPos int64
 }
 
 // NewConsentStore returns an empty in-memory store (nothing persisted).
@@ -213,6 +218,9 @@ func DefaultConsentPath() (string, error) {
 // for later (its writer may be mid-write). On error the store fails closed
 // until a later refresh succeeds.
 func (s *ConsentStore) refreshLocked() error {
+	if s.log != nil {
+		return s.refreshLogLocked(false)
+	}
 	if s.path == "" {
 		return nil
 	}
@@ -239,6 +247,15 @@ func (s *ConsentStore) refreshLocked() error {
 	return nil
 }
 
+// refreshForWriteLocked is refreshLocked for a writer, which decides what
+// to append from the state: a shared log is consulted, not its cache.
+func (s *ConsentStore) refreshForWriteLocked() error {
+	if s.log != nil {
+		return s.refreshLogLocked(true)
+	}
+	return s.refreshLocked()
+}
+
 // readFromLocked applies the journal's complete lines after s.offset.
 func (s *ConsentStore) readFromLocked() error {
 	f, err := os.Open(s.path)
@@ -263,7 +280,7 @@ func (s *ConsentStore) readFromLocked() error {
 		if len(line) == 0 {
 			continue
 		}
-		var e journalEntry
+		var e ConsentEntry
 		if err := json.Unmarshal(line, &e); err != nil {
 			return fmt.Errorf("consent: load %s: line %d: %w", s.path, n, err)
 		}
@@ -286,7 +303,10 @@ const maxJournal = 64 << 20
 // append writes e to the journal (fsync'd) and then reads it back with
 // anything other processes appended before it; an in-memory store applies
 // it directly.
-func (s *ConsentStore) append(e journalEntry) error {
+func (s *ConsentStore) append(e ConsentEntry) error {
+	if s.log != nil {
+		return s.appendLogLocked(e)
+	}
 	if s.path == "" {
 		return s.state.apply(e)
 	}
@@ -372,11 +392,11 @@ func (s *ConsentStore) Record(r ConsentRecord) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
+	if err := s.refreshForWriteLocked(); err != nil {
 		return err
 	}
 	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(journalEntry{Op: "record", Record: &r})
+	return s.append(ConsentEntry{Op: "record", Record: &r})
 }
 
 // Revoke removes the legacy record for provider and withdraws every receipt
@@ -385,12 +405,12 @@ func (s *ConsentStore) Record(r ConsentRecord) error {
 func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
+	if err := s.refreshForWriteLocked(); err != nil {
 		return false, err
 	}
 	changed := false
 	if _, ok := s.state.records[provider]; ok && scope == "" {
-		if err := s.append(journalEntry{Op: "revoke", ProviderID: provider}); err != nil {
+		if err := s.append(ConsentEntry{Op: "revoke", ProviderID: provider}); err != nil {
 			return false, err
 		}
 		changed = true
@@ -406,7 +426,7 @@ func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, e
 		if i > 0 && scopes[i-1] == sc {
 			continue
 		}
-		if err := s.append(journalEntry{Op: "revoke_receipt", ProviderID: provider, Scope: sc, At: s.stamp("")}); err != nil {
+		if err := s.append(ConsentEntry{Op: "revoke_receipt", ProviderID: provider, Scope: sc, At: s.stamp("")}); err != nil {
 			return changed, err
 		}
 		changed = true
@@ -438,11 +458,11 @@ func (s *ConsentStore) Grant(r ConsentReceipt) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
+	if err := s.refreshForWriteLocked(); err != nil {
 		return err
 	}
 	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(journalEntry{Op: "receipt", Receipt: &r})
+	return s.append(ConsentEntry{Op: "receipt", Receipt: &r})
 }
 
 // printable refuses a name that is not valid UTF-8 or holds a control
@@ -562,7 +582,7 @@ func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderIn
 	var d ConsentDecision
 	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.decide(sub, off, now) })
 	if err != nil {
-		d = ConsentDecision{NeedsConsent: len(off) == 0, Missing: off, Reason: "the consent journal cannot be read: " + err.Error()}
+		d = ConsentDecision{NeedsConsent: len(off) == 0, Missing: off, Reason: s.unreadable(err)}
 	}
 	return d
 }
@@ -576,9 +596,17 @@ func (s *ConsentStore) Admit(sub ConsentSubject) ConsentDecision {
 	var d ConsentDecision
 	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.admit(sub, now) })
 	if err != nil {
-		return ConsentDecision{NeedsConsent: true, Reason: "the consent journal cannot be read: " + err.Error()}
+		return ConsentDecision{NeedsConsent: true, Reason: s.unreadable(err)}
 	}
 	return d
+}
+
+// unreadable is the reason a decision failed closed.
+func (s *ConsentStore) unreadable(err error) string {
+	if s.log != nil {
+		return "the shared consent store cannot be read, so nothing that needs consent is sent: " + err.Error()
+	}
+	return "the consent journal cannot be read: " + err.Error()
 }
 
 // ConsentError reports a provider the consent gate stopped (C1, C2, C6): no

@@ -14,14 +14,22 @@ import (
 // store (a database shared by replicas) can feed it the same entries in
 // the same order and get the same decisions.
 
-// journalEntry is one line of the consent journal.
-type journalEntry struct {
-	Op         string            `json:"op"` // record | revoke | receipt | revoke_receipt
-	Record     *ConsentRecord    `json:"record,omitempty"`
-	Receipt    *ConsentReceipt   `json:"receipt,omitempty"`
-	ProviderID string            `json:"provider_id,omitempty"`
-	Scope      frame.EgressScope `json:"scope,omitempty"`
-	At         string            `json:"at,omitempty"`
+// ConsentEntry is one change to consent: a line of the local journal, a
+// row of a shared store's log. Entries are only ever appended; the state
+// is the result of applying them in log order.
+type ConsentEntry struct {
+	// Op is record, revoke, receipt or revoke_receipt.
+	Op string `json:"op"`
+	// Record is the legacy record a record entry stores.
+	Record *ConsentRecord `json:"record,omitempty"`
+	// Receipt is the receipt a receipt entry appends.
+	Receipt *ConsentReceipt `json:"receipt,omitempty"`
+	// ProviderID is the provider a revoke or revoke_receipt withdraws.
+	ProviderID string `json:"provider_id,omitempty"`
+	// Scope is the scope a revoke_receipt withdraws.
+	Scope frame.EgressScope `json:"scope,omitempty"`
+	// At is when a revocation was made.
+	At string `json:"at,omitempty"`
 }
 
 // consentState is the store's content, built by applying journal entries
@@ -29,7 +37,7 @@ type journalEntry struct {
 type consentState struct {
 	records  map[string]ConsentRecord
 	receipts []ConsentReceipt
-	revoked  []journalEntry // revoke_receipt entries, in journal order
+	revoked  []ConsentEntry // revoke_receipt entries, in journal order
 	// position of each receipt and revocation in the journal, so a later
 	// grant re-enables an earlier revoked scope
 	receiptSeq []int
@@ -41,7 +49,7 @@ func newConsentState() consentState {
 	return consentState{records: make(map[string]ConsentRecord)}
 }
 
-func (st *consentState) apply(e journalEntry) error {
+func (st *consentState) apply(e ConsentEntry) error {
 	st.seq++
 	switch e.Op {
 	case "record":

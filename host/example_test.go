@@ -106,3 +106,41 @@ func ExampleFrameChrome() {
 	// Output:
 	// 31 budget tokens per frame
 }
+
+// memLog is a ConsentLog kept in memory, standing in for a database
+// shared by replicas.
+type memLog struct{ entries []host.ConsentEntry }
+
+func (l *memLog) Append(_ context.Context, e host.ConsentEntry) error {
+	l.entries = append(l.entries, e)
+	return nil
+}
+
+func (l *memLog) Since(_ context.Context, pos int64, _ bool) ([]host.ConsentEntry, int64, error) {
+	return l.entries[pos:], int64(len(l.entries)), nil
+}
+
+// Two stores on one log are two replicas: a grant through one permits
+// on the other, and a revocation through the other withdraws it on both.
+func ExampleOpenConsentLog() {
+	log := &memLog{}
+	a, _ := host.OpenConsentLog(log)
+	b, _ := host.OpenConsentLog(log)
+	wiki := frame.ProviderInfo{Name: "wiki-search", DataFlow: frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
+	sub := host.ConsentSubject{ID: "wiki", Name: "wiki-search", Endpoint: "https://wiki.example/cgp"}
+	_ = a.Grant(host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex, ProviderName: "wiki-search",
+		Endpoint: "https://wiki.example/cgp", Grantor: host.Grantor{Kind: "human", ID: "ada"}})
+	fmt.Println(b.EvaluateSubject(sub, wiki).Permitted)
+	_, _ = b.Revoke("wiki", "")
+	fmt.Println(a.EvaluateSubject(sub, wiki).Permitted, len(log.entries))
+	// Output:
+	// true
+	// false 2
+}
+
+func ExampleScrubError() {
+	err := fmt.Errorf("connect: password authentication failed for password %q", "hunter2-long")
+	fmt.Println(host.ScrubError(err, "hunter2-long"))
+	// Output:
+	// connect: password authentication failed for password "Credential(<redacted>)"
+}

@@ -151,3 +151,18 @@ func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
 	}
 	return false
 }
+
+// ScrubError returns err with every one of values (credentials: a
+// password, a token) removed from its text, keeping the error's kind for
+// errors.Is. Values shorter than four bytes are not scrubbed (they would
+// match ordinary text). Use it on an error about to be printed or logged
+// that may quote a credential (C8).
+func ScrubError(err error, values ...string) error {
+	var s secrets
+	for _, v := range values {
+		if len(v) >= minSecret {
+			s = append(s, v)
+		}
+	}
+	return s.scrubError(err)
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctxkit/ctxkit/host"
@@ -39,6 +40,13 @@ type Config struct {
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
 	ConsentStore string `json:"consent_store,omitempty"`
+	// Store is the shared state of replicated services: a postgres://
+	// URL (docs/deploy.md). When set it replaces ConsentStore; the
+	// command that reads the file opens it (see Consent).
+	Store string `json:"store,omitempty"`
+	// Consent, when set, is the consent store NewHost uses instead of
+	// opening ConsentStore (ctxkit serve sets it to the shared store).
+	Consent *host.ConsentStore `json:"-"`
 	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
 	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
@@ -143,6 +151,9 @@ func LoadConfig(path string) (*Config, error) {
 	dir := filepath.Dir(path)
 	if c.ConsentStore != "" && !filepath.IsAbs(c.ConsentStore) {
 		c.ConsentStore = filepath.Join(dir, c.ConsentStore)
+	}
+	if p, ok := strings.CutPrefix(c.Store, "file:"); ok && p != "" && !filepath.IsAbs(p) {
+		c.Store = "file:" + filepath.Join(dir, p)
 	}
 	for i := range c.Providers {
 		p := &c.Providers[i]
@@ -258,6 +269,9 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 }
 
 func (c *Config) openConsent() (*host.ConsentStore, error) {
+	if c.Consent != nil {
+		return c.Consent, nil
+	}
 	path := c.ConsentStore
 	if path == "" {
 		p, err := host.DefaultConsentPath()

@@ -163,6 +163,7 @@ func (h *Handler) Query(ctx context.Context, req *QueryRequest) (*compose.Result
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	h.recordUsage(fo)
 	res := fo.Compose(budget, &compose.Options{Strategy: strat, Packer: packer})
 	h.countComposition(res)
 	return res, fo, nil

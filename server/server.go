@@ -73,6 +73,9 @@ type Options struct {
 	LogContent bool
 	// Query serves POST /v1/query. Nil: the route answers 503 unavailable.
 	Query Querier
+	// Usage records every frame /v1/query serves and answers GET
+	// /v1/usage. Nil: a MemoryUsage of this process.
+	Usage UsageRecorder
 }
 
 // Handler is the ctxkit HTTP API as an http.Handler; mount it in any Go
@@ -87,6 +90,7 @@ type Handler struct {
 	logReqs   bool
 	logBody   bool
 	query     Querier
+	usage     UsageRecorder
 
 	routes   map[string]route
 	metrics  *Metrics
@@ -112,6 +116,7 @@ func New(opts *Options) *Handler {
 		logReqs:   o.LogRequests,
 		logBody:   o.LogContent,
 		query:     o.Query,
+		usage:     o.Usage,
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -130,9 +135,13 @@ func New(opts *Options) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	if h.usage == nil {
+		h.usage = &MemoryUsage{}
+	}
 	h.routes = map[string]route{
 		PathHealth:  {http.MethodGet, h.serveHealth},
 		PathMetrics: {http.MethodGet, h.serveMetrics},
+		PathUsage:   {http.MethodGet, h.serveUsage},
 	}
 	h.addRoutes()
 	names := []string{routeOther}
@@ -188,7 +197,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !ok:
 		writeError(sw, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
-			Message: fmt.Sprintf("route: no route %q; see /v1/compose, /v1/context, /v1/assess, /v1/prompt, /v1/query, /healthz, /metrics", r.URL.Path)})
+			Message: fmt.Sprintf("route: no route %q; see /v1/compose, /v1/context, /v1/assess, /v1/prompt, /v1/query, /v1/usage, /healthz, /metrics", r.URL.Path)})
 		return
 	case r.Method != rt.method && !(r.Method == http.MethodHead && rt.method == http.MethodGet):
 		name = r.URL.Path

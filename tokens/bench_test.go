@@ -27,6 +27,8 @@ func corpusText(b *testing.B) string {
 func BenchmarkCount(b *testing.B) {
 	text := corpusText(b)
 	o, c := O200kBase(), Cl100kBase()
+	o.count("load the ranks")
+	c.count("before timing")
 	for _, bc := range []struct {
 		name  string
 		count func(string) int

@@ -1,43 +1,52 @@
 package tokens
 
 import (
-	"strings"
-	"sync"
-	"unicode"
 	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer/codec"
 )
 
-// Exact is a byte-pair-encoding counter with a vocabulary compiled into the
-// binary (github.com/tiktoken-go/tokenizer): it needs no network and no
-// files. Construct it with [O200kBase] or [Cl100kBase].
+// Exact is a byte-pair-encoding counter for one of OpenAI's encodings,
+// [O200kBase] or [Cl100kBase], equal to OpenAI's tiktoken: the same
+// pieces from the same pre-tokenising pattern, the same merges over the
+// same ranks, so the count is tiktoken's len(encode_ordinary(text)).
 //
-// Counts equal the encoding's token count for ordinary text. Two
-// deliberate departures keep the cost linear on hostile input:
+// The ranks are embedded in the binary as compressed tables and parsed on
+// the first count of each encoding (tens of milliseconds); nothing is
+// read from disk or the network.
 //
-//   - The encoder's pre-tokenising regular expression is quadratic on long
-//     whitespace runs that contain line breaks. Exact therefore cuts such a
-//     run after a line break every [WhitespaceCut] bytes; a cut can change
-//     the count of that run by a token or so.
-//   - Special-token text such as "<|endoftext|>" is counted as ordinary
-//     text, which is what a provider does with text inside a message.
-//   - The library drops DEL (U+007F) characters; Exact adds a token for
-//     each, so text with DEL counts at most one token more per DEL than
-//     the encoding would.
+// Exact follows tiktoken, not its JavaScript ports, where the two differ
+// (the ports use JavaScript regular expressions, whose classes are not
+// the Rust regex crate's):
 //
-// Texts of at least CacheMinBytes bytes are remembered (up to CacheBytes
-// bytes of text in total) so that counting the same long text again costs
-// one map look-up.
+//   - \s is Unicode's White_Space property: U+0085 NEXT LINE is white
+//     space and U+FEFF ZERO WIDTH NO-BREAK SPACE is not (JavaScript's \s
+//     has it the other way round);
+//   - contractions match case-insensitively by Unicode case folding, so
+//     "'ſ" (U+017F LONG S) is a contraction like "'s" (the ports spell
+//     out 's|'S|... and miss it).
+//
+// Character classes come from Go's Unicode tables (unicode.Version,
+// 15.0.0). A character assigned in a later version is unassigned here;
+// tiktoken classes it by the tables of the regex crate it was built with,
+// a JavaScript port by its runtime's (Node 20: Unicode 17), so such
+// characters can split differently between implementations.
+//
+// Text is a Go string of bytes. tiktoken encodes Unicode strings, so
+// ill-formed UTF-8 is first decoded as Python's errors="replace", the
+// WHATWG TextDecoder and Node.js do: each maximal ill-formed subpart
+// becomes U+FFFD. Special-token text such as "<|endoftext|>" is ordinary
+// text, which is what a provider does with text inside a message.
+//
+// The cost is linear in the text: the pre-tokeniser never backtracks
+// further than one run of one class, and long pieces merge through a heap.
+// Counts of texts of at least [CacheMinBytes] bytes are remembered (up to
+// [CacheBytes] bytes of text in all, CLOCK eviction, so a text counted
+// again, such as a message re-sent with every turn, stays while one-off
+// texts pass through).
 type Exact struct {
 	name  string
-	codec *codec.Codec
-
-	mu         sync.Mutex
-	cacheLimit int // bytes; CacheBytes
-	cache      map[string]int
-	order      []string // insertion order, for eviction
-	cacheSize  int      // bytes of text held by cache
+	vocab *lazyVocab
+	piece func(sc *scanner, i int) int
+	cache countCache
 }
 
 // Cache limits of an [Exact] counter.
@@ -47,22 +56,18 @@ const (
 	CacheMinBytes = 256
 	// CacheBytes bounds the text an Exact counter holds in its cache.
 	CacheBytes = 8 << 20
-	// WhitespaceCut is the longest stretch of a whitespace run with line
-	// breaks that is handed to the encoder in one piece.
-	WhitespaceCut = 256
 )
 
 // O200kBase returns an exact counter for OpenAI's o200k_base encoding
-// (GPT-4o, GPT-4.1, GPT-5, o1/o3/o4). The first call in a process builds
-// the vocabulary (tens of milliseconds); later calls are cheap.
+// (GPT-4o, GPT-4.1, GPT-5, o1/o3/o4).
 func O200kBase() *Exact {
-	return &Exact{name: NameO200kBase, codec: codec.NewO200kBase(), cacheLimit: CacheBytes}
+	return &Exact{name: NameO200kBase, vocab: o200kVocab, piece: (*scanner).pieceO200k, cache: countCache{limit: CacheBytes}}
 }
 
 // Cl100kBase returns an exact counter for OpenAI's cl100k_base encoding
 // (GPT-4, GPT-3.5-turbo, text-embedding-3).
 func Cl100kBase() *Exact {
-	return &Exact{name: NameCl100kBase, codec: codec.NewCl100kBase(), cacheLimit: CacheBytes}
+	return &Exact{name: NameCl100kBase, vocab: cl100kVocab, piece: (*scanner).pieceCl100k, cache: countCache{limit: CacheBytes}}
 }
 
 // Name returns the encoding's name, "o200k_base" or "cl100k_base".
@@ -73,103 +78,61 @@ func (e *Exact) Count(text string) int {
 	if len(text) < CacheMinBytes {
 		return e.count(text)
 	}
-	e.mu.Lock()
-	n, ok := e.cache[text]
-	e.mu.Unlock()
-	if ok {
+	if n, ok := e.cache.get(text); ok {
 		return n
 	}
-	n = e.count(text)
-	if len(text) <= e.cacheLimit/4 {
-		e.remember(text, n)
-	}
+	n := e.count(text)
+	e.cache.put(text, n)
 	return n
 }
 
-func (e *Exact) remember(text string, n int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.cache == nil {
-		e.cache = make(map[string]int)
-	}
-	if _, ok := e.cache[text]; ok {
-		return
-	}
-	for e.cacheSize+len(text) > e.cacheLimit && len(e.order) > 0 {
-		old := e.order[0]
-		e.order = e.order[1:]
-		delete(e.cache, old)
-		e.cacheSize -= len(old)
-	}
-	e.cache[text] = n
-	e.order = append(e.order, text)
-	e.cacheSize += len(text)
-}
-
-// count splits text at points where the encoder's pre-tokeniser is known
-// to split anyway, and counts the pieces. Splitting keeps every call to
-// the encoder short, which bounds the regular expression's backtracking.
+// count encodes text without the cache.
 func (e *Exact) count(text string) int {
-	total := 0
-	start := 0    // start of the piece not yet encoded
-	wsStart := -1 // start of the current whitespace run, or -1
-	var prev rune // the rune before i
-	for i := 0; i < len(text); {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		// Safe split: a letter or digit followed by an ASCII character that
-		// is neither a letter, a digit nor an apostrophe. The piece holding
-		// the letter or digit ends there in both encodings, and the next
-		// piece starts there whatever came before.
-		if i-start >= 64 && r < utf8.RuneSelf && !isASCIIAlnum(byte(r)) && r != '\'' &&
-			(unicode.IsLetter(prev) || unicode.IsNumber(prev)) {
-			total += e.encode(text[start:i])
-			start = i
-		}
-		if isSpace(r) {
-			if wsStart < 0 {
-				wsStart = i
-			}
-			// A long whitespace run: cut it (see the type's documentation).
-			if i-max(start, wsStart) >= WhitespaceCut {
-				total += e.encode(text[start:i])
-				start = i
-			}
-		} else {
-			wsStart = -1
-		}
-		prev = r
-		i += size
-	}
-	if start < len(text) {
-		total += e.encode(text[start:])
-	}
-	return total
+	n, _ := e.run(text, false)
+	return n
 }
 
-func (e *Exact) encode(piece string) int {
-	n, err := e.codec.Count(piece)
+// encode returns the token ids of text, the same as tiktoken's
+// encode_ordinary. Tests use it to compare with reference encoders.
+func (e *Exact) encode(text string) []uint32 {
+	_, ids := e.run(text, true)
+	return ids
+}
+
+func (e *Exact) run(text string, wantIDs bool) (int, []uint32) {
+	v, err := e.vocab.get()
 	if err != nil {
-		// The codec reports errors only for invalid UTF-8 in strict mode,
-		// which is not used; fall back to one token per byte, the
-		// byte-level encoding's upper bound, rather than under-count.
-		return len(piece)
+		// The embedded tables are checked by the tests; should one be
+		// damaged, a byte per token is the byte-level encoding's upper
+		// bound, so the count errs high.
+		return len(text), nil
 	}
-	// The library's pre-tokeniser skips DEL (U+007F), the one character it
-	// drops (checked over every rune); the encodings give it a token.
-	return n + strings.Count(piece, "\x7f")
-}
-
-func isSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f':
-		return true
+	if !utf8.ValidString(text) {
+		text = string(replaceInvalid(text))
 	}
-	return r >= utf8.RuneSelf && unicode.IsSpace(r)
-}
-
-func isASCIIAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	sc := scanner{s: text, bmp: bmpTable()}
+	total := 0
+	var ids []uint32
+	starts := make([]int32, 0, 64)
+	for i := 0; i < len(text); {
+		j := e.piece(&sc, i)
+		p := text[i:j]
+		if !wantIDs {
+			n, _ := v.pieceParts(p, nil)
+			total += n
+		} else {
+			var n int
+			n, starts = v.pieceParts(p, starts[:0])
+			total += n
+			for k, s := range starts {
+				end := len(p)
+				if k+1 < len(starts) {
+					end = int(starts[k+1])
+				}
+				ids = append(ids, v.rank(p[s:end]))
+			}
+		}
+		i = j
+	}
+	return total, ids
 }

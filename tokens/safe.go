@@ -3,14 +3,29 @@ package tokens
 import "unicode/utf8"
 
 // Safe is the default estimator for models without an offline tokenizer.
-// It is designed never to under-count OpenAI's o200k_base and cl100k_base
-// encodings on any class of text in the package's benchmark corpus, nor on
-// single hashes, UUIDs and base64 strings, while over-counting English
-// prose by at most 1.6× (the figures are in BENCHMARKS.md and tests
-// enforce these bounds).
+// It is a bound: Safe(s) ≥ max(o200k_base(s), cl100k_base(s)) for every
+// string s, and it over-counts English prose by at most 1.5× (both
+// checked by tests; the figures are in BENCHMARKS.md).
 //
-// The text is scanned once, left to right, and every run is charged by
-// what byte-pair encoders do with it:
+// The bound is by construction: Safe is the larger of a per-class charge
+// and both exact counts. A per-class charge alone cannot be a bound, the
+// argument goes, because the cost of a character depends on the whole
+// vocabulary: the most a character can cost in a byte-level BPE is one
+// token per UTF-8 byte (1 for ASCII, including control characters and
+// DEL, 2 to 4 for other characters, 1 for each ill-formed byte, which
+// tiktoken sees as the 3-byte U+FFFD but encodes in at most 3 tokens), and
+// that worst case is reached by short strings: "\v\v\v\v" costs 4
+// tokens, a 4-letter base64 string 3, ", 164, 165" 6. Any charge low
+// enough for prose (about 4.5 bytes per token) is exceeded somewhere:
+// random letter ids, spaced digits, combining marks, C1 controls and
+// uniform CJK all cost more per byte than prose. So Safe counts exactly
+// too, with the same encoders [Exact] uses (without their cache), and
+// pays their cost: about that of two exact counts.
+//
+// The per-class charge keeps a margin over the OpenAI encodings for other
+// vendors' tokenizers, which split rarer text more finely. The text is
+// scanned once, left to right, and every run is charged by what byte-pair
+// encoders do with it:
 //
 //   - a high-entropy run — ASCII letters, digits and + / = _ - with at
 //     least [HighEntropyMin] letters and digits that are hex, or switch
@@ -18,8 +33,7 @@ import "unicode/utf8"
 //     [HighEntropySwitch] of them (once per 5 when under 30% of the
 //     letters are vowels), or are letters with under one vowel in five —
 //     costs 0.85 tokens per letter or digit, 1 per symbol, plus
-//     [HighEntropyExtra] (measured encoders need 1.4 to 1.7 bytes per
-//     token on such text);
+//     [HighEntropyExtra];
 //   - any other run of ASCII letters and digits costs ceil(n/4) per
 //     case segment ("getElementById" is get|Element|By|Id) and ceil(n/3)
 //     per digit segment (encoders split numbers into groups of three);
@@ -28,13 +42,11 @@ import "unicode/utf8"
 //   - whitespace: a single space before a word or punctuation is free;
 //     other runs cost a token per line break plus ceil(spaces/4);
 //   - non-ASCII characters cost by UTF-8 length: 1.25 tokens for a 2-byte
-//     character (Cyrillic, Arabic, accented Latin), 1.75 for a 3-byte one
-//     (CJK), 4 for a 4-byte one (emoji: the byte-level worst case); an
-//     invalid byte costs 1.
+//     character, 1.75 for a 3-byte one, 4 for a 4-byte one; an invalid
+//     byte costs 1.
 //
-// Safe is an estimate: text unlike every class it was checked on can still
-// be under-counted. Anchoring on the usage a provider reports (package
-// window) corrects the rest.
+// Anchoring on the usage a provider reports (package window) corrects
+// what remains for models whose tokenizer is not OpenAI's.
 type Safe struct{}
 
 // Parameters of [Safe]'s high-entropy class.
@@ -54,8 +66,16 @@ const (
 // Name returns "safe".
 func (Safe) Name() string { return NameSafe }
 
-// Count returns Safe's estimate for text.
+// Count returns Safe's estimate for text: the larger of its per-class
+// charge and the exact o200k_base and cl100k_base counts.
 func (Safe) Count(text string) int {
+	o := Exact{name: NameO200kBase, vocab: o200kVocab, piece: (*scanner).pieceO200k}
+	c := Exact{name: NameCl100kBase, vocab: cl100kVocab, piece: (*scanner).pieceCl100k}
+	return max(classCharge(text), o.count(text), c.count(text))
+}
+
+// classCharge is Safe's per-class charge (see [Safe]).
+func classCharge(text string) int {
 	// Charges are accumulated in quarters of a token.
 	q := 0
 	n := len(text)
@@ -279,4 +299,8 @@ func wordCost(w string) int {
 		}
 	}
 	return cost
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

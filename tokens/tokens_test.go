@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-	"unicode/utf8"
 )
 
 func TestCanonicalIsCeilBytesOverFour(t *testing.T) {
@@ -122,7 +120,7 @@ func TestSafeNeverUnderCountsSingleHighEntropyStrings(t *testing.T) {
 
 // The acceptance property: Safe never under-counts o200k_base or
 // cl100k_base on any class of the corpus, and over-counts English prose by
-// at most 1.6×. The seed's Conservative rule is checked to under-count the
+// at most 1.5×. The seed's Conservative rule is checked to under-count the
 // high-entropy classes, which is why Safe exists.
 func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 	texts := corpus(t)
@@ -140,8 +138,8 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 		if ratio < 1 {
 			t.Errorf("%s: Safe = %d < exact %d (ratio %.3f)", class, safe, exact, ratio)
 		}
-		if class == "prose" && ratio > 1.6 {
-			t.Errorf("prose: Safe over-counts %.2f×, limit 1.6×", ratio)
+		if class == "prose" && ratio > 1.5 {
+			t.Errorf("prose: Safe over-counts %.2f×, limit 1.5×", ratio)
 		}
 		cons := Conservative{}.Count(text)
 		t.Logf("| %s | %d | %d | %d | %d | %d | %.2f | %.2f |", class, len(text), o.Count(text), c.Count(text), cons, safe, ratio, float64(cons)/float64(exact))
@@ -170,73 +168,12 @@ func TestExactKnownCounts(t *testing.T) {
 		{o, "", 0},
 		{o, "1234567", 3}, // digits group in threes
 		{c, "1234567", 3},
-		{o, "\x7f", 1}, // the library drops DEL; Exact gives it its token
+		{o, "\x7f", 1}, // DEL is a token (tiktoken-go dropped it)
 		{c, "a\x7fb", 3},
 	} {
 		if got := tc.counter.Count(tc.text); got != tc.want {
 			t.Errorf("%s(%q) = %d, want %d", tc.counter.Name(), tc.text, got, tc.want)
 		}
-	}
-}
-
-// Splitting at safe points must not change the count: compare with the
-// encoder on unsplit text for every corpus class.
-func TestExactSplittingMatchesTheEncoder(t *testing.T) {
-	for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
-		for class, text := range corpus(t) {
-			want, err := e.codec.Count(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := e.count(text); got != want {
-				t.Errorf("%s %s: split count %d, encoder %d", e.Name(), class, got, want)
-			}
-		}
-	}
-}
-
-func TestExactCacheIsBoundedAndConsistent(t *testing.T) {
-	e := Cl100kBase()
-	long := strings.Repeat("the cache remembers long texts. ", 40)
-	a, b := e.Count(long), e.Count(long)
-	if a != b || a == 0 {
-		t.Fatalf("cached count %d, first %d", b, a)
-	}
-	if _, ok := e.cache[long]; !ok {
-		t.Fatal("long text not cached")
-	}
-	short := "short"
-	e.Count(short)
-	if _, ok := e.cache[short]; ok {
-		t.Fatal("short text cached")
-	}
-	// Fill past the bound with distinct texts; the held bytes stay bounded.
-	e.cacheLimit = 16 << 10
-	chunk := strings.Repeat("z", e.cacheLimit/8)
-	for i := range 12 {
-		e.Count(chunk + strings.Repeat("y", i))
-	}
-	if e.cacheSize > e.cacheLimit || len(e.cache) < 4 {
-		t.Fatalf("cache holds %d bytes in %d texts, bound %d", e.cacheSize, len(e.cache), e.cacheLimit)
-	}
-	if len(e.cache) != len(e.order) {
-		t.Fatalf("cache map %d entries, order %d", len(e.cache), len(e.order))
-	}
-}
-
-// The encoder's regular expression is quadratic on whitespace runs with
-// line breaks; Exact cuts them, so hostile input stays fast and the count
-// stays close to one token per " \n".
-func TestExactHostileWhitespaceIsLinear(t *testing.T) {
-	e := O200kBase()
-	text := strings.Repeat(" \n", 50_000)
-	start := time.Now()
-	n := e.Count(text)
-	if d := time.Since(start); d > 20*time.Second {
-		t.Fatalf("100 KB of whitespace took %v", d)
-	}
-	if n < 50_000-1000 || n > 50_000+1000 {
-		t.Fatalf("count %d, want about 50000", n)
 	}
 }
 
@@ -305,8 +242,8 @@ func TestSafeClasses(t *testing.T) {
 
 // FuzzCounters: no counter panics or goes negative; Canonical and
 // Conservative follow their formulas; an exact count never exceeds the
-// byte count (byte-level BPE); and Exact's splitting agrees with the
-// encoder on text without long whitespace runs.
+// byte count (byte-level BPE; ill-formed bytes become the 3-byte U+FFFD)
+// and is positive for non-empty text.
 func FuzzCounters(f *testing.F) {
 	f.Add("hello world")
 	f.Add(strings.Repeat("word, ", 40) + "end")
@@ -330,30 +267,13 @@ func FuzzCounters(f *testing.F) {
 		if (Conservative{}).Count(text)*5 < 2*len(text) {
 			t.Fatal("conservative below 2/5 token per byte")
 		}
-		longSpace := false
-		run := 0
-		for _, r := range text {
-			if isSpace(r) {
-				run++
-				longSpace = longSpace || run >= WhitespaceCut
-			} else {
-				run = 0
-			}
-		}
 		for _, e := range []*Exact{o, c} {
 			n := e.count(text)
-			if n > len(text) {
+			if n > len(text)+2*strings.Count(text, "\uFFFD") {
 				t.Fatalf("%s: %d tokens for %d bytes", e.Name(), n, len(text))
 			}
 			if len(text) > 0 && n == 0 {
 				t.Fatalf("%s: zero tokens for non-empty text", e.Name())
-			}
-			if !longSpace && utf8.ValidString(text) {
-				want, _ := e.codec.Count(text)
-				want += strings.Count(text, "\x7f")
-				if n != want {
-					t.Fatalf("%s: split count %d, encoder %d", e.Name(), n, want)
-				}
 			}
 		}
 	})

@@ -2,7 +2,11 @@ package trust_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/trust"
@@ -90,4 +94,23 @@ func ExampleParsePublicKey() {
 	// Output:
 	// sha256:21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9 <nil>
 	// trust: public key: malformed ed25519 public key: point of small order
+}
+
+// FileKeys is the local KeyStore: each change is saved to the file before
+// it returns, and Load reads what is trusted now.
+func ExampleFileKeys() {
+	dir, _ := os.MkdirTemp("", "trust-example")
+	defer os.RemoveAll(dir)
+	var ks trust.KeyStore = trust.FileKeys{Path: filepath.Join(dir, "trust.json")}
+	ctx := context.Background()
+	signer, _, _ := trust.GenerateSigner(rand.Reader, "2026-a", "")
+	_ = ks.Add(ctx, "docs", "2026-a", signer.PublicKey())
+	st, _ := ks.Load(ctx)
+	fmt.Println(st.Len())
+	ok, _ := ks.Revoke(ctx, "docs", "2026-a")
+	st, _ = ks.Load(ctx)
+	fmt.Println(ok, st.Len())
+	// Output:
+	// 1
+	// true 0
 }

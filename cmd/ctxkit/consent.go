@@ -42,6 +42,9 @@ subcommands:
 
 --store PATH   the consent journal (default: %s); an append-only file,
                each change synced to disk before the command returns.
+--store URL    postgres://... : the shared store of replicated services
+               (docs/deploy.md); each change committed before the command
+               returns. file:PATH is the journal at PATH.
 
 examples:
   ctxkit consent grant wiki --endpoint https://wiki.example/cgp --provider-name wiki-search \

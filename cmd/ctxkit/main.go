@@ -51,6 +51,7 @@ func commands() []command {
 		assessCommand(),
 		providerCommand(),
 		consentCommand(),
+		storeCommand(),
 		conformCommand(),
 		fixtureProviderCommand(),
 	}

@@ -44,6 +44,9 @@ flags:
   --bearer-env ID=VAR   provider ID's credential, as in ctxkit query
   --budget N            query_context's budget when a call gives none (default 2000)
   --consent-store PATH  consent journal for egress providers (default: the consent command's)
+  --store URL           the consent store: postgres://... for the shared database
+                        (docs/deploy.md), file:PATH or a path for a journal;
+                        overrides --consent-store
   --timeout D           per-provider query timeout (default 30s)
 %s
 examples:
@@ -66,6 +69,7 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	addr := fs.String("http", "", "")
 	budget := fs.Int("budget", 2000, "")
 	consentPath := fs.String("consent-store", "", "")
+	storeURL := fs.String("store", "", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
 	var ff filesFlags
 	ff.register(fs)
@@ -91,6 +95,9 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	}
 	if *budget <= 0 || *budget > maxQueryBudget {
 		return fail("--budget must be in 1..%d", maxQueryBudget)
+	}
+	if *storeURL != "" {
+		*consentPath = *storeURL
 	}
 	consent, _, err := openConsent(*consentPath, false)
 	if err != nil {

@@ -56,6 +56,10 @@ flags:
                         credential: sent as a bearer token to an HTTP provider,
                         passed as VAR to a stdio child; scrubbed from all output
   --consent-store PATH  consent journal (default: %s)
+  --store URL           the consent store: postgres://... for the shared
+                        database (see docs/deploy.md), file:PATH or a path
+                        for a journal; overrides --consent-store, and is
+                        the trust store too unless --trust-store is given
   --trust-store PATH    attestation trust store (default: the trust command's)
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
@@ -121,7 +125,19 @@ func defaultConsentShown() string {
 
 // openConsent opens the journal at path (or the default). A missing default
 // journal is an empty store (nothing granted), not an error.
+//
+// A postgres:// URL opens the shared store instead (closed when the
+// process exits: the CLI's commands are short-lived); file:PATH is PATH.
 func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
+	local, ok := isLocalStore(path)
+	if !ok {
+		sc, err := openSharedConsent(context.Background(), path, false)
+		if err != nil {
+			return nil, "", err
+		}
+		return sc.consent, sc.store.Where(), nil
+	}
+	path = local
 	explicit := path != ""
 	if !explicit {
 		p, err := host.DefaultConsentPath()
@@ -153,6 +169,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	budget := fs.Int("budget", 2000, "")
 	maxFrames := fs.Int("max-frames", 16, "")
 	consentPath := fs.String("consent-store", "", "")
+	storeURL := fs.String("store", "", "")
 	trustPath := fs.String("trust-store", "", "")
 	policy := fs.String("policy", "exclude-frames", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
@@ -201,6 +218,12 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	packer, ok := compose.ParsePacker(*packerName)
 	if !ok {
 		return fail("--packer must be first-fit or stop-at-first-miss")
+	}
+	if *storeURL != "" {
+		*consentPath = *storeURL
+		if *trustPath == "" {
+			*trustPath = *storeURL
+		}
 	}
 	consent, _, err := openConsent(*consentPath, false)
 	if err != nil {
@@ -441,7 +464,17 @@ func legLimits(fo *host.FanOut, o *host.Outcome) string {
 
 // loadTrust loads the trust store at path (or the trust command's default);
 // a missing default store is empty.
+// A postgres:// URL loads the shared store's keys.
 func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
+	if !isLocal(path) {
+		ks, closeKeys, err := openKeyStore(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		defer closeKeys()
+		return ks.Load(ctx)
+	}
+	path = strings.TrimPrefix(path, "file:")
 	explicit := path != ""
 	if !explicit {
 		p, err := defaultStorePath()

@@ -51,6 +51,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
 	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
+	storeURL := fs.String("store", "", "shared state `URL`: postgres://... (docs/deploy.md); file: or absent for the local journal; overrides the config's \"store\"")
+	storeMigrate := fs.Bool("store-migrate", false, "apply the store's schema migrations before serving")
 	inFlight := fs.Int64("max-body-in-flight", 0, fmt.Sprintf("`bytes` of request bodies held at once across requests; beyond, 503 (default %d)", server.DefaultMaxBodyBytesInFlight))
 	maxConns := fs.Int("max-conns", 0, fmt.Sprintf("open connections at once; more wait to be accepted (default %d)", server.DefaultMaxConnections))
 	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
@@ -70,6 +72,15 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
 	sopts := &server.ServeOptions{ShutdownTimeout: *shutdown}
 	var closeProviders func(context.Context) error
+	shared, code, ok := serveStore(ctx, s, *config, *storeURL, *storeMigrate)
+	if !ok {
+		return code
+	}
+	if shared != nil {
+		defer shared.Close()
+		opts.Usage = shared.usage
+		logger.Info("shared store", "where", shared.store.Where())
+	}
 	if *config != "" {
 		cfg, err := server.LoadConfig(*config)
 		if err != nil {
@@ -77,6 +88,11 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 			return exitUsage
 		}
 		cfg.Limits.Apply(opts)
+		if shared != nil {
+			cfg.Consent = shared.consent
+		} else if p := localStorePath(*storeURL, cfg.Store); p != "" {
+			cfg.ConsentStore = p
+		}
 		cfg.Limits.ApplyServe(sopts)
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer

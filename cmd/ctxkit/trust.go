@@ -37,6 +37,9 @@ subcommands:
 
 --store PATH   the store file (default: %s)
                Written atomically (temporary file, fsync, rename).
+--store URL    postgres://... : the shared store of replicated services
+               (docs/deploy.md); each change committed before the command
+               returns. file:PATH is the file at PATH.
 
 examples:
   ctxkit trust keygen --key-id 2026-a
@@ -118,57 +121,36 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 		usage(s.err)
 		return exitUsage
 	}
-	switch sub {
-	case "add":
-		return trustAdd(ctx, s, path, pos[0], pos[1], pos[2])
-	case "list":
-		return trustList(ctx, s, path, *asJSON)
-	case "revoke":
-		return trustRevoke(ctx, s, path, pos[0], pos[1])
-	default:
+	if sub == "keygen" {
 		return trustKeygen(s, *keyID)
 	}
-}
-
-func loadForCLI(ctx context.Context, s stdio, path string) (*trust.Store, bool) {
-	st, err := trust.LoadStore(ctx, path)
+	ks, closeKeys, err := openKeyStore(ctx, path)
 	if err != nil {
-		fmt.Fprintf(s.err, "%v\n", err) // already "trust: load store …"
-		return nil, false
+		fmt.Fprintf(s.err, "trust %s: %v\n", sub, err)
+		return exitUsage
 	}
-	return st, true
+	defer closeKeys()
+	switch sub {
+	case "add":
+		return trustAdd(ctx, s, ks, pos[0], pos[1], pos[2])
+	case "list":
+		return trustList(ctx, s, ks, *asJSON)
+	default:
+		return trustRevoke(ctx, s, ks, pos[0], pos[1])
+	}
 }
 
-func saveForCLI(ctx context.Context, s stdio, st *trust.Store, path string) bool {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		fmt.Fprintf(s.err, "trust: %v\n", err)
-		return false
-	}
-	if err := st.Save(ctx, path); err != nil {
-		fmt.Fprintf(s.err, "%v\n", err) // already "trust: …"
-		return false
-	}
-	return true
-}
-
-func trustAdd(ctx context.Context, s stdio, path, provider, keyID, pub string) int {
+func trustAdd(ctx context.Context, s stdio, ks trust.KeyStore, provider, keyID, pub string) int {
 	key, err := trust.ParsePublicKey(pub)
 	if err != nil {
 		fmt.Fprintf(s.err, "%v\n", err)
 		return exitUsage
 	}
-	st, ok := loadForCLI(ctx, s, path)
-	if !ok {
-		return exitUsage
-	}
-	if err := st.Add(provider, keyID, key); err != nil {
-		fmt.Fprintf(s.err, "%v\n", err)
+	if err := ks.Add(ctx, provider, keyID, key); err != nil {
+		fmt.Fprintf(s.err, "%v\n", err) // already "trust: …"
 		if errors.Is(err, trust.ErrKeyExists) {
 			return exitFailed
 		}
-		return exitUsage
-	}
-	if !saveForCLI(ctx, s, st, path) {
 		return exitUsage
 	}
 	fmt.Fprintf(s.out, "trusted %s key %s %s\n", provider, keyID, key.Fingerprint())
@@ -182,9 +164,10 @@ type listedKey struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-func trustList(ctx context.Context, s stdio, path string, asJSON bool) int {
-	st, ok := loadForCLI(ctx, s, path)
-	if !ok {
+func trustList(ctx context.Context, s stdio, ks trust.KeyStore, asJSON bool) int {
+	st, err := ks.Load(ctx)
+	if err != nil {
+		fmt.Fprintf(s.err, "%v\n", err) // already "trust: load store …"
 		return exitUsage
 	}
 	entries := st.List()
@@ -202,7 +185,7 @@ func trustList(ctx context.Context, s stdio, path string, asJSON bool) int {
 		return exitOK
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(s.out, "no trusted keys in %s\n", path)
+		fmt.Fprintf(s.out, "no trusted keys in %s\n", ks.Where())
 		return exitOK
 	}
 	for _, e := range entries {
@@ -211,17 +194,15 @@ func trustList(ctx context.Context, s stdio, path string, asJSON bool) int {
 	return exitOK
 }
 
-func trustRevoke(ctx context.Context, s stdio, path, provider, keyID string) int {
-	st, ok := loadForCLI(ctx, s, path)
-	if !ok {
+func trustRevoke(ctx context.Context, s stdio, ks trust.KeyStore, provider, keyID string) int {
+	ok, err := ks.Revoke(ctx, provider, keyID)
+	if err != nil {
+		fmt.Fprintf(s.err, "%v\n", err)
 		return exitUsage
 	}
-	if !st.Revoke(provider, keyID) {
+	if !ok {
 		fmt.Fprintf(s.err, "trust revoke: %s has no trusted key %q\n", provider, keyID)
 		return exitFailed
-	}
-	if !saveForCLI(ctx, s, st, path) {
-		return exitUsage
 	}
 	fmt.Fprintf(s.out, "revoked %s key %s\n", provider, keyID)
 	return exitOK

@@ -57,7 +57,7 @@ func (s *syncBuffer) String() string {
 
 // startServe runs `ctxkit serve --config cfg` in-process and returns its URL
 // and its log; the server stops when the test ends.
-func startServe(t *testing.T, cfg string, extra ...string) (string, *syncBuffer) {
+func startServe(t testing.TB, cfg string, extra ...string) (string, *syncBuffer) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -89,7 +89,7 @@ func startServe(t *testing.T, cfg string, extra ...string) (string, *syncBuffer)
 	return "", nil
 }
 
-func writeConfig(t *testing.T, v any) string {
+func writeConfig(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

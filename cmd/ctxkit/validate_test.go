@@ -13,14 +13,14 @@ import (
 )
 
 // runCLI runs ctxkit in-process and returns exit code, stdout and stderr.
-func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+func runCLI(t testing.TB, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
 	return code, out.String(), errb.String()
 }
 
-func writeTemp(t *testing.T, name string, data []byte) string {
+func writeTemp(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -119,7 +119,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	paths := m(loadSpec(t)["paths"])
 	routes := map[string]string{
 		server.PathCompose: "post", server.PathContext: "post", server.PathAssess: "post", server.PathPrompt: "post",
-		server.PathQuery: "post", server.PathHealth: "get", server.PathMetrics: "get",
+		server.PathQuery: "post", server.PathHealth: "get", server.PathMetrics: "get", server.PathUsage: "get",
 	}
 	h := server.New(nil)
 	for p, method := range routes {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/loadgen"
+	"github.com/ctxkit/ctxkit/internal/pgtest"
+	"github.com/ctxkit/ctxkit/server"
+)
+
+// BenchmarkStoreLoad runs /v1/compose and /v1/query load against one
+// replica on the local journal and one on PostgreSQL, in the same run, and
+// reports each one's throughput and p99. /v1/query fans out to a loopback
+// provider that needs a consent receipt, so every request evaluates
+// consent against the store and records its served frame.
+//
+//	go test -run='^$' -bench=StoreLoad -benchtime=1x ./cmd/ctxkit/
+func BenchmarkStoreLoad(b *testing.B) {
+	pg := pgtest.Start(b)
+	p := newScopedProvider(b)
+	journal := filepath.Join(b.TempDir(), "consent.ndjson")
+	grant := func(store string) {
+		args := []string{"consent", "grant", "wiki", "--store", store, "--scope", "third-party-index", "--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"}
+		if code, _, errs := runCLI(b, "", args...); code != exitOK {
+			b.Fatalf("grant: %s", errs)
+		}
+	}
+	if code, _, errs := runCLI(b, "", "store", "migrate", "--store", pg.URL()); code != exitOK {
+		b.Fatalf("migrate: %s", errs)
+	}
+	grant(journal)
+	grant(pg.URL())
+	stores := []struct{ name, cfg string }{
+		{"local", writeConfig(b, map[string]any{"consent_store": journal, "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})},
+		{"postgres", writeConfig(b, map[string]any{"store": pg.URL(), "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})},
+	}
+	urls := map[string]string{}
+	for _, s := range stores {
+		urls[s.name], _ = startServe(b, s.cfg)
+	}
+	bodies := map[string][]byte{
+		server.PathCompose: loadgen.ComposeBody(16, 256),
+		server.PathQuery:   []byte(`{"goal":"g","budget":400}`),
+	}
+	for _, route := range []string{server.PathCompose, server.PathQuery} {
+		for round := 0; round < 3; round++ { // alternate, so drift on the shared box hits both
+			for _, s := range stores {
+				b.Run(route[4:]+"/"+s.name, func(b *testing.B) {
+					rep, err := loadgen.Run(context.Background(), loadgen.Options{URL: urls[s.name] + route, Body: bodies[route],
+						Conns: 4, Duration: 3 * time.Second, Raw: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if rep.OK != rep.Requests || rep.Requests == 0 {
+						b.Fatalf("%s: %v", s.name, rep)
+					}
+					b.ReportMetric(rep.RPS(), "req/s")
+					b.ReportMetric(float64(rep.P99.Microseconds())/1000, "p99-ms")
+					b.ReportMetric(float64(rep.P50.Microseconds())/1000, "p50-ms")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/client"
+)
+
+func getUsage(t *testing.T, url string) (int, host.UsageReport) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var r host.UsageReport
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+	}
+	return resp.StatusCode, r
+}
+
+// Every frame /v1/query served is in GET /v1/usage, billed at its
+// token_cost, and the report passes the UR1 check; since filters by time
+// and a malformed since is a 400 naming the parameter.
+func TestUsageCountsServedFrames(t *testing.T) {
+	cfg := docsHost(t, false)
+	ctx := context.Background()
+	h, err := cfg.NewHost(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	ts := httptest.NewServer(server.New(&server.Options{Query: h}))
+	defer ts.Close()
+	c, err := client.New(ts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want uint64
+	var frames int
+	for i := 0; i < 3; i++ {
+		qr, err := c.Query(ctx, &server.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range qr.FanOut.Outcomes {
+			for _, f := range o.Frames {
+				var fr frame.Frame
+				if err := json.Unmarshal(f, &fr); err != nil {
+					t.Fatal(err)
+				}
+				want += uint64(fr.TokenCost)
+				frames++
+			}
+		}
+	}
+	if frames == 0 {
+		t.Fatal("the query served no frame: nothing to count")
+	}
+	status, rep := getUsage(t, ts.URL+server.PathUsage)
+	if status != http.StatusOK || rep.BudgetConsumed != want || len(rep.Providers) != 1 || int(rep.Providers[0].FramesServed) != frames {
+		t.Fatalf("usage %d %+v, want %d frames costing %d", status, rep, frames, want)
+	}
+	if err := rep.Check(); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if status, rep := getUsage(t, ts.URL+server.PathUsage+"?since="+later); status != http.StatusOK || rep.BudgetConsumed != 0 {
+		t.Fatalf("since the future: %d %+v", status, rep)
+	}
+	if status, _ := getUsage(t, ts.URL+server.PathUsage+"?since=yesterday"); status != http.StatusBadRequest {
+		t.Fatalf("since=yesterday: %d, want 400", status)
+	}
+}
+
+func ExampleUsageReportOf() {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	r := server.UsageReportOf([]server.UsageEvent{
+		{Frame: frame.ID{Provider: "docs", Frame: "a"}, TokenCost: 40, RequestID: "r1", ServedAt: at},
+		{Frame: frame.ID{Provider: "wiki", Frame: "w"}, TokenCost: 25, RequestID: "r1", ServedAt: at},
+		{Frame: frame.ID{Provider: "docs", Frame: "b"}, TokenCost: 10, RequestID: "r2", ServedAt: at},
+	}, at)
+	fmt.Println(r.BudgetConsumed, r.Check() == nil)
+	for _, p := range r.Providers {
+		fmt.Println(p.ProviderID, p.FramesServed, p.TokenCost)
+	}
+	// Output:
+	// 75 true
+	// docs 2 50
+	// wiki 1 25
+}
+
+// A bounded MemoryUsage drops its oldest events and then refuses a report
+// reaching back past them instead of undercounting it.
+func TestMemoryUsageIsBounded(t *testing.T) {
+	m := &server.MemoryUsage{Max: 4}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 5; i++ { // the fifth drops two, keeping 3
+
+		m.Record([]server.UsageEvent{{Frame: frame.ID{Provider: "docs", Frame: fmt.Sprint(i)}, TokenCost: 1, ServedAt: t0.Add(time.Duration(i) * time.Second)}})
+	}
+	if _, err := m.Usage(context.Background(), time.Time{}); !errors.Is(err, server.ErrUsageForgotten) {
+		t.Fatalf("a report over dropped events: %v, want ErrUsageForgotten", err)
+	}
+	r, err := m.Usage(context.Background(), t0.Add(2*time.Second))
+	if err != nil || r.BudgetConsumed != 3 {
+		t.Fatalf("the events still held: %+v %v", r, err)
+	}
+}
