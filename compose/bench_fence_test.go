@@ -6,35 +6,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
-// fenceBenchUnits are the contents of BenchmarkFenceRender: benign text and
-// the adversarial shapes (every trigger the scanner has, densely).
-var fenceBenchUnits = []struct{ name, unit string }{
-	{"benign", "the retry loop backs off exponentially; "},
-	{"lt-every-8-bytes", "<abcdefg"},
-	{"lt", "<"},
-	{"fence-every-8-bytes", "</frame>"},
-	{"lt-cjk", "<日"},
-	{"lt-emoji", "<😀"},
-	{"entities", "&lt;&amp;"},
-	{"amp", "&"},
-	{"lt-amp-hash", "<&#"},
-	{"lt-slash-zwsp", "</\u200b"},
-	{"lt-f", "<f"},
-	{"json-lt", "\\u003c"},
-	{"lt-overlay", "<\u0338"},
-	{"fullwidth-amp", "\uFF06lt"},
-	{"deleted-ref", "<&#xFDD0;"},
-}
-
 // BenchmarkFenceRender: RenderFrame of one frame of 1, 4 and 8 MiB of each
-// content; cpu-ns/B is the process CPU time per content byte.
+// content shape of fencetest.Shapes; cpu-ns/B is the process CPU time per
+// content byte.
 func BenchmarkFenceRender(b *testing.B) {
 	for _, mib := range []int{1, 4, 8} {
-		for _, c := range fenceBenchUnits {
-			f := testFrame("big", strings.Repeat(c.unit, (mib<<20)/len(c.unit)))
-			b.Run(fmt.Sprintf("%s/%dMiB", c.name, mib), func(b *testing.B) {
+		for _, c := range fencetest.Shapes("frame") {
+			f := testFrame("big", strings.Repeat(c.Unit, (mib<<20)/len(c.Unit)))
+			b.Run(fmt.Sprintf("%s/%dMiB", c.Name, mib), func(b *testing.B) {
 				b.SetBytes(int64(len(f.Content)))
 				b.ReportAllocs()
 				cpu := cpuTime(func() {

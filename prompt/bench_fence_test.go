@@ -5,16 +5,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
 // BenchmarkRenderSizes: WriteTo of a prompt whose untrusted part is 1, 4 or
-// 8 MiB of benign or adversarial content; cpu-ns/B is the process CPU time
+// 8 MiB of each content shape of fencetest.Shapes; cpu-ns/B is the process CPU time
 // per content byte, the figure the adversarial/benign ratio is taken from.
 func BenchmarkRenderSizes(b *testing.B) {
 	for _, mib := range []int{1, 4, 8} {
-		for _, unit := range []string{"plain text, no tags. ", "<untrusted", "<日", "<", "<u", "</\u200b", "\uFF1C\uFF55", "<\U0001CCE4"} {
-			content := External(strings.Repeat(unit, mib<<20/len(unit)))
-			b.Run(strconv.Quote(unit)+"/"+strconv.Itoa(mib)+"MiB", func(b *testing.B) {
+		for _, c := range fencetest.Shapes(tagName) {
+			content := External(strings.Repeat(c.Unit, mib<<20/len(c.Unit)))
+			b.Run(c.Name+"/"+strconv.Itoa(mib)+"MiB", func(b *testing.B) {
 				p := New().Text("Summarise:").Untrusted(content)
 				b.SetBytes(int64(len(content)))
 				cpu0, ok := processCPU()

@@ -9,9 +9,10 @@ import (
 
 // The payload classes compose's fence is tested with, aimed at the
 // untrusted tag: whatever a class generates, every block keeps exactly one
-// opening and one closing tag in every view that does not decode references
-// (raw, NFKC of the newest Unicode version, NFKD, Cf stripping and their
-// compositions), and the content survives with only openers escaped.
+// opening and one closing tag in every view and composition of views (raw,
+// NFKC of the newest Unicode version, NFKD, Cf stripping, both HTML
+// decoders: the 27 of fencetest.Views(true) and prompt's own), and the
+// content survives with only breakers inserted.
 func TestTagHoldsForEveryPayloadClass(t *testing.T) {
 	for i := range fencetest.Classes {
 		c := &fencetest.Classes[i]

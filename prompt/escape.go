@@ -2,9 +2,7 @@ package prompt
 
 import (
 	"io"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/fence"
 )
@@ -15,59 +13,95 @@ const tagName = "untrusted"
 
 // tagScanner finds the openers that start an untrusted tag. It is package
 // internal/fence's scanner, the one compose uses for its fences, with the
-// same look-alike table; a backslash counts as a slash ("<\/untrusted"),
-// since the escaping here replaces the opener rather than inserting a
-// backslash. It is immutable.
-var tagScanner = fence.MustNew(tagName, fence.Options{BackslashIsSlash: true})
+// same look-alike table. A backslash is not a slash to it: the breaker this
+// escaping inserts is a backslash. It is immutable.
+var tagScanner = fence.MustNew(tagName, fence.Options{})
 
-// escapeTo writes content to w with every opener that starts an untrusted
-// tag replaced by an HTML character reference: the ASCII "<" becomes "&lt;"
-// and a look-alike such as U+FF1C becomes "&#xFF1C;". Nothing else changes,
-// so the text survives and a reader can still see what was written.
+// Breakers inserted right after an opener: a backslash, which no view a
+// reader may apply (NFKC, removing format characters, either HTML decoder,
+// or any composition of them) removes, decodes, or turns into whitespace or
+// a slash; two after a JSON/JS escape of "<", so the JSON-decoded text
+// still shows one.
+const (
+	breakPlain = `\`
+	breakJSON  = `\\`
+)
+
+// escapeTo writes content to w with a backslash inserted right after every
+// opener that starts an untrusted tag ("</untrusted" becomes "<\/untrusted",
+// "&lt;untrusted" becomes "&lt;\untrusted"). Nothing is deleted or
+// replaced, so the text survives byte for byte around the breakers.
 //
-// Which openers start a tag is package internal/fence's rule: after any run
-// of whitespace, slashes and invisible characters, the runes that follow
-// spell "untrusted" as a prefix, letter by letter, through compatibility
-// forms (the newest Unicode version's NFKC), case and visual look-alikes,
-// with invisible characters ignored. An opener that is itself written as a
-// character reference or an escape ("&lt;untrusted") is left as it is: a
-// reader who decodes references also decodes this escaping's "&lt;", so
-// against such a reader the nonce is the defence, not the escaping.
+// Which openers start a tag is package internal/fence's rule: an opener is
+// "<", a look-alike of it, a character reference to either (in any
+// compatibility spelling) or a JSON or percent escape of it; then, after any
+// run of whitespace, slashes and invisible characters, the runes spell
+// "untrusted" as a prefix, letter by letter, through compatibility forms
+// (the newest Unicode version's NFKC), case and visual look-alikes, with
+// invisible characters ignored. Because the breaker survives every view,
+// the tag stays broken for a reader who normalises, strips invisible
+// characters or decodes references, in any order.
 //
 // The cost is linear in len(content).
-func escapeTo(w io.StringWriter, content string) error {
+func escapeTo(w sink, content string) error {
 	start := 0
+	var buf []byte // the escaped text not yet written, once a token is found
 	var err error
 	tagScanner.Scan(content, func(t fence.Token) {
 		if err != nil {
 			return
 		}
-		switch t.Kind {
-		case fence.Raw:
-			err = writeAll(w, content[start:t.Start], "&lt;")
-		case fence.LookAlike:
-			r, _ := utf8.DecodeRuneInString(content[t.Start:])
-			err = writeAll(w, content[start:t.Start], refOf(r))
-		default:
-			return
+		brk := breakPlain
+		if t.Kind == fence.Escape {
+			brk = breakJSON
 		}
+		seg := content[start:t.End]
 		start = t.End
+		if len(buf)+len(seg)+len(brk) > cap(buf) {
+			// Dense tokens would cost two writes each: batch them.
+			if buf == nil {
+				buf = make([]byte, 0, escapeChunk)
+			}
+			if err = flush(w, &buf); err != nil {
+				return
+			}
+			if len(seg) > cap(buf)/2 {
+				if _, err = w.WriteString(seg); err != nil {
+					return
+				}
+				seg = ""
+			}
+		}
+		buf = append(buf, seg...)
+		buf = append(buf, brk...)
 	})
 	if err != nil {
+		return err
+	}
+	if err := flush(w, &buf); err != nil {
 		return err
 	}
 	_, err = w.WriteString(content[start:])
 	return err
 }
 
-// refOf spells r as an upper-case hex character reference.
-func refOf(r rune) string {
-	var buf [16]byte
-	ref := append(buf[:0], "&#x"...)
-	ref = strconv.AppendUint(ref, uint64(r), 16)
-	ref = append(ref, ';')
-	upperHex(ref[3 : len(ref)-1])
-	return string(ref)
+// escapeChunk is the size of escapeTo's batch of escaped text.
+const escapeChunk = 32 << 10
+
+// sink is what escapeTo writes to.
+type sink interface {
+	io.Writer
+	io.StringWriter
+}
+
+// flush writes *buf to w and empties it.
+func flush(w sink, buf *[]byte) error {
+	if len(*buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(*buf)
+	*buf = (*buf)[:0]
+	return err
 }
 
 // escape returns content escaped as escapeTo writes it.
@@ -84,14 +118,6 @@ func writeAll(w io.StringWriter, a, b string) error {
 	}
 	_, err := w.WriteString(b)
 	return err
-}
-
-func upperHex(b []byte) {
-	for i, c := range b {
-		if 'a' <= c && c <= 'f' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
 }
 
 // blankRune reports whether r shows nothing: whitespace or a rune the

@@ -8,9 +8,10 @@ import (
 // FuzzRender checks, for any two contents, that the rendered prompt holds
 // exactly one opening and one closing tag with the prompt's nonce per
 // untrusted part, ends with the closing tag, keeps each content (escaped,
-// nothing deleted) inside its block, and that all this still holds when the
-// output is seen after NFKC or NFKD normalisation and after removing
-// invisible characters (see views). Masking must equal rendering with the
+// nothing deleted) inside its block, and that all this still holds in
+// every view a reader may apply: NFKC or NFKD normalisation, removing
+// invisible characters, decoding HTML references as Go or Python do, and
+// their compositions (see views). Masking must equal rendering with the
 // zero nonce, and escaping must be idempotent.
 //
 // The nonce is fixed so that the fuzzer can find forgeries that carry it

@@ -19,7 +19,7 @@ const zeroNonce = "00000000000000000000000000000000"
 // Only real tags are masked: `<untrusted nonce="N">` and
 // `</untrusted nonce="N">` with N made of NonceLen lowercase hex
 // characters. Untrusted content cannot contain such a tag once rendered
-// (its "<" is escaped to "&lt;"), so a nonce quoted in content, even one
+// (a backslash is inserted after its "<"), so a nonce quoted in content, even one
 // that looks valid, stays as it is and two prompts that differ only there
 // still differ after masking. A tag the workflow wrote itself in a text
 // part is masked like a real one.

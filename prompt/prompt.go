@@ -322,7 +322,7 @@ func (p *Prompt) sizeHint() int {
 	return n
 }
 
-func (p *Prompt) render(w io.StringWriter) error {
+func (p *Prompt) render(w sink) error {
 	sep := ""
 	if p.hasUntrusted() {
 		if _, err := w.WriteString(p.instruction); err != nil {
@@ -362,6 +362,12 @@ type countingWriter struct {
 
 func (c *countingWriter) WriteString(s string) (int, error) {
 	n, err := io.WriteString(c.w, s)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
 }

@@ -167,6 +167,7 @@ const (
 func (sc *Scanner) Scan(s string, emit func(Token)) {
 	i := 0
 	var sk skipper
+	nextAt, next := -1, unit{} // a less-than unit the look-ahead decoded
 	for i < len(s) {
 		c := s[i]
 		if !isTrigger(c) {
@@ -178,6 +179,8 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		var width int
 		var kind Kind
 		switch {
+		case i == nextAt:
+			width, kind = next.width, next.kind
 		case c == '<' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
 			if !sc.follow[s[i+1]] {
 				i++ // "<<", "<div", "< b": cannot start a token
@@ -221,18 +224,21 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case Percent:
 			ctx = ctxPercent
 		}
-		ok, stop := sc.lookAheadASCII(s, at, ctx)
+		ok, stop, u := sc.lookAheadASCII(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, Kind: kind})
 		}
 		i = max(at, stop)
+		if u.width > 0 && i == stop {
+			nextAt, next = stop, u
+		}
 	}
 }
 
 // lookAheadASCII is lookAhead with its commonest case, plain ASCII bytes
 // after a plain less-than, in a loop of its own; it hands over to
 // lookAhead at the first byte that needs decoding or folding.
-func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int) {
+func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, unit) {
 	if ctx != ctxPlain {
 		return sc.lookAhead(s, pos, ctx, 0)
 	}
@@ -251,18 +257,52 @@ func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int) {
 			}
 		case clsLetter:
 			if c|0x20 == sc.name[matched] {
+				if matched == 0 && sc.hasName(s, pos) {
+					// The whole name in ASCII, the commonest token.
+					return true, pos + len(sc.name), unit{}
+				}
 				if matched++; matched == len(sc.name) {
-					return true, pos + 1
+					return true, pos + 1, unit{}
 				}
 				continue
 			}
 		}
 		if isTrigger(c) {
-			return false, pos // '<', '\\' or '%' may start a unit
+			return false, pos, unit{} // '<', '\\' or '%' may start a unit
 		}
-		return false, pos + 1
+		return false, pos + 1, unit{}
 	}
-	return false, len(s)
+	return false, len(s), unit{}
+}
+
+// hasName reports whether s[pos:] starts with the name in ASCII letters of
+// any case, eight bytes at a time: OR-ing 0x20 into a byte gives a lower-case
+// letter only for that letter in either case, and leaves non-ASCII bytes
+// above 0x7F.
+func (sc *Scanner) hasName(s string, pos int) bool {
+	name := sc.name
+	if len(s)-pos < len(name) {
+		return false
+	}
+	k := 0
+	for ; k+8 <= len(name); k += 8 {
+		if load64(s, pos+k)|0x2020202020202020 != load64(name, k) {
+			return false
+		}
+	}
+	for ; k < len(name); k++ {
+		if s[pos+k]|0x20 != name[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// unit is a less-than unit the look-ahead decoded where it stopped: its
+// width (0 for none) and kind, as lessThanAt would find them.
+type unit struct {
+	width int
+	kind  Kind
 }
 
 // Count returns the number of fence tokens in s.
@@ -427,7 +467,7 @@ func (m *matcher) feedText(text string) int {
 // of that unit. HTML references are decoded; JSON/JS or percent escapes too
 // when ctx says the less-than was one. matched is how many letters of the
 // name the bytes before at already matched.
-func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
+func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop int, next unit) {
 	m := matcher{sc: sc, matched: matched}
 	for pos := at; pos < len(s); {
 		start := pos
@@ -445,17 +485,18 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 			case clsLetter:
 				if c|0x20 == sc.name[m.matched] {
 					if m.matched++; m.matched == len(sc.name) {
-						return true, pos
+						return true, pos, unit{}
 					}
 					continue
 				}
 			}
 			if isTrigger(c) {
-				return false, start // '<', '\\' or '%' may start a unit
+				return false, start, unit{} // '<', '\\' or '%' may start a unit
 			}
-			return false, pos
+			return false, pos, unit{}
 		}
 		res, canLT := more, true
+		hand, kind := false, Kind(0) // s[start:pos] is a less-than unit of that kind
 		switch {
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(s[pos:])
@@ -463,25 +504,33 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 				if text, n := decodeRef(s, pos+w, 1); n > 0 {
 					pos += w + n
 					res, canLT = m.feedText(text), startsWithLT(text)
+					hand, kind = canLT, Reference
 					break
 				}
 			}
 			pos += w
 			if res = m.feedRune(r); res == dead {
-				canLT = isLessThanRune(r) || isAmpersandRune(r)
+				// An ampersand whose reference did not decode is no
+				// less-than unit: lessThanAt would decode it the same way.
+				canLT = isLessThanRune(r) && !plainBlock(r)
+				hand, kind = canLT, LookAlike
 			}
 		case c == '&':
 			if text, n := decodeRef(s, pos+1, 1); n > 0 {
 				pos += 1 + n
 				res, canLT = m.feedText(text), startsWithLT(text)
+				hand, kind = canLT, Reference
 				break
 			}
 			pos++
-			res = m.feed('&')
+			res, canLT = m.feed('&'), false // no reference: no less-than unit either
 		case c == '\\':
+			// canLT stays true: a unit may start inside an escape that
+			// decodes to something else, so the scan resumes at start.
 			if r, w := decodeBackslash(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
+				hand, kind = foldsToLT(r), Escape
 				break
 			}
 			pos++
@@ -490,6 +539,7 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 			if r, w := decodePercent(s, pos); w > 0 {
 				pos += w
 				res = m.feedRuneText(r)
+				hand, kind = foldsToLT(r), Percent
 				break
 			}
 			pos++
@@ -497,15 +547,20 @@ func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (bool, int) {
 		}
 		switch res {
 		case done:
-			return true, pos
+			return true, pos, unit{}
 		case dead:
-			if canLT {
-				return false, start
+			if hand {
+				// The unit that ended the candidate starts the next one:
+				// hand it over, decoded, so it is not decoded twice.
+				return false, start, unit{width: pos - start, kind: kind}
 			}
-			return false, pos
+			if canLT {
+				return false, start, unit{}
+			}
+			return false, pos, unit{}
 		}
 	}
-	return false, len(s)
+	return false, len(s), unit{}
 }
 
 // feedRuneText feeds one decoded rune.

@@ -1,0 +1,38 @@
+package fencetest
+
+import "strings"
+
+// A Shape is one unit of benchmark content, repeated to fill the text.
+type Shape struct {
+	Name, Unit string
+}
+
+// Shapes returns the benchmark contents for fence name (lower-case ASCII):
+// benign prose first, then one adversarial shape per way the scanner can be
+// made to work per byte: a trigger every byte, a look-ahead that reads one
+// more unit, a reference decoded per unit (plain, compatibility-spelt, or
+// deleted by a decoder), an escape, a folded or overlaid rune per unit, and
+// every unit a real token. The ratio of each shape's cost per byte to the
+// benign one's is the adversarial/benign ratio.
+func Shapes(name string) []Shape {
+	first := name[:1]
+	return []Shape{
+		{"benign", "the retry loop backs off exponentially; "},
+		{"lt-every-8-bytes", "<abcdefg"},
+		{"lt", "<"},
+		{"token", "</" + name + ">"},
+		{"lt-first-letter", "<" + first},
+		{"lt-cjk", "<日"},
+		{"lt-emoji", "<😀"},
+		{"entities", "&lt;&amp;"},
+		{"amp", "&"},
+		{"lt-amp-hash", "<&#"},
+		{"lt-slash-zwsp", "</\u200b"},
+		{"json-lt", `\u003c`},
+		{"lt-overlay", "<\u0338"},
+		{"fullwidth-amp", "\uFF06lt"},
+		{"deleted-ref", "<&#xFDD0;"},
+		{"fullwidth-lt-letter", "\uFF1C" + strings.ToUpper(first)},
+		{"lt-newer-letter", "<\U0001CCE4"},
+	}
+}
