@@ -108,13 +108,7 @@ func serveFixtureHTTP(ctx context.Context, p *conformance.FixtureProvider, addr 
 	}
 	fmt.Fprintf(s.err, "fixture-provider: serving http://%s\n", ln.Addr())
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serveUntilDone(ctx, srv, ln, 2*time.Second); err != nil {
 		fmt.Fprintf(s.err, "fixture-provider: %v\n", err)
 		return exitFailed
 	}

@@ -137,13 +137,7 @@ func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, s stdio) in
 	}
 	hs := &http.Server{Handler: mcpserver.HTTPHandler(srv), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(s.err, "ctxkit mcp: listening on http://%s%s\n", ln.Addr(), mcpserver.Path)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serveUntilDone(ctx, hs, ln, 5*time.Second); err != nil {
 		fmt.Fprintf(s.err, "mcp: %v\n", err)
 		return exitFailed
 	}

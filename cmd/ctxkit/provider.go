@@ -100,13 +100,7 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 	}
 	srv := &http.Server{Handler: host.Handler(p), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(s.err, "provider: %s serving on http://%s/\n", p, ln.Addr())
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serveUntilDone(ctx, srv, ln, 5*time.Second); err != nil {
 		fmt.Fprintf(s.err, "provider: %v\n", err)
 		return exitFailed
 	}
