@@ -11,6 +11,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -225,7 +226,7 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 		o := &offers[i]
 		vs := o.Frame.Validate()
 		if strings.TrimSpace(o.Provider) == "" {
-			vs = append(frame.Violations{{Rule: frame.RuleSchema, Field: "provider", Detail: "provider id is blank"}}, vs...)
+			vs = append(frame.Violations{{Rule: rule.Schema, Field: "provider", Detail: "provider id is blank"}}, vs...)
 		}
 		if len(vs) == 0 {
 			valid = append(valid, compose.Offer{Provider: o.Provider, Frame: &o.Frame})
