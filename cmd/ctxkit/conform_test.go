@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/conformance"
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
 // buildCtxkit builds the command into a temporary directory of t: the
@@ -23,17 +24,6 @@ func buildCtxkit(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// python returns the interpreter python3 resolves to (a version manager's
-// shim costs a shell start per run; the suite starts the host 13 times).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // runBinary runs the built binary and returns its exit status and output.
@@ -200,7 +190,7 @@ func conformCompositionReference(t *testing.T, bin string) {
 // the same cost, by conformance.TestPythonExampleHostPasses.)
 func conformCompositionBrokenPythonHost(t *testing.T, bin string) {
 	// The spelling: --json after the host command.
-	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", python(t), "examples/composing-host/broken_host.py", "--json")
+	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", tooltest.Python(t), "examples/composing-host/broken_host.py", "--json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}
