@@ -14,18 +14,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
-// buildCtxkit builds the command into a temporary directory of t: the
-// conformance suites start it as `ctxkit fixture-provider` in child
-// processes.
-func buildCtxkit(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxkit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // runBinary runs the built binary and returns its exit status and output.
 func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
 	t.Helper()
@@ -63,7 +51,7 @@ func jsonReport(t *testing.T, stdout string) *conformance.Report {
 // TestConformWithBinary runs the suites through the built command, which
 // the harness re-executes as the fixture provider.
 func TestConformWithBinary(t *testing.T) {
-	bin := buildCtxkit(t)
+	bin := sharedCtxkit(t)
 	t.Run("provider-honest-json", func(t *testing.T) { t.Parallel(); conformProviderHonestJSON(t, bin) })
 	t.Run("provider-misbehaving", func(t *testing.T) { t.Parallel(); conformProviderMisbehaving(t, bin) })
 	t.Run("composition-reference", func(t *testing.T) { t.Parallel(); conformCompositionReference(t, bin) })
