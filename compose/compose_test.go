@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -454,6 +455,11 @@ func TestStopAtFirstMiss(t *testing.T) {
 	}
 }
 
+// ledgerStates gives the composer a trust ledger's states, as a host does.
+type ledgerStates struct{ *trust.Ledger }
+
+func (l ledgerStates) Attestation(id frame.ID) Attestation { return l.State(id) }
+
 // The ledger describes and never decides.
 func TestLedgerOnlyAnnotates(t *testing.T) {
 	offers := workedVector()
@@ -463,7 +469,7 @@ func TestLedgerOnlyAnnotates(t *testing.T) {
 	l.Set(offers[0].ID(), trust.NewUnattested())
 	budget := 60
 	plain := ForPrompt(offers, budget, nil)
-	with := ForPrompt(offers, budget, &Options{Ledger: l})
+	with := ForPrompt(offers, budget, &Options{Attestations: ledgerStates{l}})
 	if plain.Prompt != with.Prompt || !slices.EqualFunc(plain.Audit.Entries, with.Audit.Entries, func(a, b Entry) bool {
 		a.Attestation, b.Attestation = trust.State{}, trust.State{}
 		return a == b
@@ -922,6 +928,22 @@ func TestCompareProvenancePresence(t *testing.T) {
 			if got := compareProvenance(order[i], order[j]); cmp.Compare(i, j) != cmp.Compare(got, 0) {
 				t.Errorf("compare(%d, %d) = %d", i, j, got)
 			}
+		}
+	}
+}
+
+// The composer is pure: it links no attestation checks, no process
+// control and no signature code (docs/protocol.md keeps those at the host).
+func TestComposeImportsStayPure(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "github.com/ctxkit/ctxkit/trust", "github.com/ctxkit/ctxkit/wire", "github.com/ctxkit/ctxkit/host",
+			"os/exec", "crypto/ed25519", "net/http":
+			t.Errorf("compose depends on %s", dep)
 		}
 	}
 }

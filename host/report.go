@@ -80,17 +80,22 @@ func (f *FanOut) Ledger() *trust.Ledger {
 
 // Compose composes the accepted frames under budget (canonical budget
 // tokens) with compose.ForPrompt, passing the fan-out's attestation ledger
-// unless opts already carries one.
+// unless opts already carries attestations.
 func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 	var o compose.Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.Ledger == nil {
-		o.Ledger = f.Ledger()
+	if o.Attestations == nil {
+		o.Attestations = ledgerStates{f.Ledger()}
 	}
 	return compose.ForPrompt(f.Offers(), budget, &o)
 }
+
+// ledgerStates gives the composer a ledger's attestation states.
+type ledgerStates struct{ l *trust.Ledger }
+
+func (s ledgerStates) Attestation(id frame.ID) compose.Attestation { return s.l.State(id) }
 
 // ProviderFrame is an accepted frame with the host id of its provider.
 type ProviderFrame struct {

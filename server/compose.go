@@ -321,32 +321,22 @@ func (h *Handler) countComposition(res *compose.Result) {
 }
 
 // composeAnswer is compose.Result's own stable JSON, with a "skipped"
-// member appended when offers were skipped. Without a cache report
-// (res.HasCacheReport false) the encoding is appendResult's, which writes the same
-// bytes faster.
+// member appended when offers were skipped.
 func composeAnswer(res *compose.Result, skipped []Skipped) (any, error) {
-	var b []byte
-	var err error
-	if res.HasCacheReport() {
-		b, err = res.MarshalJSON()
-	} else {
-		// The common answer is encoded into a pooled buffer, which
-		// writeJSON returns to the pool once it is written.
-		a := getAnswer()
-		b, err = appendResult(*a.b, res)
-		*a.b = b
-		if err == nil && len(skipped) == 0 {
-			return a, nil
-		}
-		b = bytes.Clone(b)
-		a.release()
-	}
+	// The answer is encoded into a pooled buffer, which writeJSON returns
+	// to the pool once it is written.
+	a := getAnswer()
+	b, err := res.AppendJSON(*a.b)
 	if err != nil {
+		a.release()
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
+	*a.b = b
 	if len(skipped) == 0 {
-		return json.RawMessage(b), nil
+		return a, nil
 	}
+	b = bytes.Clone(b)
+	a.release()
 	s, err := json.Marshal(skipped)
 	if err != nil {
 		return nil, fmt.Errorf("encode skipped: %w", err)
