@@ -173,6 +173,26 @@ func parsePacker(s string) (compose.Packer, *Error) {
 	return p, nil
 }
 
+// Options is the composition the request asks for: its strategy, packer,
+// placement, previous layout, cache options and sticky margin. A member
+// out of range is an *Error naming it. The CLI composes locally through
+// it too, so that a request means the same in both places.
+func (r *ComposeRequest) Options() (*compose.Options, error) {
+	strat, e := r.strategy()
+	if e != nil {
+		return nil, e
+	}
+	packer, e := parsePacker(r.Packer)
+	if e != nil {
+		return nil, e
+	}
+	opts := &compose.Options{Strategy: strat, Packer: packer}
+	if e := r.placement(opts); e != nil {
+		return nil, e
+	}
+	return opts, nil
+}
+
 // placement fills the cache-stable members of opts from the request.
 func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 	if r.Placement != "" {
@@ -259,17 +279,9 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	if *req.Budget < 0 {
 		return nil, badRequest("budget", "budget: %d is negative", *req.Budget)
 	}
-	strat, e := req.strategy()
-	if e != nil {
-		return nil, e
-	}
-	packer, e := parsePacker(req.Packer)
-	if e != nil {
-		return nil, e
-	}
-	opts := &compose.Options{Strategy: strat, Packer: packer}
-	if e := req.placement(opts); e != nil {
-		return nil, e
+	opts, err := req.Options()
+	if err != nil {
+		return nil, err
 	}
 	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
 	if err != nil {
