@@ -166,4 +166,3 @@ func requestFailed(cmd string, s stdio, err error) int {
 	}
 	return exitUsage
 }
-
