@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // Offer is one frame as a provider offered it: the JSON form of
@@ -91,7 +92,7 @@ type Skipped struct {
 	// Index is the offer's position in the request, from 0.
 	Index int `json:"index"`
 	// Rule is the first protocol rule the offer breaks.
-	Rule string `json:"rule"`
+	Rule rule.Rule `json:"rule"`
 	// Field is the JSON path of the member at fault.
 	Field string `json:"field"`
 	// Message lists every violation of the offer.
@@ -111,7 +112,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 		}
 		var v frame.Violations
 		if strings.TrimSpace(o.Provider) == "" {
-			v = append(v, &frame.RuleError{Rule: frame.RuleSchema, Field: "provider", Detail: "provider is blank"})
+			v = append(v, &frame.RuleError{Rule: rule.Schema, Field: "provider", Detail: "provider is blank"})
 		}
 		fv := o.Frame.Validate()
 		v = append(v, fv.Prefix("frame")...)

@@ -473,8 +473,8 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 		}
 		for _, e := range o.Excluded {
 			detail := e.Detail
-			if !strings.HasPrefix(detail, e.Rule+" ") {
-				detail = e.Rule + " " + detail
+			if !strings.HasPrefix(detail, string(e.Rule)+" ") {
+				detail = string(e.Rule) + " " + detail
 			}
 			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}
