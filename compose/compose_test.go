@@ -15,7 +15,6 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
-	"github.com/ctxkit/ctxkit/trust"
 )
 
 func digestOf(tag string) string {
@@ -455,23 +454,33 @@ func TestStopAtFirstMiss(t *testing.T) {
 	}
 }
 
-// ledgerStates gives the composer a trust ledger's states, as a host does.
-type ledgerStates struct{ *trust.Ledger }
+// testState is an attestation state as a host's checks report it.
+type testState struct{ name string }
 
-func (l ledgerStates) Attestation(id frame.ID) Attestation { return l.State(id) }
+func (s testState) IsAttested() bool { return s.name == "attested" }
+func (s testState) String() string   { return s.name }
+func (s testState) MarshalJSON() ([]byte, error) {
+	return []byte(`{"state":"` + s.name + `","key_id":"k1"}`), nil
+}
+
+// ledgerStates gives the composer fixed states by frame, as a host's
+// attestation ledger does.
+type ledgerStates map[frame.ID]Attestation
+
+func (l ledgerStates) Attestation(id frame.ID) Attestation { return l[id] }
+
+// State is the state the ledger holds for id (nil: not checked).
+func (l ledgerStates) State(id frame.ID) Attestation { return l[id] }
 
 // The ledger describes and never decides.
 func TestLedgerOnlyAnnotates(t *testing.T) {
 	offers := workedVector()
-	l := trust.NewLedger()
-	l.Set(offers[2].ID(), trust.NewAttested("k1", "att", true))
-	l.Set(offers[3].ID(), trust.NewInvalid(trust.BadSignature))
-	l.Set(offers[0].ID(), trust.NewUnattested())
+	l := ledgerStates{offers[2].ID(): testState{"attested"}, offers[3].ID(): testState{"invalid"}, offers[0].ID(): testState{"unattested"}}
 	budget := 60
 	plain := ForPrompt(offers, budget, nil)
-	with := ForPrompt(offers, budget, &Options{Attestations: ledgerStates{l}})
+	with := ForPrompt(offers, budget, &Options{Attestations: l})
 	if plain.Prompt != with.Prompt || !slices.EqualFunc(plain.Audit.Entries, with.Audit.Entries, func(a, b Entry) bool {
-		a.Attestation, b.Attestation = trust.State{}, trust.State{}
+		a.Attestation, b.Attestation = nil, nil
 		return a == b
 	}) {
 		t.Fatal("the ledger changed selection or placement")
@@ -516,7 +525,7 @@ func TestResultJSON(t *testing.T) {
 					Cost      *int      `json:"cost"`
 					Remaining *int      `json:"remaining"`
 				} `json:"reason"`
-				Attestation trust.State `json:"attestation"`
+				Attestation json.RawMessage `json:"attestation"`
 			} `json:"entries"`
 		} `json:"audit"`
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/ctxkit/ctxkit/trust"
 )
 
 // A result read back from its JSON encodes to the same bytes, prints the
@@ -15,13 +13,11 @@ import (
 func TestResultJSONRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 19))
 	offers := workedVector()
-	l := trust.NewLedger()
-	l.Set(offers[2].ID(), trust.NewAttested("k1", "att", true))
-	l.Set(offers[3].ID(), trust.NewInvalid(trust.BadSignature))
+	l := ledgerStates{offers[2].ID(): testState{"attested"}, offers[3].ID(): testState{"invalid"}}
 	var previous *Layout
 	for iter := 0; iter < 200; iter++ {
 		opts := &Options{Strategy: []Strategy{ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{K: 1}}[rng.IntN(3)],
-			Packer: Packer(rng.IntN(2)), Attestations: ledgerStates{l}}
+			Packer: Packer(rng.IntN(2)), Attestations: l}
 		if rng.IntN(2) == 0 {
 			opts.Placement, opts.Previous = Placement(rng.IntN(3)), previous
 			opts.Cache, opts.StickyMargin = &CacheOptions{MinPrefixTokens: rng.IntN(40)}, float32(rng.IntN(3))/10

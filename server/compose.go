@@ -14,20 +14,10 @@ import (
 	"github.com/ctxkit/ctxkit/rule"
 )
 
-// Offer is one frame as a provider offered it: the JSON form of
-// compose.Offer, {"provider": ID, "frame": FRAME}, the same pair the CLI
-// reads.
-type Offer struct {
-	// Provider is the host's id for the provider that served the frame.
-	Provider string `json:"provider"`
-	// Frame is the offered frame in CGP wire form.
-	Frame *frame.Frame `json:"frame"`
-}
-
 // ComposeRequest is the body of POST /v1/compose.
 type ComposeRequest struct {
 	// Offers are the frames to compose, at most Options.MaxFrames.
-	Offers []Offer `json:"offers"`
+	Offers []compose.Offer `json:"offers"`
 	// Budget is the global budget in CGP budget tokens (ceil(bytes/4) of
 	// the rendered blocks). Required, ≥ 0.
 	Budget *int `json:"budget"`
@@ -72,7 +62,7 @@ type ComposeRequest struct {
 // ContextRequest is the body of POST /v1/context.
 type ContextRequest struct {
 	// Offers are the frames to render, at most Options.MaxFrames.
-	Offers []Offer `json:"offers"`
+	Offers []compose.Offer `json:"offers"`
 	// SkipInvalid renders the valid offers and lists the others.
 	SkipInvalid bool `json:"skip_invalid,omitempty"`
 }
@@ -102,7 +92,7 @@ type Skipped struct {
 // checkOffers validates every offer. It returns the valid ones; with skip
 // it lists the invalid ones, otherwise the first invalid offer is an error.
 // The caller has bounded their number (convertOffers).
-func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Skipped, error) {
+func (h *Handler) checkOffers(offers []compose.Offer, skip bool) ([]compose.Offer, []Skipped, error) {
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
 	for i, o := range offers {
@@ -125,7 +115,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 			skipped = append(skipped, Skipped{Index: i, Rule: v[0].Rule, Field: v[0].Field, Message: v.Error()})
 			continue
 		}
-		out = append(out, compose.Offer{Provider: o.Provider, Frame: o.Frame})
+		out = append(out, o)
 	}
 	return out, skipped, nil
 }
@@ -254,7 +244,7 @@ func (b *contextBody) offers(h *Handler) *Error {
 // convertOffers bounds the number of offers, then decodes the frames
 // encoding/json left raw; offers the fast reader decoded are in *dst
 // already, with wire nil.
-func convertOffers(h *Handler, wire []wireOffer, dst *[]Offer) *Error {
+func convertOffers(h *Handler, wire []wireOffer, dst *[]compose.Offer) *Error {
 	if wire == nil {
 		if len(*dst) > h.maxFrames {
 			return h.tooManyFrames(len(*dst))

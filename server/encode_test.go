@@ -47,7 +47,7 @@ func composeForTest(h *Handler, body []byte) (res *compose.Result, reported, ok 
 // providers p0, p1, ... in turn (frames of equal content length share a
 // file link, so they are duplicates); extra members are merged into the body.
 func testBody(t testing.TB, budget int, extra map[string]any, contents ...string) []byte {
-	offers := make([]Offer, len(contents))
+	offers := make([]compose.Offer, len(contents))
 	for i, c := range contents {
 		f := &frame.Frame{ID: fmt.Sprintf("f:%d", i), Kind: frame.KindSnippet, Title: fmt.Sprintf("T <%d> & \u2028 é", i),
 			Content: c, Score: float32(len(contents)-i) / 10, TokenCost: uint32(frame.BudgetTokens(c)),
@@ -56,7 +56,7 @@ func testBody(t testing.TB, budget int, extra map[string]any, contents ...string
 			f.Provenance = []frame.Provenance{{Type: "file", URI: fmt.Sprintf("file:///doc%d.md", len(c)), Range: "L1-2",
 				Digest: fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(c)))}}
 		}
-		offers[i] = Offer{Provider: fmt.Sprintf("p%d", i%3), Frame: f}
+		offers[i] = compose.Offer{Provider: fmt.Sprintf("p%d", i%3), Frame: f}
 	}
 	m := map[string]any{"offers": offers, "budget": budget}
 	for k, v := range extra {

@@ -194,11 +194,8 @@ func parseStrategy(v string) (compose.Strategy, error) {
 // request is the service's compose request for the flags: what the local
 // and the remote runner both compose from.
 func (fl *composeFlags) request(offers []compose.Offer) (*server.ComposeRequest, error) {
-	req := &server.ComposeRequest{Budget: &fl.budget, Packer: fl.packer.String()}
+	req := &server.ComposeRequest{Offers: offers, Budget: &fl.budget, Packer: fl.packer.String()}
 	req.Strategy, req.Quota = strategyRequest(fl.strategy)
-	for _, o := range offers {
-		req.Offers = append(req.Offers, server.Offer{Provider: o.Provider, Frame: o.Frame})
-	}
 	c := &fl.cache
 	if !c.haveAny {
 		return req, nil
@@ -259,12 +256,12 @@ func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 		defer f.Close()
 		in = f
 	}
-	offers, err := wire.ReadOffers(in, nil)
+	offers, lines, err := wire.ReadOffers(in, nil)
 	if err != nil {
 		fmt.Fprintf(s.err, "compose: %s: %v\n", name, err)
 		return exitUsage
 	}
-	valid, invalid := validOffers(s, name, offers, fl.skipInvalid)
+	valid, invalid := validOffers(s, name, offers, lines, fl.skipInvalid)
 	if invalid > 0 && !fl.skipInvalid {
 		fmt.Fprintf(s.err, "compose: %s: %d of %d offers invalid; nothing composed (use --skip-invalid to compose the rest)\n",
 			name, invalid, len(offers))
@@ -304,7 +301,7 @@ func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 
 // validOffers validates every offer before anything is composed, printing
 // each violation, and returns the valid ones and how many were not.
-func validOffers(s stdio, name string, offers []wire.Offer, skip bool) ([]compose.Offer, int) {
+func validOffers(s stdio, name string, offers []compose.Offer, lines []int, skip bool) ([]compose.Offer, int) {
 	valid := make([]compose.Offer, 0, len(offers))
 	invalid := 0
 	verb := "invalid"
@@ -318,14 +315,14 @@ func validOffers(s stdio, name string, offers []wire.Offer, skip bool) ([]compos
 			vs = append(frame.Violations{{Rule: rule.Schema, Field: "provider", Detail: "provider id is blank"}}, vs...)
 		}
 		if len(vs) == 0 {
-			valid = append(valid, compose.Offer{Provider: o.Provider, Frame: &o.Frame})
+			valid = append(valid, *o)
 			continue
 		}
 		invalid++
 		for _, v := range vs {
 			// The offer's id and the values a violation quotes come from
 			// whoever wrote the offers: quoted and escaped, one line each.
-			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, o.Line, verb, safetext.Quote(o.Identity().String()), safetext.Escape(v.Error()))
+			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, lines[i], verb, safetext.Quote(o.ID().String()), safetext.Escape(v.Error()))
 		}
 	}
 	return valid, invalid

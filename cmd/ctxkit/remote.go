@@ -39,11 +39,7 @@ func (localRunner) compose(ctx context.Context, req *server.ComposeRequest) (*co
 	if err != nil {
 		return nil, err
 	}
-	offers := make([]compose.Offer, len(req.Offers))
-	for i, o := range req.Offers {
-		offers[i] = compose.Offer{Provider: o.Provider, Frame: o.Frame}
-	}
-	return compose.ForPrompt(offers, *req.Budget, opts), ctx.Err()
+	return compose.ForPrompt(req.Offers, *req.Budget, opts), ctx.Err()
 }
 
 func (localRunner) assess(ctx context.Context, req *server.AssessRequest) (*window.Assessment, error) {
