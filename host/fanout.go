@@ -161,6 +161,24 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 	}{plain(o), o.Error()})
 }
 
+// UnmarshalJSON decodes what MarshalJSON writes (a report read back from
+// a ctxkit service): the failure message becomes Err, so Error returns it.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	type plain Outcome
+	var j struct {
+		plain
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("host: decode outcome: %w", err)
+	}
+	*o = Outcome(j.plain)
+	if j.Error != "" {
+		o.Err = errors.New(j.Error)
+	}
+	return nil
+}
+
 // statusOf maps a leg error to its outcome status.
 func statusOf(err error) Status {
 	var ce *ConsentError

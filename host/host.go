@@ -40,6 +40,17 @@ func (p AuditPolicy) String() string {
 // MarshalText spells the policy for JSON.
 func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText parses a spelling produced by MarshalText.
+func (p *AuditPolicy) UnmarshalText(b []byte) error {
+	for _, q := range []AuditPolicy{ExcludeFrames, DropLeg} {
+		if q.String() == string(b) {
+			*p = q
+			return nil
+		}
+	}
+	return fmt.Errorf("host: unknown audit policy %q", b)
+}
+
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
 type Options struct {
 	// Version is the protocol version the host speaks (default

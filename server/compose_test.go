@@ -24,16 +24,16 @@ func mkFrame(id, content string, score float32) *frame.Frame {
 }
 
 // mkOffers returns n valid offers spread over providers p0..p(np-1).
-func mkOffers(n, np, size int) []server.Offer {
-	out := make([]server.Offer, n)
+func mkOffers(n, np, size int) []compose.Offer {
+	out := make([]compose.Offer, n)
 	for i := range out {
 		content := fmt.Sprintf("frame %d: ", i) + strings.Repeat("evidence ", size/9+1)[:size]
-		out[i] = server.Offer{Provider: fmt.Sprintf("p%d", i%np), Frame: mkFrame(fmt.Sprintf("f%d", i), content, float32(i%10)/10)}
+		out[i] = compose.Offer{Provider: fmt.Sprintf("p%d", i%np), Frame: mkFrame(fmt.Sprintf("f%d", i), content, float32(i%10)/10)}
 	}
 	return out
 }
 
-func toCompose(offers []server.Offer) []compose.Offer {
+func toCompose(offers []compose.Offer) []compose.Offer {
 	out := make([]compose.Offer, len(offers))
 	for i, o := range offers {
 		out[i] = compose.Offer{Provider: o.Provider, Frame: o.Frame}
@@ -242,7 +242,7 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 	want := compose.Context(toCompose(offers))
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 5 {
-		shuffled := append([]server.Offer(nil), offers...)
+		shuffled := append([]compose.Offer(nil), offers...)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		for _, o := range shuffled {
 			o.Frame.Score = r.Float32() // scores never reach the floor

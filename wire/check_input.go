@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxkit/ctxkit/compose"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -200,7 +201,7 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 			add(Validate(env))
 		}
 	case shape.Provider != nil && shape.Frame != nil:
-		var o Offer
+		var o compose.Offer
 		if err := json.Unmarshal(v, &o); err != nil {
 			return err
 		}
