@@ -91,21 +91,18 @@ func BenchmarkResultRoot(b *testing.B) {
 		})
 		s := testSigner(b, 1)
 		st := trustedStore(b, "prov", s)
-		res := signedResult(b, s, "prov", frames, false)
-		b.Run(fmt.Sprintf("check-result-inclusion/n=%d", n), func(b *testing.B) {
-			c0 := cputime.Process()
-			for b.Loop() {
-				CheckResult(st, "prov", "prov", res)
-			}
-			reportRates(b, b.N*n, cputime.Process()-c0)
-		})
-		resPer := signedResult(b, s, "prov", frames, true)
-		b.Run(fmt.Sprintf("check-result-per-frame/n=%d", n), func(b *testing.B) {
-			c0 := cputime.Process()
-			for b.Loop() {
-				CheckResult(st, "prov", "prov", resPer)
-			}
-			reportRates(b, b.N*n, cputime.Process()-c0)
-		})
+		for _, kind := range []struct {
+			name     string
+			perFrame bool
+		}{{"inclusion", false}, {"per-frame", true}} {
+			res := signedResult(b, s, "prov", frames, kind.perFrame)
+			b.Run(fmt.Sprintf("check-result-%s/n=%d", kind.name, n), func(b *testing.B) {
+				c0 := cputime.Process()
+				for b.Loop() {
+					CheckResult(st, "prov", "prov", res)
+				}
+				reportRates(b, b.N*n, cputime.Process()-c0)
+			})
+		}
 	}
 }
