@@ -29,7 +29,7 @@ func TestFilesProviderPassesOverHTTP(t *testing.T) {
 			t.Errorf("%s: %s", c.Name, c.Evidence)
 		}
 	}
-	for _, name := range []string{CheckFrameValidity, CheckBudgetHonesty, CheckVerifyHonesty, CheckProvenanceConsistency} {
+	for _, name := range []string{checkFrameValidity, checkBudgetHonesty, checkVerifyHonesty, checkProvenanceConsistency} {
 		if c, _ := rep.Check(name); c.Status != Pass {
 			t.Errorf("%s is %s, want pass (the docs give it frames to judge): %s", name, c.Status, c.Evidence)
 		}
