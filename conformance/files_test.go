@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/host/serve"
 )
 
 // TestFilesProviderPassesOverHTTP: ctxkit's built-in files provider, served
@@ -18,7 +18,7 @@ func TestFilesProviderPassesOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(host.Handler(files.New(ix)))
+	srv := httptest.NewServer(serve.HTTP(files.New(ix)))
 	defer srv.Close()
 	rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 10 * time.Second})
 	if err != nil {

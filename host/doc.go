@@ -3,11 +3,11 @@
 //
 // A Host registers providers under host-side ids (the routing and consent
 // key, and the provider part of every frame.ID they serve) over three
-// transports: in-process (InProcess, any Server), stdio (Stdio: a child
-// process with a cleared environment in its own process group, NDJSON with a
-// bounded line reader and a demultiplexing reader for correlated queries),
-// and HTTP (HTTP: one envelope per POST, plain http only to loopback, bearer
-// Credentials that never print).
+// transports: in-process (InProcess, any serve.Server), stdio (Stdio: a child
+// process started by transport.Stdio, with a demultiplexing reader for
+// correlated queries), and HTTP (HTTP: one envelope per POST through
+// transport.HTTP, plain http only to loopback, bearer Credentials that never
+// print).
 //
 // Each provider is handshaken once (version family H1/H3, H2, C5 scope
 // consistency, representation/resolve consistency) and gated on consent
@@ -20,6 +20,6 @@
 // frames (V1–V4); VerifyFileProvenance re-reads file provenance under trusted
 // roots; FanOut.UsageReport and AttributionReport account for what was served.
 //
-// ServeStdio and Handler are the provider side: they serve any Server so
-// that other CGP hosts can use it.
+// The provider side, serving a Go value to other CGP hosts, is package
+// serve; the byte transports are package transport.
 package host

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -160,7 +161,7 @@ func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool
 }
 
 // AddInProcess registers a Go value serving CGP in the host's process.
-func (h *Host) AddInProcess(id string, s Server) error {
+func (h *Host) AddInProcess(id string, s serve.Server) error {
 	return h.Register(id, InProcess(id, s))
 }
 

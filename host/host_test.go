@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -20,7 +21,7 @@ func childPIDs(h *Host) []int {
 	var out []int
 	for _, e := range h.entries() {
 		if s, ok := e.p.(*stdioProvider); ok {
-			out = append(out, s.c.proc.cmd.Process.Pid)
+			out = append(out, s.c.proc.Pid())
 		}
 	}
 	return out
@@ -481,7 +482,7 @@ func TestStderrCapturedBounded(t *testing.T) {
 	}
 	e, _ := h.lookup("noisy")
 	tail := Stderr(e.p)
-	if len(tail) > DefaultStderrLimit+100 || !strings.Contains(tail, "earlier bytes dropped") || !strings.Contains(tail, "noise") {
+	if len(tail) > transport.DefaultStderrLimit+100 || !strings.Contains(tail, "earlier bytes dropped") || !strings.Contains(tail, "noise") {
 		t.Errorf("stderr tail: %d bytes, %q…", len(tail), tail[:min(80, len(tail))])
 	}
 }

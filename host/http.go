@@ -10,12 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -72,24 +72,12 @@ type HTTPOptions struct {
 	MaxBody int64
 }
 
-// IsLoopback reports whether host (a URL host without port, brackets
-// allowed) is loopback: "localhost" in any case, 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // httpProvider speaks CGP with one envelope per POST.
 type httpProvider struct {
-	id     string
-	url    string
-	cred   Credential
-	client *http.Client
-	max    int64
+	id   string
+	url  string
+	cred Credential
+	tr   transport.HTTP
 
 	mu         sync.Mutex
 	correlated bool
@@ -118,7 +106,7 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	if u.User != nil {
 		return nil, false, newErr(id, "connect", ErrInsecureTransport, "credentials in the URL are refused; pass a Credential", nil)
 	}
-	loopback := IsLoopback(u.Hostname())
+	loopback := transport.IsLoopback(u.Hostname())
 	switch u.Scheme {
 	case "https":
 	case "http":
@@ -148,7 +136,11 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 		// the consent and C7 checks never saw.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &httpProvider{id: id, url: u.String(), cred: o.Credential, client: client, max: o.MaxBody}, loopback, nil
+	tr := transport.HTTP{URL: u.String(), Client: client, MaxBody: o.MaxBody}
+	if cred := o.Credential; !cred.IsZero() {
+		tr.Prepare = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+cred.value()) }
+	}
+	return &httpProvider{id: id, url: tr.URL, cred: o.Credential, tr: tr}, loopback, nil
 }
 
 // post sends one envelope and returns the reply envelope (nil for an empty
@@ -158,20 +150,11 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, newErr(p.id, op, ErrTransport, "building request", nil)
-	}
 	if env.Type() != "shutdown" {
 		p.contacted.Store(true)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if !p.cred.IsZero() {
-		req.Header.Set("Authorization", "Bearer "+p.cred.value())
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
+	x, _ := p.tr.Dial(ctx)
+	if err := x.Write(ctx, body); err != nil {
 		kind := ErrTransport
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = ErrTimeout
@@ -183,33 +166,30 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 		}
 		return nil, newErr(p.id, op, kind, "", scrub(err, p.cred))
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, p.max+1))
-	if err != nil {
-		return nil, newErr(p.id, op, ErrTransport, "reading body", scrub(err, p.cred))
-	}
-	if int64(len(data)) > p.max {
-		return nil, newErr(p.id, op, ErrMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.max), nil)
-	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
-	}
+	data, err := x.Read()
 	sec := p.secrets()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if e, derr := decodeEnvelope(bytes.TrimSpace(data)); derr == nil {
+	var se *transport.StatusError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, nil
+	case errors.As(err, new(*wire.TooLongError)):
+		return nil, newErr(p.id, op, ErrMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.tr.MaxBody), nil)
+	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
+		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
+	case se != nil:
+		if e, derr := decodeEnvelope(bytes.TrimSpace(se.Body)); derr == nil {
 			if we, ok := e.(*wire.Error); ok {
-				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we))
+				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(se.Code), we))
 			}
 		}
 		// Scrubbed before it is cut short, so no part of a credential
 		// survives the cut.
-		body := sec.scrubString(string(data))
-		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(body, 200)), nil)
+		text := sec.scrubString(string(se.Body))
+		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(se.Code)+": "+strconv.Quote(truncateForError(text, 200)), nil)
+	case err != nil:
+		return nil, newErr(p.id, op, ErrTransport, "reading body", scrub(err, p.cred))
 	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, nil
-	}
+
 	e, err := decodeEnvelope(data)
 	if err != nil {
 		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", sec.scrubError(err))
@@ -300,6 +280,6 @@ func (p *httpProvider) Shutdown(ctx context.Context) error {
 	if p.contacted.Load() {
 		_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
 	}
-	p.client.CloseIdleConnections()
+	p.tr.Client.CloseIdleConnections()
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -84,8 +85,8 @@ func TestCredentialRedacted(t *testing.T) {
 }
 
 // cgpServer serves s over HTTP and records the Authorization headers seen.
-func cgpServer(t *testing.T, s Server, auth *atomic.Value) *httptest.Server {
-	inner := Handler(s)
+func cgpServer(t *testing.T, s serve.Server, auth *atomic.Value) *httptest.Server {
+	inner := serve.HTTP(s)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if auth != nil {
 			auth.Store(r.Header.Get("Authorization"))
@@ -131,7 +132,7 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	// still treated as egress (C4), and is not even dialled before consent
 	// covers it. The transport maps the name to a local test server, so no
 	// real network is used, and counts the dials.
-	srv := httptest.NewTLSServer(Handler(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
+	srv := httptest.NewTLSServer(serve.HTTP(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
 	defer srv.Close()
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	addr := strings.TrimPrefix(srv.URL, "https://")

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -33,30 +35,20 @@ type Provider interface {
 	Shutdown(ctx context.Context) error
 }
 
-// Server is the provider side of CGP: what a Go value implements to be served
-// in-process (InProcess), over stdio (ServeStdio) or over HTTP (Handler).
-// Returning a *wire.Error from Query or Verify sends that error envelope, code
-// included; any other error is sent as code "internal".
-type Server interface {
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-}
-
-// inProcess adapts a Server to Provider. Requests and replies are copied
+// inProcess adapts a serve.Server to Provider. Requests and replies are copied
 // through their JSON encoding, so the provider and the host never share
 // memory (a provider cannot change a frame after the host audited it), and a
 // panic in the provider becomes ErrProviderCrashed for that call only.
 type inProcess struct {
 	id string
-	s  Server
+	s  serve.Server
 }
 
 // InProcess returns a Provider serving s in the host's own process. id names
 // the provider in errors. The host stops waiting for a call at its deadline
 // whatever s does; a Server that ignores ctx keeps its own goroutine until it
 // returns, so in-process providers should honour ctx.
-func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
+func InProcess(id string, s serve.Server) Provider { return &inProcess{id: id, s: s} }
 
 func (p *inProcess) guard(op string, err *error) {
 	if r := recover(); r != nil {
@@ -165,7 +157,7 @@ type StdioOptions struct {
 	// the shutdown envelope before killing its process group (default 2 s).
 	ShutdownGrace time.Duration
 	// StderrLimit is how many trailing bytes of the child's stderr are kept
-	// for diagnostics (default DefaultStderrLimit).
+	// for diagnostics (default transport.DefaultStderrLimit).
 	StderrLimit int
 	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
 	MaxLine int
@@ -224,11 +216,13 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 		env = append(env, name+"="+c.value())
 		sec = append(sec, secretsOf(c)...)
 	}
-	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit, !o.noCgroup)
+	tr := transport.Stdio{Program: program, Args: args, Env: env, Dir: o.Dir,
+		StderrLimit: o.StderrLimit, MaxLine: o.MaxLine, ShutdownGrace: o.ShutdownGrace, NoCgroup: o.noCgroup}
+	p, err := tr.Start()
 	if err != nil {
 		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
-	c := newConn(id, p, o.MaxLine, sec)
+	c := newConn(id, p, sec)
 	return &stdioProvider{id: id, opts: o, c: c}, nil
 }
 

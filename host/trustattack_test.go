@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
 )
 
 // countingProvider serves honest frames over loopback HTTP under the name
@@ -36,7 +37,7 @@ func newCountingProvider(t *testing.T, name string, flow frame.DataFlow) *counti
 		if bytes.Contains(body, []byte(`"type":"query"`)) {
 			c.queries.Add(1)
 		}
-		h := Handler(&honest{name: c.name.Load().(string), flow: flow, frames: []frame.Frame{mkFrame("a", "alpha evidence", 0.5)}})
+		h := serve.HTTP(&honest{name: c.name.Load().(string), flow: flow, frames: []frame.Frame{mkFrame("a", "alpha evidence", 0.5)}})
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
 	}))
