@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -474,12 +475,12 @@ const maxLine = wire.DefaultMaxLineBytes
 // shutdown (nil), end of input (nil), a cancelled ctx, or a crash mode
 // (ErrFixtureCrash). An over-long line is answered like any malformed line.
 func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	dec := wire.NewDecoder(r, nil)
+	c := transport.Stream(r, w, 0, nil)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := dec.ReadLine()
+		line, err := c.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -495,8 +496,8 @@ func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writ
 			return ErrFixtureCrash
 		}
 		if reply != nil {
-			if _, werr := w.Write(append(reply, '\n')); werr != nil {
-				return fmt.Errorf("fixture provider: write: %w", werr)
+			if werr := c.Write(ctx, reply); werr != nil {
+				return fmt.Errorf("fixture provider: %w", werr)
 			}
 		}
 		if act == actExit {
