@@ -15,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -86,9 +87,9 @@ func (r *hostRun) fail(name, sent, got, expected string) {
 
 // newHost builds a host with an in-memory consent store and short timeouts,
 // and returns it with a closer.
-func (r *hostRun) newHost(store *host.ConsentStore) (*host.Host, func()) {
+func (r *hostRun) newHost(store *consent.Store) (*host.Host, func()) {
 	if store == nil {
-		store = host.NewConsentStore()
+		store = consent.NewStore()
 	}
 	h := host.New(&host.Options{HandshakeTimeout: 5 * time.Second, QueryTimeout: 10 * time.Second, Consent: store})
 	return h, func() {
@@ -265,7 +266,7 @@ func (r *hostRun) consentGate() {
 	q := hostProbeQuery()
 	s := newStatic("egress", honestFrame("e", 10))
 	s.info.DataFlow = frame.DataFlow{Reads: true, Egress: true}
-	store := host.NewConsentStore()
+	store := consent.NewStore()
 	h, done := r.newHost(store)
 	defer done()
 	if err := h.AddInProcess("egress", s); err != nil {
@@ -287,7 +288,7 @@ func (r *hostRun) consentGate() {
 		r.fail(name, sent, fmt.Sprintf("the provider received %d queries", s.queries.Load()), "no payload sent before consent")
 		return
 	}
-	if err := store.Record(host.ConsentRecord{ProviderID: "egress", DataFlow: s.info.DataFlow, GrantedScope: "egress"}); err != nil {
+	if err := store.Record(consent.Record{ProviderID: "egress", DataFlow: s.info.DataFlow, GrantedScope: "egress"}); err != nil {
 		r.fail(name, "record consent", err.Error(), "recorded")
 		return
 	}
@@ -305,7 +306,7 @@ func (r *hostRun) scopeReceipt() {
 	q := hostProbeQuery()
 	s := newStatic("model", honestFrame("m", 10))
 	s.info.DataFlow = frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyModel}}
-	store := host.NewConsentStore()
+	store := consent.NewStore()
 	h, done := r.newHost(store)
 	defer done()
 	if err := h.AddInProcess("model", s); err != nil {
@@ -328,8 +329,8 @@ func (r *hostRun) scopeReceipt() {
 		r.fail(name, sent, fmt.Sprintf("the provider received %d queries", s.queries.Load()), "no payload sent without the receipt")
 		return
 	}
-	err := store.Grant(host.ConsentReceipt{ProviderID: "model", Scope: frame.ScopeThirdPartyModel, ProviderName: "model",
-		ProviderVersion: "1.0.0", Grantor: host.Grantor{Kind: "policy", ID: "conformance-suite"}, GrantedAt: "2026-07-21T00:00:00Z"})
+	err := store.Grant(consent.Receipt{ProviderID: "model", Scope: frame.ScopeThirdPartyModel, ProviderName: "model",
+		ProviderVersion: "1.0.0", Grantor: consent.Grantor{Kind: "policy", ID: "conformance-suite"}, GrantedAt: "2026-07-21T00:00:00Z"})
 	if err != nil {
 		r.fail(name, "grant a receipt", err.Error(), "granted")
 		return

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -142,3 +143,66 @@ func (e *CorrelationError) Error() string {
 
 // Is matches ErrCorrelationMismatch.
 func (e *CorrelationError) Is(target error) bool { return target == ErrCorrelationMismatch }
+
+// ConsentError reports a provider the consent gate stopped (C1, C2, C6): no
+// payload was sent (and, when BeforeConnect, no connection was opened).
+// Missing names the scopes lacking a receipt; when it is empty the provider
+// needs a legacy consent record. It matches ErrConsentRequired.
+type ConsentError struct {
+	// Provider is the host's id for the stopped provider.
+	Provider string
+	// Missing lists the egress scopes with no current receipt; empty when
+	// a legacy consent record is what is missing.
+	Missing []frame.EgressScope
+	// Reason says why consent held for the id did not cover the provider
+	// (expired, granted for another name or endpoint); empty when none was
+	// held.
+	Reason string
+	// Endpoint is where the host reaches the provider ("" when unnamed).
+	Endpoint string
+	// Name is the name the provider announced ("" when it was stopped
+	// before its handshake).
+	Name string
+	// BeforeConnect: the provider is egress whatever it declares (C4) and
+	// was stopped before any connection to it was opened.
+	BeforeConnect bool
+}
+
+// Error names the missing scopes (or the missing consent record), why held
+// consent did not cover the provider, and the ctxkit command that grants it.
+func (e *ConsentError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "host: query %q: %v", e.Provider, ErrConsentRequired)
+	switch {
+	case e.BeforeConnect:
+		fmt.Fprintf(&b, " (C4): provider at %q is off this machine and no consent covers it; no connection was opened", e.Endpoint)
+	case len(e.Missing) == 0:
+		b.WriteString(" (C1/C2): provider declares egress and no consent covering it is recorded")
+	default:
+		parts := make([]string, len(e.Missing))
+		for i, m := range e.Missing {
+			parts[i] = string(m)
+		}
+		fmt.Fprintf(&b, " (C6): no receipt covering it for egress scope(s) %s", strings.Join(parts, ", "))
+	}
+	if e.Reason != "" {
+		b.WriteString(" (" + e.Reason + ")")
+	}
+	b.WriteString("; grant with: ctxkit consent grant " + e.Provider)
+	if !e.BeforeConnect && len(e.Missing) > 0 {
+		b.WriteString(" --scope " + string(e.Missing[0]))
+	}
+	if e.Endpoint != "" {
+		b.WriteString(" --endpoint " + strconv.Quote(e.Endpoint))
+	}
+	if e.Name != "" {
+		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
+	} else {
+		b.WriteString(" --provider-name ANNOUNCED-NAME")
+	}
+	b.WriteString(" --grantor NAME")
+	return b.String()
+}
+
+// Is matches ErrConsentRequired.
+func (e *ConsentError) Is(target error) bool { return target == ErrConsentRequired }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
 )
 
 // FuzzConsentJournal: loading any journal bytes never panics; it either
@@ -19,7 +20,7 @@ func FuzzConsentJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "c")
 		os.WriteFile(p, data, 0o600)
-		s, err := OpenConsentStore(p)
+		s, err := consent.Open(p)
 		if err != nil {
 			return
 		}

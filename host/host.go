@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
@@ -57,7 +58,7 @@ type Options struct {
 	ShutdownGrace time.Duration
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
-	Consent *ConsentStore
+	Consent *consent.Store
 	// EmbeddingsFingerprint names the model behind query embeddings
 	// ("<model-id>/<dims>[/<norm>]"). A query's embedding is sent only to
 	// providers declaring exactly this fingerprint (E1); with none set, no
@@ -115,13 +116,13 @@ func New(opts *Options) *Host {
 		o.HandshakeTimeout = o.QueryTimeout
 	}
 	if o.Consent == nil {
-		o.Consent = NewConsentStore()
+		o.Consent = consent.NewStore()
 	}
 	return &Host{opts: o, byID: make(map[string]*entry)}
 }
 
 // Consent returns the host's consent store.
-func (h *Host) Consent() *ConsentStore { return h.opts.Consent }
+func (h *Host) Consent() *consent.Store { return h.opts.Consent }
 
 // Policy returns the host's per-frame audit policy.
 func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
@@ -294,7 +295,7 @@ func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 // is opened. That check is not cached, so consent granted later is honoured.
 func (h *Host) handshake(ctx context.Context, e *entry) error {
 	if e.forceEgr && !e.handshook.Load() {
-		if d := h.opts.Consent.Admit(ConsentSubject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
+		if d := h.opts.Consent.Admit(consent.Subject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
 			return &ConsentError{Provider: e.id, Reason: d.Reason, Endpoint: e.endpoint, BeforeConnect: true}
 		}
 	}
@@ -375,7 +376,7 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 
 // gate applies the consent rules to a handshaken provider.
 func (h *Host) gate(e *entry) error {
-	d := h.opts.Consent.EvaluateSubject(ConsentSubject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
+	d := h.opts.Consent.EvaluateSubject(consent.Subject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
 	if d.Permitted {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -310,7 +311,7 @@ func TestConsentGate(t *testing.T) {
 		t.Fatalf("recorder saw nothing at all (bad fixture): %q", got)
 	}
 	// Counterpart: after a consent record the provider is queried.
-	if err := h.Consent().Record(ConsentRecord{ProviderID: "egress", GrantedScope: "egress"}); err != nil {
+	if err := h.Consent().Record(consent.Record{ProviderID: "egress", GrantedScope: "egress"}); err != nil {
 		t.Fatal(err)
 	}
 	fo = h.QueryAll(context.Background(), q)
@@ -330,7 +331,7 @@ func TestScopeReceipt(t *testing.T) {
 	flow := frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly, frame.ScopeThirdPartyModel}}
 	h.AddInProcess("llm", &honest{flow: flow, seen: seen, frames: []frame.Frame{mkFrame("f", "abcd", 0.5)}})
 	// A legacy record does not satisfy a scope gate.
-	h.Consent().Record(ConsentRecord{ProviderID: "llm", GrantedScope: "all"})
+	h.Consent().Record(consent.Record{ProviderID: "llm", GrantedScope: "all"})
 	fo := h.QueryAll(context.Background(), probe())
 	o := fo.Outcomes[0]
 	if o.Status != StatusScopeReceiptRequired || len(o.Missing) != 1 || o.Missing[0] != frame.ScopeThirdPartyModel {
@@ -344,8 +345,8 @@ func TestScopeReceipt(t *testing.T) {
 		t.Fatal("provider was queried without a receipt")
 	default:
 	}
-	err := h.Consent().Grant(ConsentReceipt{ProviderID: "llm", Scope: frame.ScopeThirdPartyModel, ProviderName: "honest", ProviderVersion: "1.0.0",
-		Grantor: Grantor{Kind: "human", ID: "ada"}})
+	err := h.Consent().Grant(consent.Receipt{ProviderID: "llm", Scope: frame.ScopeThirdPartyModel, ProviderName: "honest", ProviderVersion: "1.0.0",
+		Grantor: consent.Grantor{Kind: "human", ID: "ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}

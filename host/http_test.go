@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -110,7 +111,7 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 	if fo.Outcomes[0].Status != StatusConsentRequired {
 		t.Fatalf("egress-declaring http provider: %+v", fo.Outcomes[0])
 	}
-	h.Consent().Record(ConsentRecord{ProviderID: "web", GrantedScope: "egress"})
+	h.Consent().Record(consent.Record{ProviderID: "web", GrantedScope: "egress"})
 	fo = h.QueryAll(context.Background(), probe())
 	if o := fo.Outcomes[0]; o.Status != StatusFrames || len(o.Frames) != 1 || o.Frames[0].Content != "over http" {
 		t.Fatalf("outcome: %+v", o)
@@ -164,7 +165,7 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	if err := h.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
 		t.Fatal(err)
 	}
-	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
+	h.Consent().Record(consent.Record{ProviderID: "remote", GrantedScope: "egress"})
 	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
 		t.Fatalf("after consent: %+v", o)
 	}
