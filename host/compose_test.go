@@ -94,7 +94,7 @@ func TestUsageReport(t *testing.T) {
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if r.BudgetRequested != 3000 || r.BudgetConsumed != 4 || !r.WithinBudget() {
+	if r.BudgetRequested != 3000 || r.BudgetConsumed != 4 || !r.withinBudget() {
 		t.Errorf("report: %+v", r)
 	}
 	if p := r.Providers[1]; p.FramesServed != 0 || p.FramesRejected != 1 || p.TokenCost != 0 {
@@ -124,7 +124,7 @@ func TestUsageReport(t *testing.T) {
 	if err := ar.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if share, ok := ar.CitedTokenShare(); !ok || share <= 0 || share >= 1 {
+	if share, ok := ar.citedTokenShare(); !ok || share <= 0 || share >= 1 {
 		t.Errorf("cited share = %v %v", share, ok)
 	}
 	ar.Uses = append(ar.Uses, ContextUse{Frame: frame.ID{Provider: "liar", Frame: "big"}, Selected: true})

@@ -17,11 +17,6 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// DefaultMaxLine is the longest NDJSON line the host accepts from a child
-// (the protocol's 16 MiB). A longer line is an error naming the limit; the
-// host never buffers more than this.
-const DefaultMaxLine = wire.DefaultMaxLineBytes
-
 // rawReply is one line from a provider, with only its routing members decoded.
 type rawReply struct {
 	typ  string
@@ -137,7 +132,7 @@ func (c *conn) readLoop() {
 			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed):
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "stdout closed; "+c.exitDetail(), nil))
 			case errors.As(err, new(*wire.TooLongError)):
-				c.breakWith(newErr(c.provider, "read", ErrMalformed, "", err))
+				c.breakWith(newErr(c.provider, "read", errMalformed, "", err))
 			default:
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "", err))
 			}
@@ -150,7 +145,7 @@ func (c *conn) readLoop() {
 		}
 		if err := json.Unmarshal(line, &head); err != nil || head.Type == "" {
 			detail := "undecodable line " + strconv.Quote(truncateForError(string(line), 64))
-			c.breakWith(newErr(c.provider, "read", ErrMalformed, detail, err))
+			c.breakWith(newErr(c.provider, "read", errMalformed, detail, err))
 			c.kill()
 			return
 		}
@@ -211,19 +206,19 @@ func (c *conn) route(r rawReply) {
 	c.mu.Unlock()
 }
 
-// breakCorrelation fails every correlated waiter with a CorrelationError
+// breakCorrelation fails every correlated waiter with a correlationError
 // naming its own id and what arrived, then tears the connection down: after
 // a wrong id no reply on this stream can be attributed with confidence.
 func (c *conn) breakCorrelation(got string) {
 	c.mu.Lock()
 	pend := c.pending
 	c.pending = make(map[string]chan rawReply)
-	c.broken = &CorrelationError{Provider: c.provider, Expected: "<any pending id>", Got: got}
+	c.broken = &correlationError{Provider: c.provider, Expected: "<any pending id>", Got: got}
 	lock := c.lockstep
 	c.lockstep = nil
 	c.mu.Unlock()
 	for id, ch := range pend {
-		ch <- rawReply{err: &CorrelationError{Provider: c.provider, Expected: id, Got: got}}
+		ch <- rawReply{err: &correlationError{Provider: c.provider, Expected: id, Got: got}}
 	}
 	if lock != nil {
 		lock <- rawReply{err: c.broken}

@@ -10,8 +10,13 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Sentinel errors a caller can branch on with errors.Is. Every error the host
-// returns for a provider failure matches exactly one of them.
+// Error kinds. Every error the host returns for a provider failure matches
+// exactly one of them with errors.Is; the exported ones are those a caller
+// acts on (retry later, fix the command, grant consent, stop using the
+// host, refuse an insecure URL). The others name the kind in the error's
+// text (and in the leg's Status); a provider's own error envelope is
+// reachable with errors.As as *wire.Error, a version mismatch as
+// *VersionMismatchError.
 var (
 	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
 	// its connection was torn down while a request was outstanding.
@@ -21,35 +26,35 @@ var (
 	ErrNotStarted = errors.New("provider could not be started")
 	// ErrTimeout: the provider did not answer within the host's deadline.
 	ErrTimeout = errors.New("provider timed out")
-	// ErrMalformed: the provider sent bytes that are not a CGP envelope
+	// errMalformed: the provider sent bytes that are not a CGP envelope
 	// (undecodable JSON, an over-long line, an HTTP body that is not one).
-	ErrMalformed = errors.New("malformed reply")
-	// ErrUnexpectedEnvelope: a well-formed envelope of the wrong type.
-	ErrUnexpectedEnvelope = errors.New("unexpected envelope")
-	// ErrCorrelationMismatch: a correlating provider echoed the wrong id (H4).
-	ErrCorrelationMismatch = errors.New("correlation id mismatch")
-	// ErrVersionMismatch: the provider's protocol family differs (H1/H3).
-	ErrVersionMismatch = errors.New("protocol version mismatch")
-	// ErrHandshake: the handshake_ack breaks a rule the host checks (H2, C5,
+	errMalformed = errors.New("malformed reply")
+	// errUnexpectedEnvelope: a well-formed envelope of the wrong type.
+	errUnexpectedEnvelope = errors.New("unexpected envelope")
+	// errCorrelationMismatch: a correlating provider echoed the wrong id (H4).
+	errCorrelationMismatch = errors.New("correlation id mismatch")
+	// errVersionMismatch: the provider's protocol family differs (H1/H3).
+	errVersionMismatch = errors.New("protocol version mismatch")
+	// errHandshake: the handshake_ack breaks a rule the host checks (H2, C5,
 	// representation/resolve consistency).
-	ErrHandshake = errors.New("handshake rejected")
-	// ErrProviderError: the provider answered with an error envelope.
-	ErrProviderError = errors.New("provider error")
-	// ErrUnauthorized: an HTTP provider answered 401.
-	ErrUnauthorized = errors.New("unauthorized")
+	errHandshake = errors.New("handshake rejected")
+	// errProviderError: the provider answered with an error envelope.
+	errProviderError = errors.New("provider error")
+	// errUnauthorized: an HTTP provider answered 401.
+	errUnauthorized = errors.New("unauthorized")
 	// ErrInsecureTransport: plain http:// to a non-loopback host (C7).
 	ErrInsecureTransport = errors.New("insecure transport refused")
-	// ErrTransport: any other transport failure (HTTP status, dial, I/O).
-	ErrTransport = errors.New("transport failure")
+	// errTransport: any other transport failure (HTTP status, dial, I/O).
+	errTransport = errors.New("transport failure")
 	// ErrConsentRequired: the provider needs consent the store does not hold
 	// (C1, C2, C6); no payload was sent.
 	ErrConsentRequired = errors.New("consent required")
-	// ErrUnknownProvider: no provider is registered under that id.
-	ErrUnknownProvider = errors.New("unknown provider")
+	// errUnknownProvider: no provider is registered under that id.
+	errUnknownProvider = errors.New("unknown provider")
 	// ErrClosed: the host or the provider connection was closed.
 	ErrClosed = errors.New("closed")
-	// ErrUnsupported: the provider did not declare the capability the call needs.
-	ErrUnsupported = errors.New("capability not declared")
+	// errUnsupported: the provider did not declare the capability the call needs.
+	errUnsupported = errors.New("capability not declared")
 )
 
 // Error is a provider failure: which provider, during which operation, of
@@ -107,7 +112,7 @@ func newErr(provider, op string, kind error, detail string, cause error) *Error 
 }
 
 // VersionMismatchError reports a provider whose protocol family differs from
-// the host's (H1/H3). It matches ErrVersionMismatch.
+// the host's (H1/H3). It matches errVersionMismatch.
 type VersionMismatchError struct {
 	Provider string // host-side id
 	// HostVersion is the protocol_version the host sent in its handshake.
@@ -119,15 +124,15 @@ type VersionMismatchError struct {
 // Error names both versions and the rule (H3).
 func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("host: handshake %q: %v (H3): host speaks %q, provider %q acknowledged %q",
-		e.Provider, ErrVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
+		e.Provider, errVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
 }
 
-// Is matches ErrVersionMismatch.
-func (e *VersionMismatchError) Is(target error) bool { return target == ErrVersionMismatch }
+// Is matches errVersionMismatch.
+func (e *VersionMismatchError) Is(target error) bool { return target == errVersionMismatch }
 
-// CorrelationError reports a reply whose correlation id does not match the
+// correlationError reports a reply whose correlation id does not match the
 // request's (H4). Got is "<absent>" when the reply carried no id.
-type CorrelationError struct {
+type correlationError struct {
 	// Provider is the host's id for the provider that replied.
 	Provider string
 	// Expected is the id the host sent with the query.
@@ -137,12 +142,12 @@ type CorrelationError struct {
 }
 
 // Error names the expected and received ids and the rule (H4).
-func (e *CorrelationError) Error() string {
-	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, ErrCorrelationMismatch, e.Expected, e.Got)
+func (e *correlationError) Error() string {
+	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, errCorrelationMismatch, e.Expected, e.Got)
 }
 
-// Is matches ErrCorrelationMismatch.
-func (e *CorrelationError) Is(target error) bool { return target == ErrCorrelationMismatch }
+// Is matches errCorrelationMismatch.
+func (e *correlationError) Is(target error) bool { return target == errCorrelationMismatch }
 
 // ConsentError reports a provider the consent gate stopped (C1, C2, C6): no
 // payload was sent (and, when BeforeConnect, no connection was opened).

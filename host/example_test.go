@@ -73,7 +73,7 @@ func ExampleVerifyFileProvenance() {
 func ExampleFrameChrome() {
 	// What the host reserves, per frame, out of a leg's share for the
 	// fence of a frame served by provider "files": the fixed fence bytes,
-	// the provider id and AttrAllowance bytes of id, kind and label.
+	// the provider id and attrAllowance bytes of id, kind and label.
 	fmt.Println(host.FrameChrome("files"), "budget tokens per frame")
 	// Output:
 	// 31 budget tokens per frame

@@ -169,7 +169,7 @@ func statusOf(err error) Status {
 			return StatusScopeReceiptRequired
 		}
 		return StatusConsentRequired
-	case errors.Is(err, ErrVersionMismatch):
+	case errors.Is(err, errVersionMismatch):
 		return StatusVersionMismatch
 	case errors.Is(err, ErrNotStarted):
 		return StatusNotStarted

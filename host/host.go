@@ -110,7 +110,7 @@ func New(opts *Options) *Host {
 		o.Version = wire.ProtocolVersion
 	}
 	if o.QueryTimeout <= 0 {
-		o.QueryTimeout = DefaultRequestTimeout
+		o.QueryTimeout = defaultRequestTimeout
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = o.QueryTimeout
@@ -136,10 +136,10 @@ func (h *Host) Register(id string, p Provider) error {
 	return h.register(id, p, "", false)
 }
 
-// RegisterAt is Register for a provider reached at endpoint (its URL or
+// registerAt is Register for a provider reached at endpoint (its URL or
 // command line): consent bound to an endpoint covers the provider only
 // when the endpoints are equal.
-func (h *Host) RegisterAt(id, endpoint string, p Provider) error {
+func (h *Host) registerAt(id, endpoint string, p Provider) error {
 	return h.register(id, p, endpoint, false)
 }
 
@@ -182,7 +182,7 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	if err != nil {
 		return err
 	}
-	if err := h.RegisterAt(id, CommandEndpoint(program, args), p); err != nil {
+	if err := h.registerAt(id, commandEndpoint(program, args), p); err != nil {
 		_ = p.Shutdown(context.Background())
 		return err
 	}
@@ -227,9 +227,9 @@ func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
 	return h.register(id, p, p.url, !loopback)
 }
 
-// CommandEndpoint is how a stdio provider's endpoint is named for consent:
+// commandEndpoint is how a stdio provider's endpoint is named for consent:
 // the program and its arguments joined by single spaces.
-func CommandEndpoint(program string, args []string) string {
+func commandEndpoint(program string, args []string) string {
 	return strings.Join(append([]string{program}, args...), " ")
 }
 
@@ -258,7 +258,7 @@ func (h *Host) lookup(id string) (*entry, error) {
 	}
 	e, ok := h.byID[id]
 	if !ok {
-		return nil, newErr(id, "query", ErrUnknownProvider, "", nil)
+		return nil, newErr(id, "query", errUnknownProvider, "", nil)
 	}
 	return e, nil
 }
@@ -369,7 +369,7 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 		}
 	}
 	if len(rules) > 0 {
-		return newErr(id, "handshake", ErrHandshake, strings.Join(rules, "; "), nil)
+		return newErr(id, "handshake", errHandshake, strings.Join(rules, "; "), nil)
 	}
 	return nil
 }
@@ -384,7 +384,7 @@ func (h *Host) gate(e *entry) error {
 }
 
 // QueryProvider queries one provider directly: handshake if needed, consent
-// gate, the per-request timeout. It returns typed errors (ErrUnknownProvider,
+// gate, the per-request timeout. It returns typed errors (errUnknownProvider,
 // *ConsentError, ErrTimeout, provider errors ...) and does not audit the
 // reply; use QueryAll for audited results.
 func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*wire.Result, error) {

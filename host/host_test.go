@@ -69,7 +69,7 @@ func TestVersionRejectUnderDeadline(t *testing.T) {
 	start := time.Now()
 	_, err := h.Connect(ctx, "v2")
 	var vm *VersionMismatchError
-	if !errors.As(err, &vm) || !errors.Is(err, ErrVersionMismatch) {
+	if !errors.As(err, &vm) || !errors.Is(err, errVersionMismatch) {
 		t.Fatalf("Connect v2 = %v, want VersionMismatchError", err)
 	}
 	if vm.ProviderVersion != "contextgraph/2.0" || !strings.Contains(err.Error(), "contextgraph/2.0") {
@@ -133,7 +133,7 @@ func TestHandshakeRules(t *testing.T) {
 			defer h.Close(context.Background())
 			h.AddInProcess("p", &fixedAck{c.ack})
 			_, err := h.Connect(context.Background(), "p")
-			if !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), c.rule) {
+			if !errors.Is(err, errHandshake) || !strings.Contains(err.Error(), c.rule) {
 				t.Fatalf("err = %v, want handshake rejection naming %s", err, c.rule)
 			}
 		})
@@ -154,7 +154,7 @@ func TestBudgetDrop(t *testing.T) {
 	h.AddInProcess("liar", &honest{frames: []frame.Frame{lying("big", 1200)}})
 	h.AddInProcess("fine", &honest{frames: []frame.Frame{lying("ok", 200)}})
 	fo := h.QueryAll(context.Background(), probe())
-	liars := fo.BudgetLiars()
+	liars := fo.budgetLiars()
 	if len(liars) != 1 || liars[0].Provider != "liar" || liars[0].ClaimedTokens != 1200 || liars[0].Query.MaxTokens != 1000 {
 		t.Fatalf("liars = %+v", liars)
 	}
@@ -175,7 +175,7 @@ func TestBudgetDrop(t *testing.T) {
 	defer h2.Close(context.Background())
 	h2.AddInProcess("fine", &honest{frames: []frame.Frame{mkFrame("ok", strings.Repeat("x", 800), 0.5)}})
 	fo = h2.QueryAll(context.Background(), probe())
-	if len(fo.BudgetLiars()) != 0 || len(fo.Accepted()) != 1 {
+	if len(fo.budgetLiars()) != 0 || len(fo.Accepted()) != 1 {
 		t.Errorf("honest 200-token frame: %+v", fo.Outcomes)
 	}
 }
@@ -193,7 +193,7 @@ func TestFrameFlood(t *testing.T) {
 	q := probe()
 	q.MaxFrames = 3
 	fo := h.QueryAll(context.Background(), q)
-	if fl := fo.FrameFloods(); len(fl) != 1 || fl[0].Provider != "flood" || fl[0].ReturnedFrames != 12 {
+	if fl := fo.frameFloods(); len(fl) != 1 || fl[0].Provider != "flood" || fl[0].ReturnedFrames != 12 {
 		t.Fatalf("floods = %+v", fl)
 	}
 	if n := len(fo.Accepted()); n != 2 {
@@ -419,7 +419,7 @@ func TestHugeLineIsBounded(t *testing.T) {
 	addFake(t, h, "big", "bigline")
 	fo := h.QueryAll(context.Background(), probe())
 	o := fo.Outcomes[0]
-	if o.Status != StatusFailed || !errors.Is(o.Err, ErrMalformed) || !strings.Contains(o.Err.Error(), "limit") {
+	if o.Status != StatusFailed || !errors.Is(o.Err, errMalformed) || !strings.Contains(o.Err.Error(), "limit") {
 		t.Fatalf("outcome = %v %v", o.Status, o.Err)
 	}
 }
@@ -433,11 +433,11 @@ func TestGarbageAndWrongID(t *testing.T) {
 	addFake(t, h, "noid", "noid", "CTXKIT_CORR=1")
 	addFake(t, h, "coded", "error")
 	fo := h.QueryAll(context.Background(), probe())
-	if o := fo.Outcomes[0]; !errors.Is(o.Err, ErrMalformed) || o.Status != StatusFailed {
+	if o := fo.Outcomes[0]; !errors.Is(o.Err, errMalformed) || o.Status != StatusFailed {
 		t.Errorf("garbage: %v %v", o.Status, o.Err)
 	}
 	for _, o := range fo.Outcomes[1:3] {
-		var ce *CorrelationError
+		var ce *correlationError
 		if !errors.As(o.Err, &ce) || ce.Expected == "" || o.Status != StatusFailed {
 			t.Errorf("%s: %v %v", o.Provider, o.Status, o.Err)
 		}

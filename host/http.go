@@ -68,7 +68,7 @@ type HTTPOptions struct {
 	// Transport carries the requests (default: a fresh http.Transport).
 	// Tests use it to observe that no connection is attempted.
 	Transport http.RoundTripper
-	// MaxBody is the largest response body read (default DefaultMaxLine).
+	// MaxBody is the largest response body read (default wire.DefaultMaxLineBytes).
 	MaxBody int64
 }
 
@@ -101,7 +101,7 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, false, newErr(id, "connect", ErrTransport, "unparsable provider URL", nil)
+		return nil, false, newErr(id, "connect", errTransport, "unparsable provider URL", nil)
 	}
 	if u.User != nil {
 		return nil, false, newErr(id, "connect", ErrInsecureTransport, "credentials in the URL are refused; pass a Credential", nil)
@@ -114,13 +114,13 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 			return nil, false, newErr(id, "connect", ErrInsecureTransport, "plain http to non-loopback host "+strconv.Quote(u.Hostname())+" (C7); use https", nil)
 		}
 	default:
-		return nil, false, newErr(id, "connect", ErrTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
+		return nil, false, newErr(id, "connect", errTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultRequestTimeout
+		o.Timeout = defaultRequestTimeout
 	}
 	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxLine
+		o.MaxBody = wire.DefaultMaxLineBytes
 	}
 	rt := o.Transport
 	if rt == nil {
@@ -155,7 +155,7 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	}
 	x, _ := p.tr.Dial(ctx)
 	if err := x.Write(ctx, body); err != nil {
-		kind := ErrTransport
+		kind := errTransport
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = ErrTimeout
 		} else {
@@ -173,29 +173,29 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	case errors.Is(err, io.EOF):
 		return nil, nil
 	case errors.As(err, new(*wire.TooLongError)):
-		return nil, newErr(p.id, op, ErrMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.tr.MaxBody), nil)
+		return nil, newErr(p.id, op, errMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.tr.MaxBody), nil)
 	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
-		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
+		return nil, newErr(p.id, op, errUnauthorized, "HTTP 401", nil)
 	case se != nil:
 		if e, derr := decodeEnvelope(bytes.TrimSpace(se.Body)); derr == nil {
 			if we, ok := e.(*wire.Error); ok {
-				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(se.Code), we))
+				return nil, sec.scrubError(newErr(p.id, op, errProviderError, "HTTP "+strconv.Itoa(se.Code), we))
 			}
 		}
 		// Scrubbed before it is cut short, so no part of a credential
 		// survives the cut.
 		text := sec.scrubString(string(se.Body))
-		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(se.Code)+": "+strconv.Quote(truncateForError(text, 200)), nil)
+		return nil, newErr(p.id, op, errTransport, "HTTP "+strconv.Itoa(se.Code)+": "+strconv.Quote(truncateForError(text, 200)), nil)
 	case err != nil:
-		return nil, newErr(p.id, op, ErrTransport, "reading body", scrub(err, p.cred))
+		return nil, newErr(p.id, op, errTransport, "reading body", scrub(err, p.cred))
 	}
 
 	e, err := decodeEnvelope(data)
 	if err != nil {
-		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", sec.scrubError(err))
+		return nil, newErr(p.id, op, errMalformed, "response body is not a CGP envelope", sec.scrubError(err))
 	}
 	if we, ok := e.(*wire.Error); ok {
-		return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+		return nil, sec.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if sec.echoed(data, e) {
 		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
@@ -217,7 +217,7 @@ func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.Han
 	}
 	ack, ok := e.(*wire.HandshakeAck)
 	if !ok {
-		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want handshake_ack", nil)
+		return nil, newErr(p.id, "handshake", errUnexpectedEnvelope, "got "+typeOf(e)+", want handshake_ack", nil)
 	}
 	p.mu.Lock()
 	p.correlated = ack.Capabilities.Correlation
@@ -246,14 +246,14 @@ func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result,
 	}
 	f, ok := e.(*wire.Frames)
 	if !ok {
-		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want frames", nil)
+		return nil, newErr(p.id, "query", errUnexpectedEnvelope, "got "+typeOf(e)+", want frames", nil)
 	}
 	if corr && f.ID != id {
 		got := f.ID
 		if got == "" {
 			got = "<absent>"
 		}
-		return nil, &CorrelationError{Provider: p.id, Expected: id, Got: got}
+		return nil, &correlationError{Provider: p.id, Expected: id, Got: got}
 	}
 	return &f.Result, nil
 }
@@ -265,7 +265,7 @@ func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdi
 	}
 	v, ok := e.(*wire.Verified)
 	if !ok {
-		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want verified", nil)
+		return nil, newErr(p.id, "verify", errUnexpectedEnvelope, "got "+typeOf(e)+", want verified", nil)
 	}
 	return v.Response.Verdicts, nil
 }

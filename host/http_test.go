@@ -120,7 +120,7 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 		t.Errorf("authorization header = %v", got)
 	}
 	out := h.Verify(context.Background(), []frame.ID{{Provider: "web", Frame: "h", Digest: "sha256:" + string(make64('a'))}})
-	if len(out.Dropped) != 1 || out.Dropped[0].Reason != DropStale {
+	if len(out.Dropped) != 1 || out.Dropped[0].Reason != dropStale {
 		t.Errorf("verify over http: %+v", out)
 	}
 	if err := h.Close(context.Background()); err != nil {
@@ -212,11 +212,11 @@ func TestHTTPStatusHandling(t *testing.T) {
 			t.Errorf("%s: credential in error", m)
 		}
 	}
-	check("401", ErrUnauthorized)
-	check("400", ErrProviderError)
-	check("502", ErrTransport)
-	check("garbage", ErrMalformed)
-	check("wrongid", ErrCorrelationMismatch)
+	check("401", errUnauthorized)
+	check("400", errProviderError)
+	check("502", errTransport)
+	check("garbage", errMalformed)
+	check("wrongid", errCorrelationMismatch)
 	mode.Store("400")
 	_, err := h.QueryProvider(context.Background(), "p", probe())
 	var we *wire.Error

@@ -72,11 +72,11 @@ func (p *inProcess) Handshake(ctx context.Context, version string) (ack *wire.Ha
 		return nil, p.wrap("handshake", err)
 	}
 	if a == nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "nil acknowledgement", nil)
+		return nil, newErr(p.id, "handshake", errMalformed, "nil acknowledgement", nil)
 	}
 	ack = new(wire.HandshakeAck)
 	if err := copyJSON(a, ack); err != nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "", err)
+		return nil, newErr(p.id, "handshake", errMalformed, "", err)
 	}
 	return ack, nil
 }
@@ -92,11 +92,11 @@ func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result
 		return nil, p.wrap("query", err)
 	}
 	if r == nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "nil result", nil)
+		return nil, newErr(p.id, "query", errMalformed, "nil result", nil)
 	}
 	res = new(wire.Result)
 	if err := copyJSON(r, res); err != nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "", err)
+		return nil, newErr(p.id, "query", errMalformed, "", err)
 	}
 	return res, nil
 }
@@ -109,7 +109,7 @@ func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) (vs []wire.Verdi
 		return nil, p.wrap("verify", err)
 	}
 	if err := copyJSON(out, &vs); err != nil {
-		return nil, newErr(p.id, "verify", ErrMalformed, "", err)
+		return nil, newErr(p.id, "verify", errMalformed, "", err)
 	}
 	return vs, nil
 }
@@ -125,12 +125,12 @@ func (p *inProcess) Shutdown(ctx context.Context) (err error) {
 func (p *inProcess) wrap(op string, err error) error {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return newErr(p.id, op, ErrProviderError, "", we)
+		return newErr(p.id, op, errProviderError, "", we)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return newErr(p.id, op, ErrTimeout, "", err)
 	}
-	return newErr(p.id, op, ErrProviderError, "", err)
+	return newErr(p.id, op, errProviderError, "", err)
 }
 
 // StdioOptions configures a stdio provider. Nil or zero fields mean the
@@ -151,7 +151,7 @@ type StdioOptions struct {
 	// HandshakeTimeout bounds the handshake (default: RequestTimeout). A
 	// deadline on the caller's context bounds it too, when it comes first.
 	HandshakeTimeout time.Duration
-	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
+	// RequestTimeout bounds each query and verify (default defaultRequestTimeout).
 	RequestTimeout time.Duration
 	// ShutdownGrace is how long Shutdown waits for the child to exit after
 	// the shutdown envelope before killing its process group (default 2 s).
@@ -159,7 +159,7 @@ type StdioOptions struct {
 	// StderrLimit is how many trailing bytes of the child's stderr are kept
 	// for diagnostics (default transport.DefaultStderrLimit).
 	StderrLimit int
-	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
+	// MaxLine is the longest reply line accepted (default wire.DefaultMaxLineBytes).
 	MaxLine int
 
 	noCgroup bool // tests: end the tree without a cgroup (the fallback)
@@ -167,8 +167,8 @@ type StdioOptions struct {
 
 // Transport defaults.
 const (
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultShutdownGrace  = 2 * time.Second
+	defaultRequestTimeout = 30 * time.Second
+	defaultShutdownGrace  = 2 * time.Second
 )
 
 func (o *StdioOptions) withDefaults() StdioOptions {
@@ -177,13 +177,13 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 		v = *o
 	}
 	if v.RequestTimeout <= 0 {
-		v.RequestTimeout = DefaultRequestTimeout
+		v.RequestTimeout = defaultRequestTimeout
 	}
 	if v.HandshakeTimeout <= 0 {
 		v.HandshakeTimeout = v.RequestTimeout
 	}
 	if v.ShutdownGrace <= 0 {
-		v.ShutdownGrace = DefaultShutdownGrace
+		v.ShutdownGrace = defaultShutdownGrace
 	}
 	return v
 }
@@ -243,10 +243,10 @@ func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	if err != nil {
 		// The line was framed and routed correctly, so the stream stays
 		// usable; only this request fails.
-		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
+		return nil, newErr(p.id, op, errMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
 	}
 	if we, ok := env.(*wire.Error); ok {
-		return nil, p.c.secrets.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+		return nil, p.c.secrets.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if p.c.secrets.echoed(r.line, env) {
 		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
@@ -267,7 +267,7 @@ func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.Ha
 	}
 	ack, ok := env.(*wire.HandshakeAck)
 	if !ok {
-		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
+		return nil, newErr(p.id, "handshake", errUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
 	}
 	p.mu.Lock()
 	p.correlated = ack.Capabilities.Correlation
@@ -291,7 +291,7 @@ func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result
 	}
 	f, ok := env.(*wire.Frames)
 	if !ok {
-		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
+		return nil, newErr(p.id, "query", errUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
 	}
 	return &f.Result, nil
 }
@@ -309,7 +309,7 @@ func (p *stdioProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verd
 	}
 	v, ok := env.(*wire.Verified)
 	if !ok {
-		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
+		return nil, newErr(p.id, "verify", errUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
 	}
 	return v.Response.Verdicts, nil
 }

@@ -102,7 +102,7 @@ func (s secrets) scrubError(err error) error {
 		c.ProviderName = s.scrubString(c.ProviderName)
 		c.ProviderVersion = s.scrubString(c.ProviderVersion)
 		return &c
-	case *CorrelationError:
+	case *correlationError:
 		c := *e
 		c.Got = s.scrubString(c.Got)
 		return &c

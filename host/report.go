@@ -113,8 +113,8 @@ func (f *FanOut) Failures() []Outcome {
 	return out
 }
 
-// WithStatus returns the legs with status s.
-func (f *FanOut) WithStatus(s Status) []Outcome {
+// withStatus returns the legs with status s.
+func (f *FanOut) withStatus(s Status) []Outcome {
 	var out []Outcome
 	for _, o := range f.Outcomes {
 		if o.Status == s {
@@ -124,11 +124,11 @@ func (f *FanOut) WithStatus(s Status) []Outcome {
 	return out
 }
 
-// BudgetLiars returns the legs dropped under B2.
-func (f *FanOut) BudgetLiars() []Outcome { return f.WithStatus(StatusBudgetLie) }
+// budgetLiars returns the legs dropped under B2.
+func (f *FanOut) budgetLiars() []Outcome { return f.withStatus(StatusBudgetLie) }
 
-// FrameFloods returns the legs dropped under B4.
-func (f *FanOut) FrameFloods() []Outcome { return f.WithStatus(StatusFrameFlood) }
+// frameFloods returns the legs dropped under B4.
+func (f *FanOut) frameFloods() []Outcome { return f.withStatus(StatusFrameFlood) }
 
 // Excluded returns every frame the audit refused, across legs.
 func (f *FanOut) Excluded() []ExcludedFrame {
@@ -139,8 +139,8 @@ func (f *FanOut) Excluded() []ExcludedFrame {
 	return out
 }
 
-// TotalAcceptedTokens is Σ declared token_cost of the accepted frames.
-func (f *FanOut) TotalAcceptedTokens() uint64 {
+// totalAcceptedTokens is Σ declared token_cost of the accepted frames.
+func (f *FanOut) totalAcceptedTokens() uint64 {
 	var n uint64
 	for _, pf := range f.Accepted() {
 		n += uint64(pf.Frame.TokenCost)
@@ -253,8 +253,8 @@ func (r *UsageReport) Check() error {
 	return nil
 }
 
-// WithinBudget reports whether budget_consumed ≤ budget_requested.
-func (r *UsageReport) WithinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
+// withinBudget reports whether budget_consumed ≤ budget_requested.
+func (r *UsageReport) withinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
 
 // ContextUse is one frame's attribution (A1–A2): whether the composer
 // selected it, whether it was rendered into the prompt, and whether the
@@ -306,9 +306,9 @@ func (a *AttributionReport) Check() error {
 	return a.Usage.Check()
 }
 
-// CitedTokenShare is cited tokens over rendered tokens (billed costs), and
+// citedTokenShare is cited tokens over rendered tokens (billed costs), and
 // false when nothing was rendered.
-func (a *AttributionReport) CitedTokenShare() (float64, bool) {
+func (a *AttributionReport) citedTokenShare() (float64, bool) {
 	cost := make(map[frame.ID]uint64)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {

@@ -215,9 +215,9 @@ func TestNoConnectionThroughProxy(t *testing.T) {
 
 func TestScrubbedErrorsKeepTheirKind(t *testing.T) {
 	sec := secretsOf(NewCredential("s3cr3t-token"))
-	err := sec.scrubError(fmt.Errorf("wrapped: %w", newErr("p", "query", ErrTransport, "said s3cr3t-token", nil)))
-	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, ErrTransport) {
-		t.Errorf("scrubbed: %v (is transport: %v)", err, errors.Is(err, ErrTransport))
+	err := sec.scrubError(fmt.Errorf("wrapped: %w", newErr("p", "query", errTransport, "said s3cr3t-token", nil)))
+	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, errTransport) {
+		t.Errorf("scrubbed: %v (is transport: %v)", err, errors.Is(err, errTransport))
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -22,14 +22,14 @@ type DropReason int
 
 // Reasons a held frame is not reused.
 const (
-	DropStale             DropReason = iota // provider says the content changed (V4)
-	DropGone                                // provider says the frame no longer exists (V4)
-	DropUnknown                             // provider answered unknown, or gave no verdict (V2)
-	DropNoDigest                            // identity has no digest: never reused unchecked (D3), not sent (V1)
-	DropVerifyUnsupported                   // provider did not declare verify: not asked
-	DropUnknownProvider                     // no provider registered under that id
-	DropConsentRequired                     // the consent gate refuses the provider now
-	DropVerifyFailed                        // the verify request failed (timeout, crash, error)
+	dropStale             DropReason = iota // provider says the content changed (V4)
+	dropGone                                // provider says the frame no longer exists (V4)
+	dropUnknown                             // provider answered unknown, or gave no verdict (V2)
+	dropNoDigest                            // identity has no digest: never reused unchecked (D3), not sent (V1)
+	dropVerifyUnsupported                   // provider did not declare verify: not asked
+	dropUnknownProvider                     // no provider registered under that id
+	dropConsentRequired                     // the consent gate refuses the provider now
+	dropVerifyFailed                        // the verify request failed (timeout, crash, error)
 )
 
 var dropNames = [...]string{"stale", "gone", "unknown", "no_digest", "verify_unsupported", "unknown_provider", "consent_required", "verify_failed"}
@@ -61,7 +61,7 @@ type VerifyDrop struct {
 
 // WarrantsRequery reports whether re-querying could bring the evidence back
 // (every reason but gone).
-func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != DropGone }
+func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != dropGone }
 
 // VerifyOutcome partitions the held identities: every one is either retained
 // (its provider answered valid) or dropped with a reason. Default deny.
@@ -140,22 +140,22 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 	}
 	e, err := h.lookup(pid)
 	if err != nil {
-		return all(DropUnknownProvider, err.Error())
+		return all(dropUnknownProvider, err.Error())
 	}
 	if err := h.handshake(ctx, e); err != nil {
-		return all(DropVerifyFailed, err.Error())
+		return all(dropVerifyFailed, err.Error())
 	}
 	if !e.ack.Capabilities.Verify {
-		return all(DropVerifyUnsupported, "provider did not declare verify")
+		return all(dropVerifyUnsupported, "provider did not declare verify")
 	}
 	if err := h.gate(e); err != nil {
-		return all(DropConsentRequired, err.Error())
+		return all(dropConsentRequired, err.Error())
 	}
 	var send []frame.ID
 	seen := make(map[frame.ID]bool)
 	for _, id := range ids {
 		if !id.Verifiable() {
-			out[id] = &VerifyDrop{Reason: DropNoDigest, Detail: "no content digest: requery instead"}
+			out[id] = &VerifyDrop{Reason: dropNoDigest, Detail: "no content digest: requery instead"}
 			continue
 		}
 		if !seen[id] {
@@ -184,7 +184,7 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 		r.err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
 	}
 	if r.err != nil {
-		return all(DropVerifyFailed, e.secrets.scrubError(r.err).Error())
+		return all(dropVerifyFailed, e.secrets.scrubError(r.err).Error())
 	}
 	byID := make(map[frame.ID]wire.Verdict, len(r.v))
 	for _, v := range r.v {
@@ -196,15 +196,15 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 		v, ok := byID[id]
 		switch {
 		case !ok:
-			out[id] = &VerifyDrop{Reason: DropUnknown, Detail: "no verdict returned"}
+			out[id] = &VerifyDrop{Reason: dropUnknown, Detail: "no verdict returned"}
 		case v.Status == wire.StatusValid:
 			out[id] = nil
 		case v.Status == wire.StatusStale:
-			out[id] = &VerifyDrop{Reason: DropStale, ReplacementDigest: v.ReplacementDigest}
+			out[id] = &VerifyDrop{Reason: dropStale, ReplacementDigest: v.ReplacementDigest}
 		case v.Status == wire.StatusGone:
-			out[id] = &VerifyDrop{Reason: DropGone}
+			out[id] = &VerifyDrop{Reason: dropGone}
 		default:
-			out[id] = &VerifyDrop{Reason: DropUnknown, Detail: "verdict " + string(v.Status)}
+			out[id] = &VerifyDrop{Reason: dropUnknown, Detail: "verdict " + string(v.Status)}
 		}
 	}
 	return out

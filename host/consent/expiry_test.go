@@ -45,8 +45,8 @@ func TestConsentExpiryIsHonoured(t *testing.T) {
 	if d := s.Evaluate("q", legacy); d.Permitted || !strings.Contains(d.Reason, "expired") {
 		t.Errorf("expired record: %+v", d)
 	}
-	if s.HasReceipt("p", frame.ScopeThirdPartyIndex) || s.HasRecord("q") {
-		t.Error("HasReceipt/HasRecord count expired consent")
+	if s.hasReceipt("p", frame.ScopeThirdPartyIndex) || s.hasRecord("q") {
+		t.Error("hasReceipt/hasRecord count expired consent")
 	}
 	if !Expired("2030-01-01T13:00:00Z", now) || Expired("", now) || Expired("2030-01-01T13:00:01Z", now) {
 		t.Error("Expired disagrees with now < expires_at")

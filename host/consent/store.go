@@ -523,9 +523,9 @@ func Expired(expiresAt string, now time.Time) bool {
 	return expiredAt(expiresAt, frame.TimestampOf(now))
 }
 
-// HasRecord reports whether a legacy record in force (not revoked, not
+// hasRecord reports whether a legacy record in force (not revoked, not
 // expired) exists for provider.
-func (s *Store) HasRecord(provider string) bool {
+func (s *Store) hasRecord(provider string) bool {
 	ok := false
 	_ = s.read(func(st *consentState, now frame.Timestamp) {
 		r, found := st.records[provider]
@@ -534,16 +534,16 @@ func (s *Store) HasRecord(provider string) bool {
 	return ok
 }
 
-// HasReceipt reports whether a receipt for (provider, scope) is in force:
+// hasReceipt reports whether a receipt for (provider, scope) is in force:
 // not revoked and not expired.
-func (s *Store) HasReceipt(provider string, scope frame.EgressScope) bool {
-	_, ok := s.LiveReceipt(provider, scope, s.now())
+func (s *Store) hasReceipt(provider string, scope frame.EgressScope) bool {
+	_, ok := s.liveReceipt(provider, scope, s.now())
 	return ok
 }
 
-// LiveReceipt returns a receipt for (provider, scope) in force at now
+// liveReceipt returns a receipt for (provider, scope) in force at now
 // (not revoked, now < expires_at compared as protocol timestamps).
-func (s *Store) LiveReceipt(provider string, scope frame.EgressScope, now time.Time) (Receipt, bool) {
+func (s *Store) liveReceipt(provider string, scope frame.EgressScope, now time.Time) (Receipt, bool) {
 	ts := frame.TimestampOf(now)
 	var out Receipt
 	found := false

@@ -91,14 +91,14 @@ func TestConsentPersistence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s2.HasReceipt("p", frame.ScopeThirdPartyModel) || s2.HasReceipt("p", frame.ScopeOrgTenant) || !s2.HasRecord("q") {
+	if !s2.hasReceipt("p", frame.ScopeThirdPartyModel) || s2.hasReceipt("p", frame.ScopeOrgTenant) || !s2.hasRecord("q") {
 		t.Errorf("reloaded state wrong: %+v %+v", s2.Receipts(), s2.Records())
 	}
 	if err := s2.Grant(Receipt{ProviderID: "z", Scope: "a:b", Grantor: g}); err != nil {
 		t.Fatal(err)
 	}
 	s3, err := Open(path)
-	if err != nil || !s3.HasReceipt("z", "a:b") {
+	if err != nil || !s3.hasReceipt("z", "a:b") {
 		t.Fatalf("append after repair: %v", err)
 	}
 	// A damaged line in the middle is an error, never an empty store.
@@ -138,7 +138,7 @@ func TestConsentSurvivesKill(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	s, err := Open(path)
-	if err != nil || !s.HasReceipt("p", "a:b") {
+	if err != nil || !s.hasReceipt("p", "a:b") {
 		t.Fatalf("acknowledged receipt lost: %v", err)
 	}
 }
@@ -187,13 +187,13 @@ func TestLiveReceiptComparesInstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(ns int) time.Time { return time.Date(2026, 7, 1, 12, 0, 0, ns, time.UTC) }
-	if _, ok := s.LiveReceipt("p", "acme:vault", at(500e6)); !ok {
+	if _, ok := s.liveReceipt("p", "acme:vault", at(500e6)); !ok {
 		t.Error("receipt lapsed 0.4 s before its expiry")
 	}
-	if _, ok := s.LiveReceipt("p", "acme:vault", at(900e6)); ok {
+	if _, ok := s.liveReceipt("p", "acme:vault", at(900e6)); ok {
 		t.Error("receipt live at its expiry instant")
 	}
-	if _, ok := s.LiveReceipt("p", "acme:vault", at(950e6)); ok {
+	if _, ok := s.liveReceipt("p", "acme:vault", at(950e6)); ok {
 		t.Error("receipt live after its expiry")
 	}
 }
