@@ -377,7 +377,10 @@ func (c *conn) close(grace time.Duration) error {
 	var err error
 	c.closeOnce.Do(func() {
 		if c.proc != nil {
-			err = c.proc.Stop(grace)
+			// The caller's grace may be shorter than the child's.
+			t := time.AfterFunc(grace, c.proc.Kill)
+			err = c.proc.Close()
+			t.Stop()
 		} else {
 			err = c.link.Close()
 		}

@@ -18,7 +18,7 @@
 // validity exclude the frame or drop the leg, per AuditPolicy) before its
 // frames reach the composer through FanOut.Compose. Verify revalidates held
 // frames (V1–V4); VerifyFileProvenance re-reads file provenance under trusted
-// roots; FanOut.UsageReport and AttributionReport account for what was served.
+// roots; FanOut.UsageReport and attributionReport account for what was served.
 //
 // The provider side, serving a Go value to other CGP hosts, is package
 // serve; the byte transports are package transport.

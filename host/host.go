@@ -77,7 +77,7 @@ type Options struct {
 // entry is one registered provider.
 type entry struct {
 	id        string
-	p         Provider
+	p         provider
 	forceEgr  bool   // C4: a non-loopback HTTP provider is egress whatever it claims
 	endpoint  string // URL or command line, what consent is bound to ("" when unnamed)
 	secrets   secrets
@@ -132,18 +132,18 @@ func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 // first use (or Connect), so a provider that fails it shows up as a typed
 // leg outcome rather than aborting a fan-out. The host owns p from here on
 // and shuts it down in Close.
-func (h *Host) Register(id string, p Provider) error {
+func (h *Host) add(id string, p provider) error {
 	return h.register(id, p, "", false)
 }
 
 // registerAt is Register for a provider reached at endpoint (its URL or
 // command line): consent bound to an endpoint covers the provider only
 // when the endpoints are equal.
-func (h *Host) registerAt(id, endpoint string, p Provider) error {
+func (h *Host) registerAt(id, endpoint string, p provider) error {
 	return h.register(id, p, endpoint, false)
 }
 
-func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool) error {
+func (h *Host) register(id string, p provider, endpoint string, forceEgress bool) error {
 	if strings.TrimSpace(id) == "" {
 		return errors.New("host: register: empty provider id")
 	}
@@ -163,7 +163,7 @@ func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool
 
 // AddInProcess registers a Go value serving CGP in the host's process.
 func (h *Host) AddInProcess(id string, s serve.Server) error {
-	return h.Register(id, InProcess(id, s))
+	return h.add(id, newInProcess(id, s))
 }
 
 // AddStdio spawns a child provider and registers it.
@@ -178,7 +178,7 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	if (opts == nil || opts.ShutdownGrace <= 0) && h.opts.ShutdownGrace > 0 {
 		o.ShutdownGrace = h.opts.ShutdownGrace
 	}
-	p, err := Stdio(id, program, args, &o)
+	p, err := startStdio(id, program, args, &o)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (h *Host) AddUnstarted(id string, err error) error {
 	if err == nil {
 		return fmt.Errorf("host: register %q: AddUnstarted needs the error that kept the provider from starting", id)
 	}
-	return h.Register(id, unstarted{err: err})
+	return h.add(id, unstarted{err: err})
 }
 
 // unstarted is the Provider of AddUnstarted: every call fails with err.
@@ -278,7 +278,7 @@ func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, erro
 
 // Info returns the provider's declared info as the host treats it (C4
 // applied) once it has handshaken.
-func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
+func (h *Host) info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 	e, err := h.lookup(id)
 	if err != nil || !e.handshook.Load() || e.handErr != nil {
 		return frame.ProviderInfo{}, frame.Capabilities{}, false
@@ -376,7 +376,7 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 
 // gate applies the consent rules to a handshaken provider.
 func (h *Host) gate(e *entry) error {
-	d := h.opts.Consent.EvaluateSubject(consent.Subject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
+	d := h.opts.Consent.Evaluate(consent.Subject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
 	if d.Permitted {
 		return nil
 	}

@@ -23,7 +23,7 @@ import (
 const redacted = "Credential(<redacted>)"
 
 // Credential is a bearer token the host attaches to HTTP requests. Its value
-// never appears in output: every fmt verb, String, GoString, JSON and text
+// never appears in output: every fmt verb (%#v included), String, JSON and text
 // encoding print "Credential(<redacted>)" (C8). The secret lives behind a
 // pointer, so even a reflective dump of a struct holding a Credential in an
 // unexported field prints an address, not the token.
@@ -46,9 +46,6 @@ func (c Credential) value() string {
 
 // String returns the redacted form.
 func (c Credential) String() string { return redacted }
-
-// GoString returns the redacted form (for %#v).
-func (c Credential) GoString() string { return redacted }
 
 // Format prints the redacted form for every verb.
 func (c Credential) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
@@ -89,7 +86,7 @@ type httpProvider struct {
 // loopback host; anything else is refused with ErrInsecureTransport before a
 // client exists, so no byte is sent (C7). Credentials inside the URL are
 // refused (they would be printed wherever the URL is).
-func HTTP(id, rawURL string, opts *HTTPOptions) (Provider, error) {
+func dialHTTP(id, rawURL string, opts *HTTPOptions) (provider, error) {
 	p, _, err := newHTTPProvider(id, rawURL, opts)
 	return p, err
 }
@@ -198,7 +195,7 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 		return nil, sec.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if sec.echoed(data, e) {
-		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
+		return nil, newErr(p.id, op, errCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
 	}
 	return e, nil
 }

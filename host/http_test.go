@@ -47,11 +47,11 @@ func TestHTTPRefusesPlaintextNonLoopbackWithoutDialing(t *testing.T) {
 	}
 	for _, u := range []string{"http://127.0.0.1:1/", "http://localhost:1/", "http://[::1]:1/", "https://example.com/"} {
 		ct := &countingTransport{}
-		if _, err := HTTP("p", u, &HTTPOptions{Transport: ct}); err != nil {
+		if _, err := dialHTTP("p", u, &HTTPOptions{Transport: ct}); err != nil {
 			t.Errorf("%s refused: %v", u, err)
 		}
 	}
-	if _, err := HTTP("p", "https://user:pw@example.com/", nil); !errors.Is(err, ErrInsecureTransport) || strings.Contains(err.Error(), "pw") {
+	if _, err := dialHTTP("p", "https://user:pw@example.com/", nil); !errors.Is(err, ErrInsecureTransport) || strings.Contains(err.Error(), "pw") {
 		t.Errorf("userinfo URL: %v", err)
 	}
 }
@@ -65,7 +65,7 @@ func TestCredentialRedacted(t *testing.T) {
 	hv := holder{c, c}
 	outs := []string{
 		fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %x %X %d", c, c, c, c, c, c, c, c),
-		fmt.Sprintf("%v %+v %#v", hv, hv, hv), fmt.Sprintf("%v", &hv), c.String(), c.GoString(),
+		fmt.Sprintf("%v %+v %#v", hv, hv, hv), fmt.Sprintf("%v", &hv), c.String(),
 		fmt.Sprintf("%v", HTTPOptions{Credential: c}), fmt.Sprintf("%+v", &HTTPOptions{Credential: c}),
 	}
 	j, _ := json.Marshal(hv)
@@ -169,7 +169,7 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
 		t.Fatalf("after consent: %+v", o)
 	}
-	info, _, _ := h.Info("remote")
+	info, _, _ := h.info("remote")
 	if !info.DataFlow.Egress {
 		t.Errorf("egress not forced")
 	}

@@ -22,7 +22,7 @@ import (
 //
 // Errors are typed: each matches one of the Err* sentinels with errors.Is, a
 // provider's own error envelope is reachable with errors.As as *wire.Error.
-type Provider interface {
+type provider interface {
 	// Handshake sends the host's protocol version and returns the
 	// provider's acknowledgement, unchecked (the Host checks it).
 	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
@@ -48,7 +48,7 @@ type inProcess struct {
 // the provider in errors. The host stops waiting for a call at its deadline
 // whatever s does; a Server that ignores ctx keeps its own goroutine until it
 // returns, so in-process providers should honour ctx.
-func InProcess(id string, s serve.Server) Provider { return &inProcess{id: id, s: s} }
+func newInProcess(id string, s serve.Server) provider { return &inProcess{id: id, s: s} }
 
 func (p *inProcess) guard(op string, err *error) {
 	if r := recover(); r != nil {
@@ -157,7 +157,7 @@ type StdioOptions struct {
 	// the shutdown envelope before killing its process group (default 2 s).
 	ShutdownGrace time.Duration
 	// StderrLimit is how many trailing bytes of the child's stderr are kept
-	// for diagnostics (default transport.DefaultStderrLimit).
+	// for diagnostics (default 64 KiB).
 	StderrLimit int
 	// MaxLine is the longest reply line accepted (default wire.DefaultMaxLineBytes).
 	MaxLine int
@@ -202,7 +202,7 @@ type stdioProvider struct {
 // stdin and stdout. The child runs in its own process group with a cleared
 // environment; Shutdown (or Host.Close) stops it and kills its group. id
 // names the provider in errors.
-func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
+func startStdio(id, program string, args []string, opts *StdioOptions) (provider, error) {
 	o := opts.withDefaults()
 	env := append([]string(nil), o.Env...)
 	names := make([]string, 0, len(o.SecretEnv))
@@ -228,7 +228,7 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 
 // Stderr returns the captured tail of a stdio provider's stderr ("" for other
 // transports), scrubbed of the provider's credentials.
-func Stderr(p Provider) string {
+func stderrOf(p provider) string {
 	if s, ok := p.(*stdioProvider); ok {
 		return s.c.secrets.scrubTail(s.c.stderrTail())
 	}
@@ -249,7 +249,7 @@ func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 		return nil, p.c.secrets.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if p.c.secrets.echoed(r.line, env) {
-		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
+		return nil, newErr(p.id, op, errCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
 	}
 	return env, nil
 }

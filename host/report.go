@@ -256,10 +256,10 @@ func (r *UsageReport) Check() error {
 // withinBudget reports whether budget_consumed ≤ budget_requested.
 func (r *UsageReport) withinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
 
-// ContextUse is one frame's attribution (A1–A2): whether the composer
+// contextUse is one frame's attribution (A1–A2): whether the composer
 // selected it, whether it was rendered into the prompt, and whether the
 // model's output visibly cited it. The handle is the FrameID (A1).
-type ContextUse struct {
+type contextUse struct {
 	// Frame is the frame's identity, the attribution handle (rule A1).
 	Frame frame.ID `json:"frame"`
 	// Selected is true when the composer chose the frame; false (omitted)
@@ -273,11 +273,11 @@ type ContextUse struct {
 	Cited bool `json:"cited,omitempty"`
 }
 
-// AttributionReport pairs the uses of a turn's frames with the usage report
+// attributionReport pairs the uses of a turn's frames with the usage report
 // that billed them (A3).
-type AttributionReport struct {
+type attributionReport struct {
 	// Uses holds one attribution per frame of the turn.
-	Uses []ContextUse `json:"uses"`
+	Uses []contextUse `json:"uses"`
 	// Usage is the usage report that billed the selected frames.
 	Usage UsageReport `json:"usage"`
 }
@@ -285,7 +285,7 @@ type AttributionReport struct {
 // Check verifies A3: cited ⇒ rendered ⇒ selected for every use, and every
 // selected frame is billed in the paired usage report. It returns the first
 // violation.
-func (a *AttributionReport) Check() error {
+func (a *attributionReport) Check() error {
 	billed := make(map[frame.ID]bool)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {
@@ -308,7 +308,7 @@ func (a *AttributionReport) Check() error {
 
 // citedTokenShare is cited tokens over rendered tokens (billed costs), and
 // false when nothing was rendered.
-func (a *AttributionReport) citedTokenShare() (float64, bool) {
+func (a *attributionReport) citedTokenShare() (float64, bool) {
 	cost := make(map[frame.ID]uint64)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {

@@ -123,45 +123,45 @@ func TestConsentStoreFollowsJournal(t *testing.T) {
 	}
 	info := frame.ProviderInfo{DataFlow: indexFlow}
 	g := consent.Grantor{Kind: "human", ID: "ada"}
-	if d := reader.Evaluate("p", info); d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted {
 		t.Fatal("permitted before any grant")
 	}
 	if err := writer.Grant(consent.Receipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g}); err != nil {
 		t.Fatal(err)
 	}
-	if d := reader.Evaluate("p", info); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); !d.Permitted {
 		t.Fatalf("a grant made elsewhere is not seen: %+v", d)
 	}
 	if ok, err := writer.Revoke("p", ""); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
-	if d := reader.Evaluate("p", info); d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted {
 		t.Fatal("a revocation made elsewhere is not seen")
 	}
 	// A line being written (no newline yet) waits; once complete it counts.
 	line := `{"op":"receipt","receipt":{"provider_id":"p","scope":"third-party-index","provider_name":"","provider_version":"","grantor":{"kind":"human","id":"ada"},"granted_at":"2026-01-01T00:00:00Z"}}`
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	f.WriteString(line[:40])
-	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || reader.Err() != nil {
 		t.Fatalf("a torn line counted or failed the store: %+v %v", d, reader.Err())
 	}
 	f.WriteString(line[40:] + "\n")
 	f.Close()
-	if d := reader.Evaluate("p", info); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); !d.Permitted {
 		t.Fatalf("the completed line is not seen: %+v", d)
 	}
 	// A journal replaced by garbage fails closed, and says so.
 	os.WriteFile(path+".new", []byte("garbage\n"), 0o600)
 	os.Rename(path+".new", path)
-	if d := reader.Evaluate("p", info); d.Permitted || !strings.Contains(d.Reason, "cannot be read") || reader.Err() == nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || !strings.Contains(d.Reason, "cannot be read") || reader.Err() == nil {
 		t.Fatalf("an unreadable journal: %+v", d)
 	}
-	if d := reader.Evaluate("local", frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true}}); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "local"}, frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true}}); !d.Permitted {
 		t.Error("a provider needing no consent was refused because of the journal")
 	}
 	// A removed journal holds nothing.
 	os.Remove(path)
-	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || reader.Err() != nil {
 		t.Fatalf("a removed journal: %+v %v", d, reader.Err())
 	}
 }
@@ -260,7 +260,7 @@ func BenchmarkConsentEvaluate(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if !c.s.EvaluateSubject(sub, info).Permitted {
+				if !c.s.Evaluate(sub, info).Permitted {
 					b.Fatal("not permitted")
 				}
 			}

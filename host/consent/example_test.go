@@ -28,10 +28,10 @@ func ExampleWatch() {
 	at := func(endpoint string) consent.Subject {
 		return consent.Subject{ID: "wiki", Endpoint: endpoint, Name: info.Name}
 	}
-	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
-	fmt.Println(watched.EvaluateSubject(at("https://other.example/cgp"), info).Reason)
+	fmt.Println(watched.Evaluate(at("https://wiki.example/cgp"), info).Permitted)
+	fmt.Println(watched.Evaluate(at("https://other.example/cgp"), info).Reason)
 	_, _ = cli.Revoke("wiki", "")
-	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
+	fmt.Println(watched.Evaluate(at("https://wiki.example/cgp"), info).Permitted)
 	// Output:
 	// true
 	// the receipt for third-party-index does not cover it: it was granted for endpoint "https://wiki.example/cgp" and the provider is reached at "https://other.example/cgp"
@@ -61,9 +61,9 @@ func ExampleOpenLog() {
 	sub := consent.Subject{ID: "wiki", Name: "wiki-search", Endpoint: "https://wiki.example/cgp"}
 	_ = a.Grant(consent.Receipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex, ProviderName: "wiki-search",
 		Endpoint: "https://wiki.example/cgp", Grantor: consent.Grantor{Kind: "human", ID: "ada"}})
-	fmt.Println(b.EvaluateSubject(sub, wiki).Permitted)
+	fmt.Println(b.Evaluate(sub, wiki).Permitted)
 	_, _ = b.Revoke("wiki", "")
-	fmt.Println(a.EvaluateSubject(sub, wiki).Permitted, len(log.entries))
+	fmt.Println(a.Evaluate(sub, wiki).Permitted, len(log.entries))
 	// Output:
 	// true
 	// false 2

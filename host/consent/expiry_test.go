@@ -32,17 +32,17 @@ func TestConsentExpiryIsHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	legacy := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true}}
-	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "p"}, frame.ProviderInfo{DataFlow: indexFlow}); !d.Permitted {
 		t.Fatalf("live receipt: %+v", d)
 	}
-	if d := s.Evaluate("q", legacy); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "q"}, legacy); !d.Permitted {
 		t.Fatalf("live record: %+v", d)
 	}
 	now = t0.Add(time.Hour) // exactly expires_at: no longer in force
-	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); d.Permitted || !strings.Contains(d.Reason, "expired at 2030-01-01T13:00:00Z") {
+	if d := s.Evaluate(Subject{ID: "p"}, frame.ProviderInfo{DataFlow: indexFlow}); d.Permitted || !strings.Contains(d.Reason, "expired at 2030-01-01T13:00:00Z") {
 		t.Errorf("expired receipt: %+v", d)
 	}
-	if d := s.Evaluate("q", legacy); d.Permitted || !strings.Contains(d.Reason, "expired") {
+	if d := s.Evaluate(Subject{ID: "q"}, legacy); d.Permitted || !strings.Contains(d.Reason, "expired") {
 		t.Errorf("expired record: %+v", d)
 	}
 	if s.hasReceipt("p", frame.ScopeThirdPartyIndex) || s.hasRecord("q") {

@@ -558,14 +558,7 @@ func (s *Store) liveReceipt(provider string, scope frame.EgressScope, now time.T
 	return out, found
 }
 
-// Evaluate decides whether the host may send provider id a payload, as
-// EvaluateSubject with the subject's name taken from info and no endpoint
-// (so receipts bound to an endpoint do not count).
-func (s *Store) Evaluate(id string, info frame.ProviderInfo) Decision {
-	return s.EvaluateSubject(Subject{ID: id, Name: info.Name}, info)
-}
-
-// EvaluateSubject decides whether the host may send the provider a payload,
+// Evaluate decides whether the host may send the provider a payload,
 // as §3.5 with expiry and binding applied: a provider declaring any
 // off-machine scope needs, for every such scope, a receipt in force (not
 // revoked, not expired) that covers it (its bound name and endpoint, when
@@ -573,7 +566,7 @@ func (s *Store) Evaluate(id string, info frame.ProviderInfo) Decision {
 // Otherwise a provider declaring egress needs such a legacy record;
 // otherwise it is permitted. A journal that cannot be read permits only
 // providers that need no consent.
-func (s *Store) EvaluateSubject(sub Subject, info frame.ProviderInfo) Decision {
+func (s *Store) Evaluate(sub Subject, info frame.ProviderInfo) Decision {
 	off := info.DataFlow.OffMachineScopes()
 	if len(off) == 0 && !info.DataFlow.Egress {
 		return Decision{Permitted: true}
@@ -590,7 +583,7 @@ func (s *Store) EvaluateSubject(sub Subject, info frame.ProviderInfo) Decision {
 // is egress whatever it declares (a non-loopback HTTP provider, C4) before
 // knowing what it declares: some consent in force for sub.ID (a legacy
 // record or a receipt for any scope) must cover sub.Endpoint. The full
-// decision (EvaluateSubject) follows the handshake.
+// decision (Evaluate) follows the handshake.
 func (s *Store) Admit(sub Subject) Decision {
 	var d Decision
 	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.admit(sub, now) })

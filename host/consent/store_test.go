@@ -17,39 +17,39 @@ func TestConsentEvaluate(t *testing.T) {
 	local := frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly}}}
 	legacy := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true}}
 	scoped := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeOrgTenant, "acme:vault", frame.ScopeLocalOnly}}}
-	if d := s.Evaluate("l", local); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "l"}, local); !d.Permitted {
 		t.Errorf("local-only needs nothing: %+v", d)
 	}
-	if d := s.Evaluate("g", legacy); d.Permitted || !d.NeedsConsent {
+	if d := s.Evaluate(Subject{ID: "g"}, legacy); d.Permitted || !d.NeedsConsent {
 		t.Errorf("legacy egress: %+v", d)
 	}
-	d := s.Evaluate("s", scoped)
+	d := s.Evaluate(Subject{ID: "s"}, scoped)
 	if d.Permitted || len(d.Missing) != 2 || d.Missing[0] != frame.ScopeOrgTenant || d.Missing[1] != "acme:vault" {
 		t.Errorf("scoped: %+v", d)
 	}
 	s.Record(Record{ProviderID: "g", GrantedScope: "egress"})
 	s.Record(Record{ProviderID: "s", GrantedScope: "egress"})
-	if d := s.Evaluate("g", legacy); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "g"}, legacy); !d.Permitted {
 		t.Errorf("legacy after record: %+v", d)
 	}
-	if d := s.Evaluate("s", scoped); d.Permitted {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); d.Permitted {
 		t.Errorf("a record satisfied a scope gate")
 	}
 	g := Grantor{Kind: "policy", ID: "ci"}
 	s.Grant(Receipt{ProviderID: "s", Scope: frame.ScopeOrgTenant, Grantor: g})
-	if d := s.Evaluate("s", scoped); d.Permitted || len(d.Missing) != 1 {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); d.Permitted || len(d.Missing) != 1 {
 		t.Errorf("one receipt of two: %+v", d)
 	}
 	// A receipt for another provider does not count.
 	s.Grant(Receipt{ProviderID: "other", Scope: "acme:vault", Grantor: g})
-	if d := s.Evaluate("s", scoped); d.Permitted {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); d.Permitted {
 		t.Errorf("other provider's receipt counted")
 	}
 	if err := s.Grant(Receipt{ProviderID: "s", Scope: "acme:vault", Grantor: g, ExpiresAt: "2000-01-01T00:00:00Z"}); err == nil {
 		t.Errorf("a grant that expired in 2000 was accepted")
 	}
 	s.Grant(Receipt{ProviderID: "s", Scope: "acme:vault", Grantor: g})
-	if d := s.Evaluate("s", scoped); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); !d.Permitted {
 		t.Errorf("all receipts: %+v", d)
 	}
 	if err := s.Grant(Receipt{ProviderID: "s", Scope: "x:y", Grantor: Grantor{Kind: "robot", ID: "r"}}); err == nil {
@@ -59,15 +59,15 @@ func TestConsentEvaluate(t *testing.T) {
 	if ok, _ := s.Revoke("s", frame.ScopeOrgTenant); !ok {
 		t.Errorf("revoke reported nothing")
 	}
-	if d := s.Evaluate("s", scoped); d.Permitted {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); d.Permitted {
 		t.Errorf("revoked receipt still counts")
 	}
 	s.Grant(Receipt{ProviderID: "s", Scope: frame.ScopeOrgTenant, Grantor: g})
-	if d := s.Evaluate("s", scoped); !d.Permitted {
+	if d := s.Evaluate(Subject{ID: "s"}, scoped); !d.Permitted {
 		t.Errorf("re-grant not honoured")
 	}
 	s.Revoke("g", "")
-	if d := s.Evaluate("g", legacy); d.Permitted {
+	if d := s.Evaluate(Subject{ID: "g"}, legacy); d.Permitted {
 		t.Errorf("revoked record still counts")
 	}
 }

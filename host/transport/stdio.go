@@ -13,11 +13,8 @@ import (
 
 // Defaults of the zero Stdio.
 const (
-	// DefaultStderrLimit is how many trailing bytes of a child's stderr
-	// are kept for diagnostics.
-	DefaultStderrLimit = 64 << 10
-	// DefaultShutdownGrace is how long Close lets a child exit by itself.
-	DefaultShutdownGrace = 2 * time.Second
+	defaultStderrLimit   = 64 << 10
+	defaultShutdownGrace = 2 * time.Second
 )
 
 // Stdio is the transport to a child process speaking NDJSON on its stdin
@@ -31,7 +28,7 @@ type Stdio struct {
 	// Dir is the child's working directory (default: this process's).
 	Dir string
 	// StderrLimit is how many trailing bytes of the child's stderr are
-	// kept (default DefaultStderrLimit).
+	// kept (default 64 KiB).
 	StderrLimit int
 	// Stderr, when set, also receives everything the child writes to its
 	// stderr.
@@ -40,8 +37,7 @@ type Stdio struct {
 	// wire.DefaultMaxLineBytes).
 	MaxLine int
 	// ShutdownGrace is how long Close waits for the child to exit after
-	// its stdin is closed, before its process tree is killed (default
-	// DefaultShutdownGrace).
+	// its stdin is closed, before its process tree is killed (default 2 s).
 	ShutdownGrace time.Duration
 	// NoCgroup ends the process tree with the fallback tracker even where
 	// cgroup v2 is writable.
@@ -105,7 +101,7 @@ func KillGroup(cmd *exec.Cmd) { killGroup(cmd) }
 func (s Stdio) Start() (*Process, error) {
 	limit := s.StderrLimit
 	if limit <= 0 {
-		limit = DefaultStderrLimit
+		limit = defaultStderrLimit
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -119,7 +115,7 @@ func (s Stdio) Start() (*Process, error) {
 	}
 	p := &Process{stdin: inW, stdout: outR, stderr: newTailBuffer(limit), grace: s.ShutdownGrace, exited: make(chan struct{})}
 	if p.grace <= 0 {
-		p.grace = DefaultShutdownGrace
+		p.grace = defaultShutdownGrace
 	}
 	var stderr io.Writer = p.stderr
 	if s.Stderr != nil {
@@ -195,17 +191,15 @@ func (p *Process) Kill() {
 	})
 }
 
-// Close stops the child with the transport's ShutdownGrace (see Stop).
-func (p *Process) Close() error { return p.Stop(p.grace) }
-
-// Stop closes the child's stdin, waits up to grace for it to exit by itself
-// (after the caller sent shutdown), then kills its tree either way: a
-// provider's grandchildren must not outlive the host. It returns once the
-// child has been reaped; a killed child or a non-zero exit is not an error.
-func (p *Process) Stop(grace time.Duration) error {
+// Close closes the child's stdin, waits up to the transport's
+// ShutdownGrace for it to exit by itself (after the caller sent shutdown),
+// then kills its tree either way: a provider's grandchildren must not
+// outlive the host. It returns once the child has been reaped; a killed
+// child or a non-zero exit is not an error.
+func (p *Process) Close() error {
 	p.stopOnce.Do(func() {
 		p.stdin.Close()
-		t := time.NewTimer(grace)
+		t := time.NewTimer(p.grace)
 		defer t.Stop()
 		select {
 		case <-p.exited:

@@ -56,7 +56,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	return time.Since(start)
 }
 
-func permitted(cs *consent.Store) bool { return cs.EvaluateSubject(subject(), scoped).Permitted }
+func permitted(cs *consent.Store) bool { return cs.Evaluate(subject(), scoped).Permitted }
 
 // A grant on one replica permits on the other, a revocation on the other
 // stops the first within a second, and the listener's cache is what
@@ -98,12 +98,12 @@ func TestConsentFailsClosedWhileTheDatabaseIsDown(t *testing.T) {
 	}
 	pg.Stop()
 	waitFor(t, 2*time.Second, "fail closed", func() bool { return !permitted(a) })
-	d := a.EvaluateSubject(subject(), scoped)
+	d := a.Evaluate(subject(), scoped)
 	if !strings.Contains(d.Reason, "shared consent store cannot be read") {
 		t.Fatalf("reason %q does not say the store is unreadable", d.Reason)
 	}
 	local := frame.ProviderInfo{Name: "files"}
-	if !a.EvaluateSubject(consent.Subject{ID: "files"}, local).Permitted {
+	if !a.Evaluate(consent.Subject{ID: "files"}, local).Permitted {
 		t.Fatal("a provider needing no consent was refused while the database was down")
 	}
 	if err := a.Grant(receipt()); err == nil {
