@@ -155,55 +155,48 @@ func (c *conn) readLoop() {
 
 // route hands a reply to its waiter.
 func (c *conn) route(r rawReply) {
+	ch, wrongID := c.waiterFor(r)
+	switch {
+	case ch != nil:
+		ch <- r
+	case wrongID != "":
+		c.breakCorrelation(wrongID)
+	}
+}
+
+// waiterFor picks, under the lock, the channel r goes to (removing it from
+// the waiters), or the id to report when r breaks correlation; neither for
+// a reply to drop (late, stray, or after the connection broke).
+func (c *conn) waiterFor(r rawReply) (chan rawReply, string) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.broken != nil {
-		c.mu.Unlock()
-		return
+		return nil, ""
 	}
+	got := "<absent>"
 	if r.id != nil {
-		if ch, ok := c.pending[*r.id]; ok {
-			delete(c.pending, *r.id)
-			c.mu.Unlock()
-			ch <- r
-			return
+		got = *r.id
+		if ch, ok := c.pending[got]; ok {
+			delete(c.pending, got)
+			return ch, ""
 		}
-		if c.abandoned[*r.id] {
-			delete(c.abandoned, *r.id)
-			c.mu.Unlock()
-			return
+		if c.abandoned[got] {
+			delete(c.abandoned, got)
+			return nil, ""
 		}
-		if c.lockstep != nil && len(c.pending) == 0 {
-			// A non-correlated request: the provider echoed an id we never
-			// sent. Ids are only binding for correlated requests (H4).
-			ch := c.lockstep
-			c.lockstep = nil
-			c.mu.Unlock()
-			ch <- r
-			return
-		}
-		if len(c.pending) > 0 {
-			c.mu.Unlock()
-			c.breakCorrelation(*r.id)
-			return
-		}
-		c.stray++
-		c.mu.Unlock()
-		return
 	}
-	if c.lockstep != nil {
+	// An id-less reply, or one echoing an id we never sent, answers the
+	// lock-step request in flight: ids bind only correlated requests (H4).
+	if c.lockstep != nil && (r.id == nil || len(c.pending) == 0) {
 		ch := c.lockstep
 		c.lockstep = nil
-		c.mu.Unlock()
-		ch <- r
-		return
+		return ch, ""
 	}
 	if len(c.pending) > 0 {
-		c.mu.Unlock()
-		c.breakCorrelation("<absent>")
-		return
+		return nil, got
 	}
 	c.stray++
-	c.mu.Unlock()
+	return nil, ""
 }
 
 // breakCorrelation fails every correlated waiter with a correlationError

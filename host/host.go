@@ -315,30 +315,21 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
 		defer cancel()
-		type res struct {
-			ack *wire.HandshakeAck
-			err error
-		}
-		ch := make(chan res, 1)
-		go func() {
-			a, err := e.p.Handshake(hctx, h.opts.Version)
-			ch <- res{a, err}
-		}()
-		var r res
-		select {
-		case r = <-ch:
-		case <-hctx.Done():
+		ack, err, late := awaitCall(hctx, func(ctx context.Context) (*wire.HandshakeAck, error) {
+			return e.p.Handshake(ctx, h.opts.Version)
+		})
+		if late {
 			// The transport did not honour the deadline (an in-process
 			// provider ignoring ctx): the handshake fails regardless.
-			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
+			err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
 		}
-		if r.err == nil {
-			r.err = h.checkAck(e.id, r.ack)
+		if err == nil {
+			err = h.checkAck(e.id, ack)
 		}
-		e.handErr = e.secrets.scrubError(r.err)
-		if r.err == nil {
-			e.ack = r.ack
-			e.info = r.ack.Provider
+		e.handErr = e.secrets.scrubError(err)
+		if err == nil {
+			e.ack = ack
+			e.info = ack.Provider
 			if e.forceEgr {
 				e.info.DataFlow.Egress = true
 			}
@@ -420,23 +411,34 @@ func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*w
 func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Result, error) {
 	qctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
 	defer cancel()
+	r, err, late := awaitCall(qctx, func(ctx context.Context) (*wire.Result, error) { return e.p.Query(ctx, q) })
+	switch {
+	case !late:
+		return r, e.secrets.scrubError(err)
+	case ctx.Err() != nil:
+		return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())
+	default:
+		return nil, newErr(e.id, "query", ErrTimeout, "no reply within "+h.opts.QueryTimeout.String(), nil)
+	}
+}
+
+// awaitCall runs f and waits for it until ctx ends, whatever f does with ctx;
+// late reports that ctx ended first (f's goroutine then finishes alone).
+func awaitCall[T any](ctx context.Context, f func(context.Context) (T, error)) (v T, err error, late bool) {
 	type res struct {
-		r   *wire.Result
+		v   T
 		err error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		r, err := e.p.Query(qctx, q)
-		ch <- res{r, err}
+		v, err := f(ctx)
+		ch <- res{v, err}
 	}()
 	select {
 	case r := <-ch:
-		return r.r, e.secrets.scrubError(r.err)
-	case <-qctx.Done():
-		if ctx.Err() != nil {
-			return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())
-		}
-		return nil, newErr(e.id, "query", ErrTimeout, "no reply within "+h.opts.QueryTimeout.String(), nil)
+		return r.v, r.err, false
+	case <-ctx.Done():
+		return v, nil, true
 	}
 }
 

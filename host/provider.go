@@ -16,22 +16,16 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Provider is the host's connection to one CGP provider, whatever carries it
-// (in-process, stdio, HTTP). Implementations are safe for concurrent use;
-// Handshake is called once, before any Query or Verify.
-//
-// Errors are typed: each matches one of the Err* sentinels with errors.Is, a
-// provider's own error envelope is reachable with errors.As as *wire.Error.
+// provider is the host's connection to one CGP provider, whatever carries
+// it (in-process, stdio, HTTP): the calls of a serve.Server, unchecked and
+// unaudited (the Host checks and audits), plus Shutdown, which ends the
+// session and releases the transport (a child process is stopped with its
+// whole tree) and is safe to call twice. Implementations are safe for
+// concurrent use; Handshake is called once, before any Query or Verify.
+// Errors are typed (see the Err* kinds); a provider's own error envelope is
+// reachable with errors.As as *wire.Error.
 type provider interface {
-	// Handshake sends the host's protocol version and returns the
-	// provider's acknowledgement, unchecked (the Host checks it).
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	// Query sends one query and returns the provider's result, unaudited.
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	// Verify asks whether held identities are still current.
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-	// Shutdown ends the session and releases the transport (a child process
-	// is stopped and its process group killed). It is safe to call twice.
+	serve.Server
 	Shutdown(ctx context.Context) error
 }
 
@@ -56,62 +50,57 @@ func (p *inProcess) guard(op string, err *error) {
 	}
 }
 
-// copyJSON deep-copies v into out through JSON.
-func copyJSON(v, out any) error {
+// copied deep-copies v through its JSON encoding: what the provider holds
+// and what the host audits never share memory. A nil v is what's named
+// "nil" in the error.
+func copied[T any](v *T, what string) (*T, error) {
+	if v == nil {
+		return nil, errors.New("nil " + what)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return json.Unmarshal(b, out)
+	out := new(T)
+	return out, json.Unmarshal(b, out)
 }
 
-func (p *inProcess) Handshake(ctx context.Context, version string) (ack *wire.HandshakeAck, err error) {
-	defer p.guard("handshake", &err)
-	a, err := p.s.Handshake(ctx, version)
+// call runs one call of the served value: a panic becomes
+// ErrProviderCrashed for that call only, the request is copied in and the
+// reply copied out.
+func call[In, Out any](p *inProcess, op string, in *In, f func(*In) (*Out, error)) (out *Out, err error) {
+	defer p.guard(op, &err)
+	inc, err := copied(in, "request")
 	if err != nil {
-		return nil, p.wrap("handshake", err)
+		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
 	}
-	if a == nil {
-		return nil, newErr(p.id, "handshake", errMalformed, "nil acknowledgement", nil)
+	r, err := f(inc)
+	if err != nil {
+		return nil, p.wrap(op, err)
 	}
-	ack = new(wire.HandshakeAck)
-	if err := copyJSON(a, ack); err != nil {
-		return nil, newErr(p.id, "handshake", errMalformed, "", err)
+	if out, err = copied(r, "reply"); err != nil {
+		return nil, newErr(p.id, op, errMalformed, "", err)
 	}
-	return ack, nil
+	return out, nil
 }
 
-func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result, err error) {
-	defer p.guard("query", &err)
-	var qc frame.Query
-	if err := copyJSON(q, &qc); err != nil {
-		return nil, fmt.Errorf("host: query %q: encode: %w", p.id, err)
-	}
-	r, err := p.s.Query(ctx, &qc)
-	if err != nil {
-		return nil, p.wrap("query", err)
-	}
-	if r == nil {
-		return nil, newErr(p.id, "query", errMalformed, "nil result", nil)
-	}
-	res = new(wire.Result)
-	if err := copyJSON(r, res); err != nil {
-		return nil, newErr(p.id, "query", errMalformed, "", err)
-	}
-	return res, nil
+func (p *inProcess) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
+	return call(p, "handshake", &version, func(v *string) (*wire.HandshakeAck, error) { return p.s.Handshake(ctx, *v) })
 }
 
-func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) (vs []wire.Verdict, err error) {
-	defer p.guard("verify", &err)
-	in := append([]frame.ID(nil), ids...)
-	out, err := p.s.Verify(ctx, in)
+func (p *inProcess) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	return call(p, "query", q, func(q *frame.Query) (*wire.Result, error) { return p.s.Query(ctx, q) })
+}
+
+func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	out, err := call(p, "verify", &ids, func(ids *[]frame.ID) (*[]wire.Verdict, error) {
+		vs, err := p.s.Verify(ctx, *ids)
+		return &vs, err
+	})
 	if err != nil {
-		return nil, p.wrap("verify", err)
+		return nil, err
 	}
-	if err := copyJSON(out, &vs); err != nil {
-		return nil, newErr(p.id, "verify", errMalformed, "", err)
-	}
-	return vs, nil
+	return *out, nil
 }
 
 func (p *inProcess) Shutdown(ctx context.Context) (err error) {

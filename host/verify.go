@@ -35,11 +35,15 @@ const (
 var dropNames = [...]string{"stale", "gone", "unknown", "no_digest", "verify_unsupported", "unknown_provider", "consent_required", "verify_failed"}
 
 // String returns the reason's stable spelling.
-func (r DropReason) String() string {
-	if int(r) < len(dropNames) {
-		return dropNames[r]
+func (r DropReason) String() string { return spell(dropNames[:], int(r), "drop") }
+
+// spell is the stable spelling of the i-th value of an enumeration, or
+// kind(i) for a value out of its range.
+func spell(names []string, i int, kind string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
 	}
-	return fmt.Sprintf("drop(%d)", int(r))
+	return fmt.Sprintf("%s(%d)", kind, i)
 }
 
 // MarshalText spells the reason for JSON.
@@ -168,26 +172,15 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 	}
 	vctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
 	defer cancel()
-	type res struct {
-		v   []wire.Verdict
-		err error
+	verdicts, err, late := awaitCall(vctx, func(ctx context.Context) ([]wire.Verdict, error) { return e.p.Verify(ctx, send) })
+	if late {
+		err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
 	}
-	ch := make(chan res, 1)
-	go func() {
-		v, err := e.p.Verify(vctx, send)
-		ch <- res{v, err}
-	}()
-	var r res
-	select {
-	case r = <-ch:
-	case <-vctx.Done():
-		r.err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
+	if err != nil {
+		return all(dropVerifyFailed, e.secrets.scrubError(err).Error())
 	}
-	if r.err != nil {
-		return all(dropVerifyFailed, e.secrets.scrubError(r.err).Error())
-	}
-	byID := make(map[frame.ID]wire.Verdict, len(r.v))
-	for _, v := range r.v {
+	byID := make(map[frame.ID]wire.Verdict, len(verdicts))
+	for _, v := range verdicts {
 		if _, dup := byID[v.Frame]; !dup {
 			byID[v.Frame] = v
 		}
@@ -225,12 +218,7 @@ const (
 var provNames = [...]string{"verified", "mismatch", "unreadable", "refused", "not_file"}
 
 // String returns the status's stable spelling.
-func (s ProvenanceStatus) String() string {
-	if int(s) < len(provNames) {
-		return provNames[s]
-	}
-	return fmt.Sprintf("provenance(%d)", int(s))
-}
+func (s ProvenanceStatus) String() string { return spell(provNames[:], int(s), "provenance") }
 
 // MarshalText spells the status for JSON.
 func (s ProvenanceStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

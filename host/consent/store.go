@@ -381,12 +381,23 @@ func (s *Store) Record(r Record) error {
 	if r.ProviderID == "" {
 		return errors.New("consent: record: empty provider id")
 	}
-	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}} {
-		if err := printable("record", f[0], f[1]); err != nil {
+	names := [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}}
+	return s.write("record", names, r.ExpiresAt, func() Entry {
+		r.GrantedAt = s.stamp(r.GrantedAt)
+		return Entry{Op: "record", Record: &r}
+	})
+}
+
+// write checks a grant's names and expiry, then appends the entry made
+// (under the lock, after catching up with the journal) and returns once
+// it is durable.
+func (s *Store) write(op string, names [][2]string, expires string, entry func() Entry) error {
+	for _, f := range names {
+		if err := printable(op, f[0], f[1]); err != nil {
 			return err
 		}
 	}
-	if err := s.checkExpiry("record", r.ExpiresAt); err != nil {
+	if err := s.checkExpiry(op, expires); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -394,8 +405,7 @@ func (s *Store) Record(r Record) error {
 	if err := s.refreshForWriteLocked(); err != nil {
 		return err
 	}
-	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(Entry{Op: "record", Record: &r})
+	return s.append(entry())
 }
 
 // Revoke removes the legacy record for provider and withdraws every receipt
@@ -446,22 +456,12 @@ func (s *Store) Grant(r Receipt) error {
 	if strings.TrimSpace(r.Grantor.ID) == "" {
 		return errors.New("consent: grant: grantor id is required")
 	}
-	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
-		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}} {
-		if err := printable("grant", f[0], f[1]); err != nil {
-			return err
-		}
-	}
-	if err := s.checkExpiry("grant", r.ExpiresAt); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.refreshForWriteLocked(); err != nil {
-		return err
-	}
-	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(Entry{Op: "receipt", Receipt: &r})
+	names := [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
+		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}}
+	return s.write("grant", names, r.ExpiresAt, func() Entry {
+		r.GrantedAt = s.stamp(r.GrantedAt)
+		return Entry{Op: "receipt", Receipt: &r}
+	})
 }
 
 // printable refuses a name that is not valid UTF-8 or holds a control
