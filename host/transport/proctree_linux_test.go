@@ -7,33 +7,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/proctest"
 )
-
-// marked returns the live (non-zombie) processes whose argv[0] starts with
-// prefix, from /proc.
-func marked(prefix string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
-			continue
-		}
-		if st, ok := statOf(mustAtoi(e.Name())); ok && !st.zombie {
-			out = append(out, e.Name()+" "+string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
-		}
-	}
-	return out
-}
-
-func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // escapingProvider is a stdio provider (bash) that, before acknowledging
 // the handshake, starts sleepers that leave its process group and session:
@@ -51,46 +29,6 @@ func escapingProvider(marker string, exitAfter bool, linger string) string {
 ( ( exec -a %[1]s-doublefork sleep 300 ) & )
 printf '%%s\n' '%[2]s'
 %[4]s`, marker, `{"type":"handshake_ack"}`, linger, tail)
-}
-
-func waitMarked(t *testing.T, prefix string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(marked(prefix)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the provider's sleepers did not start: %v", marked(prefix))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func assertNoneLeft(t *testing.T, prefix string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		left := marked(prefix)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, l := range left {
-				f := strings.Fields(l)
-				if pid, err := strconv.Atoi(f[0]); err == nil {
-					_ = killPID(pid) // do not leave them to the next test
-				}
-			}
-			t.Fatalf("processes of the provider outlived Close: %v", left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func killPID(pid int) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
-	}
-	return p.Kill()
 }
 
 // TestProviderTreeEndsWithClose: every descendant of a stdio child, those
@@ -132,14 +70,14 @@ func TestProviderTreeEndsWithClose(t *testing.T) {
 			if p.tree.usesCgroup() == c.noCgroup {
 				t.Fatalf("cgroup used: %v, want %v", p.tree.usesCgroup(), !c.noCgroup)
 			}
-			waitMarked(t, marker, 3)
+			proctest.WaitLive(t, marker, 3)
 			if c.exitAfter {
 				time.Sleep(200 * time.Millisecond) // the provider exits; its sleepers are orphans
 			}
 			if err := p.Close(); err != nil {
 				t.Logf("close: %v", err)
 			}
-			assertNoneLeft(t, marker)
+			proctest.NoneLeft(t, marker, "Close")
 			if p.tree.cgroup != "" {
 				if _, err := os.Stat(p.tree.cgroup); !os.IsNotExist(err) {
 					t.Errorf("cgroup %s left behind: %v", p.tree.cgroup, err)
