@@ -2,23 +2,13 @@ package conformance
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// python returns the interpreter python3 resolves to (a version manager's
-// shim costs a shell start per run; the suite starts the host 13 times).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/ctxkit/ctxkit/internal/tooltest"
+)
 
 func pythonHost(t *testing.T, script string) *ExecComposingHost {
 	t.Helper()
@@ -26,7 +16,7 @@ func pythonHost(t *testing.T, script string) *ExecComposingHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ExecComposingHost{Command: []string{python(t), path}, FixtureCommand: fixtureCommand(), Timeout: 20 * time.Second}
+	return &ExecComposingHost{Command: []string{tooltest.Python(t), path}, FixtureCommand: fixtureCommand(), Timeout: 20 * time.Second}
 }
 
 // TestPythonExampleHostPasses: the worked downstream host in examples/,

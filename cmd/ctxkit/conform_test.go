@@ -11,30 +11,8 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/conformance"
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
-
-// buildCtxkit builds the command into a temporary directory of t: the
-// conformance suites start it as `ctxkit fixture-provider` in child
-// processes.
-func buildCtxkit(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxkit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// python returns the interpreter python3 resolves to (a version manager's
-// shim costs a shell start per run; the suite starts the host 13 times).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // runBinary runs the built binary and returns its exit status and output.
 func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
@@ -73,7 +51,7 @@ func jsonReport(t *testing.T, stdout string) *conformance.Report {
 // TestConformWithBinary runs the suites through the built command, which
 // the harness re-executes as the fixture provider.
 func TestConformWithBinary(t *testing.T) {
-	bin := buildCtxkit(t)
+	bin := sharedCtxkit(t)
 	t.Run("provider-honest-json", func(t *testing.T) { t.Parallel(); conformProviderHonestJSON(t, bin) })
 	t.Run("provider-misbehaving", func(t *testing.T) { t.Parallel(); conformProviderMisbehaving(t, bin) })
 	t.Run("composition-reference", func(t *testing.T) { t.Parallel(); conformCompositionReference(t, bin) })
@@ -200,7 +178,7 @@ func conformCompositionReference(t *testing.T, bin string) {
 // the same cost, by conformance.TestPythonExampleHostPasses.)
 func conformCompositionBrokenPythonHost(t *testing.T, bin string) {
 	// The issue's spelling: --json after the host command.
-	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", python(t), "examples/composing-host/broken_host.py", "--json")
+	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", tooltest.Python(t), "examples/composing-host/broken_host.py", "--json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}

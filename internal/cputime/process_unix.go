@@ -1,14 +1,15 @@
 //go:build unix
 
-package fence
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time the process has used, or 0.
-func processCPU() time.Duration {
+// Process is the user and system CPU time the process has used so far, or 0
+// where it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
