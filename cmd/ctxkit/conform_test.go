@@ -58,11 +58,11 @@ func TestConformWithBinary(t *testing.T) {
 	t.Run("composition-broken-python", func(t *testing.T) { t.Parallel(); conformCompositionBrokenPythonHost(t, bin) })
 	t.Run("files-provider", func(t *testing.T) { t.Parallel(); conformFilesProvider(t, bin) })
 	for _, tc := range []struct{ mode, check, rule string }{
-		{"doc-for-every-kind", conformance.CheckKindsFilter, "Q1"},
-		{"ignore-max-frames", conformance.CheckBudgetHonesty, "B4"},
-		{"ignore-max-tokens", conformance.CheckBudgetHonesty, "B1"},
-		{"sdk-example", conformance.CheckKindsFilter, "Q1"},
-		{"sdk-example", conformance.CheckBudgetHonesty, "B4"},
+		{"doc-for-every-kind", "kinds-filter", "Q1"},
+		{"ignore-max-frames", "budget-honesty", "B4"},
+		{"ignore-max-tokens", "budget-honesty", "B1"},
+		{"sdk-example", "kinds-filter", "Q1"},
+		{"sdk-example", "budget-honesty", "B4"},
 	} {
 		t.Run("provider-"+tc.mode+"-"+tc.rule, func(t *testing.T) {
 			t.Parallel()
@@ -99,8 +99,8 @@ func conformFilesProvider(t *testing.T, bin string) {
 	if f := rep.Failed(); len(f) != 0 {
 		t.Fatalf("failed %v: %+v", f, rep.Checks)
 	}
-	for _, name := range []string{conformance.CheckFrameValidity, conformance.CheckBudgetHonesty, conformance.CheckVerifyHonesty,
-		conformance.CheckProvenanceConsistency, conformance.CheckMalformedInput, conformance.CheckCorrelation, conformance.CheckUnknownEnvelope} {
+	for _, name := range []string{"frame-validity", "budget-honesty", "verify-honesty",
+		"provenance-fixture-consistency", "malformed-input-tolerance", "correlation", "unknown-envelope"} {
 		if c, _ := rep.Check(name); c.Status != conformance.Pass {
 			t.Errorf("%s is %s: %s", name, c.Status, c.Evidence)
 		}
@@ -124,7 +124,7 @@ func conformProviderMisbehaving(t *testing.T, bin string) {
 		t.Fatalf("exit %d", code)
 	}
 	rep := jsonReport(t, out)
-	if c, _ := rep.Check(conformance.CheckBudgetHonesty); c.Status != conformance.Fail || !strings.Contains(c.Evidence, "B3") {
+	if c, _ := rep.Check("budget-honesty"); c.Status != conformance.Fail || !strings.Contains(c.Evidence, "B3") {
 		t.Fatalf("budget-honesty: %+v", c)
 	}
 }
@@ -183,10 +183,10 @@ func conformCompositionBrokenPythonHost(t *testing.T, bin string) {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}
 	rep := jsonReport(t, out)
-	if f := rep.Failed(); len(f) != 1 || f[0] != conformance.CheckQuarantine {
+	if f := rep.Failed(); len(f) != 1 || f[0] != "composition-quarantine" {
 		t.Fatalf("failed %v", f)
 	}
-	c, _ := rep.Check(conformance.CheckQuarantine)
+	c, _ := rep.Check("composition-quarantine")
 	if !strings.Contains(c.Evidence, "flooder") || !strings.Contains(c.Evidence, "expected:") {
 		t.Fatalf("evidence %s", c.Evidence)
 	}

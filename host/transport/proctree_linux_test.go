@@ -1,39 +1,17 @@
 //go:build linux
 
-package host
+package transport
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/proctest"
 )
-
-// marked returns the live (non-zombie) processes whose argv[0] starts with
-// prefix, from /proc.
-func marked(prefix string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
-			continue
-		}
-		if st, ok := statOf(mustAtoi(e.Name())); ok && !st.zombie {
-			out = append(out, e.Name()+" "+string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
-		}
-	}
-	return out
-}
-
-func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // escapingProvider is a stdio provider (bash) that, before acknowledging
 // the handshake, starts sleepers that leave its process group and session:
@@ -50,55 +28,15 @@ func escapingProvider(marker string, exitAfter bool, linger string) string {
 ( setsid env -i /usr/bin/bash -c 'exec -a %[1]s-envclear sleep 300' & sleep %[3]s )
 ( ( exec -a %[1]s-doublefork sleep 300 ) & )
 printf '%%s\n' '%[2]s'
-%[4]s`, marker, ackLine("contextgraph/1.0-draft", false, ""), linger, tail)
+%[4]s`, marker, `{"type":"handshake_ack"}`, linger, tail)
 }
 
-func waitMarked(t *testing.T, prefix string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(marked(prefix)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the provider's sleepers did not start: %v", marked(prefix))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func assertNoneLeft(t *testing.T, prefix string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		left := marked(prefix)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, l := range left {
-				f := strings.Fields(l)
-				if pid, err := strconv.Atoi(f[0]); err == nil {
-					_ = killPID(pid) // do not leave them to the next test
-				}
-			}
-			t.Fatalf("processes of the provider outlived Host.Close: %v", left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func killPID(pid int) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
-	}
-	return p.Kill()
-}
-
-// TestProviderTreeEndsWithHost: every descendant of a stdio provider,
-// those that left its process group and session included, is gone once
-// Host.Close returns, whether the provider is still serving or has exited
-// and left them orphaned; with a cgroup and with the fallback (subreaper,
-// tracker and environment token).
-func TestProviderTreeEndsWithHost(t *testing.T) {
+// TestProviderTreeEndsWithClose: every descendant of a stdio child, those
+// that left its process group and session included, is gone once Close
+// returns, whether the child is still serving or has exited and left them
+// orphaned; with a cgroup and with the fallback (subreaper, tracker and
+// environment token).
+func TestProviderTreeEndsWithClose(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		noCgroup  bool
@@ -119,29 +57,30 @@ func TestProviderTreeEndsWithHost(t *testing.T) {
 				}
 			}
 			marker := fmt.Sprintf("ctxkit-tree-%d-%d", os.Getpid(), time.Now().UnixNano())
-			h := New(testOpts(nil))
-			err := h.AddStdio("escaper", "bash", []string{"-c", escapingProvider(marker, c.exitAfter, c.linger)}, &StdioOptions{noCgroup: c.noCgroup})
+			p, err := Stdio{Program: "bash", Args: []string{"-c", escapingProvider(marker, c.exitAfter, c.linger)}, NoCgroup: c.noCgroup}.Start()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.Connect(context.Background(), "escaper"); err != nil {
+			if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
 				t.Fatal(err)
 			}
-			tree := h.byID["escaper"].p.(*stdioProvider).c.proc.tree
-			if tree.usesCgroup() == c.noCgroup {
-				t.Fatalf("cgroup used: %v, want %v", tree.usesCgroup(), !c.noCgroup)
+			if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
+				t.Fatalf("ack: %q %v", line, err)
 			}
-			waitMarked(t, marker, 3)
+			if p.tree.usesCgroup() == c.noCgroup {
+				t.Fatalf("cgroup used: %v, want %v", p.tree.usesCgroup(), !c.noCgroup)
+			}
+			proctest.WaitLive(t, marker, 3)
 			if c.exitAfter {
 				time.Sleep(200 * time.Millisecond) // the provider exits; its sleepers are orphans
 			}
-			if err := h.Close(context.Background()); err != nil {
+			if err := p.Close(); err != nil {
 				t.Logf("close: %v", err)
 			}
-			assertNoneLeft(t, marker)
-			if tree.cgroup != "" {
-				if _, err := os.Stat(tree.cgroup); !os.IsNotExist(err) {
-					t.Errorf("cgroup %s left behind: %v", tree.cgroup, err)
+			proctest.NoneLeft(t, marker, "Close")
+			if p.tree.cgroup != "" {
+				if _, err := os.Stat(p.tree.cgroup); !os.IsNotExist(err) {
+					t.Errorf("cgroup %s left behind: %v", p.tree.cgroup, err)
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package host
+package consent
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ type Grantor struct {
 	ID string `json:"id"`
 }
 
-// ConsentReceipt is one append-only grant for one egress scope of one
+// Receipt is one append-only grant for one egress scope of one
 // provider (docs/protocol.md §1.3, C6). Receipts are never rewritten; withdrawing one appends a
 // revocation to the store's journal.
 //
@@ -35,7 +34,7 @@ type Grantor struct {
 // or Endpoint is set, a provider announcing another name, or reached at
 // another endpoint, under the same ProviderID is not covered. An empty
 // field binds nothing (receipts written before binding existed).
-type ConsentReceipt struct {
+type Receipt struct {
 	// ProviderID is the host's local id for the provider the grant is for.
 	ProviderID string `json:"provider_id"`
 	// Scope is the one egress scope granted.
@@ -60,10 +59,10 @@ type ConsentReceipt struct {
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
-// ConsentRecord is the legacy boolean consent for a provider declaring
+// Record is the legacy boolean consent for a provider declaring
 // egress:true without scopes (docs/protocol.md C1). It never satisfies a scope gate. Its
 // ProviderName and Endpoint bind it as a receipt's do.
-type ConsentRecord struct {
+type Record struct {
 	// ProviderID is the host's local id for the provider.
 	ProviderID string `json:"provider_id"`
 	// DataFlow is the data flow the provider declared when consent was
@@ -75,7 +74,7 @@ type ConsentRecord struct {
 	// ProviderName, when set, is the only provider.name covered.
 	ProviderName string `json:"provider_name,omitempty"`
 	// Endpoint, when set, is the only endpoint covered (see
-	// ConsentReceipt.Endpoint).
+	// Receipt.Endpoint).
 	Endpoint string `json:"endpoint,omitempty"`
 	// GrantedAt is when consent was given, in the protocol timestamp
 	// grammar; the store stamps the current time when it is empty.
@@ -85,11 +84,11 @@ type ConsentRecord struct {
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
-// ConsentDecision is the outcome of evaluating a provider against the store.
-type ConsentDecision struct {
+// Decision is the outcome of evaluating a provider against the store.
+type Decision struct {
 	// Permitted: the host may send the provider a payload.
 	Permitted bool
-	// NeedsConsent: a legacy egress provider with no ConsentRecord in
+	// NeedsConsent: a legacy egress provider with no Record in
 	// force for it.
 	NeedsConsent bool
 	// Missing lists the off-machine scopes without a receipt covering the
@@ -101,9 +100,9 @@ type ConsentDecision struct {
 	Reason string
 }
 
-// ConsentSubject names the provider a decision is about as the host
+// Subject names the provider a decision is about as the host
 // reaches it.
-type ConsentSubject struct {
+type Subject struct {
 	// ID is the host's local id for the provider.
 	ID string
 	// Endpoint is the provider's URL or command line ("" for a provider
@@ -114,7 +113,7 @@ type ConsentSubject struct {
 	Name string
 }
 
-// ConsentStore holds consent: legacy per-provider records (replaceable,
+// Store holds consent: legacy per-provider records (replaceable,
 // revocable) and an append-only ledger of scope receipts.
 //
 // Durability: a store opened with a path keeps a journal file, one JSON line
@@ -139,7 +138,7 @@ type ConsentSubject struct {
 // Grant) append one short line to a local file and fsync it, which cannot
 // be abandoned part-way without leaving the journal in doubt. A host that
 // must bound them runs them on its own goroutine.
-type ConsentStore struct {
+type Store struct {
 	mu    sync.Mutex
 	path  string
 	state consentState
@@ -154,19 +153,19 @@ type ConsentStore struct {
 
 	// A store on a shared log instead of a journal: the log and the
 	// position of the last entry applied.
-	log    ConsentLog
+	log    Log
 	logPos int64
 }
 
-// NewConsentStore returns an empty in-memory store (nothing persisted).
-func NewConsentStore() *ConsentStore {
-	return &ConsentStore{state: newConsentState(), now: time.Now}
+// NewStore returns an empty in-memory store (nothing persisted).
+func NewStore() *Store {
+	return &Store{state: newConsentState(), now: time.Now}
 }
 
-// OpenConsentStore opens (creating if absent) the journal at path and loads
+// Open opens (creating if absent) the journal at path and loads
 // it. A torn final line left by a crash is dropped; any other malformed line
 // is an error.
-func OpenConsentStore(path string) (*ConsentStore, error) {
+func Open(path string) (*Store, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("consent: open %s: %w", path, err)
@@ -185,16 +184,16 @@ func OpenConsentStore(path string) (*ConsentStore, error) {
 			return nil, fmt.Errorf("consent: repair %s: %w", path, err)
 		}
 	}
-	return WatchConsentStore(path)
+	return Watch(path)
 }
 
-// WatchConsentStore returns a store reading the journal at path, which need
+// Watch returns a store reading the journal at path, which need
 // not exist yet: an absent journal holds no consent, and a journal created
 // later (by ctxkit consent grant) is read on the next decision. Unlike
-// OpenConsentStore it neither creates nor repairs the file, so it suits a
+// Open it neither creates nor repairs the file, so it suits a
 // long-lived reader such as ctxkit serve. A malformed line is an error.
-func WatchConsentStore(path string) (*ConsentStore, error) {
-	s := NewConsentStore()
+func Watch(path string) (*Store, error) {
+	s := NewStore()
 	s.path = path
 	if err := s.refreshLocked(); err != nil {
 		return nil, err
@@ -202,9 +201,9 @@ func WatchConsentStore(path string) (*ConsentStore, error) {
 	return s, nil
 }
 
-// DefaultConsentPath is the journal ctxkit's CLI uses when none is given:
+// DefaultPath is the journal ctxkit's CLI uses when none is given:
 // $XDG_CONFIG_HOME/ctxkit/consent.ndjson (or the OS equivalent).
-func DefaultConsentPath() (string, error) {
+func DefaultPath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return "", fmt.Errorf("consent: locate config dir: %w", err)
@@ -217,7 +216,7 @@ func DefaultConsentPath() (string, error) {
 // it when it was replaced or shortened. An unterminated last line is left
 // for later (its writer may be mid-write). On error the store fails closed
 // until a later refresh succeeds.
-func (s *ConsentStore) refreshLocked() error {
+func (s *Store) refreshLocked() error {
 	if s.log != nil {
 		return s.refreshLogLocked(false)
 	}
@@ -249,7 +248,7 @@ func (s *ConsentStore) refreshLocked() error {
 
 // refreshForWriteLocked is refreshLocked for a writer, which decides what
 // to append from the state: a shared log is consulted, not its cache.
-func (s *ConsentStore) refreshForWriteLocked() error {
+func (s *Store) refreshForWriteLocked() error {
 	if s.log != nil {
 		return s.refreshLogLocked(true)
 	}
@@ -257,7 +256,7 @@ func (s *ConsentStore) refreshForWriteLocked() error {
 }
 
 // readFromLocked applies the journal's complete lines after s.offset.
-func (s *ConsentStore) readFromLocked() error {
+func (s *Store) readFromLocked() error {
 	f, err := os.Open(s.path)
 	if err != nil {
 		return fmt.Errorf("consent: open %s: %w", s.path, err)
@@ -280,7 +279,7 @@ func (s *ConsentStore) readFromLocked() error {
 		if len(line) == 0 {
 			continue
 		}
-		var e ConsentEntry
+		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
 			return fmt.Errorf("consent: load %s: line %d: %w", s.path, n, err)
 		}
@@ -303,7 +302,7 @@ const maxJournal = 64 << 20
 // append writes e to the journal (fsync'd) and then reads it back with
 // anything other processes appended before it; an in-memory store applies
 // it directly.
-func (s *ConsentStore) append(e ConsentEntry) error {
+func (s *Store) append(e Entry) error {
 	if s.log != nil {
 		return s.appendLogLocked(e)
 	}
@@ -347,22 +346,22 @@ func appendSync(path string, line []byte) error {
 	return nil
 }
 
-func (s *ConsentStore) stamp(t string) string {
+func (s *Store) stamp(t string) string {
 	if t != "" {
 		return t
 	}
 	return s.nowStamp()
 }
 
-func (s *ConsentStore) nowStamp() string { return s.now().UTC().Format("2006-01-02T15:04:05Z") }
+func (s *Store) nowStamp() string { return s.now().UTC().Format("2006-01-02T15:04:05Z") }
 
 // nowInstant is the store clock's reading as a protocol timestamp, to the
 // nanosecond, so that expiry compares instants rather than strings.
-func (s *ConsentStore) nowInstant() frame.Timestamp { return frame.TimestampOf(s.now()) }
+func (s *Store) nowInstant() frame.Timestamp { return frame.TimestampOf(s.now()) }
 
 // checkExpiry refuses a malformed expiry or one not in the future: consent
 // that has already ended is no consent.
-func (s *ConsentStore) checkExpiry(op, expires string) error {
+func (s *Store) checkExpiry(op, expires string) error {
 	if expires == "" {
 		return nil
 	}
@@ -378,16 +377,27 @@ func (s *ConsentStore) checkExpiry(op, expires string) error {
 // Record stores (replacing any earlier one) a legacy consent record, stamping
 // granted_at with the clock when unset. An expiry not in the future is
 // refused. It returns once the record is durable.
-func (s *ConsentStore) Record(r ConsentRecord) error {
+func (s *Store) Record(r Record) error {
 	if r.ProviderID == "" {
 		return errors.New("consent: record: empty provider id")
 	}
-	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}} {
-		if err := printable("record", f[0], f[1]); err != nil {
+	names := [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}}
+	return s.write("record", names, r.ExpiresAt, func() Entry {
+		r.GrantedAt = s.stamp(r.GrantedAt)
+		return Entry{Op: "record", Record: &r}
+	})
+}
+
+// write checks a grant's names and expiry, then appends the entry made
+// (under the lock, after catching up with the journal) and returns once
+// it is durable.
+func (s *Store) write(op string, names [][2]string, expires string, entry func() Entry) error {
+	for _, f := range names {
+		if err := printable(op, f[0], f[1]); err != nil {
 			return err
 		}
 	}
-	if err := s.checkExpiry("record", r.ExpiresAt); err != nil {
+	if err := s.checkExpiry(op, expires); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -395,14 +405,13 @@ func (s *ConsentStore) Record(r ConsentRecord) error {
 	if err := s.refreshForWriteLocked(); err != nil {
 		return err
 	}
-	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(ConsentEntry{Op: "record", Record: &r})
+	return s.append(entry())
 }
 
 // Revoke removes the legacy record for provider and withdraws every receipt
 // for it (all scopes when scope is empty). It reports whether anything was
 // withdrawn.
-func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, error) {
+func (s *Store) Revoke(provider string, scope frame.EgressScope) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshForWriteLocked(); err != nil {
@@ -410,7 +419,7 @@ func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, e
 	}
 	changed := false
 	if _, ok := s.state.records[provider]; ok && scope == "" {
-		if err := s.append(ConsentEntry{Op: "revoke", ProviderID: provider}); err != nil {
+		if err := s.append(Entry{Op: "revoke", ProviderID: provider}); err != nil {
 			return false, err
 		}
 		changed = true
@@ -426,7 +435,7 @@ func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, e
 		if i > 0 && scopes[i-1] == sc {
 			continue
 		}
-		if err := s.append(ConsentEntry{Op: "revoke_receipt", ProviderID: provider, Scope: sc, At: s.stamp("")}); err != nil {
+		if err := s.append(Entry{Op: "revoke_receipt", ProviderID: provider, Scope: sc, At: s.stamp("")}); err != nil {
 			return changed, err
 		}
 		changed = true
@@ -437,7 +446,7 @@ func (s *ConsentStore) Revoke(provider string, scope frame.EgressScope) (bool, e
 // Grant appends a scope receipt, stamping granted_at when unset. An expiry
 // not in the future is refused. It returns once the receipt is durable: an
 // acknowledged receipt survives a crash.
-func (s *ConsentStore) Grant(r ConsentReceipt) error {
+func (s *Store) Grant(r Receipt) error {
 	if r.ProviderID == "" || r.Scope == "" {
 		return errors.New("consent: grant: provider id and scope are required")
 	}
@@ -447,22 +456,12 @@ func (s *ConsentStore) Grant(r ConsentReceipt) error {
 	if strings.TrimSpace(r.Grantor.ID) == "" {
 		return errors.New("consent: grant: grantor id is required")
 	}
-	for _, f := range [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
-		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}} {
-		if err := printable("grant", f[0], f[1]); err != nil {
-			return err
-		}
-	}
-	if err := s.checkExpiry("grant", r.ExpiresAt); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.refreshForWriteLocked(); err != nil {
-		return err
-	}
-	r.GrantedAt = s.stamp(r.GrantedAt)
-	return s.append(ConsentEntry{Op: "receipt", Receipt: &r})
+	names := [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
+		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}}
+	return s.write("grant", names, r.ExpiresAt, func() Entry {
+		r.GrantedAt = s.stamp(r.GrantedAt)
+		return Entry{Op: "receipt", Receipt: &r}
+	})
 }
 
 // printable refuses a name that is not valid UTF-8 or holds a control
@@ -480,7 +479,7 @@ func printable(op, what, v string) error {
 
 // read runs f on the up-to-date state under the lock; a journal that
 // cannot be read yields its error and f is not run.
-func (s *ConsentStore) read(f func(st *consentState, now frame.Timestamp)) error {
+func (s *Store) read(f func(st *consentState, now frame.Timestamp)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
@@ -492,15 +491,15 @@ func (s *ConsentStore) read(f func(st *consentState, now frame.Timestamp)) error
 
 // Err reports why the journal cannot be read now (nil when it can); while
 // it cannot, nothing that needs consent is permitted.
-func (s *ConsentStore) Err() error {
+func (s *Store) Err() error {
 	return s.read(func(*consentState, frame.Timestamp) {})
 }
 
 // Records returns the legacy records not revoked (expired ones included;
 // see Expired), sorted by provider id; none when the journal
 // cannot be read (see Err).
-func (s *ConsentStore) Records() []ConsentRecord {
-	out := []ConsentRecord{}
+func (s *Store) Records() []Record {
+	out := []Record{}
 	_ = s.read(func(st *consentState, _ frame.Timestamp) {
 		for _, r := range st.records {
 			out = append(out, r)
@@ -512,8 +511,8 @@ func (s *ConsentStore) Records() []ConsentRecord {
 
 // Receipts returns the receipts not revoked, in grant order, expired ones
 // included (see Expired); none when the journal cannot be read.
-func (s *ConsentStore) Receipts() []ConsentReceipt {
-	out := []ConsentReceipt{}
+func (s *Store) Receipts() []Receipt {
+	out := []Receipt{}
 	_ = s.read(func(st *consentState, _ frame.Timestamp) { out = st.liveReceipts("") })
 	return out
 }
@@ -524,9 +523,9 @@ func Expired(expiresAt string, now time.Time) bool {
 	return expiredAt(expiresAt, frame.TimestampOf(now))
 }
 
-// HasRecord reports whether a legacy record in force (not revoked, not
+// hasRecord reports whether a legacy record in force (not revoked, not
 // expired) exists for provider.
-func (s *ConsentStore) HasRecord(provider string) bool {
+func (s *Store) hasRecord(provider string) bool {
 	ok := false
 	_ = s.read(func(st *consentState, now frame.Timestamp) {
 		r, found := st.records[provider]
@@ -535,18 +534,18 @@ func (s *ConsentStore) HasRecord(provider string) bool {
 	return ok
 }
 
-// HasReceipt reports whether a receipt for (provider, scope) is in force:
+// hasReceipt reports whether a receipt for (provider, scope) is in force:
 // not revoked and not expired.
-func (s *ConsentStore) HasReceipt(provider string, scope frame.EgressScope) bool {
-	_, ok := s.LiveReceipt(provider, scope, s.now())
+func (s *Store) hasReceipt(provider string, scope frame.EgressScope) bool {
+	_, ok := s.liveReceipt(provider, scope, s.now())
 	return ok
 }
 
-// LiveReceipt returns a receipt for (provider, scope) in force at now
+// liveReceipt returns a receipt for (provider, scope) in force at now
 // (not revoked, now < expires_at compared as protocol timestamps).
-func (s *ConsentStore) LiveReceipt(provider string, scope frame.EgressScope, now time.Time) (ConsentReceipt, bool) {
+func (s *Store) liveReceipt(provider string, scope frame.EgressScope, now time.Time) (Receipt, bool) {
 	ts := frame.TimestampOf(now)
-	var out ConsentReceipt
+	var out Receipt
 	found := false
 	_ = s.read(func(st *consentState, _ frame.Timestamp) {
 		for _, r := range st.liveReceipts(provider) {
@@ -559,14 +558,7 @@ func (s *ConsentStore) LiveReceipt(provider string, scope frame.EgressScope, now
 	return out, found
 }
 
-// Evaluate decides whether the host may send provider id a payload, as
-// EvaluateSubject with the subject's name taken from info and no endpoint
-// (so receipts bound to an endpoint do not count).
-func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecision {
-	return s.EvaluateSubject(ConsentSubject{ID: id, Name: info.Name}, info)
-}
-
-// EvaluateSubject decides whether the host may send the provider a payload,
+// Evaluate decides whether the host may send the provider a payload,
 // as docs/protocol.md §3 (C1, C2, C6) with expiry and binding applied: a provider declaring any
 // off-machine scope needs, for every such scope, a receipt in force (not
 // revoked, not expired) that covers it (its bound name and endpoint, when
@@ -574,15 +566,15 @@ func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecis
 // Otherwise a provider declaring egress needs such a legacy record;
 // otherwise it is permitted. A journal that cannot be read permits only
 // providers that need no consent.
-func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderInfo) ConsentDecision {
+func (s *Store) Evaluate(sub Subject, info frame.ProviderInfo) Decision {
 	off := info.DataFlow.OffMachineScopes()
 	if len(off) == 0 && !info.DataFlow.Egress {
-		return ConsentDecision{Permitted: true}
+		return Decision{Permitted: true}
 	}
-	var d ConsentDecision
+	var d Decision
 	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.decide(sub, off, now) })
 	if err != nil {
-		d = ConsentDecision{NeedsConsent: len(off) == 0, Missing: off, Reason: s.unreadable(err)}
+		d = Decision{NeedsConsent: len(off) == 0, Missing: off, Reason: s.unreadable(err)}
 	}
 	return d
 }
@@ -591,83 +583,20 @@ func (s *ConsentStore) EvaluateSubject(sub ConsentSubject, info frame.ProviderIn
 // is egress whatever it declares (a non-loopback HTTP provider, C4) before
 // knowing what it declares: some consent in force for sub.ID (a legacy
 // record or a receipt for any scope) must cover sub.Endpoint. The full
-// decision (EvaluateSubject) follows the handshake.
-func (s *ConsentStore) Admit(sub ConsentSubject) ConsentDecision {
-	var d ConsentDecision
+// decision (Evaluate) follows the handshake.
+func (s *Store) Admit(sub Subject) Decision {
+	var d Decision
 	err := s.read(func(st *consentState, now frame.Timestamp) { d = st.admit(sub, now) })
 	if err != nil {
-		return ConsentDecision{NeedsConsent: true, Reason: s.unreadable(err)}
+		return Decision{NeedsConsent: true, Reason: s.unreadable(err)}
 	}
 	return d
 }
 
 // unreadable is the reason a decision failed closed.
-func (s *ConsentStore) unreadable(err error) string {
+func (s *Store) unreadable(err error) string {
 	if s.log != nil {
 		return "the shared consent store cannot be read, so nothing that needs consent is sent: " + err.Error()
 	}
 	return "the consent journal cannot be read: " + err.Error()
 }
-
-// ConsentError reports a provider the consent gate stopped (C1, C2, C6): no
-// payload was sent (and, when BeforeConnect, no connection was opened).
-// Missing names the scopes lacking a receipt; when it is empty the provider
-// needs a legacy consent record. It matches ErrConsentRequired.
-type ConsentError struct {
-	// Provider is the host's id for the stopped provider.
-	Provider string
-	// Missing lists the egress scopes with no current receipt; empty when
-	// a legacy consent record is what is missing.
-	Missing []frame.EgressScope
-	// Reason says why consent held for the id did not cover the provider
-	// (expired, granted for another name or endpoint); empty when none was
-	// held.
-	Reason string
-	// Endpoint is where the host reaches the provider ("" when unnamed).
-	Endpoint string
-	// Name is the name the provider announced ("" when it was stopped
-	// before its handshake).
-	Name string
-	// BeforeConnect: the provider is egress whatever it declares (C4) and
-	// was stopped before any connection to it was opened.
-	BeforeConnect bool
-}
-
-// Error names the missing scopes (or the missing consent record), why held
-// consent did not cover the provider, and the ctxkit command that grants it.
-func (e *ConsentError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "host: query %q: %v", e.Provider, ErrConsentRequired)
-	switch {
-	case e.BeforeConnect:
-		fmt.Fprintf(&b, " (C4): provider at %q is off this machine and no consent covers it; no connection was opened", e.Endpoint)
-	case len(e.Missing) == 0:
-		b.WriteString(" (C1/C2): provider declares egress and no consent covering it is recorded")
-	default:
-		parts := make([]string, len(e.Missing))
-		for i, m := range e.Missing {
-			parts[i] = string(m)
-		}
-		fmt.Fprintf(&b, " (C6): no receipt covering it for egress scope(s) %s", strings.Join(parts, ", "))
-	}
-	if e.Reason != "" {
-		b.WriteString(" (" + e.Reason + ")")
-	}
-	b.WriteString("; grant with: ctxkit consent grant " + e.Provider)
-	if !e.BeforeConnect && len(e.Missing) > 0 {
-		b.WriteString(" --scope " + string(e.Missing[0]))
-	}
-	if e.Endpoint != "" {
-		b.WriteString(" --endpoint " + strconv.Quote(e.Endpoint))
-	}
-	if e.Name != "" {
-		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
-	} else {
-		b.WriteString(" --provider-name ANNOUNCED-NAME")
-	}
-	b.WriteString(" --grantor NAME")
-	return b.String()
-}
-
-// Is matches ErrConsentRequired.
-func (e *ConsentError) Is(target error) bool { return target == ErrConsentRequired }

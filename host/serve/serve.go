@@ -1,8 +1,10 @@
-package host
+// Package serve is the provider side of the Context Graph Protocol: it
+// answers a host's envelopes for any Server, over a transport.Connection
+// (a provider's own stdin and stdout, or memory) or over HTTP, so that
+// other CGP hosts can use a Go provider.
+package serve
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,58 +13,55 @@ import (
 	"sync"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// ServeStdio serves s over NDJSON: it reads envelopes from r, one per line,
-// and writes replies to w. It answers a malformed or over-long line with a
-// bad_request error and carries on (R1), echoes each query's correlation id,
-// ignores unknown notifications, and returns nil on shutdown or EOF.
+// Server is what a Go value implements to be a CGP provider: served here,
+// or in a host's own process (host.InProcess). Returning a *wire.Error from
+// a method sends that error envelope, code included; any other error is
+// sent as code "internal".
+type Server interface {
+	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
+	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
+	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
+}
+
+// Stdio serves s over NDJSON on r and w (see Conn).
+func Stdio(ctx context.Context, s Server, r io.Reader, w io.Writer) error {
+	return Conn(ctx, s, transport.Stream(r, w, 0, nil))
+}
+
+// Conn serves s on c: it reads envelopes one at a time and writes the
+// replies. It answers a malformed or over-long line with a bad_request
+// error and carries on (R1), echoes each query's correlation id, ignores
+// unknown notifications, and returns nil on shutdown or end of input.
 // Queries are answered concurrently when the host correlates them.
-func ServeStdio(ctx context.Context, s Server, r io.Reader, w io.Writer) error {
-	var wmu sync.Mutex
+func Conn(ctx context.Context, s Server, c transport.Connection) error {
 	send := func(e wire.Envelope) error {
-		line, err := encodeEnvelope(e)
+		line, err := wire.Marshal(e)
 		if err != nil {
 			return err
 		}
-		wmu.Lock()
-		defer wmu.Unlock()
-		_, err = w.Write(append(line, '\n'))
-		return err
+		return c.Write(ctx, line)
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := readLine(br, DefaultMaxLine)
+		line, err := c.Read()
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			if errors.As(err, new(*wire.TooLongError)) {
 				if err := send(&wire.Error{Code: wire.CodeBadRequest, Message: err.Error()}); err != nil {
 					return err
 				}
-				// Skip the rest of the over-long line.
-				for {
-					_, err := br.ReadSlice('\n')
-					if err == nil {
-						break
-					}
-					if err != bufio.ErrBufferFull {
-						return nil
-					}
-				}
 				continue
 			}
 			return err
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		env, derr := decodeEnvelope(line)
+		env, derr := wire.Unmarshal(line)
 		if derr != nil {
 			if err := send(&wire.Error{Code: wire.CodeBadRequest, Message: "malformed envelope: " + derr.Error()}); err != nil {
 				return err
@@ -85,12 +84,10 @@ func ServeStdio(ctx context.Context, s Server, r io.Reader, w io.Writer) error {
 				return err
 			}
 		default:
-			reply := serveOne(ctx, s, env)
-			if reply == nil {
-				continue
-			}
-			if err := send(reply); err != nil {
-				return err
+			if reply := serveOne(ctx, s, env); reply != nil {
+				if err := send(reply); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -142,30 +139,28 @@ func serveOne(ctx context.Context, s Server, env wire.Envelope) wire.Envelope {
 	}
 }
 
-// Handler serves s over HTTP: one envelope per POST body, one envelope per
+// HTTP serves s over HTTP: one envelope per POST body, one envelope per
 // response body (application/json). A shutdown is answered 204; a malformed
 // body 400 with a bad_request error envelope.
-func Handler(s Server) http.Handler {
+func HTTP(s Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST one CGP envelope", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, DefaultMaxLine+1))
 		reply := func(status int, e wire.Envelope) {
-			b, _ := encodeEnvelope(e)
-			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Type", wire.ContentType)
 			w.WriteHeader(status)
-			_, _ = w.Write(b)
+			_ = wire.WriteBody(w, e)
 		}
-		if err != nil || len(body) > DefaultMaxLine {
-			reply(http.StatusBadRequest, &wire.Error{Code: wire.CodeBadRequest, Message: "unreadable or over-long body"})
-			return
-		}
-		env, err := decodeEnvelope(bytes.TrimSpace(body))
+		env, err := wire.ReadBody(r.Body, 0)
 		if err != nil {
-			reply(http.StatusBadRequest, &wire.Error{Code: wire.CodeBadRequest, Message: "malformed envelope: " + err.Error()})
+			msg := "malformed envelope: " + err.Error()
+			if !errors.As(err, new(*wire.DecodeError)) || errors.As(err, new(*wire.TooLongError)) {
+				msg = "unreadable or over-long body"
+			}
+			reply(http.StatusBadRequest, &wire.Error{Code: wire.CodeBadRequest, Message: msg})
 			return
 		}
 		if _, ok := env.(*wire.Shutdown); ok {

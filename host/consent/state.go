@@ -1,4 +1,4 @@
-package host
+package consent
 
 import (
 	"errors"
@@ -10,20 +10,20 @@ import (
 )
 
 // The consent rules as a pure function of the journal's entries: no file,
-// no clock, no lock. ConsentStore feeds it from the local journal; another
+// no clock, no lock. Store feeds it from the local journal; another
 // store (a database shared by replicas) can feed it the same entries in
 // the same order and get the same decisions.
 
-// ConsentEntry is one change to consent: a line of the local journal, a
+// Entry is one change to consent: a line of the local journal, a
 // row of a shared store's log. Entries are only ever appended; the state
 // is the result of applying them in log order.
-type ConsentEntry struct {
+type Entry struct {
 	// Op is record, revoke, receipt or revoke_receipt.
 	Op string `json:"op"`
 	// Record is the legacy record a record entry stores.
-	Record *ConsentRecord `json:"record,omitempty"`
+	Record *Record `json:"record,omitempty"`
 	// Receipt is the receipt a receipt entry appends.
-	Receipt *ConsentReceipt `json:"receipt,omitempty"`
+	Receipt *Receipt `json:"receipt,omitempty"`
 	// ProviderID is the provider a revoke or revoke_receipt withdraws.
 	ProviderID string `json:"provider_id,omitempty"`
 	// Scope is the scope a revoke_receipt withdraws.
@@ -35,9 +35,9 @@ type ConsentEntry struct {
 // consentState is the store's content, built by applying journal entries
 // in order.
 type consentState struct {
-	records  map[string]ConsentRecord
-	receipts []ConsentReceipt
-	revoked  []ConsentEntry // revoke_receipt entries, in journal order
+	records  map[string]Record
+	receipts []Receipt
+	revoked  []Entry // revoke_receipt entries, in journal order
 	// position of each receipt and revocation in the journal, so a later
 	// grant re-enables an earlier revoked scope
 	receiptSeq []int
@@ -46,10 +46,10 @@ type consentState struct {
 }
 
 func newConsentState() consentState {
-	return consentState{records: make(map[string]ConsentRecord)}
+	return consentState{records: make(map[string]Record)}
 }
 
-func (st *consentState) apply(e ConsentEntry) error {
+func (st *consentState) apply(e Entry) error {
 	st.seq++
 	switch e.Op {
 	case "record":
@@ -77,8 +77,8 @@ func (st *consentState) apply(e ConsentEntry) error {
 // liveReceipts returns the provider's receipts not withdrawn by a later
 // revocation (all providers' when provider is empty), expired ones
 // included.
-func (st *consentState) liveReceipts(provider string) []ConsentReceipt {
-	out := []ConsentReceipt{} // never nil: lists encode as [], not null
+func (st *consentState) liveReceipts(provider string) []Receipt {
+	out := []Receipt{} // never nil: lists encode as [], not null
 	for i, r := range st.receipts {
 		if provider != "" && r.ProviderID != provider {
 			continue
@@ -105,7 +105,7 @@ type binding struct{ name, endpoint, expires string }
 
 // mismatch says why b does not cover sub at now ("" when it does). An
 // empty sub.Name (before the handshake) is not compared.
-func (b binding) mismatch(sub ConsentSubject, now frame.Timestamp) string {
+func (b binding) mismatch(sub Subject, now frame.Timestamp) string {
 	switch {
 	case expiredAt(b.expires, now):
 		return "it expired at " + b.expires
@@ -117,17 +117,17 @@ func (b binding) mismatch(sub ConsentSubject, now frame.Timestamp) string {
 	return ""
 }
 
-func (st *consentState) decide(sub ConsentSubject, off []frame.EgressScope, now frame.Timestamp) ConsentDecision {
+func (st *consentState) decide(sub Subject, off []frame.EgressScope, now frame.Timestamp) Decision {
 	var why []string
 	if len(off) == 0 {
 		r, ok := st.records[sub.ID]
 		if !ok {
-			return ConsentDecision{NeedsConsent: true}
+			return Decision{NeedsConsent: true}
 		}
 		if m := (binding{r.ProviderName, r.Endpoint, r.ExpiresAt}).mismatch(sub, now); m != "" {
-			return ConsentDecision{NeedsConsent: true, Reason: "the egress consent recorded for " + strconv.Quote(sub.ID) + " does not cover it: " + m}
+			return Decision{NeedsConsent: true, Reason: "the egress consent recorded for " + strconv.Quote(sub.ID) + " does not cover it: " + m}
 		}
-		return ConsentDecision{Permitted: true}
+		return Decision{Permitted: true}
 	}
 	live := st.liveReceipts(sub.ID)
 	var missing []frame.EgressScope
@@ -151,26 +151,26 @@ func (st *consentState) decide(sub ConsentSubject, off []frame.EgressScope, now 
 			}
 		}
 	}
-	return ConsentDecision{Permitted: len(missing) == 0, Missing: missing, Reason: strings.Join(why, "; ")}
+	return Decision{Permitted: len(missing) == 0, Missing: missing, Reason: strings.Join(why, "; ")}
 }
 
-func (st *consentState) admit(sub ConsentSubject, now frame.Timestamp) ConsentDecision {
+func (st *consentState) admit(sub Subject, now frame.Timestamp) Decision {
 	var why []string
 	if r, ok := st.records[sub.ID]; ok {
 		m := (binding{r.ProviderName, r.Endpoint, r.ExpiresAt}).mismatch(sub, now)
 		if m == "" {
-			return ConsentDecision{Permitted: true}
+			return Decision{Permitted: true}
 		}
 		why = append(why, "the egress consent does not cover it: "+m)
 	}
 	for _, r := range st.liveReceipts(sub.ID) {
 		m := (binding{r.ProviderName, r.Endpoint, r.ExpiresAt}).mismatch(sub, now)
 		if m == "" {
-			return ConsentDecision{Permitted: true}
+			return Decision{Permitted: true}
 		}
 		why = append(why, "the receipt for "+string(r.Scope)+" does not cover it: "+m)
 	}
-	return ConsentDecision{NeedsConsent: true, Reason: strings.Join(why, "; ")}
+	return Decision{NeedsConsent: true, Reason: strings.Join(why, "; ")}
 }
 
 // expiredAt reports whether an expiry (a protocol timestamp, "" for none)

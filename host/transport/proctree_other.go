@@ -1,6 +1,6 @@
 //go:build !linux
 
-package host
+package transport
 
 import "os/exec"
 
