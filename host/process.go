@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/proctree"
 )
 
 // DefaultStderrLimit is how many trailing bytes of a child's stderr the host
@@ -16,7 +18,7 @@ const DefaultStderrLimit = 64 << 10
 // stderr, and the means to end its whole process tree.
 type process struct {
 	cmd     *exec.Cmd
-	tree    *procTree
+	tree    *proctree.Tree
 	stdin   *os.File // parent's write end
 	stdout  *os.File // parent's read end
 	stderr  *tailBuffer
@@ -41,7 +43,7 @@ func childEnv(explicit []string) []string {
 
 // startProcess spawns program in its own process group with a cleared
 // environment, and (on Linux) in a cgroup of its own when withCgroup and
-// cgroup v2 allow it, else under the fallback tracker (see procTree). The
+// cgroup v2 allow it, else under the fallback tracker (see proctree.Tree). The
 // parent keeps one end of each pipe; the child's ends are closed in the
 // parent right after start so EOF is observed when the child (and every
 // descendant holding the pipe) goes away.
@@ -60,7 +62,7 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 		return nil, err
 	}
 	p := &process{stdin: inW, stdout: outR, stderr: newTailBuffer(stderrLimit), exited: make(chan struct{})}
-	start := func(withCgroup bool) (*exec.Cmd, *procTree, error) {
+	start := func(withCgroup bool) (*exec.Cmd, *proctree.Tree, error) {
 		cmd := exec.Command(program, args...)
 		cmd.Env = childEnv(env)
 		cmd.Dir = dir
@@ -70,9 +72,9 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 		// A descendant that keeps stderr open must not block Wait forever.
 		cmd.WaitDelay = 2 * time.Second
 		setProcessGroup(cmd)
-		tree := newProcTree(cmd, withCgroup)
+		tree := proctree.Prepare(cmd, withCgroup)
 		if err := cmd.Start(); err != nil {
-			tree.abandon()
+			tree.Abandon()
 			return nil, nil, err
 		}
 		return cmd, tree, nil
@@ -90,7 +92,7 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 		outW.Close()
 		return nil, err
 	}
-	tree.startedAs(cmd.Process.Pid)
+	tree.Started(cmd.Process.Pid)
 	p.cmd, p.tree = cmd, tree
 	inR.Close()
 	outW.Close()
@@ -106,7 +108,7 @@ func startProcess(program string, args, env []string, dir string, stderrLimit in
 // the parent's pipe ends so any reader or writer blocked on them returns.
 func (p *process) kill() {
 	p.killOnce.Do(func() {
-		p.tree.kill()
+		p.tree.Kill()
 		killGroup(p.cmd)
 		p.stdin.Close()
 		p.stdout.Close()

@@ -3,37 +3,15 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/proctree"
+	"github.com/ctxkit/ctxkit/internal/proctree/proctreetest"
 )
-
-// marked returns the live (non-zombie) processes whose argv[0] starts with
-// prefix, from /proc.
-func marked(prefix string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
-			continue
-		}
-		if st, ok := statOf(mustAtoi(e.Name())); ok && !st.zombie {
-			out = append(out, e.Name()+" "+string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
-		}
-	}
-	return out
-}
-
-func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // escapingProvider is a stdio provider (bash) that, before acknowledging
 // the handshake, starts sleepers that leave its process group and session:
@@ -51,46 +29,6 @@ func escapingProvider(marker string, exitAfter bool, linger string) string {
 ( ( exec -a %[1]s-doublefork sleep 300 ) & )
 printf '%%s\n' '%[2]s'
 %[4]s`, marker, ackLine("contextgraph/1.0-draft", false, ""), linger, tail)
-}
-
-func waitMarked(t *testing.T, prefix string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(marked(prefix)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the provider's sleepers did not start: %v", marked(prefix))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func assertNoneLeft(t *testing.T, prefix string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		left := marked(prefix)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, l := range left {
-				f := strings.Fields(l)
-				if pid, err := strconv.Atoi(f[0]); err == nil {
-					_ = killPID(pid) // do not leave them to the next test
-				}
-			}
-			t.Fatalf("processes of the provider outlived Host.Close: %v", left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func killPID(pid int) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
-	}
-	return p.Kill()
 }
 
 // TestProviderTreeEndsWithHost: every descendant of a stdio provider,
@@ -114,7 +52,7 @@ func TestProviderTreeEndsWithHost(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.noCgroup {
-				if _, _, err := makeCgroupProbe(); err != nil {
+				if err := proctree.CgroupAvailable(); err != nil {
 					t.Skipf("cgroup v2 is not writable here (%v); the fallback cases still run", err)
 				}
 			}
@@ -128,52 +66,22 @@ func TestProviderTreeEndsWithHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			tree := h.byID["escaper"].p.(*stdioProvider).c.proc.tree
-			if tree.usesCgroup() == c.noCgroup {
-				t.Fatalf("cgroup used: %v, want %v", tree.usesCgroup(), !c.noCgroup)
+			if tree.UsesCgroup() == c.noCgroup {
+				t.Fatalf("cgroup used: %v, want %v", tree.UsesCgroup(), !c.noCgroup)
 			}
-			waitMarked(t, marker, 3)
+			proctreetest.WaitMarked(t, marker, 3)
 			if c.exitAfter {
 				time.Sleep(200 * time.Millisecond) // the provider exits; its sleepers are orphans
 			}
 			if err := h.Close(context.Background()); err != nil {
 				t.Logf("close: %v", err)
 			}
-			assertNoneLeft(t, marker)
-			if tree.cgroup != "" {
-				if _, err := os.Stat(tree.cgroup); !os.IsNotExist(err) {
-					t.Errorf("cgroup %s left behind: %v", tree.cgroup, err)
+			proctreetest.AssertNoneLeft(t, marker)
+			if dir := tree.Cgroup(); dir != "" {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("cgroup %s left behind: %v", dir, err)
 				}
 			}
 		})
 	}
-}
-
-// makeCgroupProbe reports whether this machine lets the host make a cgroup.
-func makeCgroupProbe() (string, bool, error) {
-	dir, f, err := makeCgroup()
-	if err != nil {
-		return "", false, err
-	}
-	f.Close()
-	return dir, true, os.Remove(dir)
-}
-
-// FuzzParseStat: parseStat never panics on any /proc/PID/stat content, and
-// reads back ppid, start time and state whatever the command name holds
-// (spaces, parentheses, newlines).
-func FuzzParseStat(f *testing.F) {
-	f.Add("bash", 1, uint64(12345), "S")
-	f.Add("a) (b", 7, uint64(0), "Z")
-	f.Add("x y\nz)", 123456, uint64(18446744073709551615), "R")
-	f.Fuzz(func(t *testing.T, comm string, ppid int, start uint64, state string) {
-		if ppid < 0 || len(state) != 1 || state[0] < 'A' || state[0] > 'Z' { // the kernel writes one letter
-			_, _ = parseStat([]byte(comm)) // raw input: must not panic
-			return
-		}
-		line := fmt.Sprintf("42 (%s) %s %d 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 %d 1000 100 18446744073709551615\n", comm, state, ppid, start)
-		st, ok := parseStat([]byte(line))
-		if !ok || st.ppid != ppid || st.start != start || st.zombie != (state == "Z") {
-			t.Fatalf("parseStat(%q) = %+v, %v", line, st, ok)
-		}
-	})
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package host
+package proctree
 
 import (
 	"bytes"
@@ -17,27 +17,27 @@ import (
 	"time"
 )
 
-// procTree ends a child provider's whole process tree, including
-// descendants that left its process group (setsid, double fork).
+// Tree ends a child's whole process tree, including descendants that
+// left its process group (setsid, double fork).
 //
 // Where cgroup v2 is writable, the child is started inside a cgroup of its
 // own (clone with CLONE_INTO_CGROUP), which every descendant inherits and
-// none can leave without privileges; kill ends the cgroup (cgroup.kill)
+// none can leave without privileges; Kill ends the cgroup (cgroup.kill)
 // and removes it.
 //
-// Elsewhere three means combine. The host process becomes a child
-// subreaper (prctl PR_SET_CHILD_SUBREAPER), so a provider's orphans are
+// Elsewhere three means combine. The program becomes a child subreaper
+// (prctl PR_SET_CHILD_SUBREAPER), so a child's orphans are
 // reparented to it rather than to init and are reaped by it once killed.
 // The child's environment carries a token (CTXKIT_PROVIDER_TREE) that its
 // descendants inherit. A tracker walks /proc every trackInterval while the
-// provider runs and remembers each descendant it sees. kill ends the live
+// child runs and remembers each descendant it sees. Kill ends the live
 // subtree, every remembered descendant still running, and every process
 // carrying the token, with their subtrees. Only a descendant that both
 // clears its environment and leaves the tree between two walks can escape.
 // Being a subreaper is process-wide: in a library host without cgroup v2,
 // orphans of the program's other children are reparented to the program
-// too; the host only kills and reaps those that descend from a provider.
-type procTree struct {
+// too; a Tree only kills and reaps those that descend from its child.
+type Tree struct {
 	cgroup string   // the provider's cgroup directory; "" when none
 	cgfd   *os.File // open during Start only
 	token  string   // CTXKIT_PROVIDER_TREE value (fallback only)
@@ -64,10 +64,10 @@ var (
 	subreaperSet sync.Once
 )
 
-// newProcTree prepares cmd (whose SysProcAttr is set) so that its tree can
+// Prepare prepares cmd (whose SysProcAttr is set) so that its tree can
 // be ended; withCgroup false goes straight to the fallback.
-func newProcTree(cmd *exec.Cmd, withCgroup bool) *procTree {
-	t := &procTree{}
+func Prepare(cmd *exec.Cmd, withCgroup bool) *Tree {
+	t := &Tree{}
 	if withCgroup {
 		if dir, f, err := makeCgroup(); err == nil {
 			t.cgroup, t.cgfd = dir, f
@@ -81,11 +81,25 @@ func newProcTree(cmd *exec.Cmd, withCgroup bool) *procTree {
 	return t
 }
 
-// usesCgroup reports whether the child is (to be) started in a cgroup.
-func (t *procTree) usesCgroup() bool { return t.cgroup != "" }
+// UsesCgroup reports whether the child is (to be) started in a cgroup.
+func (t *Tree) UsesCgroup() bool { return t.cgroup != "" }
+
+// Cgroup is the child's cgroup directory, or "" when it has none.
+func (t *Tree) Cgroup() string { return t.cgroup }
+
+// CgroupAvailable reports why this process cannot make a cgroup for a
+// child (nil when it can), by making and removing one.
+func CgroupAvailable() error {
+	dir, f, err := makeCgroup()
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(dir)
+}
 
 // abandon undoes a prepared cgroup after a failed Start.
-func (t *procTree) abandon() {
+func (t *Tree) Abandon() {
 	if t.cgfd != nil {
 		t.cgfd.Close()
 		t.cgfd = nil
@@ -96,15 +110,15 @@ func (t *procTree) abandon() {
 	}
 }
 
-// startedAs records the running child and, without a cgroup, starts the
+// Started records the running child and, without a cgroup, starts the
 // tracker.
-func (t *procTree) startedAs(pid int) {
+func (t *Tree) Started(pid int) {
 	t.pid = pid
 	if t.cgfd != nil {
 		t.cgfd.Close()
 		t.cgfd = nil
 	}
-	if t.usesCgroup() {
+	if t.UsesCgroup() {
 		return
 	}
 	subreaperSet.Do(func() {
@@ -119,8 +133,8 @@ func (t *procTree) startedAs(pid int) {
 	go t.track()
 }
 
-// track remembers the child's descendants until kill.
-func (t *procTree) track() {
+// track remembers the child's descendants until Kill.
+func (t *Tree) track() {
 	tick := time.NewTicker(trackInterval)
 	defer tick.Stop()
 	for {
@@ -141,7 +155,7 @@ func (t *procTree) track() {
 // members lists the tree's live processes: the child's subtree, and every
 // remembered descendant still running (same start time) with its subtree.
 // t.mu must be held.
-func (t *procTree) members(procs map[int]procStat) []int {
+func (t *Tree) members(procs map[int]procStat) []int {
 	out := descendants(procs, t.pid, t.start)
 	for pid, start := range t.seen {
 		if st, ok := procs[pid]; ok && st.start == start {
@@ -152,10 +166,10 @@ func (t *procTree) members(procs map[int]procStat) []int {
 	return out
 }
 
-// kill ends every process of the tree other than the child itself (which
+// Kill ends every process of the tree other than the child itself (which
 // the caller kills and waits for) and waits, briefly, until they are gone.
 // It is safe to call more than once.
-func (t *procTree) kill() {
+func (t *Tree) Kill() {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
@@ -163,7 +177,7 @@ func (t *procTree) kill() {
 	}
 	t.ended = true
 	t.mu.Unlock()
-	if t.usesCgroup() {
+	if t.UsesCgroup() {
 		killCgroup(t.cgroup)
 		return
 	}
