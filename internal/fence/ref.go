@@ -63,9 +63,15 @@ func decodeRef(s string, j, depth int) (string, int) {
 func mayContinueRef(s string, k int) bool {
 	c := s[k]
 	if c < utf8.RuneSelf {
-		return c < 0x20 && !isASCIISpace(c) || c == 0x7F
+		return isASCIIInvisible(c)
 	}
-	r, _ := utf8.DecodeRuneInString(s[k:])
+	r, _ := runeAt(s, k)
+	switch classOf(r) {
+	case rcOther, rcLT, rcAmp, rcSpace, rcSlash:
+		return false
+	case rcInvisible:
+		return true
+	}
 	f, visual := foldOf(r)
 	return f == "" || !visual && (isAlnum(f[0]) || f[0] == ';' || f[0] == '#')
 }
