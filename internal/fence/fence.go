@@ -209,10 +209,12 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			case rcLT:
 				width, kind = w, LookAlike
 			case rcAmp:
-				if width, kind = sc.lessThanAt(s, i); width <= 0 {
-					i -= width
+				text, n := decodeRef(s, i+w, 1)
+				if n == 0 || !startsWithLT(text) {
+					i += w // no reference, or not to a less-than
 					continue
 				}
+				width, kind = w+n, Reference
 			default:
 				i += w // no less-than unit starts with it
 				continue
@@ -277,6 +279,8 @@ func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next un
 	matched := 0
 	for pos < len(s) {
 		c := s[pos]
+		var r rune // the non-ASCII rune at pos, of width w (0 for a byte)
+		var w int
 		if c < utf8.RuneSelf {
 			if c == '&' {
 				if !mayBeRef(s, pos+1) {
@@ -314,39 +318,37 @@ func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next un
 			}
 			return false, pos + 1, unit{}
 		}
-		{
-			r, w := runeAt(s, pos)
-			switch cls := classOf(r); cls {
-			case rcInvisible:
+		r, w = runeAt(s, pos)
+		switch cls := classOf(r); cls {
+		case rcInvisible:
+			pos += w
+			continue
+		case rcSpace, rcSlash:
+			if matched == 0 {
 				pos += w
-				continue
-			case rcSpace, rcSlash:
-				if matched == 0 {
-					pos += w
-					continue
-				}
-				return false, pos + w, unit{}
-			case rcLT:
-				// It ends the candidate and starts the next: hand it over.
-				return false, pos, unit{width: w, kind: LookAlike}
-			case rcOther:
-				return false, pos + w, unit{}
-			case rcAmp, rcSlow:
-			default: // a letter
-				if cls != sc.name[matched] {
-					return false, pos + w, unit{}
-				}
-				pos += w
-				if matched++; matched == len(sc.name) {
-					return true, pos, unit{}
-				}
 				continue
 			}
+			return false, pos + w, unit{}
+		case rcLT:
+			// It ends the candidate and starts the next: hand it over.
+			return false, pos, unit{width: w, kind: LookAlike}
+		case rcOther:
+			return false, pos + w, unit{}
+		case rcAmp, rcSlow:
+		default: // a letter
+			if cls != sc.name[matched] {
+				return false, pos + w, unit{}
+			}
+			pos += w
+			if matched++; matched == len(sc.name) {
+				return true, pos, unit{}
+			}
+			continue
 		}
 	general:
 		m := matcher{sc: sc, matched: matched}
 		start := pos
-		res, end, canLT, hand, kind := sc.lookAheadUnit(s, pos, ctx, &m)
+		res, end, canLT, hand, kind := sc.lookAheadUnit(s, pos, ctx, r, w, &m)
 		matched, pos = m.matched, end
 		switch res {
 		case done:
@@ -367,15 +369,14 @@ func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next un
 }
 
 // lookAheadUnit feeds m the unit at s[pos] that needs decoding or a fold
-// lookup: a reference, an escape (in its ctx), or a non-ASCII rune. It
-// returns the matcher's result, the end of the unit, whether a less-than
-// unit may start at pos (canLT), and whether s[pos:end] is one of kind
-// (hand).
-func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, m *matcher) (res, end int, canLT, hand bool, kind Kind) {
+// lookup: a reference, an escape (in its ctx), or a non-ASCII rune (r, of
+// width w, already decoded). It returns the matcher's result, the end of
+// the unit, whether a less-than unit may start at pos (canLT), and whether
+// s[pos:end] is one of kind (hand).
+func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *matcher) (res, end int, canLT, hand bool, kind Kind) {
 	canLT = true
 	switch c := s[pos]; {
 	case c >= utf8.RuneSelf:
-		r, w := runeAt(s, pos)
 		if classOf(r) == rcAmp {
 			if text, n := decodeRef(s, pos+w, 1); n > 0 {
 				canLT = startsWithLT(text)
@@ -444,36 +445,13 @@ func (sc *Scanner) Count(s string) int {
 }
 
 // lessThanAt returns the width and kind of the less-than unit starting at
-// s[i]; when none starts there (or one that does cannot start a token, a
-// fast reject) it returns minus the width of the byte or rune at s[i].
+// s[i], an ASCII '&', '\\' or '%' (Scan decides '<' and non-ASCII runes
+// itself); when none starts there it returns -1.
 func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
-	c := s[i]
-	if c >= utf8.RuneSelf {
-		r, w := runeAt(s, i)
-		switch {
-		case plainBlock(r):
-		case isLessThanRune(r):
-			return w, LookAlike
-		case isAmpersandRune(r):
-			if text, n := decodeRef(s, i+w, 1); n > 0 && startsWithLT(text) {
-				return w + n, Reference
-			}
-		}
-		return -w, 0
-	}
-	switch c {
-	case '<':
-		if i+1 < len(s) && s[i+1] >= utf8.RuneSelf {
-			if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
-				return -1, 0 // "<日", "<😀"
-			}
-		}
-		return 1, Raw
+	switch s[i] {
 	case '&':
-		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '&' {
-			if text, n := decodeRef(s, i+1, 1); n > 0 && startsWithLT(text) {
-				return n + 1, Reference
-			}
+		if text, n := decodeRef(s, i+1, 1); n > 0 && startsWithLT(text) {
+			return n + 1, Reference
 		}
 	case '\\':
 		if r, w := decodeBackslash(s, i); w > 0 && foldsToLT(r) {
@@ -498,18 +476,31 @@ func mayStartRef(c byte) bool {
 // after an ampersand: a fast reject, inline, for the ampersands most text
 // holds ("& ", "&&") and for "&#" followed by what cannot begin a number.
 func mayBeRef(s string, j int) bool {
-	if j >= len(s) || !mayStartRef(s[j]) {
-		return false
-	}
-	if s[j] != '#' {
-		return true
-	}
-	if j+1 >= len(s) {
-		return false
-	}
-	d := s[j+1]
-	return '0' <= d && d <= '9' || d|0x20 == 'x' || d >= utf8.RuneSelf || isASCIIInvisible(d)
+	return j < len(s) && refByte[s[j]]&refStart != 0 && (s[j] != '#' || j+1 < len(s) && refByte[s[j+1]]&refDigit != 0)
 }
+
+// refByte classifies bytes for mayBeRef: refStart, the byte may begin a
+// reference after '&' (mayStartRef); refDigit, it may begin the number after
+// "&#" (a digit, 'x', a byte of a rune that folds to one, or one a view
+// removes).
+var refByte = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if mayStartRef(b) {
+			t[c] |= refStart
+		}
+		if '0' <= b && b <= '9' || b|0x20 == 'x' || b >= utf8.RuneSelf || isASCIIInvisible(b) {
+			t[c] |= refDigit
+		}
+	}
+	return t
+}()
+
+// Bits of refByte.
+const (
+	refStart = 1 << iota
+	refDigit
+)
 
 // isASCIIInvisible reports whether ASCII byte c is a control other than
 // whitespace, which the views that drop invisible characters remove.

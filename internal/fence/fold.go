@@ -17,11 +17,12 @@ const (
 )
 
 // runeIndex maps a rune to its index value: pages[page[r>>8]][r&0xFF],
-// and to its class: classes[page[r>>8]][r&0xFF].
+// and to its class: classes[page[r>>8]<<8 | r&0xFF], an array the
+// compiler indexes without a bounds check.
 type runeIndex struct {
 	page    [(utf8.MaxRune + 1) >> 8]uint8
 	pages   [][256]uint16
-	classes [][256]uint8
+	classes [256 * 256]uint8
 }
 
 // Rune classes: what a non-ASCII rune is to the scanner, in one load, so
@@ -62,17 +63,16 @@ func buildIndex() *runeIndex {
 	if len(x.pages) > 255 {
 		panic("fence: rune index needs more than 255 pages")
 	}
-	x.classes = make([][256]uint8, len(x.pages))
 	for hi, p := range x.page {
 		if p == 0 {
 			continue
 		}
 		for lo := range 256 {
-			x.classes[p][lo] = x.classify(rune(hi<<8 | lo))
+			x.classes[int(p)<<8|lo] = x.classify(rune(hi<<8 | lo))
 		}
 	}
 	// U+FFFD stands for an invalid byte, which foldAlt reads as invisible.
-	x.classes[x.page[utf8.RuneError>>8]][utf8.RuneError&0xFF] = rcInvisible
+	x.classes[int(x.page[utf8.RuneError>>8])<<8|utf8.RuneError&0xFF] = rcInvisible
 	return x
 }
 
@@ -106,7 +106,7 @@ func (x *runeIndex) classify(r rune) uint8 {
 
 // classOf returns the class of non-ASCII rune r.
 func classOf(r rune) uint8 {
-	return index.classes[index.page[r>>8]][r&0xFF]
+	return index.classes[int(index.page[r>>8])<<8|int(r&0xFF)]
 }
 
 // runeAt decodes the rune at s[i] (a non-ASCII byte), the two- and

@@ -116,19 +116,42 @@ func decodedRef(s string, j, n int, text string, depth int) (string, int) {
 // round trip through html.UnescapeString. name is the full alphanumeric run
 // plus an optional semicolon.
 func commonRef(name string) (string, bool) {
-	switch name {
-	case "lt;", "lt", "LT;", "LT":
-		return "<", true
-	case "gt;", "gt", "GT;", "GT":
-		return ">", true
-	case "amp;", "amp", "AMP;", "AMP":
-		return "&", true
-	case "quot;", "quot", "QUOT;", "QUOT":
-		return "\"", true
-	case "sol;":
-		return "/", true
-	case "nbsp;", "nbsp":
-		return "\u00a0", true
+	// By length, then by constant comparisons (no string-switch search).
+	switch len(name) {
+	case 2:
+		switch {
+		case name == "lt" || name == "LT":
+			return "<", true
+		case name == "gt" || name == "GT":
+			return ">", true
+		}
+	case 3:
+		switch {
+		case name == "lt;" || name == "LT;":
+			return "<", true
+		case name == "gt;" || name == "GT;":
+			return ">", true
+		case name == "amp" || name == "AMP":
+			return "&", true
+		}
+	case 4:
+		switch {
+		case name == "amp;" || name == "AMP;":
+			return "&", true
+		case name == "quot" || name == "QUOT":
+			return "\"", true
+		case name == "sol;":
+			return "/", true
+		case name == "nbsp":
+			return "\u00a0", true
+		}
+	case 5:
+		switch {
+		case name == "quot;" || name == "QUOT;":
+			return "\"", true
+		case name == "nbsp;":
+			return "\u00a0", true
+		}
 	}
 	return "", false
 }
