@@ -23,6 +23,7 @@ type runeIndex struct {
 	page    [(utf8.MaxRune + 1) >> 8]uint8
 	pages   [][256]uint16
 	classes [256 * 256]uint8
+	texts   []string // texts[v-idxFirstFold] is foldRunes[v-idxFirstFold] in UTF-8
 }
 
 // Rune classes: what a non-ASCII rune is to the scanner, in one load, so
@@ -57,8 +58,10 @@ func buildIndex() *runeIndex {
 			set(r, idxInvisible)
 		}
 	}
+	x.texts = make([]string, len(foldRunes))
 	for i, r := range foldRunes {
 		set(r, uint16(i+idxFirstFold))
+		x.texts[i] = string(r)
 	}
 	if len(x.pages) > 255 {
 		panic("fence: rune index needs more than 255 pages")
@@ -104,6 +107,29 @@ func (x *runeIndex) classify(r rune) uint8 {
 	return rcSlow
 }
 
+// runeText returns r in UTF-8, or a string the scanner reads exactly as it
+// reads r (the same fold), without allocating: "" for an invisible rune,
+// "?" for one that folds to nothing a token is made of.
+func runeText(r rune) string {
+	if r < utf8.RuneSelf {
+		return asciiFold[r : r+1]
+	}
+	if r == utf8.RuneError {
+		return "\uFFFD"
+	}
+	if plainBlock(r) {
+		return "?"
+	}
+	switch v := index.pages[index.page[r>>8]][r&0xFF]; v {
+	case idxOther:
+		return "?"
+	case idxInvisible:
+		return ""
+	default:
+		return index.texts[v-idxFirstFold]
+	}
+}
+
 // classOf returns the class of non-ASCII rune r.
 func classOf(r rune) uint8 {
 	return index.classes[int(index.page[r>>8])<<8|int(r&0xFF)]
@@ -114,7 +140,9 @@ func classOf(r rune) uint8 {
 func runeAt(s string, i int) (rune, int) {
 	c0 := s[i]
 	switch {
-	case c0 >= 0xC2 && c0 < 0xE0 && i+1 < len(s):
+	case c0 < 0xC2 || c0 > 0xF4:
+		return utf8.RuneError, 1 // a continuation byte or a byte no rune starts with
+	case c0 < 0xE0 && i+1 < len(s):
 		if c1 := s[i+1]; c1&0xC0 == 0x80 {
 			return rune(c0&0x1F)<<6 | rune(c1&0x3F), 2
 		}

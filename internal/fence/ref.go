@@ -3,7 +3,6 @@ package fence
 import (
 	"html"
 	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -76,30 +75,34 @@ func mayContinueRef(s string, k int) bool {
 	return f == "" || !visual && (isAlnum(f[0]) || f[0] == ';' || f[0] == '#')
 }
 
-// decodeNamed decodes a named reference: name is the alphanumeric run after
-// the ampersand plus an optional semicolon. It returns the text and how many
-// bytes of name it used (0: none).
+// decodeNamed decodes a named reference as html.UnescapeString does: name
+// is the alphanumeric run after the ampersand plus an optional semicolon;
+// the whole name is looked up, then (for the references that may go without
+// a semicolon) its prefixes of at most longestWithoutSemicolon bytes, the
+// longest first. It returns the text and how many bytes of name it used
+// (0: none). Nothing is allocated: the texts are entityTexts'.
 func decodeNamed(name string) (string, int) {
 	if len(name) > longestEntityName {
-		// Only a no-semicolon prefix (at most six letters) can match.
-		name = name[:7]
+		// Only a no-semicolon prefix can match.
+		name = name[:longestWithoutSemicolon+1]
 	}
 	if t, ok := commonRef(name); ok {
 		return t, len(name)
 	}
-	ref := "&" + name
-	out := html.UnescapeString(ref)
-	if out == ref {
-		return "", 0
+	if t, ok := entityTexts[name]; ok {
+		return t, len(name)
 	}
-	if _, sz := utf8.DecodeRuneInString(out); sz < len(out) {
-		// A no-semicolon prefix match leaves the rest of the name verbatim.
-		if rest := out[sz:]; strings.HasSuffix(ref, rest) {
-			return out[:sz], len(name) - len(rest)
+	for j := min(len(name)-1, longestWithoutSemicolon); j > 1; j-- {
+		if t, ok := entityTexts[name[:j]]; ok {
+			return t, j
 		}
 	}
-	return out, len(name)
+	return "", 0
 }
+
+// longestWithoutSemicolon is the length of the longest reference name that
+// may be written without its semicolon (html's own bound).
+const longestWithoutSemicolon = 6
 
 // decodedRef finishes a decoded reference: one that decodes to '&' is looked
 // through once more when depth allows.
@@ -203,20 +206,30 @@ scan:
 }
 
 // numericText is the text of a numeric reference to x (as Go's decoder
-// computes it; big says Python's saw a value past every code point).
+// computes it; big says Python's saw a value past every code point), as the
+// scanner needs it: a rune with the same fold stands for x (see runeText),
+// so that decoding a reference never allocates.
 func numericText(x rune, big bool) string {
 	if !big && pythonDeletes(x) {
 		return ""
 	}
 	if 0x80 <= x && x <= 0x9F {
-		// Windows-1252 remapping, delegated to the standard library.
-		return html.UnescapeString("&#" + strconv.Itoa(int(x)) + ";")
+		return windows1252[x-0x80]
 	}
 	if x == 0 || (0xD800 <= x && x <= 0xDFFF) || x > unicode.MaxRune || x < 0 {
 		x = utf8.RuneError
 	}
-	return string(x)
+	return runeText(x)
 }
+
+// windows1252 is the text Go's html.UnescapeString gives a numeric
+// reference to each C1 value (its Windows-1252 meaning, or the value).
+var windows1252 = func() (t [0x20]string) {
+	for k := range t {
+		t[k] = html.UnescapeString("&#" + strconv.Itoa(0x80+k) + ";")
+	}
+	return t
+}()
 
 // pythonDeletes reports whether Python's html.unescape decodes a numeric
 // reference to x as nothing: C0 controls other than tab, line feed, form
