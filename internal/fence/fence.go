@@ -198,9 +198,14 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 					i += 2 // "<f<", "<fx": neither the letter nor the '<' went on
 					continue
 				}
-			} else if r, w := runeAt(s, i+1); classOf(r) == rcOther {
-				i += 1 + w // "<日", "<😀": neither rune starts a token
-				continue
+			} else if d >= 0xE0 && d <= 0xF4 {
+				// Most three- and four-byte runes (CJK, emoji) are nothing
+				// a token is made of: a fast reject. The others are decoded
+				// again by the look-ahead.
+				if r, w := runeAt(s, i+1); classOf(r) == rcOther {
+					i += 1 + w // "<日", "<😀": neither rune starts a token
+					continue
+				}
 			}
 			width, kind = 1, Raw
 		case c >= utf8.RuneSelf:

@@ -33,7 +33,7 @@ func decodeRef(s string, j, depth int) (string, int) {
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
 		k++
 	}
-	if k < len(s) && mayContinueRef(s, k) {
+	if k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded.
 		return decodeFoldedRef(s, j, depth)
@@ -51,6 +51,9 @@ func decodeRef(s string, j, depth int) (string, int) {
 	text, n := decodeNamed(s[j:end])
 	if n == 0 {
 		return "", 0
+	}
+	if text != "&" {
+		return text, n
 	}
 	return decodedRef(s, j, n, text, depth)
 }
