@@ -229,10 +229,12 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				i++ // "& ", "&&", "&#<": no reference
 				continue
 			}
-			if width, kind = sc.lessThanAt(s, i); width <= 0 {
-				i -= width
+			text, n := decodeRef(s, i+1, 1)
+			if n == 0 || !startsWithLT(text) {
+				i++ // no reference, or not to a less-than
 				continue
 			}
+			width, kind = 1+n, Reference
 		case c == '\\', c == '%':
 			if width, kind = sc.lessThanAt(s, i); width <= 0 {
 				i -= width // not a less-than unit: step over it
@@ -450,14 +452,10 @@ func (sc *Scanner) Count(s string) int {
 }
 
 // lessThanAt returns the width and kind of the less-than unit starting at
-// s[i], an ASCII '&', '\\' or '%' (Scan decides '<' and non-ASCII runes
-// itself); when none starts there it returns -1.
+// s[i], an ASCII '\\' or '%' (Scan decides the other triggers itself);
+// when none starts there it returns -1.
 func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
 	switch s[i] {
-	case '&':
-		if text, n := decodeRef(s, i+1, 1); n > 0 && startsWithLT(text) {
-			return n + 1, Reference
-		}
 	case '\\':
 		if r, w := decodeBackslash(s, i); w > 0 && foldsToLT(r) {
 			return w, Escape
@@ -525,6 +523,15 @@ func foldsToLT(r rune) bool {
 // startsWithLT reports whether the first visible rune of decoded text folds
 // to a less-than sign.
 func startsWithLT(text string) bool {
+	if text != "" && text[0] < utf8.RuneSelf {
+		return text[0] == '<' // the commonest case, inline
+	}
+	return startsWithLTRune(text)
+}
+
+// startsWithLTRune is startsWithLT for text that starts with a non-ASCII
+// rune (or is empty).
+func startsWithLTRune(text string) bool {
 	for _, r := range text {
 		if r < utf8.RuneSelf {
 			return r == '<'
