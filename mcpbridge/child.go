@@ -9,19 +9,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxkit/ctxkit/internal/proctree"
+	"github.com/ctxkit/ctxkit/host/transport"
 )
 
-// childTransport starts a stdio MCP server as mcp.CommandTransport does, in
-// a process group of its own and under the process-tree tracker stdio CGP
-// providers use (package internal/proctree), so that ending it ends every
-// descendant, also those that left its group (setsid, double fork).
+// childTransport starts a stdio MCP server as mcp.CommandTransport does, with
+// the host's process handling (transport.Command: a cleared environment, a
+// process group of its own) and under the process-tree tracker stdio CGP
+// providers use (transport.Tree), so that ending it ends every descendant,
+// also those that left its group (setsid, double fork).
 type childTransport struct {
 	command []string
-	env     []string // the caller's KEY=VALUE entries, after PATH and HOME
+	env     []string // the caller's KEY=VALUE entries (transport.Command adds PATH and HOME)
 
 	cmd  *exec.Cmd // set once started
-	tree *proctree.Tree
+	tree *transport.Tree
 }
 
 // Connect starts the server, in a cgroup of its own where one can be made.
@@ -30,10 +31,8 @@ type childTransport struct {
 func (c *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	var err error
 	for _, withCgroup := range []bool{true, false} {
-		cmd := exec.Command(c.command[0], c.command[1:]...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, c.env...)
-		setProcessGroup(cmd)
-		tree := proctree.Prepare(cmd, withCgroup)
+		cmd := transport.Command(c.command[0], c.command[1:], c.env)
+		tree := transport.PrepareTree(cmd, withCgroup)
 		var conn mcp.Connection
 		conn, err = (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
 		if cmd.Process != nil {
@@ -59,5 +58,5 @@ func (c *childTransport) kill() {
 		return
 	}
 	c.tree.Kill()
-	killGroup(c.cmd)
+	transport.KillGroup(c.cmd)
 }

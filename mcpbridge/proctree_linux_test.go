@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
-	"github.com/ctxkit/ctxkit/internal/proctree/proctreetest"
+	"github.com/ctxkit/ctxkit/internal/proctest"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 )
 
@@ -38,9 +38,9 @@ exec "$0"`, marker)
 	if len(fo.Outcomes) != 1 || fo.Outcomes[0].Status != host.StatusFrames {
 		t.Fatalf("the wrapped server did not serve: %+v", fo.Outcomes)
 	}
-	proctreetest.WaitMarked(t, marker, 2)
+	proctest.WaitLive(t, marker, 2)
 	if err := h.Close(context.Background()); err != nil {
 		t.Logf("close: %v", err)
 	}
-	proctreetest.AssertNoneLeft(t, marker)
+	proctest.NoneLeft(t, marker, "Host.Close")
 }

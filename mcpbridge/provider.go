@@ -80,7 +80,7 @@ func (o *Options) withDefaults() Options {
 	return v
 }
 
-// Provider is an MCP server seen as a CGP provider (a host.Server). It is
+// Provider is an MCP server seen as a CGP provider (a serve.Server). It is
 // safe for concurrent use; queries share one MCP session, opened by the
 // first query and reopened after it breaks.
 type Provider struct {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
-	"github.com/ctxkit/ctxkit/internal/proctree/proctreetest"
+	"github.com/ctxkit/ctxkit/internal/proctest"
 )
 
 // escapingScript writes a stdio provider (bash) that starts sleepers
@@ -49,7 +49,7 @@ func TestQueryEndsProviderTree(t *testing.T) {
 	if !strings.Contains(errs, "escaper") {
 		t.Fatalf("exit %d, no escaper leg:\n%s", code, errs)
 	}
-	proctreetest.AssertNoneLeft(t, marker) // after ctxkit query returned
+	proctest.NoneLeft(t, marker, "ctxkit query")
 }
 
 // TestServeEndsProviderTree: the same for `ctxkit serve`, whose providers
@@ -87,12 +87,16 @@ func TestServeEndsProviderTree(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("query: %d %s", resp.StatusCode, b)
 	}
-	proctreetest.WaitMarked(t, marker, 2)
+	for start := time.Now(); len(proctest.Live(marker)) < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("the provider's sleepers did not start: %v", proctest.Live(marker))
+		}
+	}
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	proctreetest.AssertNoneLeft(t, marker) // after serve shut down
+	proctest.NoneLeft(t, marker, "ctxkit serve's shutdown")
 }

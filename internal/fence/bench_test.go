@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
@@ -16,11 +17,11 @@ func BenchmarkScanShapes(b *testing.B) {
 		s := strings.Repeat(c.Unit, (1<<20)/len(c.Unit))
 		b.Run(c.Name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
-			p0 := processCPU()
+			p0 := cputime.Process()
 			for b.Loop() {
 				frameScanner.Count(s)
 			}
-			if p := processCPU() - p0; p0 > 0 {
+			if p := cputime.Process() - p0; p0 > 0 {
 				b.ReportMetric(float64(p.Nanoseconds())/float64(b.N)/float64(len(s)), "cpu-ns/B")
 			}
 		})
