@@ -17,13 +17,12 @@ func BenchmarkScanShapes(b *testing.B) {
 		s := strings.Repeat(c.Unit, (1<<20)/len(c.Unit))
 		b.Run(c.Name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
-			p0 := cputime.Process()
-			for b.Loop() {
-				frameScanner.Count(s)
-			}
-			if p := cputime.Process() - p0; p0 > 0 {
-				b.ReportMetric(float64(p.Nanoseconds())/float64(b.N)/float64(len(s)), "cpu-ns/B")
-			}
+			cpu := cputime.Func(func() {
+				for b.Loop() {
+					frameScanner.Count(s)
+				}
+			})
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(len(s)), "cpu-ns/B")
 		})
 	}
 }
