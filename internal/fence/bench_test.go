@@ -10,8 +10,8 @@ import (
 
 // BenchmarkScanShapes: the scanner alone (Count) over 1 MiB of each content
 // shape of fencetest.Shapes, for profiling (cpu-ns/B: process CPU time per
-// byte); the render benchmarks of
-// compose and prompt are where the ratios are measured.
+// byte); the render benchmarks of compose and prompt are where the ratios
+// are measured.
 func BenchmarkScanShapes(b *testing.B) {
 	for _, c := range fencetest.Shapes("frame") {
 		s := strings.Repeat(c.Unit, (1<<20)/len(c.Unit))
