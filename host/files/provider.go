@@ -236,6 +236,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 	// back and charged its exact canonical cost.
 	var used uint64
 	dropped := uint32(0)
+	var kept []keptChunk
 	for i, c := range cands {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -257,6 +258,11 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		if len(paths) == 0 {
 			continue
 		}
+		heading := seg.str(ch.headOff, ch.headN)
+		if nearCopy(kept, c, ch.content, heading) {
+			dropped++ // a sibling file's copy of a chunk already offered
+			continue
+		}
 		if pinned && time.Unix(0, modTimeOf(ct, paths[0])).After(asOf) {
 			continue
 		}
@@ -274,13 +280,42 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		used += uint64(cost)
-		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, seg.str(ch.headOff, ch.headN), int(ch.startLine), end, content, mod, c.score))
+		kept = append(kept, keptChunk{c, ch.content, heading})
+		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, heading, int(ch.startLine), end, content, mod, c.score))
 	}
 	if dropped > 0 {
 		res.Truncated = true
 		res.DroppedEstimate = &dropped
 	}
 	return res, nil
+}
+
+// keptChunk is a chunk a query's answer holds, for nearCopy.
+type keptChunk struct {
+	cand
+	content uint32
+	heading string
+}
+
+// nearCopy reports a chunk that repeats one already kept from another
+// file: the same declaration or section name (spacing aside) scoring
+// within 3% of it, as platform variants of one file do (gcc_linux.c,
+// gcc_darwin.c...). Offering every copy would spend the budget on one
+// answer.
+func nearCopy(kept []keptChunk, c cand, content uint32, heading string) bool {
+	h := strings.Join(strings.Fields(heading), "")
+	if h == "" {
+		return false
+	}
+	for _, k := range kept {
+		if k.root == c.root && k.seg == c.seg && k.content == content {
+			continue // parts of one file's long section share its heading
+		}
+		if strings.Join(strings.Fields(k.heading), "") == h && c.score >= k.score*0.97 && c.score <= k.score*1.03 {
+			return true
+		}
+	}
+	return false
 }
 
 // relativeFloor is the share of the best chunk's score below which a chunk

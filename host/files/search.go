@@ -27,6 +27,7 @@ const (
 	pathWeight  = 0.8
 	generatedBy = 0.5 // generated files rank lower, not out
 	testBy      = 0.6 // so do tests: they use an API rather than explain it
+	dataBy      = 0.6 // and data files (JSON, YAML, CSV...): they hold values, not explanations
 	internalBy  = 0.7 // and code behind the public interface (unexported, internal/)
 )
 
@@ -350,6 +351,8 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, a
 			sc *= generatedBy
 		} else if ct.test {
 			sc *= testBy
+		} else if ct.data {
+			sc *= dataBy
 		}
 		out = append(out, ref{si, c, min(max(sc, 0), 1)})
 	}
@@ -415,7 +418,9 @@ func isHTML(name string) bool {
 
 // isTest reports a test file by the common naming conventions: Go's
 // _test.go, name.test.ext and name.spec.ext, test_name.py, and files under
-// a testdata, test or tests directory.
+// a testdata, test or tests directory, or under a directory whose name
+// starts with "_", which the Go tool leaves out of builds (generators'
+// inputs and scratch code live there).
 func isTest(rel string) bool {
 	base := path.Base(rel)
 	stem := strings.TrimSuffix(base, path.Ext(base))
@@ -425,9 +430,19 @@ func isTest(rel string) bool {
 		return true
 	}
 	for _, dir := range strings.Split(path.Dir(rel), "/") {
-		if dir == "testdata" || dir == "test" || dir == "tests" || dir == "__tests__" {
+		if dir == "testdata" || dir == "test" || dir == "tests" || dir == "__tests__" || strings.HasPrefix(dir, "_") {
 			return true
 		}
+	}
+	return false
+}
+
+// isData reports a file that holds data or configuration rather than code
+// or prose, by its extension.
+func isData(rel string) bool {
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".tsv", ".ini", ".cfg", ".conf", ".golden":
+		return true
 	}
 	return false
 }

@@ -46,7 +46,7 @@ func exportedDecl(heading string) bool {
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 7
+	segVersion = 9
 	headerSize = 8 + 4*16
 	chunkRec   = 48
 )
@@ -73,6 +73,7 @@ type content struct {
 	html       bool // served as text made from HTML
 	binary     bool // not text: kept only so a refresh need not read it again
 	test       bool // a test file by its name (see isTest)
+	data       bool // a data or configuration file by its extension (see isData)
 	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
 	firstChunk uint32
 	nChunks    uint32
@@ -226,7 +227,7 @@ func (r *reader) content() (content, error) {
 	copy(c.hash[:], r.bytes(32))
 	flags := r.uvarint()
 	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
-	c.transcoded = flags&32 != 0
+	c.transcoded, c.data = flags&32 != 0, flags&64 != 0
 	c.firstChunk = uint32(r.uvarint())
 	c.nChunks = uint32(r.uvarint())
 	np := r.uvarint()
@@ -280,6 +281,7 @@ type analyzed struct {
 	generated  bool
 	html       bool
 	test       bool
+	data       bool
 	transcoded bool
 	hash       [32]byte
 }
@@ -288,7 +290,7 @@ type analyzed struct {
 // parallel with one tokenizer per goroutine.
 func analyze(tk *tokenizer, rel string, text []byte) *analyzed {
 	a := &analyzed{chunks: Split(rel, text), doc: KindOf(rel) == "doc", generated: isGenerated(text)}
-	a.html, a.test = isHTML(rel), isTest(rel)
+	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	counts := make(map[string]*termFreq)
 	collect := func() []termFreq {
 		out := make([]termFreq, 0, len(counts))
@@ -337,7 +339,7 @@ func analyze(tk *tokenizer, rel string, text []byte) *analyzed {
 // add appends an analyzed document found at the given paths.
 func (b *builder) add(a *analyzed, paths []pathEntry) {
 	ci := uint32(len(b.contents))
-	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
+	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, data: a.data, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
 	b.contents = append(b.contents, c)
 	for i, ch := range a.chunks {
 		id := b.nChunks
@@ -442,6 +444,9 @@ func (b *builder) encode() []byte {
 		}
 		if c.transcoded {
 			flags |= 32
+		}
+		if c.data {
+			flags |= 64
 		}
 		out = binary.AppendUvarint(out, flags)
 		out = binary.AppendUvarint(out, uint64(c.firstChunk))

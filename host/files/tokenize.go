@@ -155,20 +155,23 @@ func isLower(r rune) bool {
 }
 
 // stopwords are English function words: they carry no signal for ranking.
+// Words that also name things in code (All, Any, Each, Once, After, Before,
+// Until, Not, Up, Out, Get, Make, Use...) are not stop words: in an
+// identifier such as FindAll or sync.Once they are what a query asks for.
 var stopwords = func() map[string]bool {
 	m := make(map[string]bool)
 	for _, w := range []string{
-		"a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-		"be", "been", "before", "being", "between", "both", "but", "by", "can", "could",
-		"did", "do", "does", "doing", "each", "for", "from", "get", "had", "has", "have",
+		"a", "about", "also", "am", "an", "and", "are", "as", "at",
+		"be", "been", "being", "but", "by", "can", "could",
+		"did", "do", "does", "doing", "for", "from", "had", "has", "have",
 		"he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it",
-		"its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of",
-		"on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she",
-		"should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
-		"there", "these", "they", "this", "those", "through", "to", "too", "under",
-		"until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
+		"its", "itself", "just", "me", "my", "nor", "of",
+		"on", "or", "our", "she",
+		"should", "so", "such", "than", "that", "the", "their", "them", "then",
+		"there", "these", "they", "this", "those", "through", "to", "too",
+		"very", "was", "we", "were", "what", "when", "where", "which",
 		"while", "who", "whom", "why", "will", "with", "would", "you", "your", "want",
-		"way", "go", "golang", "use", "using", "used", "need", "make", "happen", "happens",
+		"way", "go", "golang", "need", "happen", "happens",
 	} {
 		m[w] = true
 	}
