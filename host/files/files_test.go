@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -217,9 +218,11 @@ func TestServedOverStdioWire(t *testing.T) {
 	}
 	send(`{"type":"query","id":"cgp-conformance-h4-7f3a","query":{"goal":"retry","max_frames":2,"max_tokens":500}}`)
 	e, err = dec.Decode()
-	if f, ok := e.(*wire.Frames); err != nil || !ok || f.ID != "cgp-conformance-h4-7f3a" || len(f.Result.Frames) == 0 {
+	f, ok := e.(*wire.Frames)
+	if err != nil || !ok || f.ID != "cgp-conformance-h4-7f3a" || len(f.Result.Frames) == 0 {
 		t.Fatalf("correlated query: %v %v", e, err)
 	}
+	checkWireDiagnostics(t, f.Result)
 	send(`{"type":"query","id":"x","query":{"goal":"retry","max_frames":2,"max_tokens":500,"embedding":[0.5]}}`)
 	if e, _ = dec.Decode(); e.Type() != wire.TypeError {
 		t.Errorf("embedding without fingerprint answered %v", e.Type())
@@ -312,6 +315,25 @@ func TestDefinitionsOutrankTestsAndData(t *testing.T) {
 	}
 	if !strings.HasPrefix(res.Frames[0].ID, "retry/backoff.go#") {
 		t.Errorf("first frame %s, want the defining source retry/backoff.go", res.Frames[0].ID)
+	}
+}
+
+// checkWireDiagnostics: the answer says, in its ctxkit:diagnostics member,
+// what the index left out by reason (tree has one binary file, one too
+// large, one symlink, one hidden directory) and what the answer held back.
+func checkWireDiagnostics(t *testing.T, r wire.Result) {
+	t.Helper()
+	var d files.Diagnostics
+	if err := json.Unmarshal(r.Diagnostics, &d); err != nil {
+		t.Fatalf("ctxkit:diagnostics %q: %v", r.Diagnostics, err)
+	}
+	sk := d.Index.Skipped
+	if d.Index.Files != 4 || d.Index.State != files.StateMemory || sk.Binary != 1 || sk.TooLarge != 1 || sk.Symlinks != 1 || sk.Hidden != 1 {
+		t.Errorf("index diagnostics %+v", d.Index)
+	}
+	held := d.HeldBack.Weak + d.HeldBack.Copies + d.HeldBack.OverLimits
+	if r.DroppedEstimate == nil && held != 0 || r.DroppedEstimate != nil && int(*r.DroppedEstimate) != held {
+		t.Errorf("held back %+v, dropped_estimate %v", d.HeldBack, r.DroppedEstimate)
 	}
 }
 

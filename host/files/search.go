@@ -182,13 +182,28 @@ type queryTerm struct {
 
 // search scores every chunk sharing a term with the query.
 func (ix *Index) search(query string) []ref {
-	return searchAll([]*Index{ix}, query)[0]
+	refs := searchAll([]*Index{ix}, query)[0]
+	sortRefs(refs)
+	return refs
+}
+
+// sortRefs orders refs best first; ties go to segment then chunk order.
+func sortRefs(refs []ref) {
+	slices.SortFunc(refs, func(a, b ref) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		if c := cmp.Compare(a.seg, b.seg); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.chunk, b.chunk)
+	})
 }
 
 // searchAll scores the chunks of several indexes with shared collection
 // statistics (chunk count, document frequencies, field lengths), so their
 // scores compare: a small root's common words do not outrank a large one's.
-// It returns each index's matches, best first.
+// It returns each index's matches, in no particular order.
 func searchAll(ixs []*Index, query string) [][]ref {
 	st := collectionStats(ixs)
 	if st.n == 0 {
@@ -262,15 +277,6 @@ func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
 		for si, s := range ix.segs {
 			refs = append(refs, ix.scoreSegment(uint32(si), s, qts, st.avgBody, st.avgHead, bound)...)
 		}
-		slices.SortFunc(refs, func(a, b ref) int {
-			if a.score != b.score {
-				return cmp.Compare(b.score, a.score)
-			}
-			if c := cmp.Compare(a.seg, b.seg); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.chunk, b.chunk)
-		})
 		out[i] = refs
 	}
 	return out
