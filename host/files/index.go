@@ -411,9 +411,9 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := newTokenizer()
+			tk, ids := newTokenizer(), b.dict.cached()
 			for i := range next {
-				slots[i] <- ix.analyzeFile(tk, files[i])
+				slots[i] <- ix.analyzeFile(tk, ids, files[i])
 			}
 		}()
 	}
@@ -474,7 +474,7 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 }
 
 // analyzeFile reads and analyses one file.
-func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
+func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFile {
 	data, err := os.ReadFile(f.abs)
 	if err != nil {
 		return analyzedFile{skipTo: "unreadable"}
@@ -483,7 +483,7 @@ func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
 	if !ok {
 		return analyzedFile{skipTo: "binary"}
 	}
-	a := analyze(tk, f.rel, text)
+	a := analyze(tk, ids, f.rel, text)
 	a.hash = sha256.Sum256(data)
 	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}
