@@ -449,8 +449,12 @@ func (b *builder) slot(id uint32) uint32 {
 // encode writes the segment image. Postings are prefixed with their count
 // so a reader can compute document frequency without decoding them.
 func (b *builder) encode() []byte {
+	// The builder is spent after encode: what the image holds is let go
+	// as it is copied in, so the image and the builder are not both whole
+	// in memory (the peak of a cold index).
 	b.dict.mu.Lock()
 	terms := b.dict.terms
+	b.dict.ids = nil
 	b.dict.mu.Unlock()
 	// Terms no added document holds (a duplicate's, analysed before it was
 	// found to be one) have no postings and are left out.
@@ -510,8 +514,10 @@ func (b *builder) encode() []byte {
 	}
 	chunkOff := len(out)
 	out = append(out, b.chunks...)
+	b.chunks = nil
 	strOff := len(out)
 	out = append(out, b.strs...)
+	b.strs = nil
 	termIdx := len(out)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0)
