@@ -34,24 +34,7 @@ func parsedName(d ast.Decl) string {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		if d.Recv != nil && len(d.Recv.List) > 0 {
-			t := d.Recv.List[0].Type
-			for {
-				switch x := t.(type) {
-				case *ast.StarExpr:
-					t = x.X
-					continue
-				case *ast.IndexExpr:
-					t = x.X
-					continue
-				case *ast.IndexListExpr:
-					t = x.X
-					continue
-				case *ast.ParenExpr:
-					t = x.X
-					continue
-				}
-				break
-			}
+			t := recvType(d.Recv.List[0].Type)
 			if id, isID := t.(*ast.Ident); isID {
 				return id.Name + "." + d.Name.Name
 			}
@@ -70,6 +53,24 @@ func parsedName(d ast.Decl) string {
 		}
 	}
 	return clip(joinFirst(names, 4))
+}
+
+// recvType strips a receiver's pointer, type arguments and parentheses.
+func recvType(t ast.Expr) ast.Expr {
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.ParenExpr:
+			t = x.X
+		default:
+			return t
+		}
+	}
 }
 
 func joinFirst(names []string, n int) string {
