@@ -88,7 +88,6 @@ type ledgerStates struct{ l *trust.Ledger }
 
 func (s ledgerStates) Attestation(id frame.ID) compose.Attestation { return s.l.State(id) }
 
-
 // Failures returns the legs that contributed nothing because of an error or
 // an audit drop: everything but StatusFrames and the skipped legs (see
 // Status.Skipped).

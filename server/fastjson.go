@@ -2,11 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/ctxkit/ctxkit/compose"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
