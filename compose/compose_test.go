@@ -220,7 +220,7 @@ func TestFoldToEdgesProperty(t *testing.T) {
 			ranks[i] = i
 		}
 		out := FoldToEdges(ranks)
-		if !IsPermutation(out, n) {
+		if !isPermutation(out, n) {
 			t.Fatalf("n=%d: not a permutation: %v", n, out)
 		}
 		if n >= 1 && out[0] != 0 {
@@ -272,7 +272,7 @@ func strategies() []Strategy {
 	return []Strategy{
 		ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{}, DefaultPerProviderQuota(), PerProviderQuota{K: 2},
 		TrustWeighted{Weights: map[string]uint32{"a": 2, "b": 0}, Default: 1},
-		NewPrecomputedOrder("replay", nil),
+		newPrecomputedOrder("replay", nil),
 	}
 }
 
@@ -303,7 +303,7 @@ func TestStrategiesOnAStarvationScenario(t *testing.T) {
 		{PerProviderQuota{}, []string{"lex/l0", "sem/s0", "lex/l1", "sem/s1", "sem/s2", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"sem": 3}, Default: 1}, []string{"lex/l0", "sem/s0", "sem/s1", "sem/s2", "lex/l1", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"lex": 0}, Default: 1}, []string{"sem/s0", "sem/s1", "sem/s2", "sem/s3", "lex/l0", "lex/l1"}},
-		{NewPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
+		{newPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
 			[]string{"sem/s3", "lex/l1", "lex/l0", "sem/s0", "sem/s1", "sem/s2"}},
 	}
 	for _, c := range cases {
@@ -338,7 +338,7 @@ func TestRankWithRepairsBadPermutations(t *testing.T) {
 	offers := []Offer{{"p", mk("a", "a", .1, "")}, {"p", mk("b", "b", .9, "")}, {"p", mk("c", "c", .5, "")}}
 	for _, bad := range [][]int{nil, {7, -1}, {2, 2, 2}, {0}, {2, 0, 1, 1, 5}} {
 		got := RankWith(badStrategy{bad}, offers)
-		if !IsPermutation(got, len(offers)) {
+		if !isPermutation(got, len(offers)) {
 			t.Fatalf("RankWith(%v) = %v, not a permutation", bad, got)
 		}
 		// Valid proposals are kept in order; the rest follow by score.
@@ -743,7 +743,7 @@ func TestComposeProperties(t *testing.T) {
 			t.Fatalf("iter %d: shuffled input changed the determinism floor", iter)
 		}
 		for _, s := range strategies() {
-			if order := s.Order(offers); !IsPermutation(order, len(offers)) {
+			if order := s.Order(offers); !isPermutation(order, len(offers)) {
 				t.Fatalf("iter %d: %s.Order is not a permutation: %v", iter, s.Name(), order)
 			}
 		}

@@ -39,21 +39,21 @@ type UsageRecorder interface {
 	Usage(ctx context.Context, since time.Time) (host.UsageReport, error)
 }
 
-// DefaultMaxUsageEvents bounds the events a MemoryUsage keeps.
-const DefaultMaxUsageEvents = 100_000
+// defaultMaxUsageEvents bounds the events a MemoryUsage keeps.
+const defaultMaxUsageEvents = 100_000
 
 // ErrUsageForgotten: the report asked for reaches back past the oldest
 // event a bounded recorder still holds, so it would undercount.
 var ErrUsageForgotten = errors.New("usage: the events asked for are no longer held")
 
 // MemoryUsage is the local UsageRecorder: this process's most recent
-// events (at most Max, default DefaultMaxUsageEvents, at least three
+// events (at most Max, default 100,000, at least three
 // quarters of it once full, so a long-running
 // server's memory stays bounded), lost on exit. A report reaching back
 // past the oldest event held is refused with ErrUsageForgotten rather than
 // undercounted. Safe for concurrent use.
 type MemoryUsage struct {
-	// Max bounds the events held; zero means DefaultMaxUsageEvents.
+	// Max bounds the events held; zero means 100,000.
 	Max int
 
 	mu     sync.Mutex
@@ -65,7 +65,7 @@ type MemoryUsage struct {
 func (m *MemoryUsage) Record(events []UsageEvent) {
 	limit := m.Max
 	if limit <= 0 {
-		limit = DefaultMaxUsageEvents
+		limit = defaultMaxUsageEvents
 	}
 	m.mu.Lock()
 	m.events = append(m.events, events...)

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultMaxLineBytes is the longest line (or HTTP body) a Decoder or
-// ReadBody accepts by default: 16 MiB, the reference host's limit.
+// readBody accepts by default: 16 MiB, the reference host's limit.
 const DefaultMaxLineBytes = 16 << 20
 
 // ContentType is the media type of an envelope sent as an HTTP body.
@@ -188,10 +188,10 @@ func (e *Encoder) Encode(env Envelope) error {
 	return nil
 }
 
-// ReadBody decodes the one envelope of an HTTP body, reading at most limit
+// readBody decodes the one envelope of an HTTP body, reading at most limit
 // bytes (DefaultMaxLineBytes when limit <= 0). A longer body is a
 // *DecodeError wrapping *TooLongError.
-func ReadBody(r io.Reader, limit int64) (Envelope, error) {
+func readBody(r io.Reader, limit int64) (Envelope, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLineBytes
 	}
@@ -205,8 +205,8 @@ func ReadBody(r io.Reader, limit int64) (Envelope, error) {
 	return Unmarshal(bytes.TrimSpace(b))
 }
 
-// WriteBody writes env's exact encoding as an HTTP body (no line feed).
-func WriteBody(w io.Writer, env Envelope) error {
+// writeBody writes env's exact encoding as an HTTP body (no line feed).
+func writeBody(w io.Writer, env Envelope) error {
 	b, err := Marshal(env)
 	if err != nil {
 		return err
