@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -24,7 +25,7 @@ func (h *Handler) checkOffers(offers []compose.Offer, skip bool) ([]compose.Offe
 		}
 		var v frame.Violations
 		if strings.TrimSpace(o.Provider) == "" {
-			v = append(v, &frame.RuleError{Rule: frame.RuleSchema, Field: "provider", Detail: "provider is blank"})
+			v = append(v, &frame.RuleError{Rule: rule.Schema, Field: "provider", Detail: "provider is blank"})
 		}
 		fv := o.Frame.Validate()
 		v = append(v, fv.Prefix("frame")...)

@@ -168,7 +168,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 	blankProvider := mkOffers(1, 1, 50)
 	blankProvider[0].Provider = ""
 	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: blankProvider, Budget: intp(100)})
-	wantError(t, err, 422, api.CodeRuleViolation, "offers[0].provider", frame.RuleSchema)
+	wantError(t, err, 422, api.CodeRuleViolation, "offers[0].provider", "schema")
 
 	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok})
 	wantError(t, err, 400, api.CodeBadRequest, "budget", "")
@@ -210,7 +210,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *api.Error {
 	t.Helper()
 	var e *api.Error
-	if !asServerError(err, &e) || e.Status != status || e.Code != code || e.Rule != rule {
+	if !asServerError(err, &e) || e.Status != status || e.Code != code || string(e.Rule) != rule {
 		t.Fatalf("error %v, want %d %s rule %q", err, status, code, rule)
 	}
 	return e
@@ -299,7 +299,7 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		if len(res.Audit.Entries) != 1 {
 			t.Errorf("%s: %d audit entries, want the valid offer", tc.member, len(res.Audit.Entries))
 		}
-		if len(res.Skipped) != 1 || res.Skipped[0].Index != 1 || res.Skipped[0].Rule != tc.rule || res.Skipped[0].Field != tc.field {
+		if len(res.Skipped) != 1 || res.Skipped[0].Index != 1 || string(res.Skipped[0].Rule) != tc.rule || res.Skipped[0].Field != tc.field {
 			t.Errorf("%s: skipped %+v", tc.member, res.Skipped)
 		}
 	}

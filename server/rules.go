@@ -5,12 +5,13 @@ import (
 	"net/http"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // ruleOf reports the first protocol rule named by a typed rule error in
 // err's chain (a *frame.RuleError, possibly inside frame.Violations).
-func ruleOf(err error) (rule, field string, ok bool) {
+func ruleOf(err error) (r rule.Rule, field string, ok bool) {
 	var re *frame.RuleError
 	if errors.As(err, &re) {
 		return re.Rule, re.Field, true
@@ -26,8 +27,8 @@ func decodeRuleError(err error) *api.Error {
 	if errors.As(err, &mm) {
 		return api.BadRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
 	}
-	if rule, field, ok := ruleOf(err); ok {
-		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: rule, Field: field,
+	if r, field, ok := ruleOf(err); ok {
+		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: r, Field: field,
 			Message: "decode body: " + err.Error()}
 	}
 	return nil

@@ -247,8 +247,8 @@ func (h *Handler) asError(ctx context.Context, err error) *api.Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	if rule, field, ok := ruleOf(err); ok {
-		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: rule, Field: field, Message: err.Error()}
+	if r, field, ok := ruleOf(err); ok {
+		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: r, Field: field, Message: err.Error()}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 		return &api.Error{Status: http.StatusGatewayTimeout, Code: api.CodeTimeout, Message: fmt.Sprintf("the request did not finish within %v", h.timeout)}

@@ -264,22 +264,22 @@ func posInf() float64 { var z float64; return 1 / z }
 
 func TestHTTPBodies(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeBody(&buf, &Error{Code: CodeBadRequest, Message: "m"}); err != nil {
+	if err := WriteBody(&buf, &Error{Code: CodeBadRequest, Message: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	if buf.String() != `{"type":"error","code":"bad_request","message":"m"}` {
 		t.Fatalf("body %q", buf.String())
 	}
-	env, err := readBody(strings.NewReader(buf.String()+"\n"), 0)
+	env, err := ReadBody(strings.NewReader(buf.String()+"\n"), 0)
 	if err != nil || env.(*Error).Code != CodeBadRequest {
 		t.Fatalf("%v %v", env, err)
 	}
-	_, err = readBody(strings.NewReader(`{"type":"shutdown","pad":"xxxxxxxxxx"}`), 16)
+	_, err = ReadBody(strings.NewReader(`{"type":"shutdown","pad":"xxxxxxxxxx"}`), 16)
 	var tl *TooLongError
 	if !errors.As(err, &tl) || tl.What != "body" || tl.Limit != 16 {
 		t.Fatalf("over-long body: %v", err)
 	}
-	if _, err := readBody(failingReader{}, 0); err == nil {
+	if _, err := ReadBody(failingReader{}, 0); err == nil {
 		t.Fatal("read failure swallowed")
 	}
 }

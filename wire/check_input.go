@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // Finding is one rule violation in an input, at a 1-based line.
@@ -23,10 +24,10 @@ type Finding struct {
 // MarshalJSON encodes {"line","rule","field","detail"}.
 func (f Finding) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Line   int    `json:"line"`
-		Rule   string `json:"rule"`
-		Field  string `json:"field"`
-		Detail string `json:"detail"`
+		Line   int       `json:"line"`
+		Rule   rule.Rule `json:"rule"`
+		Field  string    `json:"field"`
+		Detail string    `json:"detail"`
 	}{f.Line, f.Rule, f.Field, f.Detail})
 }
 
@@ -207,7 +208,7 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 		rep.Items++
 		if isBlank(o.Provider) {
 			// The provider id is half of every offered frame's identity.
-			add(frame.Violations{rule(frame.RuleSchema, "provider", "offer's provider id is blank")})
+			add(frame.Violations{violation(rule.Schema, "provider", "offer's provider id is blank")})
 		}
 		add(o.Frame.Validate().Prefix("frame"))
 	case shape.ID != nil || shape.Kind != nil || shape.Title != nil:

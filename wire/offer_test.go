@@ -93,7 +93,7 @@ func TestCheckInputBlankOfferProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Violations) != 1 || rep.Violations[0].Rule != frame.RuleSchema || rep.Violations[0].Field != "provider" {
+		if len(rep.Violations) != 1 || string(rep.Violations[0].Rule) != "schema" || rep.Violations[0].Field != "provider" {
 			t.Fatalf("provider %s: %+v", p, rep.Violations)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -311,7 +312,7 @@ func validOffers(s stdio, name string, offers []compose.Offer, lines []int, skip
 		o := &offers[i]
 		vs := o.Frame.Validate()
 		if strings.TrimSpace(o.Provider) == "" {
-			vs = append(frame.Violations{{Rule: frame.RuleSchema, Field: "provider", Detail: "provider id is blank"}}, vs...)
+			vs = append(frame.Violations{{Rule: rule.Schema, Field: "provider", Detail: "provider id is blank"}}, vs...)
 		}
 		if len(vs) == 0 {
 			valid = append(valid, *o)

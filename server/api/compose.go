@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ctxkit/ctxkit/rule"
+
 	"github.com/ctxkit/ctxkit/compose"
 )
 
@@ -77,7 +79,7 @@ type Skipped struct {
 	// Index is the offer's position in the request, from 0.
 	Index int `json:"index"`
 	// Rule is the first protocol rule the offer breaks.
-	Rule string `json:"rule"`
+	Rule rule.Rule `json:"rule"`
 	// Field is the JSON path of the member at fault.
 	Field string `json:"field"`
 	// Message lists every violation of the offer.
