@@ -272,7 +272,7 @@ func strategies() []Strategy {
 	return []Strategy{
 		ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{}, DefaultPerProviderQuota(), PerProviderQuota{K: 2},
 		TrustWeighted{Weights: map[string]uint32{"a": 2, "b": 0}, Default: 1},
-		newPrecomputedOrder("replay", nil),
+		NewPrecomputedOrder("replay", nil),
 	}
 }
 
@@ -303,7 +303,7 @@ func TestStrategiesOnAStarvationScenario(t *testing.T) {
 		{PerProviderQuota{}, []string{"lex/l0", "sem/s0", "lex/l1", "sem/s1", "sem/s2", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"sem": 3}, Default: 1}, []string{"lex/l0", "sem/s0", "sem/s1", "sem/s2", "lex/l1", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"lex": 0}, Default: 1}, []string{"sem/s0", "sem/s1", "sem/s2", "sem/s3", "lex/l0", "lex/l1"}},
-		{newPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
+		{NewPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
 			[]string{"sem/s3", "lex/l1", "lex/l0", "sem/s0", "sem/s1", "sem/s2"}},
 	}
 	for _, c := range cases {

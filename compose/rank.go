@@ -172,11 +172,11 @@ func (t TrustWeighted) Order(offers []Offer) []int {
 	})
 }
 
-// precomputedOrder replays a ranking decided elsewhere (a reranker, an
+// PrecomputedOrder replays a ranking decided elsewhere (a reranker, an
 // earlier turn): frames named in Positions come first, by ascending
 // position; frames not named follow in round-robin-by-rank order.
 // PolicyName is the name recorded in the audit.
-type precomputedOrder struct {
+type PrecomputedOrder struct {
 	// PolicyName is what Name returns, recorded in the audit as the
 	// strategy.
 	PolicyName string
@@ -187,23 +187,23 @@ type precomputedOrder struct {
 	Positions map[frame.ID]int
 }
 
-// newPrecomputedOrder builds a precomputedOrder from a best-first list of
+// NewPrecomputedOrder builds a PrecomputedOrder from a best-first list of
 // identities; when an identity appears twice its first position wins.
-func newPrecomputedOrder(name string, ranked []frame.ID) precomputedOrder {
+func NewPrecomputedOrder(name string, ranked []frame.ID) PrecomputedOrder {
 	pos := make(map[frame.ID]int, len(ranked))
 	for i, id := range ranked {
 		if _, ok := pos[id]; !ok {
 			pos[id] = i
 		}
 	}
-	return precomputedOrder{PolicyName: name, Positions: pos}
+	return PrecomputedOrder{PolicyName: name, Positions: pos}
 }
 
 // Name returns PolicyName.
-func (p precomputedOrder) Name() string { return p.PolicyName }
+func (p PrecomputedOrder) Name() string { return p.PolicyName }
 
 // Order ranks named frames by position, then the rest round robin.
-func (p precomputedOrder) Order(offers []Offer) []int {
+func (p PrecomputedOrder) Order(offers []Offer) []int {
 	var named, rest []int
 	pos := make([]int, len(offers))
 	for i, o := range offers {

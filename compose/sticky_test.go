@@ -161,7 +161,7 @@ func TestStickyMarginIsProviderLocalUnderLaneStrategies(t *testing.T) {
 		}
 	}
 	// A strategy that ignores scores ignores the margin.
-	replay := newPrecomputedOrder("replay", []frame.ID{offers[0].ID(), offers[2].ID(), offers[1].ID()})
+	replay := NewPrecomputedOrder("replay", []frame.ID{offers[0].ID(), offers[2].ID(), offers[1].ID()})
 	a := ForPrompt(offers, 1000, &Options{Strategy: replay, Previous: prev})
 	b := ForPrompt(offers, 1000, &Options{Strategy: replay, Previous: prev, StickyMargin: 0.1})
 	if !slices.Equal(auditOrder(a), auditOrder(b)) {
