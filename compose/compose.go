@@ -195,11 +195,78 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	if strategy == nil {
 		strategy = ScoreDescending{}
 	}
-	if budget < 0 {
-		budget = 0
-	}
+	budget = max(budget, 0)
 
 	// 0. References out, 1. Dedup.
+	offers, entries, g, kept := dedupStage(offers, &o)
+
+	// 2. Rank. Under a sticky margin the strategy ranks a view in which
+	// the previous layout's frames score higher by the margin.
+	margin := o.stickyMargin()
+	var inc []bool
+	if margin > 0 {
+		ids := make([]frame.ID, len(g.survivors))
+		for k, s := range g.survivors {
+			ids[k] = g.ids[s]
+		}
+		inc = incumbents(ids, o.Previous, margin)
+	}
+	var ranked []int
+	if inc == nil {
+		ranked = rankOffers(strategy, kept)
+	} else {
+		ranked = rankOffers(strategy, boosted(kept, inc, margin))
+	}
+
+	// 3. Pack.
+	meas := measureKept(offers, kept, g)
+	p := packer{budget: budget, packer: o.Packer, attestations: o.Attestations, entries: entries}
+	var plainRanked []int
+	if inc != nil {
+		// Under a sticky margin, what the packer would include without
+		// it: the audit marks every frame whose fate the margin changed.
+		costs := make([]int, len(kept))
+		for k := range meas {
+			costs[k] = (meas[k].size + 3) / 4
+		}
+		plainRanked = rankOffers(strategy, kept)
+		p.plain = packed(plainRanked, costs, budget, o.Packer)
+	}
+	p.pack(ranked, kept, meas, g)
+
+	// 4. Place. The margin decides selection only: placement sees the
+	// included frames in the ranking without it, so the best frame is the
+	// one the strategy prefers on this turn's scores, and the frames the
+	// margin holds in sit where the weakest go.
+	included := p.included
+	if inc != nil {
+		included = inPlainOrder(included, p.includedK, plainRanked, len(kept))
+	}
+	arr := arrange(included, &o)
+
+	// 5. Render.
+	prompt, citations, stableBytes := render(arr)
+	return &Result{
+		Prompt:    prompt,
+		Citations: citations,
+		Cache:     cacheReport(prompt, stableBytes, arr, &o),
+		Layout:    layoutOf(arr, o.Placement),
+		reported:  o.Placement != EdgesByRank || o.Previous != nil || o.Cache != nil || margin > 0,
+		Audit: Audit{
+			Entries:      p.entries,
+			Budget:       budget,
+			TokensUsed:   p.used,
+			Strategy:     strategy.Name(),
+			Packer:       o.Packer.String(),
+			StickyMargin: margin,
+		},
+	}
+}
+
+// dedupStage sets the reference frames aside and folds duplicates: it
+// returns the offers left, an audit entry for every frame it excluded,
+// the duplicate groups and each group's kept offer.
+func dedupStage(offers []Offer, o *Options) ([]Offer, []Entry, *groups, []Offer) {
 	entries := make([]Entry, 0, len(offers))
 	offers, refs := splitReferences(offers)
 	for _, id := range refs {
@@ -219,36 +286,22 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	for k, s := range g.survivors {
 		kept[k] = g.keptOffer(offers, s)
 	}
+	return offers, entries, g, kept
+}
 
-	// 2. Rank. The survivors are in strictly increasing identity order,
-	// which the default strategy can use without checking it. Under a
-	// sticky margin the strategy ranks a view in which the previous
-	// layout's frames score higher by the margin.
-	rank := func(offers []Offer) []int {
-		if _, ok := strategy.(ScoreDescending); ok {
-			return scoreOrderStrict(offers)
-		}
-		return RankWith(strategy, offers)
+// rankOffers ranks the survivors, which are in strictly increasing
+// identity order: the default strategy can use that without checking it.
+func rankOffers(strategy Strategy, offers []Offer) []int {
+	if _, ok := strategy.(ScoreDescending); ok {
+		return scoreOrderStrict(offers)
 	}
-	margin := o.stickyMargin()
-	var inc []bool
-	if margin > 0 {
-		ids := make([]frame.ID, len(g.survivors))
-		for k, s := range g.survivors {
-			ids[k] = g.ids[s]
-		}
-		inc = incumbents(ids, o.Previous, margin)
-	}
-	var ranked []int
-	if inc == nil {
-		ranked = rank(kept)
-	} else {
-		ranked = rank(boosted(kept, inc, margin))
-	}
+	return RankWith(strategy, offers)
+}
 
-	// 3. Pack. Rendered lengths are measured before the walk in rank
-	// order. Few distinct providers and kinds recur, so those two
-	// attributes are measured once per run of equal values.
+// measureKept measures every kept offer's rendered fence before the walk
+// in rank order. Few distinct providers and kinds recur, so those two
+// attributes are measured once per run of equal values.
+func measureKept(offers, kept []Offer, g *groups) []measure {
 	meas := make([]measure, len(kept))
 	var prov, kind string
 	provLen, kindLen := -1, -1
@@ -287,94 +340,93 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			plain: provPlain && kindPlain && idPlain && citePlain,
 		}
 	}
-	// Under a sticky margin, what the packer would include without it: the
-	// audit marks every frame whose fate the margin changed.
-	var plain []bool
-	var plainRanked []int
-	if inc != nil {
-		costs := make([]int, len(kept))
-		for k := range meas {
-			costs[k] = (meas[k].size + 3) / 4
-		}
-		plainRanked = rank(kept)
-		plain = packed(plainRanked, costs, budget, o.Packer)
-	}
-	included := make([]item, 0, len(ranked))
-	var includedK []int // under a margin: each included item's survivor index
-	used := 0
+	return meas
+}
+
+// packer walks the ranked survivors and decides each one's fate.
+type packer struct {
+	budget       int
+	packer       Packer
+	attestations Attestations
+	plain        []bool // under a sticky margin: included without it
+	entries      []Entry
+	included     []item
+	includedK    []int // under a margin: each included item's survivor index
+	used         int
+}
+
+func (p *packer) pack(ranked []int, kept []Offer, meas []measure, g *groups) {
+	p.included = make([]item, 0, len(ranked))
 	stopped := false
 	for _, k := range ranked {
 		m := &meas[k]
 		id := g.ids[g.survivors[k]]
 		cost := (m.size + 3) / 4
-		remaining := budget - used
-		e := Entry{Frame: id, Attestation: attestationOf(o.Attestations, id)}
+		remaining := p.budget - p.used
+		e := Entry{Frame: id, Attestation: attestationOf(p.attestations, id)}
 		switch {
 		case stopped:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: PackingStopped, Cost: cost, Remaining: remaining}
 		case cost <= remaining:
-			used += cost
+			p.used += cost
 			e.Disposition = Included
 			e.Verification = Unverifiable
 			if id.Digest != "" {
 				e.Verification = Verifiable
 			}
-			if inc != nil {
-				includedK = append(includedK, k)
+			if p.plain != nil {
+				p.includedK = append(p.includedK, k)
 			}
-			included = append(included, item{offer: kept[k], id: id, cost: cost, size: m.size,
+			p.included = append(p.included, item{offer: kept[k], id: id, cost: cost, size: m.size,
 				cite: m.cite, clean: m.clean, plainAttrs: m.plain})
 		default:
 			e.Disposition = Excluded
 			e.Reason = Reason{Kind: OverBudget, Cost: cost, Remaining: remaining}
-			if o.Packer == StopAtFirstMiss {
-				stopped = true
-			}
+			stopped = p.packer == StopAtFirstMiss
 		}
-		if plain != nil && plain[k] != (e.Disposition == Included) {
+		if p.plain != nil && p.plain[k] != (e.Disposition == Included) {
 			e.Sticky = StickyDisplaced
-			if !plain[k] {
+			if !p.plain[k] {
 				e.Sticky = StickyHeld
 			}
 		}
-		entries = append(entries, e)
+		p.entries = append(p.entries, e)
 	}
+}
 
-	// 4. Place. The margin decides selection only: placement sees the
-	// included frames in the ranking without it, so the best frame is the
-	// one the strategy prefers on this turn's scores, and the frames the
-	// margin holds in sit where the weakest go.
-	if inc != nil {
-		at := make([]int, len(kept)) // survivor -> position in plainRanked
-		for pos, k := range plainRanked {
-			at[k] = pos
-		}
-		byPlain := make([]int, len(included)) // positions in included
-		for i := range byPlain {
-			byPlain[i] = i
-		}
-		slices.SortFunc(byPlain, func(x, y int) int { return cmp.Compare(at[includedK[x]], at[includedK[y]]) })
-		sorted := make([]item, len(included))
-		for i, j := range byPlain {
-			sorted[i] = included[j]
-		}
-		included = sorted
+// inPlainOrder reorders the included items as the ranking without the
+// sticky margin (plainRanked, over n survivors) orders them.
+func inPlainOrder(included []item, includedK, plainRanked []int, n int) []item {
+	at := make([]int, n) // survivor -> position in plainRanked
+	for pos, k := range plainRanked {
+		at[k] = pos
 	}
-	arr := arrange(included, &o)
-	placed := arr.placed
+	byPlain := make([]int, len(included)) // positions in included
+	for i := range byPlain {
+		byPlain[i] = i
+	}
+	slices.SortFunc(byPlain, func(x, y int) int { return cmp.Compare(at[includedK[x]], at[includedK[y]]) })
+	sorted := make([]item, len(included))
+	for i, j := range byPlain {
+		sorted[i] = included[j]
+	}
+	return sorted
+}
 
-	// 5. Render.
+// render writes the preamble and each placed frame's fence, and returns
+// the prompt, its citations in render order and where the stable part ends.
+func render(arr arrangement) (string, []Citation, int) {
 	size := len(Preamble)
-	for _, it := range placed {
+	for _, it := range arr.placed {
 		size += it.size
 	}
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteString(Preamble)
-	citations := make([]Citation, len(placed))
+	citations := make([]Citation, len(arr.placed))
 	stableBytes := b.Len()
-	for i, it := range placed {
+	for i, it := range arr.placed {
 		f := it.offer.frame()
 		writeFrame(&b, it.offer.Provider, f, it.cite, it.clean, it.plainAttrs)
 		if i < arr.stable {
@@ -382,23 +434,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		}
 		citations[i] = Citation{Label: it.cite, Frame: it.id, Provenance: f.Provenance}
 	}
-
-	prompt := b.String()
-	return &Result{
-		Prompt:    prompt,
-		Citations: citations,
-		Cache:     cacheReport(prompt, stableBytes, arr, &o),
-		Layout:    layoutOf(arr, o.Placement),
-		reported:  o.Placement != EdgesByRank || o.Previous != nil || o.Cache != nil || margin > 0,
-		Audit: Audit{
-			Entries:      entries,
-			Budget:       budget,
-			TokensUsed:   used,
-			Strategy:     strategy.Name(),
-			Packer:       o.Packer.String(),
-			StickyMargin: margin,
-		},
-	}
+	return b.String(), citations, stableBytes
 }
 
 // splitReferences returns the offers that carry content inline and, in

@@ -220,7 +220,7 @@ func TestFoldToEdgesProperty(t *testing.T) {
 			ranks[i] = i
 		}
 		out := FoldToEdges(ranks)
-		if !IsPermutation(out, n) {
+		if !isPermutation(out, n) {
 			t.Fatalf("n=%d: not a permutation: %v", n, out)
 		}
 		if n >= 1 && out[0] != 0 {
@@ -338,7 +338,7 @@ func TestRankWithRepairsBadPermutations(t *testing.T) {
 	offers := []Offer{{"p", mk("a", "a", .1, "")}, {"p", mk("b", "b", .9, "")}, {"p", mk("c", "c", .5, "")}}
 	for _, bad := range [][]int{nil, {7, -1}, {2, 2, 2}, {0}, {2, 0, 1, 1, 5}} {
 		got := RankWith(badStrategy{bad}, offers)
-		if !IsPermutation(got, len(offers)) {
+		if !isPermutation(got, len(offers)) {
 			t.Fatalf("RankWith(%v) = %v, not a permutation", bad, got)
 		}
 		// Valid proposals are kept in order; the rest follow by score.
@@ -743,7 +743,7 @@ func TestComposeProperties(t *testing.T) {
 			t.Fatalf("iter %d: shuffled input changed the determinism floor", iter)
 		}
 		for _, s := range strategies() {
-			if order := s.Order(offers); !IsPermutation(order, len(offers)) {
+			if order := s.Order(offers); !isPermutation(order, len(offers)) {
 				t.Fatalf("iter %d: %s.Order is not a permutation: %v", iter, s.Name(), order)
 			}
 		}

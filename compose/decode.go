@@ -33,7 +33,7 @@ type resultIn struct {
 
 // UnmarshalJSON decodes what Result.MarshalJSON writes: re-encoding the
 // decoded result gives the same bytes. Enumerations must be spelled as
-// their String forms.
+// their String forms. Without a "cache" member the whole prompt is Stable.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var j resultIn
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -50,6 +50,10 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		if err := out.fromCacheJSON(j.Cache); err != nil {
 			return fmt.Errorf("compose: decode result: cache: %w", err)
 		}
+	} else {
+		// Without a report nothing says where a stable prefix ends: the
+		// whole prompt reads as Stable.
+		out.Cache.StablePrefixBytes = -1
 	}
 	*r = out
 	return nil

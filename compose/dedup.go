@@ -80,42 +80,57 @@ func dedupGroups(offers []Offer) *groups {
 		g.ids[i] = o.ID()
 	}
 	canon := canonicalOrder(offers, g.ids)
-
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[rb] = ra
-		}
-	}
+	uf := newUnionFind(n)
 	// Equal identities are adjacent in canonical order.
 	for k := 1; k < n; k++ {
 		if g.ids[canon[k-1]] == g.ids[canon[k]] {
-			union(canon[k-1], canon[k])
+			uf.union(canon[k-1], canon[k])
 		}
 	}
-	// The components do not depend on the order in which links are
-	// found, so the digests and file links are read in memory order.
+	linkEvidence(offers, uf)
+	g.pickSurvivors(offers, canon, uf)
+	return g
+}
+
+// unionFind is a disjoint-set forest over offer indices.
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	uf := make(unionFind, n)
+	for i := range uf {
+		uf[i] = i
+	}
+	return uf
+}
+
+func (uf unionFind) find(x int) int {
+	for uf[x] != x {
+		uf[x] = uf[uf[x]]
+		x = uf[x]
+	}
+	return x
+}
+
+func (uf unionFind) union(a, b int) {
+	if ra, rb := uf.find(a), uf.find(b); ra != rb {
+		uf[rb] = ra
+	}
+}
+
+// linkEvidence joins the offers that carry the same content digest or
+// the same file link. The components do not depend on the order in which
+// links are found, so the digests and file links are read in memory order.
+func linkEvidence(offers []Offer, uf unionFind) {
 	type fileLink struct{ offer, prov int }
 	var files []fileLink
-	digests := newLinkIndex(n)
+	digests := newLinkIndex(len(offers))
 	for i := range offers {
 		f := offers[i].frame()
 		if d := f.ContentDigest; d != "" {
 			if j := digests.add(maphash.String(digests.seed, d), i, func(j int) bool {
 				return offers[j].frame().ContentDigest == d
 			}); j >= 0 {
-				union(j, i)
+				uf.union(j, i)
 			}
 		}
 		for p, l := range f.Provenance {
@@ -132,12 +147,15 @@ func dedupGroups(offers []Offer) *groups {
 			m := &offers[files[j].offer].frame().Provenance[files[j].prov]
 			return m.URI == l.URI && m.Range == l.Range && m.Has(frame.MemberRange) == l.Has(frame.MemberRange)
 		}); j >= 0 {
-			union(files[j].offer, fl.offer)
+			uf.union(files[j].offer, fl.offer)
 		}
 	}
+}
 
-	// Pick each component's survivor: highest score, then smallest
-	// canonical position (FrameID first).
+// pickSurvivors picks each component's survivor (highest score, then
+// smallest canonical position: FrameID first) and lays the groups out.
+func (g *groups) pickSurvivors(offers []Offer, canon []int, uf unionFind) {
+	n := len(offers)
 	pos := make([]int, n)
 	for k, i := range canon {
 		pos[i] = k
@@ -150,7 +168,7 @@ func dedupGroups(offers []Offer) *groups {
 		return pos[a] < pos[b]
 	}
 	for _, i := range canon {
-		r := find(i)
+		r := uf.find(i)
 		if s := best[r] - 1; s < 0 || better(i, s) {
 			best[r] = i + 1
 		}
@@ -158,7 +176,7 @@ func dedupGroups(offers []Offer) *groups {
 	size := make([]int, n)
 	survivors := 0
 	for _, i := range canon {
-		s := best[find(i)] - 1
+		s := best[uf.find(i)] - 1
 		g.survivorOf[i] = s
 		size[s]++
 		if s == i {
@@ -174,28 +192,31 @@ func dedupGroups(offers []Offer) *groups {
 		}
 	}
 	if len(g.drops) > 0 {
-		// One flat list: each group of more than one member is a run, in
-		// canonical order.
-		g.size, g.start = size, make([]int, n)
-		total := 0
-		for _, s := range g.survivors {
-			if size[s] > 1 {
-				g.start[s] = total
-				total += size[s]
-			}
-		}
-		g.flat = make([]int, total)
-		for _, i := range canon {
-			if s := g.survivorOf[i]; size[s] > 1 {
-				g.flat[g.start[s]] = i
-				g.start[s]++
-			}
-		}
-		for _, s := range g.survivors {
-			g.start[s] -= size[s]
+		g.flatten(canon, size)
+	}
+}
+
+// flatten lays the groups of more than one member out as runs of one flat
+// list, each in canonical order.
+func (g *groups) flatten(canon, size []int) {
+	g.size, g.start = size, make([]int, len(canon))
+	total := 0
+	for _, s := range g.survivors {
+		if size[s] > 1 {
+			g.start[s] = total
+			total += size[s]
 		}
 	}
-	return g
+	g.flat = make([]int, total)
+	for _, i := range canon {
+		if s := g.survivorOf[i]; size[s] > 1 {
+			g.flat[g.start[s]] = i
+			g.start[s]++
+		}
+	}
+	for _, s := range g.survivors {
+		g.start[s] -= size[s]
+	}
 }
 
 // members returns the members of survivor s's group in canonical order,

@@ -256,8 +256,8 @@ func RankWith(s Strategy, offers []Offer) []int {
 	return out
 }
 
-// IsPermutation reports whether order is a permutation of 0..n-1.
-func IsPermutation(order []int, n int) bool {
+// isPermutation reports whether order is a permutation of 0..n-1.
+func isPermutation(order []int, n int) bool {
 	if len(order) != n {
 		return false
 	}

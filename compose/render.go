@@ -1,8 +1,6 @@
 package compose
 
 import (
-	"io"
-	"slices"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -78,7 +76,7 @@ func RenderedCost(provider string, f *frame.Frame) int {
 	return (RenderedLen(provider, f) + 3) / 4
 }
 
-// AppendFrame appends the fenced block of one frame to dst:
+// RenderFrame returns the fenced block of one frame:
 //
 //	<frame provider="P" id="I" kind="K" cite="C">\n CONTENT \n</frame>\n
 //
@@ -86,35 +84,6 @@ func RenderedCost(provider string, f *frame.Frame) int {
 // reference frame (no inline content) renders with empty content. Attribute
 // values are escaped and content is neutralised so that, whatever their
 // bytes, the block has exactly one opening and one closing fence.
-func AppendFrame(dst []byte, provider string, f *frame.Frame) []byte {
-	if f == nil {
-		f = &emptyFrame
-	}
-	dst = slices.Grow(dst, RenderedLen(provider, f))
-	return appendFrameContent(dst, provider, f, false)
-}
-
-// appendFrameContent renders the block; clean says the content is known to
-// need no breaker, so it is copied without scanning.
-func appendFrameContent(dst []byte, provider string, f *frame.Frame, clean bool) []byte {
-	dst = append(dst, fenceOpenProvider...)
-	dst = appendAttr(dst, provider)
-	dst = append(dst, fenceOpenID...)
-	dst = appendAttr(dst, f.ID)
-	dst = append(dst, fenceOpenKind...)
-	dst = appendAttr(dst, string(f.Kind))
-	dst = append(dst, fenceOpenCite...)
-	dst = appendAttr(dst, f.Cite())
-	dst = append(dst, fenceOpenEnd...)
-	if clean {
-		dst = append(dst, inlineContent(f)...)
-	} else {
-		dst = appendNeutralized(dst, inlineContent(f))
-	}
-	return append(dst, fenceClose...)
-}
-
-// RenderFrame returns the fenced block of one frame (see AppendFrame).
 func RenderFrame(provider string, f *frame.Frame) string {
 	if f == nil {
 		f = &emptyFrame
@@ -126,12 +95,6 @@ func RenderFrame(provider string, f *frame.Frame) string {
 	b.Grow(fenceChrome + len(provider) + len(f.ID) + len(f.Kind) + len(cite) + len(inlineContent(f)))
 	writeFrame(&b, provider, f, cite, false, false)
 	return b.String()
-}
-
-// WriteFrame writes the fenced block of one frame to w.
-func WriteFrame(w io.Writer, provider string, f *frame.Frame) error {
-	_, err := w.Write(AppendFrame(nil, provider, f))
-	return err
 }
 
 // Context is the determinism floor: it renders the set of offers in canonical
@@ -189,7 +152,7 @@ func compareRendered(a, b *frame.Frame) int {
 	return strings.Compare(inlineContent(a), inlineContent(b))
 }
 
-// writeFrame writes the block of one frame to b, like appendFrameContent,
+// writeFrame writes the block of one frame to b,
 // without an intermediate buffer when nothing needs escaping. cite is
 // f.Cite(); clean says the content, plainAttrs that every attribute value,
 // is known to be written verbatim.

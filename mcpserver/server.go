@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Instructions is what the server tells the model in its initialize answer.
@@ -25,7 +25,7 @@ type ServerOptions struct {
 	// (default "ctxkit" and "dev").
 	Name, Version string
 	// Budget is query_context's budget when the call gives none (default
-	// server.DefaultQueryBudget).
+	// api.DefaultQueryBudget).
 	Budget int
 	// Roots are directories whose files are listed and read as resources.
 	Roots []string
@@ -64,17 +64,17 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 		o.Version = "dev"
 	}
 	if o.Budget <= 0 {
-		o.Budget = server.DefaultQueryBudget
+		o.Budget = api.DefaultQueryBudget
 	}
 	if o.MaxResourceBytes <= 0 {
 		o.MaxResourceBytes = DefaultMaxResourceBytes
 	}
-	api := server.Options{}
+	httpOpts := server.Options{}
 	if o.API != nil {
-		api = *o.API
+		httpOpts = *o.API
 	}
 	if h != nil {
-		api.Query = h
+		httpOpts.Query = h
 	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	if len(o.Roots) > 0 {
@@ -86,7 +86,7 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 		PageSize:     o.PageSize,
 		Capabilities: caps,
 	})
-	t := &tools{api: server.New(&api), budget: o.Budget}
+	t := &tools{api: server.New(&httpOpts), budget: o.Budget}
 	if err := t.register(s); err != nil {
 		return nil, err
 	}

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ctxkit/ctxkit/server"
 )
 
 // tools runs each tool through the HTTP API route that does the same work,
@@ -40,15 +40,15 @@ func (t *tools) specs() []toolSpec {
 		{name: "compose_frames", title: "Compose frames",
 			desc: "Compose CGP frames you already hold under a token budget: rank, pack and fence them, with an audit " +
 				"of every frame. The text result is the fenced prompt.",
-			run: t.route(server.PathCompose, promptResult)},
+			run: t.route(api.PathCompose, promptResult)},
 		{name: "assess_request", title: "Assess a model request",
 			desc: "Count what a model request (Anthropic, OpenAI or Gemini body) uses of the model's context window, " +
 				"lane by lane, what is left after the reserves, and whether to compact.",
-			run: t.route(server.PathAssess, jsonResult)},
+			run: t.route(api.PathAssess, jsonResult)},
 		{name: "quote_untrusted", title: "Quote untrusted text",
 			desc: "Build a prompt from your own text and untrusted text; each untrusted part is quoted in a nonce fence " +
 				"it cannot close. The text result is the prompt.",
-			run: t.route(server.PathPrompt, promptResult)},
+			run: t.route(api.PathPrompt, promptResult)},
 	}
 }
 
@@ -122,7 +122,7 @@ func (t *tools) route(path string, result func([]byte) (json.RawMessage, string,
 // its composition encoded once as ctxkit query --format json encodes it,
 // plus one leg per provider.
 func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
-	var req server.QueryRequest
+	var req api.QueryRequest
 	if err := json.Unmarshal(args, &req); err != nil {
 		return nil, "", fmt.Errorf("arguments: %w", err)
 	}
@@ -131,7 +131,7 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	}
 	res, fo, err := t.api.Query(ctx, &req)
 	if err != nil {
-		var se *server.Error
+		var se *api.Error
 		if errors.As(err, &se) {
 			return nil, "", toolError{se}
 		}
@@ -183,7 +183,7 @@ func (t *tools) call(ctx context.Context, route string, body []byte) ([]byte, er
 		return rec.body.Bytes(), nil
 	}
 	var env struct {
-		Error *server.Error `json:"error"`
+		Error *api.Error `json:"error"`
 	}
 	if err := json.Unmarshal(rec.body.Bytes(), &env); err != nil || env.Error == nil {
 		return nil, fmt.Errorf("%s answered %d", route, rec.status)
@@ -196,7 +196,7 @@ func (t *tools) call(ctx context.Context, route string, body []byte) ([]byte, er
 
 // toolError is an API error as a tool error: its message names the argument
 // at fault ("budget: -1 is negative"), then the rule when there is one.
-type toolError struct{ e *server.Error }
+type toolError struct{ e *api.Error }
 
 func (e toolError) Error() string {
 	s := e.e.Message

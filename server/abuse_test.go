@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // startServe runs server.Serve for h on a loopback port and returns its
@@ -91,12 +92,12 @@ func TestAbuseHugeBody(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			var env struct {
-				Error server.Error `json:"error"`
+				Error api.Error `json:"error"`
 			}
 			if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
 				t.Fatal(err)
 			}
-			if resp.StatusCode != 413 || env.Error.Code != server.CodeBodyTooLarge {
+			if resp.StatusCode != 413 || env.Error.Code != api.CodeBodyTooLarge {
 				t.Fatalf("status %d %+v, want 413 body_too_large", resp.StatusCode, env.Error)
 			}
 			// The answer came long before 1 GiB could have been sent; what
@@ -116,7 +117,7 @@ func TestAbuseTenThousandFrames(t *testing.T) {
 		t.Fatalf("body of %d bytes would hit the size limit first", len(body))
 	}
 	start := time.Now()
-	status, b := postRaw(t, base+server.PathCompose, body)
+	status, b := postRaw(t, base+api.PathCompose, body)
 	t.Logf("10,000 offers (%d bytes): %d in %v", len(body), status, time.Since(start).Round(time.Millisecond))
 	if status != 413 || !strings.Contains(string(b), `"code":"too_many_frames"`) || !strings.Contains(string(b), `"field":"offers"`) {
 		t.Fatalf("10,000 frames: %d %s", status, b)
@@ -127,15 +128,15 @@ func TestAbuseInvalidUTF8AndDeepNesting(t *testing.T) {
 	base, _ := startServe(t, server.New(nil))
 	good := string(loadgen.ComposeBody(2, 64))
 	bad := strings.Replace(good, "chunk 1 of", "chunk \xff\xfe of", 1)
-	if status, b := postRaw(t, base+server.PathCompose, []byte(bad)); status != 400 || !strings.Contains(string(b), `"code":"invalid_utf8"`) {
+	if status, b := postRaw(t, base+api.PathCompose, []byte(bad)); status != 400 || !strings.Contains(string(b), `"code":"invalid_utf8"`) {
 		t.Fatalf("invalid UTF-8: %d %s", status, b)
 	}
 	deep := `{"budget":1,"offers":[],"x":` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `}`
-	if status, b := postRaw(t, base+server.PathCompose, []byte(deep)); status != 400 || !strings.Contains(string(b), "depth") {
+	if status, b := postRaw(t, base+api.PathCompose, []byte(deep)); status != 400 || !strings.Contains(string(b), "depth") {
 		t.Fatalf("deep nesting: %d %s", status, b)
 	}
 	deepFrame := strings.Replace(good, `"citation_label"`, `"relations":`+strings.Repeat(`[`, 20000)+strings.Repeat(`]`, 20000)+`,"citation_label"`, 1)
-	if status, b := postRaw(t, base+server.PathCompose, []byte(deepFrame)); status != 400 {
+	if status, b := postRaw(t, base+api.PathCompose, []byte(deepFrame)); status != 400 {
 		t.Fatalf("deep nesting inside a frame: %d %s", status, b)
 	}
 }
@@ -150,11 +151,11 @@ func TestAbuseShutdownDuringLoad(t *testing.T) {
 	base, stop := startServe(t, server.New(nil))
 	stopped := make(chan error, 1)
 	go func() {
-		answered(base, server.PathCompose, 20)
+		answered(base, api.PathCompose, 20)
 		stopped <- stop()
 	}()
 	rep, err := loadgen.Run(context.Background(), loadgen.Options{
-		URL: base + server.PathCompose, Body: loadgen.ComposeBody(20, 1024),
+		URL: base + api.PathCompose, Body: loadgen.ComposeBody(20, 1024),
 		Conns: 16, Duration: 2 * time.Second, Check: loadgen.CheckCompose, Idempotent: true,
 	})
 	if err != nil {
@@ -177,7 +178,7 @@ func TestAbuseShutdownDuringLoad(t *testing.T) {
 func answered(base, route string, n int) {
 	line := fmt.Sprintf("ctxkit_http_requests_total{route=%q,code=\"200\"} ", route)
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		resp, err := http.Get(base + server.PathMetrics)
+		resp, err := http.Get(base + api.PathMetrics)
 		if err != nil {
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/window"
 )
 
@@ -17,9 +17,9 @@ func TestAssessRouteMatchesWindow(t *testing.T) {
 	ctx := context.Background()
 	body := `{"model":"claude-sonnet-4-5","system":"be brief","max_tokens":1024,"thinking":{"type":"enabled","budget_tokens":4096},` +
 		`"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`
-	req := &server.AssessRequest{Request: json.RawMessage(body), Window: 50000, ToolResultBytes: 3000, Skills: []string{"skill body"}, Memory: []string{"remember"}}
+	req := &api.AssessRequest{Request: json.RawMessage(body), Window: 50000, ToolResultBytes: 3000, Skills: []string{"skill body"}, Memory: []string{"remember"}}
 	var raw json.RawMessage
-	if err := c.Do(ctx, server.PathAssess, req, &raw); err != nil {
+	if err := c.Do(ctx, api.PathAssess, req, &raw); err != nil {
 		t.Fatal(err)
 	}
 	in, err := window.InputsFromRequestBody([]byte(body), window.WireUnknown, "")
@@ -38,8 +38,13 @@ func TestAssessRouteMatchesWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Window != 50000 || res.Breakdown["skills"] == 0 || res.Breakdown["memory"] == 0 || res.Budget <= 0 || res.Used <= 0 {
+	if res.Window != 50000 || res.Breakdown.Skills == 0 || res.Breakdown.Memory == 0 || res.Budget() <= 0 || res.Used() <= 0 {
 		t.Fatalf("decoded %+v", res)
+	}
+	// The client reads the answer into window's own type: nothing is lost
+	// on the way (the server's restated map[string]any used to drop fields).
+	if again, err := json.Marshal(res); err != nil || !bytes.Equal(again, want) {
+		t.Fatalf("decoded assessment re-encodes as\n%s\nwant\n%s (%v)", again, want, err)
 	}
 }
 
@@ -53,12 +58,12 @@ func TestAssessRouteChargesImagesFlat(t *testing.T) {
 			map[string]any{"type": "text", "text": "what is on this screenshot?"},
 		}}},
 	})
-	res, err := c.Assess(context.Background(), &server.AssessRequest{Request: body})
+	res, err := c.Assess(context.Background(), &api.AssessRequest{Request: body})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Images != 1 || res.Breakdown["history"] < 1600 || res.Breakdown["history"] > 1800 {
-		t.Fatalf("a 3 MB screenshot charged %d history tokens (%d images)", res.Breakdown["history"], res.Images)
+	if res.Images != 1 || res.Breakdown.History < 1600 || res.Breakdown.History > 1800 {
+		t.Fatalf("a 3 MB screenshot charged %d history tokens (%d images)", res.Breakdown.History, res.Images)
 	}
 }
 
@@ -67,22 +72,22 @@ func TestAssessRouteRejectsBadInput(t *testing.T) {
 	ctx := context.Background()
 	ok := json.RawMessage(`{"messages":[{"role":"user","content":"x"}]}`)
 	for _, tc := range []struct {
-		req   server.AssessRequest
+		req   api.AssessRequest
 		field string
 	}{
-		{server.AssessRequest{}, "request"},
-		{server.AssessRequest{Request: json.RawMessage(`null`)}, "request"},
-		{server.AssessRequest{Request: json.RawMessage(`[1,2]`)}, "request"},
-		{server.AssessRequest{Request: json.RawMessage(`{"model":"m"}`)}, "request"},
-		{server.AssessRequest{Request: json.RawMessage(`{"messages":"x"}`)}, "request"},
-		{server.AssessRequest{Request: json.RawMessage(`{"messages":[],"max_tokens":-4}`)}, "request"},
-		{server.AssessRequest{Request: ok, Wire: "carrier-pigeon"}, "wire"},
-		{server.AssessRequest{Request: ok, Window: -1}, "window"},
-		{server.AssessRequest{Request: ok, ImageTokens: -1}, "image_tokens"},
-		{server.AssessRequest{Request: ok, ToolResultBytes: -1}, "tool_result_bytes"},
+		{api.AssessRequest{}, "request"},
+		{api.AssessRequest{Request: json.RawMessage(`null`)}, "request"},
+		{api.AssessRequest{Request: json.RawMessage(`[1,2]`)}, "request"},
+		{api.AssessRequest{Request: json.RawMessage(`{"model":"m"}`)}, "request"},
+		{api.AssessRequest{Request: json.RawMessage(`{"messages":"x"}`)}, "request"},
+		{api.AssessRequest{Request: json.RawMessage(`{"messages":[],"max_tokens":-4}`)}, "request"},
+		{api.AssessRequest{Request: ok, Wire: "carrier-pigeon"}, "wire"},
+		{api.AssessRequest{Request: ok, Window: -1}, "window"},
+		{api.AssessRequest{Request: ok, ImageTokens: -1}, "image_tokens"},
+		{api.AssessRequest{Request: ok, ToolResultBytes: -1}, "tool_result_bytes"},
 	} {
 		_, err := c.Assess(ctx, &tc.req)
-		wantError(t, err, 400, server.CodeBadRequest, tc.field, "")
+		wantError(t, err, 400, api.CodeBadRequest, tc.field, "")
 	}
 }
 
@@ -95,31 +100,31 @@ func TestAssessRouteCountsDecodedText(t *testing.T) {
 	ctx := context.Background()
 	plain := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"上下文窗口 <b>"}]}`
 	escaped := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"\u4e0a\u4e0b\u6587\u7a97\u53e3 \u003cb\u003e"}]}`
-	a, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(plain)})
+	a, err := c.Assess(ctx, &api.AssessRequest{Request: json.RawMessage(plain)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(escaped)})
+	b, err := c.Assess(ctx, &api.AssessRequest{Request: json.RawMessage(escaped)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Breakdown["history"] != b.Breakdown["history"] || a.Used != b.Used {
-		t.Fatalf("plain %v used %d, escaped %v used %d", a.Breakdown, a.Used, b.Breakdown, b.Used)
+	if a.Breakdown.History != b.Breakdown.History || a.Used() != b.Used() {
+		t.Fatalf("plain %v used %d, escaped %v used %d", a.Breakdown, a.Used(), b.Breakdown, b.Used())
 	}
 	pdf := `{"model":"gemini-2.5-pro","contents":[{"role":"user","parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}}]}]}`
-	p, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(pdf), PageTokens: 10})
+	p, err := c.Assess(ctx, &api.AssessRequest{Request: json.RawMessage(pdf), PageTokens: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Documents != 1 || p.Pages != 1000 || p.PageTokens != 10 || p.Breakdown["history"] < 10_000 {
+	if p.Documents != 1 || p.Pages != 1000 || p.PageTokens != 10 || p.Breakdown.History < 10_000 {
 		t.Fatalf("document by reference: %+v", p)
 	}
-	_, err = c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(plain), Wire: "gemini"})
-	var se *server.Error
+	_, err = c.Assess(ctx, &api.AssessRequest{Request: json.RawMessage(plain), Wire: "gemini"})
+	var se *api.Error
 	if !errors.As(err, &se) || se.Status != 400 || se.Field != "wire" || !strings.Contains(se.Message, "wire gemini does not match the body") {
 		t.Fatalf("mismatched wire: %v", err)
 	}
-	u, err := c.Assess(ctx, &server.AssessRequest{Request: json.RawMessage(`{"model":"mystery-2","messages":[{"role":"user","content":"x"}]}`)})
+	u, err := c.Assess(ctx, &api.AssessRequest{Request: json.RawMessage(`{"model":"mystery-2","messages":[{"role":"user","content":"x"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

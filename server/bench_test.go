@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // BenchmarkComposeRoute is the per-request cost of POST /v1/compose with 20
@@ -25,7 +26,7 @@ func benchComposeRoute(b *testing.B, n, size int) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest("POST", server.PathCompose, bytes.NewReader(body))
+		req := httptest.NewRequest("POST", api.PathCompose, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)

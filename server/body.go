@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // readChunk is the most a body read asks for at once, and the first buffer
@@ -104,7 +106,7 @@ func (b *body) grow(limit, declared int64) bool {
 // its first bytes arrive, and its buffer only grows with what arrived,
 // against the handler's budget of body bytes in flight (503 when it is
 // spent). The caller must release the returned body, even with an error.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *Error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *api.Error) {
 	b := bodyPool.Get().(*body)
 	b.budget = h.bodies
 	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
@@ -137,10 +139,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *Erro
 	case errors.As(err, &mbe):
 		return b, tooLarge(limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return b, &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
+		return b, &api.Error{Status: http.StatusRequestTimeout, Code: api.CodeRequestTimeout,
 			Message: "read body: the request body did not arrive within the request timeout"}
 	default:
-		return b, badRequest("", "read body: %v", err)
+		return b, api.BadRequest("", "read body: %v", err)
 	}
 }
 
@@ -173,15 +175,15 @@ func (b *body) reserveHeld() {
 	}
 }
 
-func tooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+func tooLarge(limit int64) *api.Error {
+	return &api.Error{Status: http.StatusRequestEntityTooLarge, Code: api.CodeBodyTooLarge,
 		Message: fmt.Sprintf("read body: the body exceeds the limit of %d bytes", limit)}
 }
 
 // busy is the answer when the bodies in flight hold the whole budget. The
 // client may retry: the budget frees as requests finish.
-func busy(limit int64) *Error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, retryAfter: 1,
+func busy(limit int64) *api.Error {
+	return &api.Error{Status: http.StatusServiceUnavailable, Code: api.CodeUnavailable, RetryAfter: 1,
 		Message: "read body: the server is holding its limit of " + strconv.FormatInt(limit, 10) +
 			" bytes of request bodies in flight; retry shortly"}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // choppy returns its data in pieces of random length, as a network would.
@@ -41,7 +43,7 @@ func TestReadBodyProperty(t *testing.T) {
 		}
 		data := bytes.Repeat([]byte("abcdefghijklmnopqrstuvwxyz0123456789"[rng.IntN(10):]), size/26+1)[:size]
 		declared := rng.IntN(2) == 0
-		r := httptest.NewRequest(http.MethodPost, PathCompose, &choppy{data: data, rng: rng})
+		r := httptest.NewRequest(http.MethodPost, api.PathCompose, &choppy{data: data, rng: rng})
 		r.Header.Set("Content-Type", "application/json")
 		r.ContentLength = -1
 		if declared {
@@ -77,10 +79,10 @@ func TestReadBodyProperty(t *testing.T) {
 func TestReadBodyDeclaredButUnsent(t *testing.T) {
 	h := New(nil)
 	pr, pw := io.Pipe()
-	r := httptest.NewRequest(http.MethodPost, PathCompose, pr)
+	r := httptest.NewRequest(http.MethodPost, api.PathCompose, pr)
 	r.Header.Set("Content-Type", "application/json")
 	r.ContentLength = DefaultMaxBodyBytes
-	done := make(chan *Error, 1)
+	done := make(chan *api.Error, 1)
 	go func() {
 		b, e := h.readBody(httptest.NewRecorder(), r)
 		b.release()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // TestComposeRouteStableFirstAcrossTurns drives two turns through the HTTP
@@ -21,22 +22,22 @@ func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	ctx := context.Background()
 	offers := mkOffers(30, 3, 512)
-	first, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2500), Placement: "stable-first"})
+	first, err := c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(2500), Placement: "stable-first"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Cache == nil || first.Cache.Placement != "stable-first" || len(first.Cache.Layout) == 0 {
+	if !first.HasCacheReport() || first.Cache.Placement != compose.StableFirst || first.Layout == nil {
 		t.Fatalf("first turn has no cache report: %+v", first.Cache)
 	}
 	// Turn two: one frame's score moves to the top, another frame leaves.
 	offers[3].Frame.Score = 0.99
 	next := append(append([]compose.Offer{}, offers[:20]...), offers[21:]...)
-	second, err := c.Compose(ctx, &server.ComposeRequest{Offers: next, Budget: intp(2500),
-		Placement: "stable-first", Previous: first.Cache.Layout, MinPrefixTokens: intp(-1)})
+	second, err := c.Compose(ctx, &api.ComposeRequest{Offers: next, Budget: intp(2500),
+		Placement: "stable-first", Previous: layoutJSON(t, first.Layout), MinPrefixTokens: intp(-1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.Cache == nil || second.Cache.StableFrames == 0 {
+	if !second.HasCacheReport() || second.Cache.StableFrames == 0 {
 		t.Fatalf("second turn kept no stable frames: %+v", second.Cache)
 	}
 	if !strings.HasPrefix(first.Prompt, second.Stable()) {
@@ -51,11 +52,7 @@ func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
 	if second.Cache.Warning != "" {
 		t.Fatalf("min_prefix_tokens -1 should turn the warning off, got %q", second.Cache.Warning)
 	}
-	prev, err := compose.ParseLayout(first.Cache.Layout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := compose.ForPrompt(toCompose(next), 2500, &compose.Options{Placement: compose.StableFirst, Previous: prev,
+	want := compose.ForPrompt(toCompose(next), 2500, &compose.Options{Placement: compose.StableFirst, Previous: first.Layout,
 		Cache: &compose.CacheOptions{MinPrefixTokens: -1}})
 	if second.Prompt != want.Prompt || second.Stable() != want.Stable() ||
 		second.Cache.StablePrefixHash != want.Cache.StablePrefixHash {
@@ -63,25 +60,35 @@ func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
 	}
 }
 
+// layoutJSON is a layout as a client sends it back as "previous".
+func layoutJSON(t *testing.T, l *compose.Layout) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestComposeRouteCacheMemberOnlyWhenAsked(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	ctx := context.Background()
 	offers := mkOffers(5, 2, 256)
-	plain, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2000)})
+	plain, err := c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(2000)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.Cache != nil {
+	if plain.HasCacheReport() {
 		t.Fatalf("a default request got a cache member: %+v", plain.Cache)
 	}
 	if plain.Stable() != plain.Prompt || plain.Volatile() != "" {
 		t.Fatal("without a report the whole prompt should read as stable")
 	}
-	named, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(2000), Placement: "edges-by-rank"})
+	named, err := c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(2000), Placement: "edges-by-rank"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if named.Cache == nil || named.Cache.MinPrefixTokens != compose.DefaultMinPrefixTokens {
+	if !named.HasCacheReport() || named.Cache.MinPrefixTokens != compose.DefaultMinPrefixTokens {
 		t.Fatalf("naming the default placement should report the cache split: %+v", named.Cache)
 	}
 	if named.Prompt != plain.Prompt {
@@ -93,9 +100,9 @@ func TestComposeRouteRejectsBadPlacement(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	ctx := context.Background()
 	offers := mkOffers(3, 1, 64)
-	_, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "middle-out"})
+	_, err := c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "middle-out"})
 	wantError(t, err, http.StatusBadRequest, "bad_request", "placement", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "stable-first",
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(100), Placement: "stable-first",
 		Previous: []byte(`{"version":99,"frames":"nope"}`)})
 	wantError(t, err, http.StatusBadRequest, "bad_request", "previous", "")
 }
@@ -118,10 +125,10 @@ func TestComposeRouteStickyMargin(t *testing.T) {
 	// Jitter lifts f2 just above f1, the second frame of the last turn.
 	offers[1].Frame.Score, offers[2].Frame.Score = 0.55, 0.58
 	for _, margin := range []float64{0, 0.1} {
-		req := server.ComposeRequest{Offers: offers, Budget: intp(budget), Placement: "stable-first",
+		req := api.ComposeRequest{Offers: offers, Budget: intp(budget), Placement: "stable-first",
 			Previous: layout, StickyMargin: margin}
 		body, _ := json.Marshal(&req)
-		status, got := postRaw(t, ts.URL+server.PathCompose, body)
+		status, got := postRaw(t, ts.URL+api.PathCompose, body)
 		if status != http.StatusOK {
 			t.Fatalf("status %d: %s", status, got)
 		}
@@ -133,7 +140,7 @@ func TestComposeRouteStickyMargin(t *testing.T) {
 		if !bytes.Equal(bytes.TrimSuffix(got, []byte("\n")), want) {
 			t.Fatalf("margin %g: answer differs from compose.ForPrompt:\n%s\n---\n%s", margin, got, want)
 		}
-		var res server.ComposeResult
+		var res api.ComposeResponse
 		if err := json.Unmarshal(got, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -146,15 +153,15 @@ func TestComposeRouteStickyMargin(t *testing.T) {
 		// The Go client's types carry the margin and the marks.
 		marks := map[string]int{}
 		for _, e := range res.Audit.Entries {
-			marks[e.Sticky]++
+			marks[e.Sticky.String()]++
 		}
-		if res.Audit.StickyMargin != margin || (margin > 0) != (marks["held"] > 0 && marks["displaced"] > 0) {
+		if float64(res.Audit.StickyMargin) != float64(float32(margin)) || (margin > 0) != (marks["held"] > 0 && marks["displaced"] > 0) {
 			t.Fatalf("margin %g: decoded audit has margin %g and marks %v", margin, res.Audit.StickyMargin, marks)
 		}
 	}
 	c, _ := newTestClient(t, nil)
 	for _, bad := range []float64{-0.1, 1e39} {
-		_, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(budget), StickyMargin: bad})
+		_, err := c.Compose(context.Background(), &api.ComposeRequest{Offers: offers, Budget: intp(budget), StickyMargin: bad})
 		wantError(t, err, http.StatusBadRequest, "bad_request", "sticky_margin", "")
 	}
 }

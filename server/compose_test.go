@@ -15,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // mkFrame returns a valid frame with the given id, content and score.
@@ -65,21 +66,21 @@ func TestComposeRouteMatchesTheComposer(t *testing.T) {
 	offers := mkOffers(20, 3, 1024)
 	offers[7].Frame.Score = 0.95 // a clear winner
 	for _, tc := range []struct {
-		req  server.ComposeRequest
+		req  api.ComposeRequest
 		opts *compose.Options
 	}{
-		{server.ComposeRequest{Budget: intp(3000)}, nil},
-		{server.ComposeRequest{Budget: intp(3000), Strategy: "round-robin-by-rank", Packer: "stop-at-first-miss"},
+		{api.ComposeRequest{Budget: intp(3000)}, nil},
+		{api.ComposeRequest{Budget: intp(3000), Strategy: "round-robin-by-rank", Packer: "stop-at-first-miss"},
 			&compose.Options{Strategy: compose.RoundRobinByRank{}, Packer: compose.StopAtFirstMiss}},
-		{server.ComposeRequest{Budget: intp(5000), Strategy: "per-provider-quota", Quota: 2},
+		{api.ComposeRequest{Budget: intp(5000), Strategy: "per-provider-quota", Quota: 2},
 			&compose.Options{Strategy: compose.PerProviderQuota{K: 2}}},
-		{server.ComposeRequest{Budget: intp(5000), Strategy: "trust-weighted", Weights: map[string]uint32{"p1": 3}},
+		{api.ComposeRequest{Budget: intp(5000), Strategy: "trust-weighted", Weights: map[string]uint32{"p1": 3}},
 			&compose.Options{Strategy: compose.TrustWeighted{Weights: map[string]uint32{"p1": 3}, Default: 1}}},
-		{server.ComposeRequest{Budget: intp(0)}, nil},
+		{api.ComposeRequest{Budget: intp(0)}, nil},
 	} {
 		tc.req.Offers = offers
 		body, _ := json.Marshal(&tc.req)
-		status, got := postRaw(t, ts.URL+server.PathCompose, body)
+		status, got := postRaw(t, ts.URL+api.PathCompose, body)
 		if status != 200 {
 			t.Fatalf("status %d: %s", status, got)
 		}
@@ -91,7 +92,7 @@ func TestComposeRouteMatchesTheComposer(t *testing.T) {
 			t.Fatalf("strategy %q: answer differs from compose.ForPrompt:\n%s\n---\n%s", tc.req.Strategy, got, want)
 		}
 		// The Go client's mirror types read back exactly what was sent.
-		var res server.ComposeResult
+		var res api.ComposeResponse
 		if err := json.Unmarshal(got, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -116,17 +117,17 @@ func TestComposeRouteCountsFrames(t *testing.T) {
 	offers[3].Frame = mkFrame("dup", offers[2].Frame.Content, 0.1) // same content as offer 2
 	offers[3].Frame.ContentDigest = "sha256:" + strings.Repeat("ab", 32)
 	offers[2].Frame.ContentDigest = offers[3].Frame.ContentDigest
-	res, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(500)})
+	res, err := c.Compose(context.Background(), &api.ComposeRequest{Offers: offers, Budget: intp(500)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reasons := map[string]int{}
 	inc := 0
 	for _, e := range res.Audit.Entries {
-		if e.Disposition == "included" {
+		if e.Disposition == compose.Included {
 			inc++
 		} else {
-			reasons[e.Reason.Kind]++
+			reasons[e.Reason.Kind.String()]++
 		}
 	}
 	if reasons["duplicate"] != 1 || reasons["over_budget"] == 0 || inc == 0 {
@@ -156,33 +157,33 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 
 	blankLabel := mkOffers(3, 2, 50)
 	blankLabel[1].Frame.CitationLabel = " "
-	_, err := c.Compose(ctx, &server.ComposeRequest{Offers: blankLabel, Budget: intp(100)})
-	wantError(t, err, 422, server.CodeRuleViolation, "offers[1].frame.citation_label", "F3")
+	_, err := c.Compose(ctx, &api.ComposeRequest{Offers: blankLabel, Budget: intp(100)})
+	wantError(t, err, 422, api.CodeRuleViolation, "offers[1].frame.citation_label", "F3")
 
 	lying := mkOffers(3, 2, 50)
 	lying[2].Frame.TokenCost = 1
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: lying, Budget: intp(100)})
-	wantError(t, err, 422, server.CodeRuleViolation, "offers[2].frame.token_cost", "B3")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: lying, Budget: intp(100)})
+	wantError(t, err, 422, api.CodeRuleViolation, "offers[2].frame.token_cost", "B3")
 
 	blankProvider := mkOffers(1, 1, 50)
 	blankProvider[0].Provider = ""
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: blankProvider, Budget: intp(100)})
-	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].provider", "schema")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: blankProvider, Budget: intp(100)})
+	wantError(t, err, 422, api.CodeRuleViolation, "offers[0].provider", "schema")
 
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok})
-	wantError(t, err, 400, server.CodeBadRequest, "budget", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(-1)})
-	wantError(t, err, 400, server.CodeBadRequest, "budget", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "best-first"})
-	wantError(t, err, 400, server.CodeBadRequest, "strategy", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "per-provider-quota", Quota: -2})
-	wantError(t, err, 400, server.CodeBadRequest, "quota", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok, Budget: intp(9), Packer: "best-fit"})
-	wantError(t, err, 400, server.CodeBadRequest, "packer", "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: mkOffers(6, 2, 10), Budget: intp(9)})
-	wantError(t, err, 413, server.CodeTooManyFrames, "offers", "")
-	_, err = c.Context(ctx, &server.ContextRequest{Offers: mkOffers(6, 2, 10)})
-	wantError(t, err, 413, server.CodeTooManyFrames, "offers", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok})
+	wantError(t, err, 400, api.CodeBadRequest, "budget", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok, Budget: intp(-1)})
+	wantError(t, err, 400, api.CodeBadRequest, "budget", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "best-first"})
+	wantError(t, err, 400, api.CodeBadRequest, "strategy", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok, Budget: intp(9), Strategy: "per-provider-quota", Quota: -2})
+	wantError(t, err, 400, api.CodeBadRequest, "quota", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: ok, Budget: intp(9), Packer: "best-fit"})
+	wantError(t, err, 400, api.CodeBadRequest, "packer", "")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: mkOffers(6, 2, 10), Budget: intp(9)})
+	wantError(t, err, 413, api.CodeTooManyFrames, "offers", "")
+	_, err = c.Context(ctx, &api.ContextRequest{Offers: mkOffers(6, 2, 10)})
+	wantError(t, err, 413, api.CodeTooManyFrames, "offers", "")
 
 	// Raw JSON the Go types could not produce.
 	for _, tc := range []struct {
@@ -190,14 +191,14 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 		status            int
 		code, field, rule string
 	}{
-		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, server.CodeBadRequest, "offers[0].frame.token_cost", ""},
-		{`{"budget":10,"offers":[{"provider":"p"}]}`, 400, server.CodeBadRequest, "offers[0].frame", ""},
-		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1.5,"token_cost":0,"citation_label":"c"}}]}`, 422, server.CodeRuleViolation, "offers[0].frame.score", "F1"},
-		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":-3,"citation_label":"c"}}]}`, 400, server.CodeBadRequest, "", ""},
-		{`{"budget":"ten","offers":[]}`, 400, server.CodeBadRequest, "budget", ""},
-		{`{"budget":10,"offers":{}}`, 400, server.CodeBadRequest, "offers", ""},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1}}]}`, 400, api.CodeBadRequest, "offers[0].frame.token_cost", ""},
+		{`{"budget":10,"offers":[{"provider":"p"}]}`, 400, api.CodeBadRequest, "offers[0].frame", ""},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1.5,"token_cost":0,"citation_label":"c"}}]}`, 422, api.CodeRuleViolation, "offers[0].frame.score", "F1"},
+		{`{"budget":10,"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":-3,"citation_label":"c"}}]}`, 400, api.CodeBadRequest, "", ""},
+		{`{"budget":"ten","offers":[]}`, 400, api.CodeBadRequest, "budget", ""},
+		{`{"budget":10,"offers":{}}`, 400, api.CodeBadRequest, "offers", ""},
 	} {
-		err := c.Do(ctx, server.PathCompose, json.RawMessage(tc.body), nil)
+		err := c.Do(ctx, api.PathCompose, json.RawMessage(tc.body), nil)
 		e := wantErrorLoose(t, err, tc.status, tc.code, tc.rule)
 		if tc.field != "" && e.Field != tc.field {
 			t.Errorf("%s: field %q, want %q (%s)", tc.body, e.Field, tc.field, e.Message)
@@ -206,9 +207,9 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 }
 
 // wantErrorLoose checks status, code and rule but not the field.
-func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *server.Error {
+func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *api.Error {
 	t.Helper()
-	var e *server.Error
+	var e *api.Error
 	if !asServerError(err, &e) || e.Status != status || e.Code != code || string(e.Rule) != rule {
 		t.Fatalf("error %v, want %d %s rule %q", err, status, code, rule)
 	}
@@ -220,7 +221,7 @@ func TestComposeSkipInvalid(t *testing.T) {
 	offers := mkOffers(4, 2, 50)
 	offers[1].Frame.CitationLabel = ""
 	offers[3].Frame.Score = -1
-	res, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: offers, Budget: intp(1000), SkipInvalid: true})
+	res, err := c.Compose(context.Background(), &api.ComposeRequest{Offers: offers, Budget: intp(1000), SkipInvalid: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestComposeSkipInvalid(t *testing.T) {
 	if len(res.Audit.Entries) != 2 {
 		t.Fatalf("%d audit entries, want the 2 valid offers", len(res.Audit.Entries))
 	}
-	ctxRes, err := c.Context(context.Background(), &server.ContextRequest{Offers: offers, SkipInvalid: true})
+	ctxRes, err := c.Context(context.Background(), &api.ContextRequest{Offers: offers, SkipInvalid: true})
 	if err != nil || len(ctxRes.Skipped) != 2 {
 		t.Fatalf("context skip: %+v %v", ctxRes, err)
 	}
@@ -247,7 +248,7 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 		for _, o := range shuffled {
 			o.Frame.Score = r.Float32() // scores never reach the floor
 		}
-		got, err := c.Context(context.Background(), &server.ContextRequest{Offers: shuffled})
+		got, err := c.Context(context.Background(), &api.ContextRequest{Offers: shuffled})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,14 +286,14 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		{`"content_fidelity":""`, "offers[1].frame.content_fidelity", "schema"},
 	} {
 		body := `{"budget":100,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
-		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)
-		wantError(t, err, 422, server.CodeRuleViolation, tc.field, tc.rule)
-		err = c.Do(ctx, server.PathContext, json.RawMessage(`{"offers":[{"provider":"q","frame":`+with(tc.member)+`}]}`), nil)
-		wantError(t, err, 422, server.CodeRuleViolation, "offers[0"+tc.field[len("offers[1"):], tc.rule)
+		err := c.Do(ctx, api.PathCompose, json.RawMessage(body), nil)
+		wantError(t, err, 422, api.CodeRuleViolation, tc.field, tc.rule)
+		err = c.Do(ctx, api.PathContext, json.RawMessage(`{"offers":[{"provider":"q","frame":`+with(tc.member)+`}]}`), nil)
+		wantError(t, err, 422, api.CodeRuleViolation, "offers[0"+tc.field[len("offers[1"):], tc.rule)
 
 		skip := `{"budget":100,"skip_invalid":true,"offers":[{"provider":"p","frame":` + string(b) + `},{"provider":"q","frame":` + with(tc.member) + `}]}`
-		var res server.ComposeResult
-		if err := c.Do(ctx, server.PathCompose, json.RawMessage(skip), &res); err != nil {
+		var res api.ComposeResponse
+		if err := c.Do(ctx, api.PathCompose, json.RawMessage(skip), &res); err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Audit.Entries) != 1 {
@@ -305,7 +306,7 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 	// Absent and null members are fine.
 	for _, m := range []string{`"valid_from":null`, `"relations":[{"rel":"r","target_uri":"x","display_name":"X"}]`, `"valid_to":"2026-01-01T00:00:00Z"`} {
 		body := `{"budget":100,"offers":[{"provider":"q","frame":` + with(m) + `}]}`
-		if err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil); err != nil {
+		if err := c.Do(ctx, api.PathCompose, json.RawMessage(body), nil); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
@@ -313,8 +314,8 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 	// is refused the same way.
 	marked := mkOffers(1, 1, 20)
 	marked[0].Frame.Set(frame.MemberValidFrom, "")
-	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: marked, Budget: intp(100)})
-	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].frame.valid_from", "F4")
+	_, err = c.Compose(ctx, &api.ComposeRequest{Offers: marked, Budget: intp(100)})
+	wantError(t, err, 422, api.CodeRuleViolation, "offers[0].frame.valid_from", "F4")
 }
 
 // TestComposeContentPresence: P1 and P3 read whether content was sent, not
@@ -333,11 +334,11 @@ func TestComposeContentPresence(t *testing.T) {
 		{head + ref + `,"content":""}`, "P3"},
 	} {
 		body := `{"budget":100,"offers":[{"provider":"q","frame":` + tc.frame + `}]}`
-		err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil)
-		wantError(t, err, 422, server.CodeRuleViolation, "offers[0].frame.content", tc.rule)
+		err := c.Do(ctx, api.PathCompose, json.RawMessage(body), nil)
+		wantError(t, err, 422, api.CodeRuleViolation, "offers[0].frame.content", tc.rule)
 	}
 	body := `{"budget":100,"offers":[{"provider":"q","frame":` + head + `,"content":""}}]}`
-	if err := c.Do(ctx, server.PathCompose, json.RawMessage(body), nil); err != nil {
+	if err := c.Do(ctx, api.PathCompose, json.RawMessage(body), nil); err != nil {
 		t.Errorf("a full frame with empty content: %v", err)
 	}
 }

@@ -12,13 +12,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // checkContentType accepts application/json, with no parameter other than
 // charset=utf-8.
-func checkContentType(ct string) *Error {
-	unsupported := func(why string) *Error {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMedia,
+func checkContentType(ct string) *api.Error {
+	unsupported := func(why string) *api.Error {
+		return &api.Error{Status: http.StatusUnsupportedMediaType, Code: api.CodeUnsupportedMedia,
 			Message: "content type: " + why + "; send Content-Type: application/json"}
 	}
 	if ct == "" {
@@ -47,10 +49,10 @@ func checkContentType(ct string) *Error {
 // (frames, and the provider request body of /v1/assess) are not the API's
 // own: their unknown members are ignored, as CGP's rule U1 asks of every
 // receiver.
-func decodeJSON(body []byte, v any) *Error {
+func decodeJSON(body []byte, v any) *api.Error {
 	if !utf8.Valid(body) {
 		off := firstInvalidUTF8(body)
-		return &Error{Status: http.StatusBadRequest, Code: CodeInvalidUTF8,
+		return &api.Error{Status: http.StatusBadRequest, Code: api.CodeInvalidUTF8,
 			Message: fmt.Sprintf("decode body: invalid UTF-8 at byte offset %d", off)}
 	}
 	if fd, ok := v.(fastDecoder); ok && fd.decodeFast(body) {
@@ -63,7 +65,7 @@ func decodeJSON(body []byte, v any) *Error {
 		return nil
 	}
 	if name, ok := unknownMember(err); ok {
-		return badRequest(name, "decode body: unknown member %q; see the request schema in docs/openapi.yaml", name)
+		return api.BadRequest(name, "decode body: unknown member %q; see the request schema in docs/openapi.yaml", name)
 	}
 	// Any other fault: encoding/json's own report (offsets, trailing data,
 	// the member of a type error), from a fresh value.
@@ -111,26 +113,26 @@ func firstInvalidUTF8(b []byte) int {
 
 // jsonError turns an encoding/json error into a 400 naming the member and
 // offset where it can.
-func jsonError(err error) *Error {
+func jsonError(err error) *api.Error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn) && syn.Offset == 0:
-		return badRequest("", "decode body: the body is empty; expected a JSON object")
+		return api.BadRequest("", "decode body: the body is empty; expected a JSON object")
 	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
-		return badRequest("", "decode body: the JSON value is truncated")
+		return api.BadRequest("", "decode body: the JSON value is truncated")
 	case errors.As(err, &syn):
-		return badRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
+		return api.BadRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
 		field := jsonPath(typ.Field)
-		return badRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
+		return api.BadRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
 	default:
 		if e := decodeRuleError(err); e != nil {
 			return e
 		}
 		// Includes the nesting-depth limit of encoding/json and errors
 		// returned by UnmarshalJSON methods of the data model.
-		return badRequest("", "decode body: %v", err)
+		return api.BadRequest("", "decode body: %v", err)
 	}
 }
 

@@ -23,16 +23,8 @@ func composeForTest(h *Handler, body []byte) (res *compose.Result, reported, ok 
 		return nil, false, false
 	}
 	offers := b.ComposeRequest.Offers
-	strat, e := b.strategy()
-	if e != nil {
-		return nil, false, false
-	}
-	packer, e := parsePacker(b.Packer)
-	if e != nil {
-		return nil, false, false
-	}
-	opts := &compose.Options{Strategy: strat, Packer: packer}
-	if b.placement(opts) != nil {
+	opts, err := b.Options()
+	if err != nil {
 		return nil, false, false
 	}
 	valid, _, err := h.checkOffers(offers, true)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // Serve runs the handler with bounded memory: request bodies held at once
@@ -23,7 +24,7 @@ func ExampleServe() {
 	done := make(chan error, 1)
 	go func() { done <- server.Serve(ctx, ln, h, &server.ServeOptions{MaxConnections: 256}) }()
 
-	resp, err := http.Get("http://" + ln.Addr().String() + server.PathHealth)
+	resp, err := http.Get("http://" + ln.Addr().String() + api.PathHealth)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctxkit/ctxkit/compose"
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -27,7 +28,7 @@ func ExampleNew() {
 	}
 	content := "Retry at most 3 times."
 	budget := 100
-	res, err := c.Compose(context.Background(), &server.ComposeRequest{
+	res, err := c.Compose(context.Background(), &api.ComposeRequest{
 		Budget: &budget,
 		Offers: []compose.Offer{{Provider: "docs", Frame: &frame.Frame{
 			ID: "retry", Kind: frame.KindDoc, Title: "Retry policy", Content: content,
@@ -45,18 +46,18 @@ func ExampleNew() {
 
 // Errors carry the HTTP status, a stable code and, for protocol
 // violations, the rule.
-func ExampleError() {
+func Example_errors() {
 	ts := httptest.NewServer(server.New(nil))
 	defer ts.Close()
 	c, _ := client.New(ts.URL, nil)
 	budget := 10
-	_, err := c.Compose(context.Background(), &server.ComposeRequest{
+	_, err := c.Compose(context.Background(), &api.ComposeRequest{
 		Budget: &budget,
 		Offers: []compose.Offer{{Provider: "docs", Frame: &frame.Frame{
 			ID: "x", Kind: frame.KindDoc, Title: "X", Content: "abc", Score: 0.5, TokenCost: 5, CitationLabel: "x",
 		}}},
 	})
-	var e *server.Error
+	var e *api.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Status, e.Code, e.Rule, e.Field)
 	}

@@ -2,11 +2,9 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/ctxkit/ctxkit/compose"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
@@ -164,84 +162,7 @@ func (r *fastReader) str() (string, bool) {
 	if !escaped {
 		return raw, true
 	}
-	return unescape(raw)
-}
-
-// unescape decodes the escapes of a JSON string's inner bytes. It declines
-// a malformed escape and a surrogate escape that is not half of a pair
-// (encoding/json turns that into U+FFFD; the slow path keeps that rule).
-func unescape(raw string) (string, bool) {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
-		}
-		if i+1 >= len(raw) {
-			return "", false
-		}
-		switch raw[i+1] {
-		case '"', '\\', '/':
-			out = append(out, raw[i+1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			ru, ok := hex4(raw, i+2)
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(ru) {
-				lo, ok := hex4(raw, i+8)
-				if !ok || raw[i+6] != '\\' || raw[i+7] != 'u' {
-					return "", false
-				}
-				ru = utf16.DecodeRune(ru, lo)
-				if ru == utf8.RuneError {
-					return "", false
-				}
-				i += 6
-			}
-			out = utf8.AppendRune(out, ru)
-			i += 6
-			continue
-		default:
-			return "", false
-		}
-		i += 2
-	}
-	return string(out), true
-}
-
-// hex4 reads four hex digits at raw[i:].
-func hex4(raw string, i int) (rune, bool) {
-	if i+4 > len(raw) {
-		return 0, false
-	}
-	var v rune
-	for _, c := range []byte(raw[i : i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | rune(c)
-	}
-	return v, true
+	return cgpjson.Unescape(raw)
 }
 
 // number reads a number literal, checked against JSON's grammar.

@@ -7,32 +7,33 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // slowCompose decodes body the way the handler did before the fast
 // decoder: encoding/json, then the offer conversion. ok is false when
 // either refuses the body.
-func slowCompose(body []byte) (ComposeRequest, bool) {
+func slowCompose(body []byte) (api.ComposeRequest, bool) {
 	var b composeBody
 	if json.Unmarshal(body, &b) != nil {
-		return ComposeRequest{}, false
+		return api.ComposeRequest{}, false
 	}
 	offers, e := offersFrom(b.Offers)
 	if e != nil {
-		return ComposeRequest{}, false
+		return api.ComposeRequest{}, false
 	}
 	b.ComposeRequest.Offers = offers
 	return b.ComposeRequest, true
 }
 
-func slowContext(body []byte) (ContextRequest, bool) {
+func slowContext(body []byte) (api.ContextRequest, bool) {
 	var b contextBody
 	if json.Unmarshal(body, &b) != nil {
-		return ContextRequest{}, false
+		return api.ContextRequest{}, false
 	}
 	offers, e := offersFrom(b.Offers)
 	if e != nil {
-		return ContextRequest{}, false
+		return api.ContextRequest{}, false
 	}
 	b.ContextRequest.Offers = offers
 	return b.ContextRequest, true

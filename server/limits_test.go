@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // serveHandler runs Serve for h on a loopback port with opts and returns
@@ -117,7 +119,7 @@ func TestConnectionsAreBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", PathHealth)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", api.PathHealth)
 		if resp, text := readStatus(t, c); resp.StatusCode != http.StatusOK {
 			t.Fatalf("held connection: %d %s", resp.StatusCode, text)
 		}
@@ -129,7 +131,7 @@ func TestConnectionsAreBounded(t *testing.T) {
 	}
 	got := make(chan result, 1)
 	go func() {
-		resp, err := http.Get("http://" + addr + PathHealth)
+		resp, err := http.Get("http://" + addr + api.PathHealth)
 		if err != nil {
 			got <- result{err: err}
 			return

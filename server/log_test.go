@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
@@ -43,10 +44,10 @@ func TestLogsNeverHoldContentOrKeys(t *testing.T) {
 		ctx := context.Background()
 		offers := mkOffers(2, 1, 40)
 		offers[0].Frame = mkFrame("s", secret, 0.5)
-		if _, err := c.Compose(ctx, &server.ComposeRequest{Offers: offers, Budget: intp(500)}); err != nil {
+		if _, err := c.Compose(ctx, &api.ComposeRequest{Offers: offers, Budget: intp(500)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Prompt(ctx, &server.PromptRequest{Key: key, Label: "l", Parts: []server.PromptPart{{Untrusted: str(secret)}}}); err != nil {
+		if _, err := c.Prompt(ctx, &api.PromptRequest{Key: key, Label: "l", Parts: []api.PromptPart{{Untrusted: str(secret)}}}); err != nil {
 			t.Fatal(err)
 		}
 		out := logs.String()
@@ -80,7 +81,7 @@ func TestNoRequestLinesByDefault(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	c, _ := newTestClient(t, &server.Options{Logger: logger})
-	if _, err := c.Compose(context.Background(), &server.ComposeRequest{Offers: mkOffers(2, 1, 40), Budget: intp(500)}); err != nil {
+	if _, err := c.Compose(context.Background(), &api.ComposeRequest{Offers: mkOffers(2, 1, 40), Budget: intp(500)}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(logs.String(), `"msg":"request"`) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // sampleLine is the exposition grammar for one sample with optional labels.
@@ -56,7 +58,7 @@ func parseExposition(t *testing.T, text string) map[string]float64 {
 func TestMetricsExposition(t *testing.T) {
 	h := New(nil)
 	for range 3 {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", PathHealth, nil))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", api.PathHealth, nil))
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/nope/\"x\"", nil))
 	h.metrics.addComposed(7)
@@ -68,7 +70,7 @@ func TestMetricsExposition(t *testing.T) {
 	h.metrics.addProviderOutcome("frames")
 
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", PathMetrics, nil))
+	h.ServeHTTP(rec, httptest.NewRequest("GET", api.PathMetrics, nil))
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 		t.Fatalf("content type %q", ct)
 	}

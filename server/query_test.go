@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // docsHost builds a host from a config with a files provider over a small
@@ -54,14 +56,14 @@ func TestQueryRoute(t *testing.T) {
 	}
 	defer h.Close(ctx)
 	c, _ := newTestClient(t, &server.Options{Query: h})
-	res, err := c.Query(ctx, &server.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
+	res, err := c.Query(ctx, &api.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.FanOut.Outcomes) != 2 || res.FanOut.Outcomes[0].Provider != "docs" || res.FanOut.Outcomes[0].Status != "frames" {
+	if len(res.FanOut.Outcomes) != 2 || res.FanOut.Outcomes[0].Provider != "docs" || res.FanOut.Outcomes[0].Status != host.StatusFrames {
 		t.Fatalf("outcomes %+v", res.FanOut.Outcomes)
 	}
-	if o := res.FanOut.Outcomes[1]; o.Provider != "crashy" || o.Status == "frames" || o.Error == "" {
+	if o := res.FanOut.Outcomes[1]; o.Provider != "crashy" || o.Status == host.StatusFrames || o.Error() == "" {
 		t.Fatalf("the crashing provider's leg: %+v", o)
 	}
 	if !strings.Contains(res.Composition.Prompt, "split between providers equally") {
@@ -72,21 +74,21 @@ func TestQueryRoute(t *testing.T) {
 	}
 	m, _ := c.Metrics(ctx)
 	if !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) ||
-		!strings.Contains(m, `ctxkit_provider_outcomes_total{kind="`+res.FanOut.Outcomes[1].Status+`"} 1`) {
+		!strings.Contains(m, `ctxkit_provider_outcomes_total{kind="`+res.FanOut.Outcomes[1].Status.String()+`"} 1`) {
 		t.Fatalf("provider outcome metrics:\n%s", m)
 	}
 
 	for _, tc := range []struct {
-		req               server.QueryRequest
+		req               api.QueryRequest
 		status            int
 		code, field, rule string
 	}{
-		{server.QueryRequest{Goal: " "}, 400, server.CodeBadRequest, "goal", ""},
-		{server.QueryRequest{Goal: "g", Budget: -5}, 400, server.CodeBadRequest, "budget", ""},
-		{server.QueryRequest{Goal: "g", MaxFrames: 1 << 20}, 400, server.CodeBadRequest, "max_frames", ""},
-		{server.QueryRequest{Goal: "g", Strategy: "x"}, 400, server.CodeBadRequest, "strategy", ""},
-		{server.QueryRequest{Goal: "g", Kinds: []frame.Kind{" "}}, 422, server.CodeRuleViolation, "kinds[0]", "schema"},
-		{server.QueryRequest{Goal: "g", AsOf: "yesterday"}, 422, server.CodeRuleViolation, "as_of", "F4"},
+		{api.QueryRequest{Goal: " "}, 400, api.CodeBadRequest, "goal", ""},
+		{api.QueryRequest{Goal: "g", Budget: -5}, 400, api.CodeBadRequest, "budget", ""},
+		{api.QueryRequest{Goal: "g", MaxFrames: 1 << 20}, 400, api.CodeBadRequest, "max_frames", ""},
+		{api.QueryRequest{Goal: "g", Strategy: "x"}, 400, api.CodeBadRequest, "strategy", ""},
+		{api.QueryRequest{Goal: "g", Kinds: []frame.Kind{" "}}, 422, api.CodeRuleViolation, "kinds[0]", "schema"},
+		{api.QueryRequest{Goal: "g", AsOf: "yesterday"}, 422, api.CodeRuleViolation, "as_of", "F4"},
 	} {
 		_, err := c.Query(ctx, &tc.req)
 		e := wantErrorLoose(t, err, tc.status, tc.code, tc.rule)
@@ -98,8 +100,8 @@ func TestQueryRoute(t *testing.T) {
 
 func TestQueryRouteUnconfigured(t *testing.T) {
 	c, _ := newTestClient(t, nil)
-	_, err := c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
-	wantError(t, err, 503, server.CodeUnavailable, "", "")
+	_, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
+	wantError(t, err, 503, api.CodeUnavailable, "", "")
 }
 
 func TestConfigNewHostRefusesBadProviders(t *testing.T) {

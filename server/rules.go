@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/rule"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // ruleOf reports the first protocol rule named by a typed rule error in
@@ -21,13 +22,13 @@ func ruleOf(err error) (r rule.Rule, field string, ok bool) {
 // decodeRuleError maps the typed errors the data model returns while
 // decoding: a protocol rule broken at decode time is a 422 naming the rule,
 // a missing member a 400 naming it.
-func decodeRuleError(err error) *Error {
+func decodeRuleError(err error) *api.Error {
 	var mm *frame.MissingMemberError
 	if errors.As(err, &mm) {
-		return badRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
+		return api.BadRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
 	}
 	if r, field, ok := ruleOf(err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: r, Field: field,
+		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: r, Field: field,
 			Message: "decode body: " + err.Error()}
 	}
 	return nil

@@ -15,9 +15,9 @@ import (
 // after its context is cancelled.
 const DefaultShutdownTimeout = 30 * time.Second
 
-// DefaultDrainDelay is the longest drain phase of a shutdown; see
+// defaultDrainDelay is the longest drain phase of a shutdown; see
 // ServeOptions.DrainDelay.
-const DefaultDrainDelay = time.Second
+const defaultDrainDelay = time.Second
 
 // ServeOptions configures Serve. A nil *ServeOptions or a zero field means
 // the documented default.
@@ -32,7 +32,7 @@ type ServeOptions struct {
 	// cleanly, before the remaining idle connections are closed. Without
 	// it, a client that sends a request on a keep-alive connection just as
 	// the server closes it gets no answer. The phase ends early when no
-	// connection is left. Default DefaultDrainDelay; negative: none.
+	// connection is left. Default 1 s; negative: none.
 	DrainDelay time.Duration
 	// OnShutdown, when set, runs after the last in-flight request has
 	// finished (or the shutdown timeout passed), for example to shut
@@ -44,12 +44,12 @@ type ServeOptions struct {
 	MaxConnections int
 }
 
-// NewHTTPServer returns an http.Server for h with timeouts that protect it
+// newHTTPServer returns an http.Server for h with timeouts that protect it
 // from slow or idle clients: headers must arrive within 10 s, idle
 // keep-alive connections are closed after 2 minutes, and headers are capped
 // at 64 KiB. The body read and the response write are bounded per request
 // by h's own timeout.
-func NewHTTPServer(h *Handler) *http.Server {
+func newHTTPServer(h *Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -74,7 +74,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions)
 		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if o.DrainDelay == 0 {
-		o.DrainDelay = DefaultDrainDelay
+		o.DrainDelay = defaultDrainDelay
 	}
 	if o.MaxConnections == 0 {
 		o.MaxConnections = DefaultMaxConnections
@@ -82,7 +82,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions)
 	if o.MaxConnections > 0 {
 		ln = newLimitListener(ln, o.MaxConnections)
 	}
-	srv := NewHTTPServer(h)
+	srv := newHTTPServer(h)
 	var conns atomic.Int64 // open connections
 	srv.ConnState = func(_ net.Conn, st http.ConnState) {
 		switch st {

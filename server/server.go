@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // Defaults for the zero Options.
@@ -24,18 +26,8 @@ const (
 	DefaultTimeout              = 30 * time.Second // per request, body read included
 )
 
-// Route paths served by the Handler.
-const (
-	PathCompose = "/v1/compose"
-	PathContext = "/v1/context"
-	PathAssess  = "/v1/assess"
-	PathPrompt  = "/v1/prompt"
-	PathQuery   = "/v1/query"
-	PathHealth  = "/healthz"
-	PathMetrics = "/metrics"
-
-	routeOther = "other"
-)
+// routeOther names, in the metrics, every path the Handler does not serve.
+const routeOther = "other"
 
 // Options configures a Handler. A nil *Options or a zero field means the
 // documented default.
@@ -139,9 +131,9 @@ func New(opts *Options) *Handler {
 		h.usage = &MemoryUsage{}
 	}
 	h.routes = map[string]route{
-		PathHealth:  {http.MethodGet, h.serveHealth},
-		PathMetrics: {http.MethodGet, h.serveMetrics},
-		PathUsage:   {http.MethodGet, h.serveUsage},
+		api.PathHealth:  {http.MethodGet, h.serveHealth},
+		api.PathMetrics: {http.MethodGet, h.serveMetrics},
+		api.PathUsage:   {http.MethodGet, h.serveUsage},
 	}
 	h.addRoutes()
 	names := []string{routeOther}
@@ -174,7 +166,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			h.log.Error("handler panic", "route", name, "panic", fmt.Sprint(v))
 			if !sw.wrote {
-				writeError(sw, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
+				writeError(sw, &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "internal error"})
 			}
 		}
 		d := time.Since(start)
@@ -196,13 +188,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, ok := h.routes[r.URL.Path]
 	switch {
 	case !ok:
-		writeError(sw, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+		writeError(sw, &api.Error{Status: http.StatusNotFound, Code: api.CodeNotFound,
 			Message: fmt.Sprintf("route: no route %q; see /v1/compose, /v1/context, /v1/assess, /v1/prompt, /v1/query, /v1/usage, /healthz, /metrics", r.URL.Path)})
 		return
 	case r.Method != rt.method && !(r.Method == http.MethodHead && rt.method == http.MethodGet):
 		name = r.URL.Path
 		sw.Header().Set("Allow", rt.method)
-		writeError(sw, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+		writeError(sw, &api.Error{Status: http.StatusMethodNotAllowed, Code: api.CodeMethodNotAllowed,
 			Message: fmt.Sprintf("route: %s %s is not served; use %s", r.Method, r.URL.Path, rt.method)})
 		return
 	}
@@ -250,19 +242,19 @@ func jsonHandler[Req any](h *Handler, fn func(ctx context.Context, req *Req) (an
 // asError maps an error from a route's work to the error envelope. Typed
 // protocol-rule errors become 422 naming the rule; only an error the server
 // cannot attribute to the request becomes 500.
-func (h *Handler) asError(ctx context.Context, err error) *Error {
-	var e *Error
+func (h *Handler) asError(ctx context.Context, err error) *api.Error {
+	var e *api.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if r, field, ok := ruleOf(err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: r, Field: field, Message: err.Error()}
+		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: r, Field: field, Message: err.Error()}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-		return &Error{Status: http.StatusGatewayTimeout, Code: CodeTimeout, Message: fmt.Sprintf("the request did not finish within %v", h.timeout)}
+		return &api.Error{Status: http.StatusGatewayTimeout, Code: api.CodeTimeout, Message: fmt.Sprintf("the request did not finish within %v", h.timeout)}
 	}
 	h.log.Error("internal error", "error", err.Error())
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
+	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "internal error"}
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -328,7 +320,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if err := encodeJSON(buf, v); err != nil {
-		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "encode response: " + err.Error()})
+		writeError(w, &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "encode response: " + err.Error()})
 		return
 	}
 	hd := w.Header()

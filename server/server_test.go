@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // echoReq is a request shape used to exercise the decoding path directly.
@@ -24,7 +26,7 @@ func echoHandler(h *Handler) func(http.ResponseWriter, *http.Request) {
 	return jsonHandler(h, func(_ context.Context, r *echoReq) (any, error) { return r, nil })
 }
 
-func do(t *testing.T, hf http.HandlerFunc, method, path, ct string, body io.Reader) (*httptest.ResponseRecorder, *Error) {
+func do(t *testing.T, hf http.HandlerFunc, method, path, ct string, body io.Reader) (*httptest.ResponseRecorder, *api.Error) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, body)
 	if ct != "" {
@@ -38,13 +40,13 @@ func do(t *testing.T, hf http.HandlerFunc, method, path, ct string, body io.Read
 	return rec, decodeErrorBody(t, rec)
 }
 
-func decodeErrorBody(t *testing.T, rec *httptest.ResponseRecorder) *Error {
+func decodeErrorBody(t *testing.T, rec *httptest.ResponseRecorder) *api.Error {
 	t.Helper()
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("error content type %q, want application/json", ct)
 	}
 	var env struct {
-		Error *Error `json:"error"`
+		Error *api.Error `json:"error"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Error == nil {
 		t.Fatalf("error body %q is not the envelope: %v", rec.Body.String(), err)
@@ -65,21 +67,21 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"ok", "application/json", `{"name":"a","budget":3}`, 200, "", ""},
 		{"ok with charset", "application/json; charset=UTF-8", `{"name":"a"}`, 200, "", ""},
-		{"unknown member refused", "application/json", `{"name":"a","zzz":{"q":1}}`, 400, CodeBadRequest, "zzz"},
-		{"no content type", "", `{}`, 415, CodeUnsupportedMedia, ""},
-		{"form content type", "application/x-www-form-urlencoded", `{}`, 415, CodeUnsupportedMedia, ""},
-		{"latin1", "application/json; charset=latin1", `{}`, 415, CodeUnsupportedMedia, ""},
-		{"garbled content type", "application/json; ;;", `{}`, 415, CodeUnsupportedMedia, ""},
-		{"empty body", "application/json", ``, 400, CodeBadRequest, ""},
-		{"truncated", "application/json", `{"name":"a"`, 400, CodeBadRequest, ""},
-		{"syntax", "application/json", `{"name":}`, 400, CodeBadRequest, ""},
-		{"trailing data", "application/json", `{"name":"a"} {}`, 400, CodeBadRequest, ""},
-		{"wrong type names the member", "application/json", `{"budget":"ten"}`, 400, CodeBadRequest, "budget"},
-		{"negative u32", "application/json", `{"budget":-1}`, 400, CodeBadRequest, "budget"},
-		{"u32 overflow", "application/json", `{"budget":4294967296}`, 400, CodeBadRequest, "budget"},
-		{"invalid utf-8", "application/json", "{\"name\":\"a\xff\xfe\"}", 400, CodeInvalidUTF8, ""},
-		{"deep nesting", "application/json", `{"nested":` + deep + `}`, 413, CodeBodyTooLarge, ""},
-		{"over the limit", "application/json", `{"name":"` + strings.Repeat("x", 2000) + `"}`, 413, CodeBodyTooLarge, ""},
+		{"unknown member refused", "application/json", `{"name":"a","zzz":{"q":1}}`, 400, api.CodeBadRequest, "zzz"},
+		{"no content type", "", `{}`, 415, api.CodeUnsupportedMedia, ""},
+		{"form content type", "application/x-www-form-urlencoded", `{}`, 415, api.CodeUnsupportedMedia, ""},
+		{"latin1", "application/json; charset=latin1", `{}`, 415, api.CodeUnsupportedMedia, ""},
+		{"garbled content type", "application/json; ;;", `{}`, 415, api.CodeUnsupportedMedia, ""},
+		{"empty body", "application/json", ``, 400, api.CodeBadRequest, ""},
+		{"truncated", "application/json", `{"name":"a"`, 400, api.CodeBadRequest, ""},
+		{"syntax", "application/json", `{"name":}`, 400, api.CodeBadRequest, ""},
+		{"trailing data", "application/json", `{"name":"a"} {}`, 400, api.CodeBadRequest, ""},
+		{"wrong type names the member", "application/json", `{"budget":"ten"}`, 400, api.CodeBadRequest, "budget"},
+		{"negative u32", "application/json", `{"budget":-1}`, 400, api.CodeBadRequest, "budget"},
+		{"u32 overflow", "application/json", `{"budget":4294967296}`, 400, api.CodeBadRequest, "budget"},
+		{"invalid utf-8", "application/json", "{\"name\":\"a\xff\xfe\"}", 400, api.CodeInvalidUTF8, ""},
+		{"deep nesting", "application/json", `{"nested":` + deep + `}`, 413, api.CodeBodyTooLarge, ""},
+		{"over the limit", "application/json", `{"name":"` + strings.Repeat("x", 2000) + `"}`, 413, api.CodeBodyTooLarge, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,7 +104,7 @@ func TestDeepNestingWithinTheLimit(t *testing.T) {
 	h := New(nil)
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	rec, e := do(t, echoHandler(h), "POST", "/x", "application/json", strings.NewReader(`{"nested":`+deep+`}`))
-	if rec.Code != 400 || e.Code != CodeBadRequest || !strings.Contains(e.Message, "depth") {
+	if rec.Code != 400 || e.Code != api.CodeBadRequest || !strings.Contains(e.Message, "depth") {
 		t.Fatalf("status %d %+v, want 400 naming the depth", rec.Code, e)
 	}
 }
@@ -159,27 +161,27 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func TestRoutingErrors(t *testing.T) {
 	h := New(nil)
 	rec, e := do(t, h.ServeHTTP, "GET", "/nope", "", nil)
-	if rec.Code != 404 || e.Code != CodeNotFound {
+	if rec.Code != 404 || e.Code != api.CodeNotFound {
 		t.Fatalf("unknown path: %d %+v", rec.Code, e)
 	}
-	if rec, _ := do(t, h.ServeHTTP, "HEAD", PathHealth, "", nil); rec.Code != 200 {
+	if rec, _ := do(t, h.ServeHTTP, "HEAD", api.PathHealth, "", nil); rec.Code != 200 {
 		t.Fatalf("HEAD /healthz: %d", rec.Code)
 	}
-	rec, e = do(t, h.ServeHTTP, "POST", PathHealth, "application/json", strings.NewReader("{}"))
-	if rec.Code != 405 || e.Code != CodeMethodNotAllowed || rec.Header().Get("Allow") != "GET" {
+	rec, e = do(t, h.ServeHTTP, "POST", api.PathHealth, "application/json", strings.NewReader("{}"))
+	if rec.Code != 405 || e.Code != api.CodeMethodNotAllowed || rec.Header().Get("Allow") != "GET" {
 		t.Fatalf("wrong method: %d %+v allow %q", rec.Code, e, rec.Header().Get("Allow"))
 	}
 }
 
 func TestHealthAndDrain(t *testing.T) {
 	h := New(nil)
-	rec, _ := do(t, h.ServeHTTP, "GET", PathHealth, "", nil)
+	rec, _ := do(t, h.ServeHTTP, "GET", api.PathHealth, "", nil)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"ok"`) {
 		t.Fatalf("healthz: %d %s", rec.Code, rec.Body)
 	}
 	h.Drain()
 	rec = httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", PathHealth, nil))
+	h.ServeHTTP(rec, httptest.NewRequest("GET", api.PathHealth, nil))
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"draining"`) {
 		t.Fatalf("healthz while draining: %d %s", rec.Code, rec.Body)
 	}
@@ -189,7 +191,7 @@ func TestPanicIsAnInternalError(t *testing.T) {
 	h := New(nil)
 	h.routes["/boom"] = route{http.MethodPost, jsonHandler(h, func(context.Context, *echoReq) (any, error) { panic("bug") })}
 	rec, e := do(t, h.ServeHTTP, "POST", "/boom", "application/json", strings.NewReader("{}"))
-	if rec.Code != 500 || e.Code != CodeInternal || strings.Contains(rec.Body.String(), "bug") {
+	if rec.Code != 500 || e.Code != api.CodeInternal || strings.Contains(rec.Body.String(), "bug") {
 		t.Fatalf("panic: %d %s", rec.Code, rec.Body)
 	}
 }
@@ -201,7 +203,7 @@ func TestTimeoutErrorIs504(t *testing.T) {
 		return nil, ctx.Err()
 	})}
 	rec, e := do(t, h.ServeHTTP, "POST", "/slow", "application/json", strings.NewReader("{}"))
-	if rec.Code != 504 || e.Code != CodeTimeout {
+	if rec.Code != 504 || e.Code != api.CodeTimeout {
 		t.Fatalf("slow work: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 const okFrame = `{"id":"a","kind":"doc","title":"a","content":"abcd","score":0.5,"token_cost":1,"citation_label":"a"}`
@@ -22,13 +23,13 @@ func TestUnknownRequestMembersAreRefused(t *testing.T) {
 	defer ts.Close()
 	offers := `"offers":[{"provider":"p","frame":` + okFrame + `}]`
 	cases := []struct{ path, body, member string }{
-		{server.PathCompose, `{` + offers + `,"budget":100,"placment":"canonical"}`, "placment"},
-		{server.PathCompose, `{"offers":[{"provider":"p","provder":"q","frame":` + okFrame + `}],"budget":100}`, "provder"},
-		{server.PathContext, `{` + offers + `,"skip_invalids":true}`, "skip_invalids"},
-		{server.PathAssess, `{"request":{"model":"gpt-4o","messages":[]},"windw":1000}`, "windw"},
-		{server.PathPrompt, `{"parts":[{"text":"a"}],"instructions":"x"}`, "instructions"},
-		{server.PathPrompt, `{"parts":[{"txt":"a"}]}`, "txt"},
-		{server.PathQuery, `{"goal":"g","budgt":100}`, "budgt"},
+		{api.PathCompose, `{` + offers + `,"budget":100,"placment":"canonical"}`, "placment"},
+		{api.PathCompose, `{"offers":[{"provider":"p","provder":"q","frame":` + okFrame + `}],"budget":100}`, "provder"},
+		{api.PathContext, `{` + offers + `,"skip_invalids":true}`, "skip_invalids"},
+		{api.PathAssess, `{"request":{"model":"gpt-4o","messages":[]},"windw":1000}`, "windw"},
+		{api.PathPrompt, `{"parts":[{"text":"a"}],"instructions":"x"}`, "instructions"},
+		{api.PathPrompt, `{"parts":[{"txt":"a"}]}`, "txt"},
+		{api.PathQuery, `{"goal":"g","budgt":100}`, "budgt"},
 	}
 	for _, c := range cases {
 		status, e := post(t, ts.URL+c.path, c.body)
@@ -38,7 +39,7 @@ func TestUnknownRequestMembersAreRefused(t *testing.T) {
 	}
 	// Members of a frame are CGP's: an unknown one is ignored (U1).
 	withExtra := strings.Replace(okFrame, `"id":"a"`, `"id":"a","x_vendor":{"k":1}`, 1)
-	for path, tail := range map[string]string{server.PathCompose: `,"budget":100}`, server.PathContext: `}`} {
+	for path, tail := range map[string]string{api.PathCompose: `,"budget":100}`, api.PathContext: `}`} {
 		status, e := post(t, ts.URL+path, `{"offers":[{"provider":"p","frame":`+withExtra+`}]`+tail)
 		if status != http.StatusOK {
 			t.Errorf("%s: a frame's unknown member refused: %d %+v", path, status, e)
@@ -46,7 +47,7 @@ func TestUnknownRequestMembersAreRefused(t *testing.T) {
 	}
 }
 
-func post(t *testing.T, url, body string) (int, server.Error) {
+func post(t *testing.T, url, body string) (int, api.Error) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -55,7 +56,7 @@ func post(t *testing.T, url, body string) (int, server.Error) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	var env struct {
-		Error server.Error `json:"error"`
+		Error api.Error `json:"error"`
 	}
 	_ = json.Unmarshal(b, &env)
 	return resp.StatusCode, env.Error

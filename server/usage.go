@@ -12,12 +12,8 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/server/api"
 )
-
-// PathUsage is GET /v1/usage?since=T: the UR1 usage report of every frame
-// /v1/query served since T (a protocol or RFC 3339 timestamp; absent: all
-// the recorder holds).
-const PathUsage = "/v1/usage"
 
 // UsageEvent is one frame /v1/query served.
 type UsageEvent struct {
@@ -43,21 +39,21 @@ type UsageRecorder interface {
 	Usage(ctx context.Context, since time.Time) (host.UsageReport, error)
 }
 
-// DefaultMaxUsageEvents bounds the events a MemoryUsage keeps.
-const DefaultMaxUsageEvents = 100_000
+// defaultMaxUsageEvents bounds the events a MemoryUsage keeps.
+const defaultMaxUsageEvents = 100_000
 
 // ErrUsageForgotten: the report asked for reaches back past the oldest
 // event a bounded recorder still holds, so it would undercount.
 var ErrUsageForgotten = errors.New("usage: the events asked for are no longer held")
 
 // MemoryUsage is the local UsageRecorder: this process's most recent
-// events (at most Max, default DefaultMaxUsageEvents, at least three
+// events (at most Max, default 100,000, at least three
 // quarters of it once full, so a long-running
 // server's memory stays bounded), lost on exit. A report reaching back
 // past the oldest event held is refused with ErrUsageForgotten rather than
 // undercounted. Safe for concurrent use.
 type MemoryUsage struct {
-	// Max bounds the events held; zero means DefaultMaxUsageEvents.
+	// Max bounds the events held; zero means 100,000.
 	Max int
 
 	mu     sync.Mutex
@@ -69,7 +65,7 @@ type MemoryUsage struct {
 func (m *MemoryUsage) Record(events []UsageEvent) {
 	limit := m.Max
 	if limit <= 0 {
-		limit = DefaultMaxUsageEvents
+		limit = defaultMaxUsageEvents
 	}
 	m.mu.Lock()
 	m.events = append(m.events, events...)
@@ -152,7 +148,7 @@ func newRequestID() string {
 // serveUsage answers GET /v1/usage?since=T.
 func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 	if h.usage == nil {
-		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		writeError(w, &api.Error{Status: http.StatusServiceUnavailable, Code: api.CodeUnavailable,
 			Message: "usage: no usage recorder is configured"})
 		return
 	}
@@ -160,22 +156,22 @@ func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			writeError(w, badRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
+			writeError(w, api.BadRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
 			return
 		}
 		since = t
 	}
 	rep, err := h.usage.Usage(r.Context(), since)
 	if errors.Is(err, ErrUsageForgotten) {
-		writeError(w, badRequest("since", "%v", err))
+		writeError(w, api.BadRequest("since", "%v", err))
 		return
 	}
 	if err != nil {
-		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "usage: " + err.Error()})
+		writeError(w, &api.Error{Status: http.StatusServiceUnavailable, Code: api.CodeUnavailable, Message: "usage: " + err.Error()})
 		return
 	}
 	if err := rep.Check(); err != nil {
-		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "usage: " + err.Error()})
+		writeError(w, &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "usage: " + err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)

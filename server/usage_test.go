@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -54,17 +55,13 @@ func TestUsageCountsServedFrames(t *testing.T) {
 	var want uint64
 	var frames int
 	for i := 0; i < 3; i++ {
-		qr, err := c.Query(ctx, &server.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
+		qr, err := c.Query(ctx, &api.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range qr.FanOut.Outcomes {
 			for _, f := range o.Frames {
-				var fr frame.Frame
-				if err := json.Unmarshal(f, &fr); err != nil {
-					t.Fatal(err)
-				}
-				want += uint64(fr.TokenCost)
+				want += uint64(f.TokenCost)
 				frames++
 			}
 		}
@@ -72,7 +69,7 @@ func TestUsageCountsServedFrames(t *testing.T) {
 	if frames == 0 {
 		t.Fatal("the query served no frame: nothing to count")
 	}
-	status, rep := getUsage(t, ts.URL+server.PathUsage)
+	status, rep := getUsage(t, ts.URL+api.PathUsage)
 	if status != http.StatusOK || rep.BudgetConsumed != want || len(rep.Providers) != 1 || int(rep.Providers[0].FramesServed) != frames {
 		t.Fatalf("usage %d %+v, want %d frames costing %d", status, rep, frames, want)
 	}
@@ -80,10 +77,10 @@ func TestUsageCountsServedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	if status, rep := getUsage(t, ts.URL+server.PathUsage+"?since="+later); status != http.StatusOK || rep.BudgetConsumed != 0 {
+	if status, rep := getUsage(t, ts.URL+api.PathUsage+"?since="+later); status != http.StatusOK || rep.BudgetConsumed != 0 {
 		t.Fatalf("since the future: %d %+v", status, rep)
 	}
-	if status, _ := getUsage(t, ts.URL+server.PathUsage+"?since=yesterday"); status != http.StatusBadRequest {
+	if status, _ := getUsage(t, ts.URL+api.PathUsage+"?since=yesterday"); status != http.StatusBadRequest {
 		t.Fatalf("since=yesterday: %d, want 400", status)
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxkit/ctxkit/compose"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // wireOffer is Offer as encoding/json decodes it when the fast reader (see
@@ -23,12 +24,12 @@ type wireOffer struct {
 
 // offersFrom decodes the frames of ws, naming the offer and member of a
 // missing required member, a missing frame or a member of the wrong type.
-func offersFrom(ws []wireOffer) ([]compose.Offer, *Error) {
+func offersFrom(ws []wireOffer) ([]compose.Offer, *api.Error) {
 	out := make([]compose.Offer, len(ws))
 	for i, w := range ws {
 		path := fmt.Sprintf("offers[%d].frame", i)
 		if len(w.Frame) == 0 || string(w.Frame) == "null" {
-			return nil, badRequest(path, "%s: required", path)
+			return nil, api.BadRequest(path, "%s: required", path)
 		}
 		f := new(frame.Frame)
 		if err := f.UnmarshalJSON(w.Frame); err != nil {
@@ -41,18 +42,18 @@ func offersFrom(ws []wireOffer) ([]compose.Offer, *Error) {
 
 // frameError turns a frame decoding error into a 400 naming the member
 // under path.
-func frameError(path string, err error) *Error {
+func frameError(path string, err error) *api.Error {
 	var mm *frame.MissingMemberError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mm) && mm.Object == "ContextFrame":
 		f := path + "." + mm.Member
-		return badRequest(f, "%s: required member of a ContextFrame is missing", f)
+		return api.BadRequest(f, "%s: required member of a ContextFrame is missing", f)
 	case errors.As(err, &mm):
-		return badRequest(path, "%s: %s lacks required member %q", path, mm.Object, mm.Member)
+		return api.BadRequest(path, "%s: %s lacks required member %q", path, mm.Object, mm.Member)
 	case errors.As(err, &typ) && typ.Field != "":
 		f := path + "." + jsonPath(typ.Field)
-		return badRequest(f, "decode body: member %q: expected %s, got JSON %s", f, typ.Type, typ.Value)
+		return api.BadRequest(f, "decode body: member %q: expected %s, got JSON %s", f, typ.Type, typ.Value)
 	}
-	return badRequest(path, "%s: %v", path, err)
+	return api.BadRequest(path, "%s: %v", path, err)
 }

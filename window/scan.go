@@ -2,9 +2,9 @@ package window
 
 import (
 	"encoding/json"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/tokens"
 )
 
@@ -94,64 +94,16 @@ func (s *msgScan) text(sp scanSpan) string {
 	if !sp.str || (!sp.escaped && utf8.Valid(body)) {
 		return string(body)
 	}
-	if out, ok := unescape(body); ok {
-		return out
+	if utf8.Valid(body) {
+		if out, ok := cgpjson.Unescape(string(body)); ok {
+			return out
+		}
 	}
 	var out string
 	if err := json.Unmarshal(s.b[sp.start-1:sp.end+1], &out); err != nil {
 		return string(body) // not reached: the literal was validated
 	}
 	return out
-}
-
-// unescape decodes a valid string literal's body that is valid UTF-8; ok
-// is false for what it leaves to encoding/json (invalid UTF-8, surrogate
-// escapes).
-func unescape(b []byte) (string, bool) {
-	if !utf8.Valid(b) {
-		return "", false
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch b[i] {
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'u':
-			r := rune(hexVal(b[i+1])<<12 | hexVal(b[i+2])<<8 | hexVal(b[i+3])<<4 | hexVal(b[i+4]))
-			if utf16.IsSurrogate(r) {
-				return "", false
-			}
-			out = utf8.AppendRune(out, r)
-			i += 4
-		default: // " \ /
-			out = append(out, b[i])
-		}
-	}
-	return string(out), true
-}
-
-func hexVal(c byte) int {
-	switch {
-	case c >= 'a':
-		return int(c-'a') + 10
-	case c >= 'A':
-		return int(c-'A') + 10
-	}
-	return int(c - '0')
 }
 
 // userTurn reports whether the message opens a user turn: role user, with

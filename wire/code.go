@@ -17,8 +17,8 @@ const (
 	CodeInternal                  Code = "internal"
 )
 
-// Codes returns the eight base codes.
-func Codes() []Code {
+// codes returns the eight base codes.
+func codes() []Code {
 	return []Code{CodeBadRequest, CodeUnsupportedKind, CodeUnsupportedRepresentation,
 		CodeIncompatibleVersion, CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal}
 }

@@ -6,10 +6,10 @@ import (
 )
 
 func TestCodes(t *testing.T) {
-	if len(Codes()) != 8 {
+	if len(codes()) != 8 {
 		t.Fatal("want 8 base codes")
 	}
-	for _, c := range Codes() {
+	for _, c := range codes() {
 		if !c.IsKnown() || c.Effective() != c {
 			t.Errorf("%s", c)
 		}
@@ -78,7 +78,7 @@ func TestVersionFamilies(t *testing.T) {
 	}
 	for v, ok := range map[string]bool{"contextgraph/1.0-draft": true, "contextgraph/12.34": true,
 		"contextgraph/1": false, "contextgraph/1.": false, "contextgraph/a.0": false, "mcp/1.0": false, "contextgraph/1.0-beta": false} {
-		if WellFormedVersion(v) != ok {
+		if wellFormedVersion(v) != ok {
 			t.Errorf("WellFormedVersion(%q) != %v", v, ok)
 		}
 	}

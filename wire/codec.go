@@ -423,109 +423,23 @@ func unmarshal(data []byte) (Envelope, error) {
 		}
 		typ = *head.Type
 	}
-	var err error
 	switch typ {
 	case TypeHandshake:
-		var aux struct {
-			ProtocolVersion *string `json:"protocol_version"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.ProtocolVersion == nil {
-			return nil, missing(TypeHandshake, "protocol_version")
-		}
-		return &Handshake{ProtocolVersion: *aux.ProtocolVersion}, nil
+		return decodeHandshake(data)
 	case TypeHandshakeAck:
-		var aux struct {
-			ProtocolVersion *string             `json:"protocol_version"`
-			Provider        *frame.ProviderInfo `json:"provider"`
-			Capabilities    *frame.Capabilities `json:"capabilities"`
-			AttesterKeys    []AttesterKey       `json:"attester_keys"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		switch {
-		case aux.ProtocolVersion == nil:
-			return nil, missing(TypeHandshakeAck, "protocol_version")
-		case aux.Provider == nil:
-			return nil, missing(TypeHandshakeAck, "provider")
-		case aux.Capabilities == nil:
-			return nil, missing(TypeHandshakeAck, "capabilities")
-		}
-		return &HandshakeAck{ProtocolVersion: *aux.ProtocolVersion, Provider: *aux.Provider,
-			Capabilities: *aux.Capabilities, AttesterKeys: aux.AttesterKeys}, nil
+		return decodeHandshakeAck(data)
 	case TypeQuery:
-		var aux struct {
-			ID    string       `json:"id"`
-			Query *frame.Query `json:"query"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.Query == nil {
-			return nil, missing(TypeQuery, "query")
-		}
-		return &Query{ID: aux.ID, Query: *aux.Query}, nil
+		return decodeQuery(data)
 	case TypeFrames:
-		// resultWire has no UnmarshalJSON, so the whole envelope decodes in
-		// one pass instead of re-scanning the result.
-		var aux struct {
-			ID     string      `json:"id"`
-			Result *resultWire `json:"result"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.Result == nil {
-			return nil, missing(TypeFrames, "result")
-		}
-		f := &Frames{ID: aux.ID}
-		if err := aux.Result.to(&f.Result); err != nil {
-			return nil, err
-		}
-		return f, nil
+		return decodeFrames(data)
 	case TypeVerify:
-		var aux struct {
-			Request *VerifyRequest `json:"request"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.Request == nil {
-			return nil, missing(TypeVerify, "request")
-		}
-		return &Verify{Request: *aux.Request}, nil
+		return decodeVerify(data)
 	case TypeVerified:
-		var aux struct {
-			Response *VerifyResponse `json:"response"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.Response == nil {
-			return nil, missing(TypeVerified, "response")
-		}
-		return &Verified{Response: *aux.Response}, nil
+		return decodeVerified(data)
 	case TypeShutdown:
-		if err := json.Unmarshal(data, new(struct{})); err != nil {
-			return nil, err
-		}
-		return &Shutdown{}, nil
+		return decodeShutdown(data)
 	case TypeError:
-		var aux struct {
-			ID      string  `json:"id"`
-			Code    Code    `json:"code"`
-			Message *string `json:"message"`
-		}
-		if err = json.Unmarshal(data, &aux); err != nil {
-			return nil, err
-		}
-		if aux.Message == nil {
-			return nil, missing(TypeError, "message")
-		}
-		return &Error{ID: aux.ID, Code: aux.Code, Message: *aux.Message}, nil
+		return decodeError(data)
 	default:
 		if ok { // the type was sniffed, so the JSON is not yet checked
 			if err := json.Unmarshal(data, new(struct{})); err != nil {
@@ -534,6 +448,123 @@ func unmarshal(data []byte) (Envelope, error) {
 		}
 		return &Unknown{Tag: typ, Raw: append([]byte(nil), data...)}, nil
 	}
+}
+
+func decodeHandshake(data []byte) (Envelope, error) {
+	var aux struct {
+		ProtocolVersion *string `json:"protocol_version"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.ProtocolVersion == nil {
+		return nil, missing(TypeHandshake, "protocol_version")
+	}
+	return &Handshake{ProtocolVersion: *aux.ProtocolVersion}, nil
+}
+
+func decodeHandshakeAck(data []byte) (Envelope, error) {
+	var aux struct {
+		ProtocolVersion *string             `json:"protocol_version"`
+		Provider        *frame.ProviderInfo `json:"provider"`
+		Capabilities    *frame.Capabilities `json:"capabilities"`
+		AttesterKeys    []AttesterKey       `json:"attester_keys"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	switch {
+	case aux.ProtocolVersion == nil:
+		return nil, missing(TypeHandshakeAck, "protocol_version")
+	case aux.Provider == nil:
+		return nil, missing(TypeHandshakeAck, "provider")
+	case aux.Capabilities == nil:
+		return nil, missing(TypeHandshakeAck, "capabilities")
+	}
+	return &HandshakeAck{ProtocolVersion: *aux.ProtocolVersion, Provider: *aux.Provider,
+		Capabilities: *aux.Capabilities, AttesterKeys: aux.AttesterKeys}, nil
+}
+
+func decodeQuery(data []byte) (Envelope, error) {
+	var aux struct {
+		ID    string       `json:"id"`
+		Query *frame.Query `json:"query"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.Query == nil {
+		return nil, missing(TypeQuery, "query")
+	}
+	return &Query{ID: aux.ID, Query: *aux.Query}, nil
+}
+
+func decodeFrames(data []byte) (Envelope, error) {
+	// resultWire has no UnmarshalJSON, so the whole envelope decodes in
+	// one pass instead of re-scanning the result.
+	var aux struct {
+		ID     string      `json:"id"`
+		Result *resultWire `json:"result"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.Result == nil {
+		return nil, missing(TypeFrames, "result")
+	}
+	f := &Frames{ID: aux.ID}
+	if err := aux.Result.to(&f.Result); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func decodeVerify(data []byte) (Envelope, error) {
+	var aux struct {
+		Request *VerifyRequest `json:"request"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.Request == nil {
+		return nil, missing(TypeVerify, "request")
+	}
+	return &Verify{Request: *aux.Request}, nil
+}
+
+func decodeVerified(data []byte) (Envelope, error) {
+	var aux struct {
+		Response *VerifyResponse `json:"response"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.Response == nil {
+		return nil, missing(TypeVerified, "response")
+	}
+	return &Verified{Response: *aux.Response}, nil
+}
+
+func decodeShutdown(data []byte) (Envelope, error) {
+	if err := json.Unmarshal(data, new(struct{})); err != nil {
+		return nil, err
+	}
+	return &Shutdown{}, nil
+}
+
+func decodeError(data []byte) (Envelope, error) {
+	var aux struct {
+		ID      string  `json:"id"`
+		Code    Code    `json:"code"`
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return nil, err
+	}
+	if aux.Message == nil {
+		return nil, missing(TypeError, "message")
+	}
+	return &Error{ID: aux.ID, Code: aux.Code, Message: *aux.Message}, nil
 }
 
 // sniffType reads the envelope type when it is the first member and spelled

@@ -54,7 +54,7 @@ func checkVersion(version string) frame.Violations {
 		return frame.Violations{violation(rule.H1, "protocol_version",
 			"version "+strconv.Quote(version)+" is not in family "+Family(ProtocolVersion))}
 	}
-	if !WellFormedVersion(version) {
+	if !wellFormedVersion(version) {
 		return frame.Violations{violation(rule.Schema, "protocol_version",
 			"version "+strconv.Quote(version)+" is not spelled contextgraph/MAJOR.MINOR[-draft]")}
 	}

@@ -43,9 +43,9 @@ func CheckVersion(ours, theirs string) error {
 	return &VersionMismatchError{Ours: ours, Theirs: theirs}
 }
 
-// WellFormedVersion reports whether v is spelled "contextgraph/" major "."
+// wellFormedVersion reports whether v is spelled "contextgraph/" major "."
 // minor ["-draft"], with decimal major and minor.
-func WellFormedVersion(v string) bool {
+func wellFormedVersion(v string) bool {
 	rest, ok := strings.CutPrefix(v, "contextgraph/")
 	if !ok {
 		return false

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/window"
 )
 
@@ -116,7 +116,7 @@ func assessWith(ctx context.Context, r runner, args []string, s stdio) int {
 		fmt.Fprintln(s.err, "assess: request body is not JSON")
 		return exitUsage
 	}
-	req := &server.AssessRequest{Request: body, Model: *f.model, Wire: *f.wire, Window: *f.window,
+	req := &api.AssessRequest{Request: body, Model: *f.model, Wire: *f.wire, Window: *f.window,
 		ImageTokens: *f.imageTokens, PageTokens: *f.pageTokens, ToolResultBytes: *f.toolBytes}
 	a, err := r.assess(ctx, req)
 	if err != nil {

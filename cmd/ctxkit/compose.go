@@ -13,7 +13,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/rule"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -193,8 +193,8 @@ func parseStrategy(v string) (compose.Strategy, error) {
 
 // request is the service's compose request for the flags: what the local
 // and the remote runner both compose from.
-func (fl *composeFlags) request(offers []compose.Offer) (*server.ComposeRequest, error) {
-	req := &server.ComposeRequest{Offers: offers, Budget: &fl.budget, Packer: fl.packer.String()}
+func (fl *composeFlags) request(offers []compose.Offer) (*api.ComposeRequest, error) {
+	req := &api.ComposeRequest{Offers: offers, Budget: &fl.budget, Packer: fl.packer.String()}
 	req.Strategy, req.Quota = strategyRequest(fl.strategy)
 	c := &fl.cache
 	if !c.haveAny {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/server"
 )
 
 // stdioProvider returns a --provider spec for a bash child that declares
@@ -159,17 +157,7 @@ func TestComposeNothingComposedIsSaid(t *testing.T) {
 // With --remote the same refusals hold: the service's answer is read for
 // skipped legs and an empty composition, and said as the local command says it.
 func TestRemoteNothingComposedIsSaid(t *testing.T) {
-	docs := docsDir(t)
-	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := cfg.NewHost(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	url := remoteServer(t, &server.Options{Query: h})
+	url := filesService(t, docsDir(t), "")
 	code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--kind", "nosuch", "--remote", url)
 	if code != exitFailed || !strings.Contains(errs, "kinds_not_served") || !strings.Contains(errs, "query: no provider serves kind nosuch") {
 		t.Errorf("--kind nosuch: exit %d\n%s", code, errs)

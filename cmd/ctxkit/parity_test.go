@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/ctxkit/ctxkit/server"
 )
 
 // elapsed matches the wall-clock figures of a query report, the one part
@@ -40,16 +37,7 @@ func normalizeQuery(out string, stderr bool) string {
 // honour (they configure the local host) are refused by name with --remote.
 func TestLocalRemoteParity(t *testing.T) {
 	dir := docsDir(t)
-	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"files","files":` + jsonString(dir) + `}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := cfg.NewHost(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	url := remoteServer(t, &server.Options{Query: h})
+	url := filesService(t, dir, "")
 
 	vec := filepath.Join("testdata", "compose", "worked-vector.ndjson")
 	bad := filepath.Join("testdata", "compose", "one-invalid.ndjson")

@@ -19,7 +19,7 @@ import (
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -243,7 +243,7 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if _, ok := compose.ParsePacker(*packerName); !ok {
 		return fail("--packer must be first-fit or stop-at-first-miss")
 	}
-	req := &server.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Packer: *packerName}
+	req := &api.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Packer: *packerName}
 	req.Strategy, req.Quota = strategyRequest(*strategyName)
 	for _, k := range kinds {
 		req.Kinds = append(req.Kinds, frame.Kind(k))

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 	"github.com/ctxkit/ctxkit/window"
 )
@@ -20,11 +21,11 @@ import (
 // the same types, which the command prints through one printer, so the
 // output (text, JSON, exit code) does not depend on where the work ran.
 type runner interface {
-	compose(ctx context.Context, req *server.ComposeRequest) (*compose.Result, error)
-	assess(ctx context.Context, req *server.AssessRequest) (*window.Assessment, error)
+	compose(ctx context.Context, req *api.ComposeRequest) (*compose.Result, error)
+	assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error)
 	// query runs req on q, the host the local flags built; a remote
 	// runner has none (the service queries its own providers).
-	query(ctx context.Context, q server.Querier, req *server.QueryRequest) (*compose.Result, *host.FanOut, error)
+	query(ctx context.Context, q server.Querier, req *api.QueryRequest) (*compose.Result, *host.FanOut, error)
 	remote() bool
 }
 
@@ -34,7 +35,7 @@ type localRunner struct{}
 
 func (localRunner) remote() bool { return false }
 
-func (localRunner) compose(ctx context.Context, req *server.ComposeRequest) (*compose.Result, error) {
+func (localRunner) compose(ctx context.Context, req *api.ComposeRequest) (*compose.Result, error) {
 	opts, err := req.Options()
 	if err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func (localRunner) compose(ctx context.Context, req *server.ComposeRequest) (*co
 	return compose.ForPrompt(req.Offers, *req.Budget, opts), ctx.Err()
 }
 
-func (localRunner) assess(ctx context.Context, req *server.AssessRequest) (*window.Assessment, error) {
+func (localRunner) assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (localRunner) assess(ctx context.Context, req *server.AssessRequest) (*wind
 	return &a, nil
 }
 
-func (localRunner) query(ctx context.Context, q server.Querier, req *server.QueryRequest) (*compose.Result, *host.FanOut, error) {
+func (localRunner) query(ctx context.Context, q server.Querier, req *api.QueryRequest) (*compose.Result, *host.FanOut, error) {
 	return server.New(&server.Options{Query: q, MaxFrames: maxQueryFrames}).Query(ctx, req)
 }
 
@@ -63,28 +64,28 @@ type remoteRunner struct{ c *client.Client }
 
 func (remoteRunner) remote() bool { return true }
 
-func (r remoteRunner) compose(ctx context.Context, req *server.ComposeRequest) (*compose.Result, error) {
+func (r remoteRunner) compose(ctx context.Context, req *api.ComposeRequest) (*compose.Result, error) {
 	var res compose.Result
-	if err := r.c.Do(ctx, server.PathCompose, req, &res); err != nil {
+	if err := r.c.Do(ctx, api.PathCompose, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-func (r remoteRunner) assess(ctx context.Context, req *server.AssessRequest) (*window.Assessment, error) {
+func (r remoteRunner) assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error) {
 	var a window.Assessment
-	if err := r.c.Do(ctx, server.PathAssess, req, &a); err != nil {
+	if err := r.c.Do(ctx, api.PathAssess, req, &a); err != nil {
 		return nil, err
 	}
 	return &a, nil
 }
 
-func (r remoteRunner) query(ctx context.Context, _ server.Querier, req *server.QueryRequest) (*compose.Result, *host.FanOut, error) {
+func (r remoteRunner) query(ctx context.Context, _ server.Querier, req *api.QueryRequest) (*compose.Result, *host.FanOut, error) {
 	var ans struct {
 		Composition compose.Result `json:"composition"`
 		FanOut      host.FanOut    `json:"fanout"`
 	}
-	if err := r.c.Do(ctx, server.PathQuery, req, &ans); err != nil {
+	if err := r.c.Do(ctx, api.PathQuery, req, &ans); err != nil {
 		return nil, nil, err
 	}
 	return &ans.Composition, &ans.FanOut, nil
@@ -149,9 +150,9 @@ func cutRemote(args []string) (url string, rest []string, found bool) {
 // requestFailed prints why a runner refused a request and maps it to an
 // exit code: 1 for a protocol rule violation (422), 2 for anything else.
 // A refusal reads the same from the local runner and from a service: both
-// answer with the service's *server.Error.
+// answer with the service's *api.Error.
 func requestFailed(cmd string, s stdio, err error) int {
-	var e *server.Error
+	var e *api.Error
 	if !errors.As(err, &e) {
 		fmt.Fprintf(s.err, "%s: %v\n", cmd, err)
 		return exitUsage

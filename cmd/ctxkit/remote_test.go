@@ -20,6 +20,22 @@ func remoteServer(t *testing.T, opts *server.Options) string {
 	return ts.URL
 }
 
+// filesService starts an in-process service whose one provider, "files",
+// serves docs; config adds members to its configuration.
+func filesService(t *testing.T, docs, config string) string {
+	t.Helper()
+	cfg, err := server.ParseConfig([]byte(`{` + config + `"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := cfg.NewHost(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return remoteServer(t, &server.Options{Query: h})
+}
+
 func sameJSON(t *testing.T, a, b string) {
 	t.Helper()
 	var x, y any
@@ -133,16 +149,7 @@ func TestRemoteQueryMatchesLocal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, "budget.md"), []byte("# Budget\n\nThe budget is split between providers equally.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := server.ParseConfig([]byte(`{"consent_store":` + jsonString(filepath.Join(dir, "consent.ndjson")) + `,"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := cfg.NewHost(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	url := remoteServer(t, &server.Options{Query: h})
+	url := filesService(t, docs, `"consent_store":`+jsonString(filepath.Join(dir, "consent.ndjson"))+`,`)
 	consent := filepath.Join(dir, "consent.ndjson")
 	lc, lout, lerr := runCLI(t, "", "query", "--goal", "how is the budget split", "--budget", "500", "--consent-store", consent, docs)
 	rc, rout, rerr := runCLI(t, "", "query", "--goal", "how is the budget split", "--budget", "500", "--remote", url)

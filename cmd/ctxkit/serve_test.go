@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/internal/announce"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -59,22 +60,22 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	content := "Retry at most 3 times."
 	offer := map[string]any{"provider": "docs", "frame": map[string]any{"id": "r", "kind": "doc", "title": "Retry", "content": content,
 		"score": 0.5, "token_cost": (len(content) + 3) / 4, "citation_label": "retry.md"}}
-	var res server.ComposeResult
-	if err := c.Do(bg, server.PathCompose, map[string]any{"budget": budget, "offers": []any{offer}}, &res); err != nil || len(res.Audit.Entries) != 1 {
+	var res api.ComposeResponse
+	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": []any{offer}}, &res); err != nil || len(res.Audit.Entries) != 1 {
 		t.Fatalf("compose: %v %+v", err, res.Audit)
 	}
-	var floor server.ContextResponse
-	if err := c.Do(bg, server.PathContext, map[string]any{"offers": []any{offer}}, &floor); err != nil || !strings.Contains(floor.Context, content) {
+	var floor api.ContextResponse
+	if err := c.Do(bg, api.PathContext, map[string]any{"offers": []any{offer}}, &floor); err != nil || !strings.Contains(floor.Context, content) {
 		t.Fatalf("context: %v %q", err, floor.Context)
 	}
-	if a, err := c.Assess(bg, &server.AssessRequest{Request: json.RawMessage(`{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`)}); err != nil || a.Used <= 0 {
+	if a, err := c.Assess(bg, &api.AssessRequest{Request: json.RawMessage(`{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`)}); err != nil || a.Used() <= 0 {
 		t.Fatalf("assess: %v %+v", err, a)
 	}
-	if p, err := c.Prompt(bg, &server.PromptRequest{Parts: []server.PromptPart{{Untrusted: &content}}}); err != nil || !strings.Contains(p.Prompt, p.Nonce) {
+	if p, err := c.Prompt(bg, &api.PromptRequest{Parts: []api.PromptPart{{Untrusted: &content}}}); err != nil || !strings.Contains(p.Prompt, p.Nonce) {
 		t.Fatalf("prompt: %v %+v", err, p)
 	}
-	q, err := c.Query(bg, &server.QueryRequest{Goal: "what happens on SIGTERM", Budget: 400})
-	if err != nil || len(q.FanOut.Outcomes) != 1 || q.FanOut.Outcomes[0].Status != "frames" || !strings.Contains(q.Composition.Prompt, "in-flight requests finish") {
+	q, err := c.Query(bg, &api.QueryRequest{Goal: "what happens on SIGTERM", Budget: 400})
+	if err != nil || len(q.FanOut.Outcomes) != 1 || q.FanOut.Outcomes[0].Status != host.StatusFrames || !strings.Contains(q.Composition.Prompt, "in-flight requests finish") {
 		t.Fatalf("query: %v %+v", err, q)
 	}
 	// The config's frame limit applies.
@@ -82,7 +83,7 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	for i := range many {
 		many[i] = offer
 	}
-	if err := c.Do(bg, server.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !client.IsCode(err, server.CodeTooManyFrames) {
+	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !client.IsCode(err, api.CodeTooManyFrames) {
 		t.Fatalf("51 offers with max_frames 50: %v", err)
 	}
 	m, err := c.Metrics(bg)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 // BenchmarkStoreLoad runs /v1/compose and /v1/query load against one
@@ -42,10 +42,10 @@ func BenchmarkStoreLoad(b *testing.B) {
 		urls[s.name], _ = startServe(b, s.cfg)
 	}
 	bodies := map[string][]byte{
-		server.PathCompose: loadgen.ComposeBody(16, 256),
-		server.PathQuery:   []byte(`{"goal":"g","budget":400}`),
+		api.PathCompose: loadgen.ComposeBody(16, 256),
+		api.PathQuery:   []byte(`{"goal":"g","budget":400}`),
 	}
-	for _, route := range []string{server.PathCompose, server.PathQuery} {
+	for _, route := range []string{api.PathCompose, api.PathQuery} {
 		for round := 0; round < 3; round++ { // alternate, so drift on the shared box hits both
 			for _, s := range stores {
 				b.Run(route[4:]+"/"+s.name, func(b *testing.B) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -57,7 +57,7 @@ func TestKillDuringGrantsLosesNoAcknowledgedGrant(t *testing.T) {
 			case <-stopLoad:
 				return
 			default:
-				_, _ = rc.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+				_, _ = rc.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 			}
 		}
 	}()

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -55,11 +56,11 @@ func newScopedProvider(t testing.TB) *scopedProvider {
 
 func queryLeg(t *testing.T, c *client.Client) string {
 	t.Helper()
-	q, err := c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+	q, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 	if err != nil {
 		t.Fatalf("query: %v", err)
 	}
-	return q.FanOut.Outcomes[0].Status
+	return q.FanOut.Outcomes[0].Status.String()
 }
 
 // Two ctxkit serve replicas on one PostgreSQL: consent granted through the
@@ -119,8 +120,8 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 	}
 	pg.Stop()
 	time.Sleep(time.Second)
-	q, err := a.Query(context.Background(), &server.QueryRequest{Goal: "g"})
-	if err != nil || q.FanOut.Outcomes[0].Status == "frames" || !strings.Contains(q.FanOut.Outcomes[0].Error, "shared consent store cannot be read") {
+	q, err := a.Query(context.Background(), &api.QueryRequest{Goal: "g"})
+	if err != nil || q.FanOut.Outcomes[0].Status == host.StatusFrames || !strings.Contains(q.FanOut.Outcomes[0].Error(), "shared consent store cannot be read") {
 		t.Fatalf("with the database stopped: %v %+v", err, q)
 	}
 	if err := pg.Restart(); err != nil {
@@ -143,7 +144,7 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 		} `json:"providers"`
 	}
 	time.Sleep(100 * time.Millisecond) // the other replica's last batch
-	if err := getJSON(urlB+server.PathUsage+"?since="+start, &rep); err != nil {
+	if err := getJSON(urlB+api.PathUsage+"?since="+start, &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Providers) != 1 || int64(rep.Providers[0].FramesServed) != served || rep.BudgetConsumed != uint64(4*served) {
@@ -204,7 +205,7 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 					}
 				default:
 				}
-				_, _ = c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+				_, _ = c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 				sent.Add(1)
 			}
 		}(c)

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
 
@@ -299,7 +299,7 @@ func TestCredentialNeverEchoed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var answer json.RawMessage
-	if err := c.Do(context.Background(), server.PathQuery, &server.QueryRequest{Goal: "g"}, &answer); err != nil {
+	if err := c.Do(context.Background(), api.PathQuery, &api.QueryRequest{Goal: "g"}, &answer); err != nil {
 		t.Fatal(err)
 	}
 	check("/v1/query answer", string(answer))
@@ -342,13 +342,13 @@ func TestServeConsentMeansWhatItSays(t *testing.T) {
 	}
 	ask := func(step string, wantStatus string, wantQueries int32, wantInError string) {
 		t.Helper()
-		q, err := c.Query(context.Background(), &server.QueryRequest{Goal: "g"})
+		q, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 		o := q.FanOut.Outcomes[0]
-		if o.Status != wantStatus || !strings.Contains(o.Error, wantInError) {
-			t.Errorf("%s: leg %s %q, want %s with %q", step, o.Status, o.Error, wantStatus, wantInError)
+		if o.Status.String() != wantStatus || !strings.Contains(o.Error(), wantInError) {
+			t.Errorf("%s: leg %s %q, want %s with %q", step, o.Status, o.Error(), wantStatus, wantInError)
 		}
 		if n := queries.Load(); n != wantQueries {
 			t.Errorf("%s: the provider received %d queries in all, want %d", step, n, wantQueries)

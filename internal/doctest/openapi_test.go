@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
+	"go.yaml.in/yaml/v3"
 )
 
 func loadSpec(t *testing.T) map[string]any {
@@ -118,8 +118,8 @@ func testHandler(t *testing.T) http.Handler {
 func TestOpenAPICoversEveryRoute(t *testing.T) {
 	paths := m(loadSpec(t)["paths"])
 	routes := map[string]string{
-		server.PathCompose: "post", server.PathContext: "post", server.PathAssess: "post", server.PathPrompt: "post",
-		server.PathQuery: "post", server.PathHealth: "get", server.PathMetrics: "get", server.PathUsage: "get",
+		api.PathCompose: "post", api.PathContext: "post", api.PathAssess: "post", api.PathPrompt: "post",
+		api.PathQuery: "post", api.PathHealth: "get", api.PathMetrics: "get", api.PathUsage: "get",
 	}
 	h := server.New(nil)
 	for p, method := range routes {

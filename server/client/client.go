@@ -1,6 +1,6 @@
 // Package client calls a ctxkit HTTP service (`ctxkit serve`, or any server
 // mounting server.Handler). Errors the service answers come back as
-// *server.Error, so a caller can branch on the code, the status or the
+// *api.Error, so a caller can branch on the code, the status or the
 // protocol rule.
 package client
 
@@ -15,7 +15,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
+	"github.com/ctxkit/ctxkit/window"
 )
 
 // maxResponseBytes bounds what the client reads from one response.
@@ -52,7 +53,7 @@ func New(baseURL string, opts *Options) (*Client, error) {
 }
 
 // Do POSTs in as JSON to path and decodes a 2xx answer into out (which may
-// be nil). Any other answer is returned as *server.Error.
+// be nil). Any other answer is returned as *api.Error.
 func (c *Client) Do(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -63,19 +64,19 @@ func (c *Client) Do(ctx context.Context, path string, in, out any) error {
 
 // Health reports nil when GET /healthz answers 200.
 func (c *Client) Health(ctx context.Context) error {
-	return c.roundTrip(ctx, http.MethodGet, server.PathHealth, nil, nil)
+	return c.roundTrip(ctx, http.MethodGet, api.PathHealth, nil, nil)
 }
 
 // Metrics returns the Prometheus text of GET /metrics.
 func (c *Client) Metrics(ctx context.Context) (string, error) {
-	resp, err := c.send(ctx, http.MethodGet, server.PathMetrics, nil)
+	resp, err := c.send(ctx, http.MethodGet, api.PathMetrics, nil)
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
-		return "", fmt.Errorf("client: %s: read response: %w", server.PathMetrics, err)
+		return "", fmt.Errorf("client: %s: read response: %w", api.PathMetrics, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", decodeError(resp.StatusCode, b)
@@ -128,10 +129,10 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, body []byte
 }
 
 // decodeError reads the service's error envelope; an answer without one
-// (a proxy's page, say) still becomes a *server.Error with its status.
+// (a proxy's page, say) still becomes a *api.Error with its status.
 func decodeError(status int, b []byte) error {
 	var env struct {
-		Error *server.Error `json:"error"`
+		Error *api.Error `json:"error"`
 	}
 	if err := json.Unmarshal(b, &env); err == nil && env.Error != nil && env.Error.Code != "" {
 		env.Error.Status = status
@@ -141,55 +142,55 @@ func decodeError(status int, b []byte) error {
 	if len(msg) > 200 {
 		msg = msg[:200] + "…"
 	}
-	return &server.Error{Status: status, Code: "http_" + fmt.Sprint(status), Message: msg}
+	return &api.Error{Status: status, Code: "http_" + fmt.Sprint(status), Message: msg}
 }
 
-// IsCode reports whether err is a *server.Error with the given code.
+// IsCode reports whether err is a *api.Error with the given code.
 func IsCode(err error, code string) bool {
-	var e *server.Error
+	var e *api.Error
 	return errors.As(err, &e) && e.Code == code
 }
 
 // Prompt calls POST /v1/prompt.
-func (c *Client) Prompt(ctx context.Context, req *server.PromptRequest) (*server.PromptResponse, error) {
-	var out server.PromptResponse
-	if err := c.Do(ctx, server.PathPrompt, req, &out); err != nil {
+func (c *Client) Prompt(ctx context.Context, req *api.PromptRequest) (*api.PromptResponse, error) {
+	var out api.PromptResponse
+	if err := c.Do(ctx, api.PathPrompt, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Compose calls POST /v1/compose.
-func (c *Client) Compose(ctx context.Context, req *server.ComposeRequest) (*server.ComposeResult, error) {
-	var out server.ComposeResult
-	if err := c.Do(ctx, server.PathCompose, req, &out); err != nil {
+func (c *Client) Compose(ctx context.Context, req *api.ComposeRequest) (*api.ComposeResponse, error) {
+	var out api.ComposeResponse
+	if err := c.Do(ctx, api.PathCompose, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Context calls POST /v1/context.
-func (c *Client) Context(ctx context.Context, req *server.ContextRequest) (*server.ContextResponse, error) {
-	var out server.ContextResponse
-	if err := c.Do(ctx, server.PathContext, req, &out); err != nil {
+func (c *Client) Context(ctx context.Context, req *api.ContextRequest) (*api.ContextResponse, error) {
+	var out api.ContextResponse
+	if err := c.Do(ctx, api.PathContext, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Query calls POST /v1/query.
-func (c *Client) Query(ctx context.Context, req *server.QueryRequest) (*server.QueryResult, error) {
-	var out server.QueryResult
-	if err := c.Do(ctx, server.PathQuery, req, &out); err != nil {
+func (c *Client) Query(ctx context.Context, req *api.QueryRequest) (*api.QueryResponse, error) {
+	var out api.QueryResponse
+	if err := c.Do(ctx, api.PathQuery, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Assess calls POST /v1/assess.
-func (c *Client) Assess(ctx context.Context, req *server.AssessRequest) (*server.AssessResult, error) {
-	var out server.AssessResult
-	if err := c.Do(ctx, server.PathAssess, req, &out); err != nil {
+func (c *Client) Assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error) {
+	var out window.Assessment
+	if err := c.Do(ctx, api.PathAssess, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

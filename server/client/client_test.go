@@ -5,10 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/server"
+	"github.com/ctxkit/ctxkit/server/api"
 )
 
 func TestNewRejectsBadURLs(t *testing.T) {
@@ -33,7 +35,7 @@ func TestErrorsWithoutEnvelope(t *testing.T) {
 	defer ts.Close()
 	c, _ := New(ts.URL+"/p", nil)
 	err := c.Do(context.Background(), "/v1/x", map[string]int{"a": 1}, nil)
-	var e *server.Error
+	var e *api.Error
 	if !errors.As(err, &e) || e.Status != 502 || e.Code != "http_502" || len(e.Message) > 210 {
 		t.Fatalf("error %#v", err)
 	}
@@ -51,7 +53,7 @@ func TestEnvelopeErrorsKeepStatusAndRule(t *testing.T) {
 	defer ts.Close()
 	c, _ := New(ts.URL, nil)
 	err := c.Do(context.Background(), "/v1/compose", struct{}{}, nil)
-	var e *server.Error
+	var e *api.Error
 	if !errors.As(err, &e) || e.Status != 422 || e.Rule != "F3" || e.Field != "offers[0].frame.citation_label" {
 		t.Fatalf("error %#v", err)
 	}
@@ -75,5 +77,19 @@ func TestHealthAndMetrics(t *testing.T) {
 	h.Drain()
 	if err := c.Health(context.Background()); err == nil {
 		t.Fatal("draining server reported healthy")
+	}
+}
+
+// A Go client links the API's shapes, not the server: no handler, no
+// listener, no server configuration.
+func TestClientDoesNotLinkTheServer(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "github.com/ctxkit/ctxkit/server" {
+			t.Fatal("server/client depends on github.com/ctxkit/ctxkit/server")
+		}
 	}
 }
