@@ -58,6 +58,22 @@ type inProcess struct {
 // returns, so in-process providers should honour ctx.
 func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
 
+// CredentialHolder is implemented by a Server that sends credentials of its
+// own (an MCP bridge's bearer token). The host treats them as it treats its
+// own transports' (C8): every error the Server returns is scrubbed of them,
+// and a reply that carries one is discarded with ErrCredentialEchoed.
+type CredentialHolder interface {
+	Credentials() []Credential
+}
+
+// secrets are the credentials s holds, if it says so.
+func (p *inProcess) secrets() secrets {
+	if c, ok := p.s.(CredentialHolder); ok {
+		return secretsOf(c.Credentials()...)
+	}
+	return nil
+}
+
 func (p *inProcess) guard(op string, err *error) {
 	if r := recover(); r != nil {
 		*err = newErr(p.id, op, ErrProviderCrashed, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()), nil)
@@ -102,9 +118,16 @@ func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result
 	if r == nil {
 		return nil, newErr(p.id, "query", ErrMalformed, "nil result", nil)
 	}
-	res = new(wire.Result)
-	if err := copyJSON(r, res); err != nil {
+	b, err := json.Marshal(r)
+	if err != nil {
 		return nil, newErr(p.id, "query", ErrMalformed, "", err)
+	}
+	res = new(wire.Result)
+	if err := json.Unmarshal(b, res); err != nil {
+		return nil, newErr(p.id, "query", ErrMalformed, "", err)
+	}
+	if p.secrets().echoed(b, &wire.Frames{Result: *res}) {
+		return nil, newErr(p.id, "query", ErrCredentialEchoed, "the frames reply was discarded (C8)", nil)
 	}
 	return res, nil
 }

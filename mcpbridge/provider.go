@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -51,8 +52,16 @@ type Options struct {
 	// environment is otherwise PATH and HOME only.
 	Env []string
 	// HTTPClient carries Streamable HTTP requests (default: a client
-	// with the http.DefaultTransport).
+	// with no proxy). Whichever client, the bridge follows no redirect: one
+	// could carry the session, and its credential, where consent never
+	// looked.
 	HTTPClient *http.Client
+	// Credential is sent to a Streamable HTTP server as "Authorization:
+	// Bearer …" with every request, under the rules the host applies to
+	// its own HTTP providers (C8): it is never printed, it is scrubbed from
+	// every error and from the Report, and a query whose frames carry it is
+	// discarded with host.ErrCredentialEchoed. Refused for a stdio target.
+	Credential host.Credential
 	// Version is the ctxkit version announced to the MCP server.
 	Version string
 }
@@ -103,6 +112,9 @@ type Provider struct {
 func New(id string, target Target, opts *Options) (*Provider, error) {
 	if err := target.check(); err != nil {
 		return nil, err
+	}
+	if opts != nil && !opts.Credential.IsZero() && len(target.Command) > 0 {
+		return nil, fmt.Errorf("%w: %s: a bearer credential is for a Streamable HTTP server, not a stdio one", ErrBadTarget, target)
 	}
 	return &Provider{id: id, target: target, opts: opts.withDefaults()}, nil
 }
@@ -177,11 +189,7 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		p.cmd = cmd
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	} else {
-		hc := p.opts.HTTPClient
-		if hc == nil {
-			hc = &http.Client{}
-		}
-		t = &mcp.StreamableClientTransport{Endpoint: p.target.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+		t = &mcp.StreamableClientTransport{Endpoint: p.target.URL, HTTPClient: p.httpClient(), MaxRetries: -1, DisableStandaloneSSE: true}
 	}
 	s, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -190,6 +198,33 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	p.session = s
 	return s, nil
+}
+
+// httpClient is the client of a Streamable HTTP session: Options.HTTPClient
+// or one with no proxy, refusing redirects, carrying the credential.
+func (p *Provider) httpClient() *http.Client {
+	var c http.Client
+	if p.opts.HTTPClient != nil {
+		c = *p.opts.HTTPClient
+	}
+	if c.Transport == nil {
+		c.Transport = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+	}
+	if !p.opts.Credential.IsZero() {
+		c.Transport = p.opts.Credential.Authorize(c.Transport)
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// Credentials returns the bearer credential, so that a host scrubs it from
+// the bridge's errors and refuses frames that carry it
+// (host.CredentialHolder).
+func (p *Provider) Credentials() []host.Credential {
+	if p.opts.Credential.IsZero() {
+		return nil
+	}
+	return []host.Credential{p.opts.Credential}
 }
 
 // drop closes s if it is still the provider's session, so the next query

@@ -373,10 +373,7 @@ func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbr
 		}
 		switch {
 		case strings.HasPrefix(target, mcpbridge.Prefix):
-			if _, ok := credVar[id]; ok {
-				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
-			}
-			b, err := addBridge(h, id, target, toolOf)
+			b, err := addBridge(h, id, target, toolOf, creds[id])
 			if err != nil {
 				return nil, err
 			}
