@@ -55,6 +55,30 @@ func TestMain(m *testing.M) {
 			}
 		}
 		os.Exit(0)
+	case "slowstart":
+		// Starts as slowly as npx fetching a package, then serves.
+		d, _ := time.ParseDuration(os.Getenv("MCPBRIDGE_TEST_DELAY"))
+		time.Sleep(d)
+		_ = docServer(docs(), nil).Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
+	case "hanglist":
+		// Answers initialize declaring resources, then never answers
+		// resources/list.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			switch {
+			case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "resources/list":
+			case m.Method == "initialize":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{}},"serverInfo":{"name":"stuck","version":"1"}}}`+"\n", m.ID)
+			default:
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
+			}
+		}
+		os.Exit(0)
 	case "many":
 		s := docServer(manyDocs(1000, 4096), nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
@@ -296,6 +320,7 @@ func TestMisbehavingServersFailTheirLeg(t *testing.T) {
 			h := host.New(&host.Options{QueryTimeout: 3 * time.Second})
 			defer h.Close(context.Background())
 			target, o := selfTarget(t, mode)
+			o.StartTimeout = 3 * time.Second // "hang" never answers initialize
 			if _, err := mcpbridge.Register(h, "bad", target, o); err != nil {
 				t.Fatal(err)
 			}

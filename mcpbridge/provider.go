@@ -24,6 +24,12 @@ const (
 	DefaultMaxResourceBytes = 1 << 20 // bytes of one resource
 	DefaultMaxBytes         = 8 << 20 // bytes read per query, all resources together
 	DefaultToolArgument     = "query" // the argument the goal goes in, for Tool
+	// DefaultStartTimeout is a stdio server's start-up allowance: from
+	// starting its process to its answer to initialize. It is long because
+	// a launcher such as npx first downloads the package (about 50 s on a
+	// machine that never ran it), and it costs nothing but waiting: the
+	// process is local, and nothing has been sent to it but initialize.
+	DefaultStartTimeout = 2 * time.Minute
 )
 
 // Options configures a Provider. A nil *Options or zero fields mean the
@@ -46,6 +52,12 @@ type Options struct {
 	// ToolArgument is the argument Tool takes the goal in (default
 	// DefaultToolArgument).
 	ToolArgument string
+	// StartTimeout is a stdio server's start-up allowance (default
+	// DefaultStartTimeout), separate from the host's query timeout, which
+	// runs once the server has answered initialize (host.Starter). A
+	// Streamable HTTP server has none: connecting to it is part of the
+	// query, under the query timeout.
+	StartTimeout time.Duration
 	// NoResources skips resources/list (for a server offering tools only).
 	NoResources bool
 	// Env lists extra KEY=VALUE entries for a stdio child, whose
@@ -88,6 +100,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.Version == "" {
 		v.Version = "dev"
+	}
+	if v.StartTimeout <= 0 {
+		v.StartTimeout = DefaultStartTimeout
 	}
 	return v
 }
@@ -225,6 +240,26 @@ func (p *Provider) Credentials() []host.Credential {
 		return nil
 	}
 	return []host.Credential{p.opts.Credential}
+}
+
+// StartTimeout is the start-up allowance of a stdio server, 0 for a
+// Streamable HTTP one (host.Starter).
+func (p *Provider) StartTimeout() time.Duration {
+	if len(p.target.Command) == 0 {
+		return 0
+	}
+	return p.opts.StartTimeout
+}
+
+// Start starts a stdio server and opens its session, unless it is open
+// already (host.Starter): the host runs it under StartTimeout before the
+// query's own timeout starts.
+func (p *Provider) Start(ctx context.Context) error {
+	if len(p.target.Command) == 0 {
+		return nil
+	}
+	_, err := p.connect(ctx)
+	return err
 }
 
 // drop closes s if it is still the provider's session, so the next query

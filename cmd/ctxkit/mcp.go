@@ -47,7 +47,8 @@ flags:
   --store URL           the consent store: postgres://... for the shared database
                         (docs/deploy.md), file:PATH or a path for a journal;
                         overrides --consent-store
-  --timeout D           per-provider query timeout (default 30s)
+  --timeout D           per-provider query timeout (default 30s); a local MCP
+                        server's start-up has its own allowance of 2m before it
 %s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs

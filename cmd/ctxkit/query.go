@@ -64,7 +64,8 @@ flags:
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
   --timeout D           per-provider timeout, for the handshake and for the
-                        query each (default 30s)
+                        query each (default 30s); a local MCP server's start-up
+                        has its own allowance of 2m before it (docs/mcp.md)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
