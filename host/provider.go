@@ -11,57 +11,43 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Provider is the host's connection to one CGP provider, whatever carries it
-// (in-process, stdio, HTTP). Implementations are safe for concurrent use;
-// Handshake is called once, before any Query or Verify.
-//
-// Errors are typed: each matches one of the Err* sentinels with errors.Is, a
-// provider's own error envelope is reachable with errors.As as *wire.Error.
-type Provider interface {
-	// Handshake sends the host's protocol version and returns the
-	// provider's acknowledgement, unchecked (the Host checks it).
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	// Query sends one query and returns the provider's result, unaudited.
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	// Verify asks whether held identities are still current.
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-	// Shutdown ends the session and releases the transport (a child process
-	// is stopped and its process group killed). It is safe to call twice.
+// provider is the host's connection to one CGP provider, whatever carries
+// it (in-process, stdio, HTTP): the calls of a serve.Server, unchecked and
+// unaudited (the Host checks and audits), plus Shutdown, which ends the
+// session and releases the transport (a child process is stopped with its
+// whole tree) and is safe to call twice. Implementations are safe for
+// concurrent use; Handshake is called once, before any Query or Verify.
+// Errors are typed (see the Err* kinds); a provider's own error envelope is
+// reachable with errors.As as *wire.Error.
+type provider interface {
+	serve.Server
 	Shutdown(ctx context.Context) error
 }
 
-// Server is the provider side of CGP: what a Go value implements to be served
-// in-process (InProcess), over stdio (ServeStdio) or over HTTP (Handler).
-// Returning a *wire.Error from Query or Verify sends that error envelope, code
-// included; any other error is sent as code "internal".
-type Server interface {
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-}
-
-// inProcess adapts a Server to Provider. Requests and replies are copied
+// inProcess adapts a serve.Server to Provider. Requests and replies are copied
 // through their JSON encoding, so the provider and the host never share
 // memory (a provider cannot change a frame after the host audited it), and a
 // panic in the provider becomes ErrProviderCrashed for that call only.
 type inProcess struct {
 	id string
-	s  Server
+	s  serve.Server
 }
 
 // InProcess returns a Provider serving s in the host's own process. id names
 // the provider in errors. The host stops waiting for a call at its deadline
 // whatever s does; a Server that ignores ctx keeps its own goroutine until it
 // returns, so in-process providers should honour ctx.
-func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
+func newInProcess(id string, s serve.Server) provider { return &inProcess{id: id, s: s} }
 
 // CredentialHolder is implemented by a Server that sends credentials of its
 // own (an MCP bridge's bearer token). The host treats them as it treats its
 // own transports' (C8): every error the Server returns is scrubbed of them,
-// and a reply that carries one is discarded with ErrCredentialEchoed.
+// and a reply that carries one is discarded.
 type CredentialHolder interface {
 	Credentials() []Credential
 }
@@ -80,69 +66,64 @@ func (p *inProcess) guard(op string, err *error) {
 	}
 }
 
-// copyJSON deep-copies v into out through JSON.
-func copyJSON(v, out any) error {
+// copied deep-copies v through its JSON encoding: what the provider holds
+// and what the host audits never share memory. A nil v is what's named
+// "nil" in the error.
+func copied[T any](v *T, what string) (*T, error) {
+	if v == nil {
+		return nil, errors.New("nil " + what)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return json.Unmarshal(b, out)
+	out := new(T)
+	return out, json.Unmarshal(b, out)
 }
 
-func (p *inProcess) Handshake(ctx context.Context, version string) (ack *wire.HandshakeAck, err error) {
-	defer p.guard("handshake", &err)
-	a, err := p.s.Handshake(ctx, version)
+// call runs one call of the served value: a panic becomes
+// ErrProviderCrashed for that call only, the request is copied in and the
+// reply copied out.
+func call[In, Out any](p *inProcess, op string, in *In, f func(*In) (*Out, error)) (out *Out, err error) {
+	defer p.guard(op, &err)
+	inc, err := copied(in, "request")
 	if err != nil {
-		return nil, p.wrap("handshake", err)
+		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
 	}
-	if a == nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "nil acknowledgement", nil)
+	r, err := f(inc)
+	if err != nil {
+		return nil, p.wrap(op, err)
 	}
-	ack = new(wire.HandshakeAck)
-	if err := copyJSON(a, ack); err != nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "", err)
+	if out, err = copied(r, "reply"); err != nil {
+		return nil, newErr(p.id, op, errMalformed, "", err)
 	}
-	return ack, nil
+	return out, nil
 }
 
-func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result, err error) {
-	defer p.guard("query", &err)
-	var qc frame.Query
-	if err := copyJSON(q, &qc); err != nil {
-		return nil, fmt.Errorf("host: query %q: encode: %w", p.id, err)
-	}
-	r, err := p.s.Query(ctx, &qc)
-	if err != nil {
-		return nil, p.wrap("query", err)
-	}
-	if r == nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "nil result", nil)
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "", err)
-	}
-	res = new(wire.Result)
-	if err := json.Unmarshal(b, res); err != nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "", err)
-	}
-	if p.secrets().echoed(b, &wire.Frames{Result: *res}) {
-		return nil, newErr(p.id, "query", ErrCredentialEchoed, "the frames reply was discarded (C8)", nil)
-	}
-	return res, nil
+func (p *inProcess) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
+	return call(p, "handshake", &version, func(v *string) (*wire.HandshakeAck, error) { return p.s.Handshake(ctx, *v) })
 }
 
-func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) (vs []wire.Verdict, err error) {
-	defer p.guard("verify", &err)
-	in := append([]frame.ID(nil), ids...)
-	out, err := p.s.Verify(ctx, in)
+func (p *inProcess) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	res, err := call(p, "query", q, func(q *frame.Query) (*wire.Result, error) { return p.s.Query(ctx, q) })
+	if sec := p.secrets(); err == nil && len(sec) > 0 {
+		b, merr := json.Marshal(res)
+		if merr != nil || sec.echoed(b, &wire.Frames{Result: *res}) {
+			return nil, newErr(p.id, "query", errCredentialEchoed, "the frames reply was discarded (C8)", nil)
+		}
+	}
+	return res, err
+}
+
+func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	out, err := call(p, "verify", &ids, func(ids *[]frame.ID) (*[]wire.Verdict, error) {
+		vs, err := p.s.Verify(ctx, *ids)
+		return &vs, err
+	})
 	if err != nil {
-		return nil, p.wrap("verify", err)
+		return nil, err
 	}
-	if err := copyJSON(out, &vs); err != nil {
-		return nil, newErr(p.id, "verify", ErrMalformed, "", err)
-	}
-	return vs, nil
+	return *out, nil
 }
 
 func (p *inProcess) Shutdown(ctx context.Context) (err error) {
@@ -156,12 +137,12 @@ func (p *inProcess) Shutdown(ctx context.Context) (err error) {
 func (p *inProcess) wrap(op string, err error) error {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return newErr(p.id, op, ErrProviderError, "", we)
+		return newErr(p.id, op, errProviderError, "", we)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return newErr(p.id, op, ErrTimeout, "", err)
 	}
-	return newErr(p.id, op, ErrProviderError, "", err)
+	return newErr(p.id, op, errProviderError, "", err)
 }
 
 // StdioOptions configures a stdio provider. Nil or zero fields mean the
@@ -182,15 +163,15 @@ type StdioOptions struct {
 	// HandshakeTimeout bounds the handshake (default: RequestTimeout). A
 	// deadline on the caller's context bounds it too, when it comes first.
 	HandshakeTimeout time.Duration
-	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
+	// RequestTimeout bounds each query and verify (default defaultRequestTimeout).
 	RequestTimeout time.Duration
 	// ShutdownGrace is how long Shutdown waits for the child to exit after
 	// the shutdown envelope before killing its process group (default 2 s).
 	ShutdownGrace time.Duration
 	// StderrLimit is how many trailing bytes of the child's stderr are kept
-	// for diagnostics (default DefaultStderrLimit).
+	// for diagnostics (default 64 KiB).
 	StderrLimit int
-	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
+	// MaxLine is the longest reply line accepted (default wire.DefaultMaxLineBytes).
 	MaxLine int
 
 	noCgroup bool // tests: end the tree without a cgroup (the fallback)
@@ -198,8 +179,8 @@ type StdioOptions struct {
 
 // Transport defaults.
 const (
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultShutdownGrace  = 2 * time.Second
+	defaultRequestTimeout = 30 * time.Second
+	defaultShutdownGrace  = 2 * time.Second
 )
 
 func (o *StdioOptions) withDefaults() StdioOptions {
@@ -208,13 +189,13 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 		v = *o
 	}
 	if v.RequestTimeout <= 0 {
-		v.RequestTimeout = DefaultRequestTimeout
+		v.RequestTimeout = defaultRequestTimeout
 	}
 	if v.HandshakeTimeout <= 0 {
 		v.HandshakeTimeout = v.RequestTimeout
 	}
 	if v.ShutdownGrace <= 0 {
-		v.ShutdownGrace = DefaultShutdownGrace
+		v.ShutdownGrace = defaultShutdownGrace
 	}
 	return v
 }
@@ -233,7 +214,7 @@ type stdioProvider struct {
 // stdin and stdout. The child runs in its own process group with a cleared
 // environment; Shutdown (or Host.Close) stops it and kills its group. id
 // names the provider in errors.
-func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
+func startStdio(id, program string, args []string, opts *StdioOptions) (provider, error) {
 	o := opts.withDefaults()
 	env := append([]string(nil), o.Env...)
 	names := make([]string, 0, len(o.SecretEnv))
@@ -247,17 +228,19 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 		env = append(env, name+"="+c.value())
 		sec = append(sec, secretsOf(c)...)
 	}
-	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit, !o.noCgroup)
+	tr := transport.Stdio{Program: program, Args: args, Env: env, Dir: o.Dir,
+		StderrLimit: o.StderrLimit, MaxLine: o.MaxLine, ShutdownGrace: o.ShutdownGrace, NoCgroup: o.noCgroup}
+	p, err := tr.Start()
 	if err != nil {
 		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
-	c := newConn(id, p, o.MaxLine, sec)
+	c := newConn(id, p, sec)
 	return &stdioProvider{id: id, opts: o, c: c}, nil
 }
 
 // Stderr returns the captured tail of a stdio provider's stderr ("" for other
 // transports), scrubbed of the provider's credentials.
-func Stderr(p Provider) string {
+func stderrOf(p provider) string {
 	if s, ok := p.(*stdioProvider); ok {
 		return s.c.secrets.scrubTail(s.c.stderrTail())
 	}
@@ -272,13 +255,13 @@ func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	if err != nil {
 		// The line was framed and routed correctly, so the stream stays
 		// usable; only this request fails.
-		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
+		return nil, newErr(p.id, op, errMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
 	}
 	if we, ok := env.(*wire.Error); ok {
-		return nil, p.c.secrets.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+		return nil, p.c.secrets.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if p.c.secrets.echoed(r.line, env) {
-		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
+		return nil, newErr(p.id, op, errCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
 	}
 	return env, nil
 }
@@ -296,7 +279,7 @@ func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.Ha
 	}
 	ack, ok := env.(*wire.HandshakeAck)
 	if !ok {
-		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
+		return nil, newErr(p.id, "handshake", errUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
 	}
 	p.mu.Lock()
 	p.correlated = ack.Capabilities.Correlation
@@ -320,7 +303,7 @@ func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result
 	}
 	f, ok := env.(*wire.Frames)
 	if !ok {
-		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
+		return nil, newErr(p.id, "query", errUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
 	}
 	return &f.Result, nil
 }
@@ -338,7 +321,7 @@ func (p *stdioProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verd
 	}
 	v, ok := env.(*wire.Verified)
 	if !ok {
-		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
+		return nil, newErr(p.id, "verify", errUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
 	}
 	return v.Response.Verdicts, nil
 }

@@ -31,28 +31,19 @@ type FanOut struct {
 	host *Host
 }
 
-// Accepted returns (provider, frame) pairs of every accepted frame, legs in
-// registration order, frames in reply order.
-func (f *FanOut) Accepted() []ProviderFrame {
-	var out []ProviderFrame
+// Accepted returns every accepted frame as a composer offer, legs in
+// registration order, frames in reply order; each points at its frame
+// inside its leg's outcome.
+func (f *FanOut) Accepted() []compose.Offer {
+	var out []compose.Offer
 	for i := range f.Outcomes {
 		o := &f.Outcomes[i]
 		if o.Status != StatusFrames {
 			continue
 		}
 		for j := range o.Frames {
-			out = append(out, ProviderFrame{Provider: o.Provider, Frame: &o.Frames[j]})
+			out = append(out, compose.Offer{Provider: o.Provider, Frame: &o.Frames[j]})
 		}
-	}
-	return out
-}
-
-// Offers returns the accepted frames as composer offers (Accepted's order).
-func (f *FanOut) Offers() []compose.Offer {
-	acc := f.Accepted()
-	out := make([]compose.Offer, len(acc))
-	for i, pf := range acc {
-		out[i] = compose.Offer{Provider: pf.Provider, Frame: pf.Frame}
 	}
 	return out
 }
@@ -80,25 +71,22 @@ func (f *FanOut) Ledger() *trust.Ledger {
 
 // Compose composes the accepted frames under budget (canonical budget
 // tokens) with compose.ForPrompt, passing the fan-out's attestation ledger
-// unless opts already carries one.
+// unless opts already carries attestations.
 func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 	var o compose.Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.Ledger == nil {
-		o.Ledger = f.Ledger()
+	if o.Attestations == nil {
+		o.Attestations = ledgerStates{f.Ledger()}
 	}
-	return compose.ForPrompt(f.Offers(), budget, &o)
+	return compose.ForPrompt(f.Accepted(), budget, &o)
 }
 
-// ProviderFrame is an accepted frame with the host id of its provider.
-type ProviderFrame struct {
-	// Provider is the host's id for the frame's provider.
-	Provider string
-	// Frame points at the accepted frame inside its leg's outcome.
-	Frame *frame.Frame
-}
+// ledgerStates gives the composer a ledger's attestation states.
+type ledgerStates struct{ l *trust.Ledger }
+
+func (s ledgerStates) Attestation(id frame.ID) compose.Attestation { return s.l.State(id) }
 
 // Failures returns the legs that contributed nothing because of an error or
 // an audit drop: everything but StatusFrames and the skipped legs (see
@@ -113,8 +101,8 @@ func (f *FanOut) Failures() []Outcome {
 	return out
 }
 
-// WithStatus returns the legs with status s.
-func (f *FanOut) WithStatus(s Status) []Outcome {
+// withStatus returns the legs with status s.
+func (f *FanOut) withStatus(s Status) []Outcome {
 	var out []Outcome
 	for _, o := range f.Outcomes {
 		if o.Status == s {
@@ -124,11 +112,11 @@ func (f *FanOut) WithStatus(s Status) []Outcome {
 	return out
 }
 
-// BudgetLiars returns the legs dropped under B2.
-func (f *FanOut) BudgetLiars() []Outcome { return f.WithStatus(StatusBudgetLie) }
+// budgetLiars returns the legs dropped under B2.
+func (f *FanOut) budgetLiars() []Outcome { return f.withStatus(StatusBudgetLie) }
 
-// FrameFloods returns the legs dropped under B4.
-func (f *FanOut) FrameFloods() []Outcome { return f.WithStatus(StatusFrameFlood) }
+// frameFloods returns the legs dropped under B4.
+func (f *FanOut) frameFloods() []Outcome { return f.withStatus(StatusFrameFlood) }
 
 // Excluded returns every frame the audit refused, across legs.
 func (f *FanOut) Excluded() []ExcludedFrame {
@@ -139,8 +127,8 @@ func (f *FanOut) Excluded() []ExcludedFrame {
 	return out
 }
 
-// TotalAcceptedTokens is Σ declared token_cost of the accepted frames.
-func (f *FanOut) TotalAcceptedTokens() uint64 {
+// totalAcceptedTokens is Σ declared token_cost of the accepted frames.
+func (f *FanOut) totalAcceptedTokens() uint64 {
 	var n uint64
 	for _, pf := range f.Accepted() {
 		n += uint64(pf.Frame.TokenCost)
@@ -253,13 +241,13 @@ func (r *UsageReport) Check() error {
 	return nil
 }
 
-// WithinBudget reports whether budget_consumed ≤ budget_requested.
-func (r *UsageReport) WithinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
+// withinBudget reports whether budget_consumed ≤ budget_requested.
+func (r *UsageReport) withinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
 
-// ContextUse is one frame's attribution (A1–A2): whether the composer
+// contextUse is one frame's attribution (A1–A2): whether the composer
 // selected it, whether it was rendered into the prompt, and whether the
 // model's output visibly cited it. The handle is the FrameID (A1).
-type ContextUse struct {
+type contextUse struct {
 	// Frame is the frame's identity, the attribution handle (rule A1).
 	Frame frame.ID `json:"frame"`
 	// Selected is true when the composer chose the frame; false (omitted)
@@ -273,11 +261,11 @@ type ContextUse struct {
 	Cited bool `json:"cited,omitempty"`
 }
 
-// AttributionReport pairs the uses of a turn's frames with the usage report
+// attributionReport pairs the uses of a turn's frames with the usage report
 // that billed them (A3).
-type AttributionReport struct {
+type attributionReport struct {
 	// Uses holds one attribution per frame of the turn.
-	Uses []ContextUse `json:"uses"`
+	Uses []contextUse `json:"uses"`
 	// Usage is the usage report that billed the selected frames.
 	Usage UsageReport `json:"usage"`
 }
@@ -285,7 +273,7 @@ type AttributionReport struct {
 // Check verifies A3: cited ⇒ rendered ⇒ selected for every use, and every
 // selected frame is billed in the paired usage report. It returns the first
 // violation.
-func (a *AttributionReport) Check() error {
+func (a *attributionReport) Check() error {
 	billed := make(map[frame.ID]bool)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {
@@ -306,9 +294,9 @@ func (a *AttributionReport) Check() error {
 	return a.Usage.Check()
 }
 
-// CitedTokenShare is cited tokens over rendered tokens (billed costs), and
+// citedTokenShare is cited tokens over rendered tokens (billed costs), and
 // false when nothing was rendered.
-func (a *AttributionReport) CitedTokenShare() (float64, bool) {
+func (a *attributionReport) citedTokenShare() (float64, bool) {
 	cost := make(map[frame.ID]uint64)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {

@@ -34,19 +34,13 @@ func (h *Host) start(ctx context.Context, e *entry) error {
 	begin := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, allow)
 	defer cancel()
-	ch := make(chan error, 1)
-	go func() { ch <- s.Start(sctx) }()
-	var err error
-	select {
-	case err = <-ch:
-	case <-sctx.Done():
-		// The Server did not honour the deadline; the leg fails regardless.
-		err = sctx.Err()
-	}
-	if err != nil && sctx.Err() != nil {
-		if ctx.Err() != nil {
-			return newErr(e.id, "start", ErrTimeout, "canceled by caller", ctx.Err())
-		}
+	_, err, late := awaitCall(sctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, s.Start(ctx) })
+	switch {
+	case !late && err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return newErr(e.id, "start", ErrTimeout, "canceled by caller", ctx.Err())
+	case late || sctx.Err() != nil:
 		return e.secrets.scrubError(newErr(e.id, "start", ErrTimeout,
 			"not started within its start-up allowance of "+waited(begin, allow)+" (the query timeout runs after it)", err))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -72,7 +72,7 @@ type Options struct {
 	// Bearer …" with every request, under the rules the host applies to
 	// its own HTTP providers (C8): it is never printed, it is scrubbed from
 	// every error and from the Report, and a query whose frames carry it is
-	// discarded with host.ErrCredentialEchoed. Refused for a stdio target.
+	// discarded, its leg failed. Refused for a stdio target.
 	Credential host.Credential
 	// Version is the ctxkit version announced to the MCP server.
 	Version string
@@ -107,7 +107,7 @@ func (o *Options) withDefaults() Options {
 	return v
 }
 
-// Provider is an MCP server seen as a CGP provider (a host.Server). It is
+// Provider is an MCP server seen as a CGP provider (a serve.Server). It is
 // safe for concurrent use; queries share one MCP session, opened by the
 // first query and reopened after it breaks.
 type Provider struct {
@@ -170,7 +170,7 @@ func (p *Provider) closeLocked() {
 		p.session = nil
 	}
 	if p.cmd != nil {
-		killGroup(p.cmd)
+		transport.KillGroup(p.cmd)
 		p.cmd = nil
 	}
 }
@@ -198,9 +198,9 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ctxkit", Version: p.opts.Version}, nil)
 	var t mcp.Transport
 	if len(p.target.Command) > 0 {
-		cmd := exec.Command(p.target.Command[0], p.target.Command[1:]...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, p.opts.Env...)
-		setProcessGroup(cmd)
+		// The go-sdk starts and speaks to the child; its process handling
+		// (cleared environment, own process group) is the host's.
+		cmd := transport.Command(p.target.Command[0], p.target.Command[1:], p.opts.Env)
 		p.cmd = cmd
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	} else {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
@@ -19,13 +20,13 @@ func BenchmarkRenderSizes(b *testing.B) {
 			b.Run(c.Name+"/"+strconv.Itoa(mib)+"MiB", func(b *testing.B) {
 				p := New().Text("Summarise:").Untrusted(content)
 				b.SetBytes(int64(len(content)))
-				cpu0, ok := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					if _, err := p.WriteTo(io.Discard); err != nil {
 						b.Fatal(err)
 					}
 				}
-				if cpu1, ok1 := processCPU(); ok && ok1 {
+				if cpu1 := cputime.Process(); cpu0 > 0 {
 					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/float64(len(content)), "cpu-ns/B")
 				}
 			})

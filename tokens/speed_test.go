@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/tokens/internal/textgen"
 )
 
@@ -64,12 +65,12 @@ func TestSpeedAgainstJSTiktoken(t *testing.T) {
 	t.Log("|---|---:|---|---:|---:|---:|")
 	for i, s := range texts {
 		for k, e := range encs {
-			passes, start := 0, cpuTime()
-			for cpuTime()-start < time.Second {
+			passes, start := 0, cputime.Process()
+			for cputime.Process()-start < time.Second {
 				e.count(s)
 				passes++
 			}
-			ours := float64(len(s)) * float64(passes) / (cpuTime() - start).Seconds() / 1e6
+			ours := float64(len(s)) * float64(passes) / (cputime.Process() - start).Seconds() / 1e6
 			theirs := float64(len(s)) / js[i][k] * 1e3
 			t.Logf("| %s | %d | %s | %.1f | %.1f | %.2f× |", names[i], len(s), e.Name(), ours, theirs, ours/theirs)
 			if ours < 20 {

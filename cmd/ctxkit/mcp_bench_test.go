@@ -90,7 +90,7 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 		b.ReportMetric(float64((selfCPU()-cpu0).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 	})
 	b.Run("stdio", func(b *testing.B) {
-		bin := sharedCtxkitB(b)
+		bin := sharedCtxkit(b)
 		cmd := exec.Command(bin, "mcp", docs)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
 			&mcp.CommandTransport{Command: cmd}, nil)
@@ -137,7 +137,7 @@ func BenchmarkQueryContextAdded(b *testing.B) {
 func benchAdded(b *testing.B, budget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 	query := inProcessQuery(b, docs, budget)
-	bin := sharedCtxkitB(b)
+	bin := sharedCtxkit(b)
 	idle := childCPU(b, bin, docs)
 	cmd := exec.Command(bin, "mcp", docs)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
@@ -188,7 +188,7 @@ func BenchmarkQueryContextWire(b *testing.B) {
 func benchWire(b *testing.B, budget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 	query := inProcessQuery(b, docs, budget)
-	call := rawSession(b, sharedCtxkitB(b), docs)
+	call := rawSession(b, sharedCtxkit(b), docs)
 	req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context",`+
 		`"arguments":{"goal":%q,"budget":%d,"max_frames":16}}}`, benchGoal, budget)
 	var added, decode []time.Duration
@@ -307,14 +307,4 @@ func reportP50(b *testing.B, lat []time.Duration) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-}
-
-// sharedCtxkitB builds ctxkit for a benchmark.
-func sharedCtxkitB(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "ctxkit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -73,7 +74,7 @@ func TestIndexSkipsAndCounts(t *testing.T) {
 }
 
 // TestProviderRules checks the provider-side rules of the conformance
-// suite (PROTOCOL §5.1) directly.
+// suite (docs/protocol.md §5.1) directly.
 func TestProviderRules(t *testing.T) {
 	dir := tree(t)
 	p := build(t, dir)
@@ -227,7 +228,7 @@ func TestServedOverStdioWire(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- host.ServeStdio(context.Background(), p, inR, outW); outW.Close() }()
+	go func() { done <- serve.Stdio(context.Background(), p, inR, outW); outW.Close() }()
 	dec := wire.NewDecoder(outR, nil)
 	send := func(s string) { io.WriteString(inW, s+"\n") }
 	send(`{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}`)

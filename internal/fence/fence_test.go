@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 var frameScanner = MustNew("frame", Options{})
@@ -66,9 +68,9 @@ func cost(sc *Scanner, s string) time.Duration {
 	runtime.GC()
 	best := time.Duration(1<<63 - 1)
 	for range 3 {
-		p0, w0 := processCPU(), time.Now()
+		p0, w0 := cputime.Process(), time.Now()
 		sc.Count(s)
-		d := processCPU() - p0
+		d := cputime.Process() - p0
 		if p0 == 0 {
 			d = time.Since(w0)
 		}
