@@ -48,7 +48,7 @@ type HostOptions struct {
 
 // hostProbeQuery is the host suite's probe: max_frames 8, max_tokens 1000.
 func hostProbeQuery() frame.Query {
-	q := ProbeQuery()
+	q := probeQuery(1000)
 	q.Goal = "host conformance probe"
 	return q
 }

@@ -85,23 +85,12 @@ func (t ProviderTarget) String() string {
 // ProviderOptions configures RunProvider. A nil *ProviderOptions means the
 // defaults.
 type ProviderOptions struct {
-	// Query is the sample query; nil means SampleQuery().
+	// Query is the sample query; nil means the sample query of docs/protocol.md §5.1 (any kind, max_frames 8, max_tokens 4096).
 	Query *frame.Query
 	// Timeout bounds each wait for one reply; 0 means 10 s.
 	Timeout time.Duration
 	// Stderr receives a stdio provider's stderr; nil discards it.
 	Stderr io.Writer
-}
-
-// SampleQuery is the provider suite's sample query (docs/protocol.md §5.1):
-// any kind, max_frames 8, max_tokens 4096.
-func SampleQuery() frame.Query {
-	return frame.Query{
-		Goal:      "conformance probe: return your most relevant frames",
-		QueryText: "conformance probe",
-		MaxFrames: 8,
-		MaxTokens: 4096,
-	}
 }
 
 // ErrTarget reports a provider target the harness cannot use at all (no
@@ -128,7 +117,7 @@ func RunProvider(ctx context.Context, t ProviderTarget, opts *ProviderOptions) (
 		o.Stderr = opts.Stderr
 	}
 	if o.Query == nil {
-		q := SampleQuery()
+		q := probeQuery(4096)
 		o.Query = &q
 	}
 	r := &provRun{ctx: ctx, t: t, o: o, rep: &Report{Target: t.String()}}
@@ -157,10 +146,8 @@ func (r *provRun) run() {
 	}()
 	r.handshake()
 	if r.ack == nil {
-		for _, name := range []string{checkConsentScope, checkFrameValidity, checkVerifyHonesty, checkBudgetHonesty,
-			checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency, checkShutdownClean} {
-			r.rep.add(name, Skipped, "no session: the handshake failed")
-		}
+		r.skip("no session: the handshake failed", checkConsentScope, checkFrameValidity, checkVerifyHonesty, checkBudgetHonesty,
+			checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency, checkShutdownClean)
 	} else {
 		r.consentScope()
 		r.sampleQuery()
@@ -174,15 +161,20 @@ func (r *provRun) run() {
 		r.shutdownClean()
 	}
 	if r.t.URL != "" {
-		for _, name := range []string{checkMalformedInput, checkEmbedding, checkCorrelation} {
-			r.rep.add(name, Skipped, "stdio only: the probe needs a raw line connection")
-		}
+		r.skip("stdio only: the probe needs a raw line connection", checkMalformedInput, checkEmbedding, checkCorrelation)
 	} else {
 		r.malformedInput()
 		r.embedding()
 		r.correlation()
 	}
 	r.unknownEnvelope()
+}
+
+// skip reports every named check skipped, for reason.
+func (r *provRun) skip(reason string, names ...string) {
+	for _, name := range names {
+		r.rep.add(name, Skipped, "%s", reason)
+	}
 }
 
 // sent/got/expected evidence.

@@ -53,15 +53,31 @@ const (
 	providerDefective = "defective"
 )
 
-// ProbeQuery is the query every composition scenario fans out: max_frames 8,
-// max_tokens 1000.
-func ProbeQuery() frame.Query {
+// probeQuery is the query of both suites: any kind, max_frames 8, under
+// maxTokens (4096 for the provider suite's sample query, docs/protocol.md
+// §5.1; 1000 for every composition scenario).
+func probeQuery(maxTokens uint32) frame.Query {
 	return frame.Query{
 		Goal:      "conformance probe: return your most relevant frames",
 		QueryText: "conformance probe",
 		MaxFrames: 8,
-		MaxTokens: 1000,
+		MaxTokens: maxTokens,
 	}
+}
+
+// trios are the scenarios of three single-frame providers: the frames'
+// cost and the order the providers register in.
+var trios = map[string]struct {
+	cost  int
+	order []int
+}{
+	scenarioBudgetOverflow:     {400, []int{0, 1, 2}},
+	scenarioBudgetFits:         {200, []int{0, 1, 2}},
+	scenarioDeterminism:        {100, []int{0, 1, 2}},
+	scenarioArrivalForward:     {400, []int{0, 1, 2}},
+	scenarioArrivalRotated:     {400, []int{2, 0, 1}},
+	scenarioArrivalFitsForward: {200, []int{0, 1, 2}},
+	scenarioArrivalFitsRotated: {200, []int{2, 0, 1}},
 }
 
 // ScenarioNames lists every composition scenario.
@@ -74,28 +90,18 @@ func ScenarioNames() []string {
 // LookupScenario returns a fresh copy of the named scenario; the caller may
 // modify it.
 func LookupScenario(name string) (*Scenario, bool) {
-	s := &Scenario{Name: name, Query: ProbeQuery()}
+	s := &Scenario{Name: name, Query: probeQuery(1000)}
 	trio := func(cost int, order ...int) {
 		for _, i := range order {
 			id := fmt.Sprintf("p%d", i)
 			s.Providers = append(s.Providers, ScenarioProvider{ID: id, Frames: []*frame.Frame{fixtureFrame(id, id+"-f", cost)}})
 		}
 	}
+	if t, ok := trios[name]; ok {
+		trio(t.cost, t.order...)
+		return s, true
+	}
 	switch name {
-	case scenarioBudgetOverflow:
-		trio(400, 0, 1, 2)
-	case scenarioBudgetFits:
-		trio(200, 0, 1, 2)
-	case scenarioDeterminism:
-		trio(100, 0, 1, 2)
-	case scenarioArrivalForward:
-		trio(400, 0, 1, 2)
-	case scenarioArrivalRotated:
-		trio(400, 2, 0, 1)
-	case scenarioArrivalFitsForward:
-		trio(200, 0, 1, 2)
-	case scenarioArrivalFitsRotated:
-		trio(200, 2, 0, 1)
 	case scenarioQuarantine:
 		n := int(s.Query.MaxFrames) + 9
 		flood := make([]*frame.Frame, n)

@@ -53,8 +53,6 @@ var (
 	errUnknownProvider = errors.New("unknown provider")
 	// ErrClosed: the host or the provider connection was closed.
 	ErrClosed = errors.New("closed")
-	// errUnsupported: the provider did not declare the capability the call needs.
-	errUnsupported = errors.New("capability not declared")
 )
 
 // Error is a provider failure: which provider, during which operation, of

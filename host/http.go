@@ -242,25 +242,13 @@ func (p *httpProvider) secrets() secrets { return secretsOf(p.cred) }
 func scrub(err error, c Credential) error { return secretsOf(c).scrubError(err) }
 
 func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
-	e, err := p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version})
-	if err != nil {
-		return nil, err
+	ack, err := expect[*wire.HandshakeAck](p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version}))(p.id, "handshake")
+	if err == nil {
+		p.mu.Lock()
+		p.correlated = ack.Capabilities.Correlation
+		p.mu.Unlock()
 	}
-	ack, ok := e.(*wire.HandshakeAck)
-	if !ok {
-		return nil, newErr(p.id, "handshake", errUnexpectedEnvelope, "got "+typeOf(e)+", want handshake_ack", nil)
-	}
-	p.mu.Lock()
-	p.correlated = ack.Capabilities.Correlation
-	p.mu.Unlock()
-	return ack, nil
-}
-
-func typeOf(e wire.Envelope) string {
-	if e == nil {
-		return "an empty body"
-	}
-	return e.Type()
+	return ack, err
 }
 
 func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
@@ -271,13 +259,9 @@ func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result,
 	if corr {
 		id = "q" + strconv.FormatUint(p.next.Add(1), 10)
 	}
-	e, err := p.post(ctx, "query", &wire.Query{ID: id, Query: *q})
+	f, err := expect[*wire.Frames](p.post(ctx, "query", &wire.Query{ID: id, Query: *q}))(p.id, "query")
 	if err != nil {
 		return nil, err
-	}
-	f, ok := e.(*wire.Frames)
-	if !ok {
-		return nil, newErr(p.id, "query", errUnexpectedEnvelope, "got "+typeOf(e)+", want frames", nil)
 	}
 	if corr && f.ID != id {
 		got := f.ID
@@ -290,13 +274,9 @@ func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result,
 }
 
 func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
-	e, err := p.post(ctx, "verify", &wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	v, err := expect[*wire.Verified](p.post(ctx, "verify", &wire.Verify{Request: wire.VerifyRequest{Frames: ids}}))(p.id, "verify")
 	if err != nil {
 		return nil, err
-	}
-	v, ok := e.(*wire.Verified)
-	if !ok {
-		return nil, newErr(p.id, "verify", errUnexpectedEnvelope, "got "+typeOf(e)+", want verified", nil)
 	}
 	return v.Response.Verdicts, nil
 }

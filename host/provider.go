@@ -266,64 +266,70 @@ func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	return env, nil
 }
 
+// call sends the envelope mk builds (with the correlation id, when corr)
+// and returns the decoded reply.
+func (p *stdioProvider) call(ctx context.Context, op string, timeout time.Duration, corr bool, mk func(id string) wire.Envelope) (wire.Envelope, error) {
+	r, err := p.c.roundTrip(ctx, op, timeout, corr, func(id string) ([]byte, error) { return encodeEnvelope(mk(id)) })
+	if err != nil {
+		return nil, relabel(err, op)
+	}
+	return p.decode(op, r)
+}
+
 func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
-	r, err := p.c.roundTrip(ctx, "handshake", p.opts.HandshakeTimeout, false, func(string) ([]byte, error) {
-		return encodeEnvelope(&wire.Handshake{ProtocolVersion: version})
-	})
-	if err != nil {
-		return nil, relabel(err, "handshake")
+	ack, err := expect[*wire.HandshakeAck](p.call(ctx, "handshake", p.opts.HandshakeTimeout, false, func(string) wire.Envelope {
+		return &wire.Handshake{ProtocolVersion: version}
+	}))(p.id, "handshake")
+	if err == nil {
+		p.mu.Lock()
+		p.correlated = ack.Capabilities.Correlation
+		p.mu.Unlock()
 	}
-	env, err := p.decode("handshake", r)
-	if err != nil {
-		return nil, err
-	}
-	ack, ok := env.(*wire.HandshakeAck)
-	if !ok {
-		return nil, newErr(p.id, "handshake", errUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
-	}
-	p.mu.Lock()
-	p.correlated = ack.Capabilities.Correlation
-	p.mu.Unlock()
-	return ack, nil
+	return ack, err
 }
 
 func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	p.mu.Lock()
 	corr := p.correlated
 	p.mu.Unlock()
-	r, err := p.c.roundTrip(ctx, "query", p.opts.RequestTimeout, corr, func(id string) ([]byte, error) {
-		return encodeEnvelope(&wire.Query{ID: id, Query: *q})
-	})
-	if err != nil {
-		return nil, relabel(err, "query")
-	}
-	env, err := p.decode("query", r)
+	f, err := expect[*wire.Frames](p.call(ctx, "query", p.opts.RequestTimeout, corr, func(id string) wire.Envelope {
+		return &wire.Query{ID: id, Query: *q}
+	}))(p.id, "query")
 	if err != nil {
 		return nil, err
-	}
-	f, ok := env.(*wire.Frames)
-	if !ok {
-		return nil, newErr(p.id, "query", errUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
 	}
 	return &f.Result, nil
 }
 
 func (p *stdioProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
-	r, err := p.c.roundTrip(ctx, "verify", p.opts.RequestTimeout, false, func(string) ([]byte, error) {
-		return encodeEnvelope(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
-	})
-	if err != nil {
-		return nil, relabel(err, "verify")
-	}
-	env, err := p.decode("verify", r)
+	v, err := expect[*wire.Verified](p.call(ctx, "verify", p.opts.RequestTimeout, false, func(string) wire.Envelope {
+		return &wire.Verify{Request: wire.VerifyRequest{Frames: ids}}
+	}))(p.id, "verify")
 	if err != nil {
 		return nil, err
 	}
-	v, ok := env.(*wire.Verified)
-	if !ok {
-		return nil, newErr(p.id, "verify", errUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
-	}
 	return v.Response.Verdicts, nil
+}
+
+// expect checks that a request's reply is the envelope type T it awaits
+// (the call is expect[T](reply, err)(provider, op)); a failed request's
+// error passes through.
+func expect[T wire.Envelope](env wire.Envelope, err error) func(id, op string) (T, error) {
+	return func(id, op string) (T, error) {
+		var zero T
+		if err != nil {
+			return zero, err
+		}
+		t, ok := env.(T)
+		if !ok {
+			got := "an empty body"
+			if env != nil {
+				got = env.Type()
+			}
+			return zero, newErr(id, op, errUnexpectedEnvelope, "got "+got+", want "+zero.Type(), nil)
+		}
+		return t, nil
+	}
 }
 
 func (p *stdioProvider) Shutdown(ctx context.Context) error {

@@ -127,15 +127,6 @@ func (f *FanOut) Excluded() []ExcludedFrame {
 	return out
 }
 
-// totalAcceptedTokens is Σ declared token_cost of the accepted frames.
-func (f *FanOut) totalAcceptedTokens() uint64 {
-	var n uint64
-	for _, pf := range f.Accepted() {
-		n += uint64(pf.Frame.TokenCost)
-	}
-	return n
-}
-
 // ServedFrame is one frame billed in a usage report.
 type ServedFrame struct {
 	// Frame is the billed frame's identity.
