@@ -40,20 +40,7 @@ func TestMain(m *testing.M) {
 		select {}
 	case "nocaps":
 		// Answers initialize declaring no capability (no resources), then nothing.
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			switch {
-			case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0:
-			case m.Method == "initialize":
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"bare","version":"1"}}}`+"\n", m.ID)
-			default:
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
-			}
-		}
+		rawServer(`{}`, "")
 		os.Exit(0)
 	case "slowstart":
 		// Starts as slowly as npx fetching a package, then serves.
@@ -64,20 +51,7 @@ func TestMain(m *testing.M) {
 	case "hanglist":
 		// Answers initialize declaring resources, then never answers
 		// resources/list.
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			switch {
-			case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "resources/list":
-			case m.Method == "initialize":
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{}},"serverInfo":{"name":"stuck","version":"1"}}}`+"\n", m.ID)
-			default:
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
-			}
-		}
+		rawServer(`{"resources":{}}`, "resources/list")
 		os.Exit(0)
 	case "many":
 		s := docServer(manyDocs(1000, 4096), nil)
@@ -87,6 +61,26 @@ func TestMain(m *testing.M) {
 		s := docServer(docs(), nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
+	}
+}
+
+// rawServer is a hand-written MCP server on stdin/stdout: it answers
+// initialize declaring caps, leaves the method silent unanswered, and
+// answers every other request "method not found".
+func rawServer(caps, silent string) {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		switch {
+		case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || (silent != "" && m.Method == silent):
+		case m.Method == "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":%s,"serverInfo":{"name":"raw","version":"1"}}}`+"\n", m.ID, caps)
+		default:
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
+		}
 	}
 }
 

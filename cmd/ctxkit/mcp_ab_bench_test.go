@@ -26,9 +26,7 @@ func BenchmarkQueryContextAB(b *testing.B) {
 	if base == "" {
 		b.Skip("set CTXKIT_MCP_BASELINE to the ctxkit binary to compare with")
 	}
-	for _, budget := range []int{200, 2000, 8000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchAB(b, budget, base) })
-	}
+	eachBudget(b, func(b *testing.B, budget int) { benchAB(b, budget, base) })
 }
 
 // abChild is one ctxkit mcp child under comparison.

@@ -29,11 +29,7 @@ const benchGoal = "how is the budget split between providers"
 // in process (fan-out and composition, as ctxkit query does) with the same
 // query as a query_context call to a ctxkit mcp child over stdio. It
 // reports the median latency of each as p50-ms.
-func BenchmarkQueryContext(b *testing.B) {
-	for _, budget := range []int{200, 2000, 8000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchQueryContext(b, budget) })
-	}
-}
+func BenchmarkQueryContext(b *testing.B) { eachBudget(b, benchQueryContext) }
 
 func benchQueryContext(b *testing.B, benchBudget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
@@ -128,11 +124,7 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 // median of the per-call differences as added-p50-ms (the issue's "adds
 // ≤ 2 ms, p50") and the CPU time the call costs both processes beyond the
 // in-process query as added-cpu-ms/op.
-func BenchmarkQueryContextAdded(b *testing.B) {
-	for _, budget := range []int{200, 2000, 8000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchAdded(b, budget) })
-	}
-}
+func BenchmarkQueryContextAdded(b *testing.B) { eachBudget(b, benchAdded) }
 
 func benchAdded(b *testing.B, budget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
@@ -179,11 +171,7 @@ func benchAdded(b *testing.B, budget int) {
 // (jsonrpc.DecodeMessage and CallToolResult's UnmarshalJSON; the SDK also
 // scans each line once more for its length and depth checks) is
 // decode-p50-ms; answer-bytes is the answer line's length.
-func BenchmarkQueryContextWire(b *testing.B) {
-	for _, budget := range []int{200, 2000, 8000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchWire(b, budget) })
-	}
-}
+func BenchmarkQueryContextWire(b *testing.B) { eachBudget(b, benchWire) }
 
 func benchWire(b *testing.B, budget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
@@ -253,6 +241,14 @@ func rawSession(b *testing.B, bin, docs string) func(req string) []byte {
 		b.Fatal(err)
 	}
 	return call
+}
+
+// eachBudget runs bench at each budget the figures are recorded for: the
+// smallest useful, the default and the largest 16 frames of docs fill.
+func eachBudget(b *testing.B, bench func(*testing.B, int)) {
+	for _, budget := range []int{200, 2000, 8000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { bench(b, budget) })
+	}
 }
 
 // inProcessQuery returns one run of the benchmark's query in process:
