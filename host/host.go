@@ -407,8 +407,12 @@ func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*w
 }
 
 // query runs one query under the per-request timeout, whatever the
-// transport does with ctx.
+// transport does with ctx, after the provider's own start-up (Starter)
+// under its allowance.
 func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Result, error) {
+	if err := h.start(ctx, e); err != nil {
+		return nil, err
+	}
 	qctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
 	defer cancel()
 	r, err, late := awaitCall(qctx, func(ctx context.Context) (*wire.Result, error) { return e.p.Query(ctx, q) })

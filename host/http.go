@@ -56,6 +56,40 @@ func (c Credential) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(
 // MarshalText encodes the redacted form.
 func (c Credential) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 
+// Authorize returns an http.RoundTripper that sends c as "Authorization:
+// Bearer …" with every request it carries through base (a proxy-less
+// http.Transport when nil), for an HTTP client the host does not build
+// itself, such as an MCP bridge's Streamable HTTP session. A zero c adds
+// nothing. The value stays inside: printing the RoundTripper prints the
+// redacted form.
+func (c Credential) Authorize(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+	}
+	return &bearer{cred: c, base: base}
+}
+
+// Redact returns s with c's value replaced by the redacted form, for text
+// a provider wrote that reaches output by a path the host does not see.
+func (c Credential) Redact(s string) string { return secretsOf(c).scrubString(s) }
+
+// bearer is Authorize's RoundTripper.
+type bearer struct {
+	cred Credential
+	base http.RoundTripper
+}
+
+// RoundTrip sends a copy of req with the Authorization header set (a
+// RoundTripper must not change the request it is given).
+func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if b.cred.IsZero() {
+		return b.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.cred.value())
+	return b.base.RoundTrip(r)
+}
+
 // HTTPOptions configures an HTTP provider. Zero fields mean the defaults.
 type HTTPOptions struct {
 	// Credential is sent as "Authorization: Bearer …" when set.

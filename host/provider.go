@@ -44,6 +44,22 @@ type inProcess struct {
 // returns, so in-process providers should honour ctx.
 func newInProcess(id string, s serve.Server) provider { return &inProcess{id: id, s: s} }
 
+// CredentialHolder is implemented by a Server that sends credentials of its
+// own (an MCP bridge's bearer token). The host treats them as it treats its
+// own transports' (C8): every error the Server returns is scrubbed of them,
+// and a reply that carries one is discarded.
+type CredentialHolder interface {
+	Credentials() []Credential
+}
+
+// secrets are the credentials s holds, if it says so.
+func (p *inProcess) secrets() secrets {
+	if c, ok := p.s.(CredentialHolder); ok {
+		return secretsOf(c.Credentials()...)
+	}
+	return nil
+}
+
 func (p *inProcess) guard(op string, err *error) {
 	if r := recover(); r != nil {
 		*err = newErr(p.id, op, ErrProviderCrashed, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()), nil)
@@ -89,7 +105,14 @@ func (p *inProcess) Handshake(ctx context.Context, version string) (*wire.Handsh
 }
 
 func (p *inProcess) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
-	return call(p, "query", q, func(q *frame.Query) (*wire.Result, error) { return p.s.Query(ctx, q) })
+	res, err := call(p, "query", q, func(q *frame.Query) (*wire.Result, error) { return p.s.Query(ctx, q) })
+	if sec := p.secrets(); err == nil && len(sec) > 0 {
+		b, merr := json.Marshal(res)
+		if merr != nil || sec.echoed(b, &wire.Frames{Result: *res}) {
+			return nil, newErr(p.id, "query", errCredentialEchoed, "the frames reply was discarded (C8)", nil)
+		}
+	}
+	return res, err
 }
 
 func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {

@@ -40,20 +40,18 @@ func TestMain(m *testing.M) {
 		select {}
 	case "nocaps":
 		// Answers initialize declaring no capability (no resources), then nothing.
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			switch {
-			case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0:
-			case m.Method == "initialize":
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"bare","version":"1"}}}`+"\n", m.ID)
-			default:
-				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
-			}
-		}
+		rawServer(`{}`, "")
+		os.Exit(0)
+	case "slowstart":
+		// Starts as slowly as npx fetching a package, then serves.
+		d, _ := time.ParseDuration(os.Getenv("MCPBRIDGE_TEST_DELAY"))
+		time.Sleep(d)
+		_ = docServer(docs(), nil).Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
+	case "hanglist":
+		// Answers initialize declaring resources, then never answers
+		// resources/list.
+		rawServer(`{"resources":{}}`, "resources/list")
 		os.Exit(0)
 	case "many":
 		s := docServer(manyDocs(1000, 4096), nil)
@@ -63,6 +61,26 @@ func TestMain(m *testing.M) {
 		s := docServer(docs(), nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
+	}
+}
+
+// rawServer is a hand-written MCP server on stdin/stdout: it answers
+// initialize declaring caps, leaves the method silent unanswered, and
+// answers every other request "method not found".
+func rawServer(caps, silent string) {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		switch {
+		case json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || (silent != "" && m.Method == silent):
+		case m.Method == "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":%s,"serverInfo":{"name":"raw","version":"1"}}}`+"\n", m.ID, caps)
+		default:
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
+		}
 	}
 }
 
@@ -296,6 +314,7 @@ func TestMisbehavingServersFailTheirLeg(t *testing.T) {
 			h := host.New(&host.Options{QueryTimeout: 3 * time.Second})
 			defer h.Close(context.Background())
 			target, o := selfTarget(t, mode)
+			o.StartTimeout = 3 * time.Second // "hang" never answers initialize
 			if _, err := mcpbridge.Register(h, "bad", target, o); err != nil {
 				t.Fatal(err)
 			}

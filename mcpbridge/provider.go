@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -20,6 +22,12 @@ const (
 	DefaultMaxResourceBytes = 1 << 20 // bytes of one resource
 	DefaultMaxBytes         = 8 << 20 // bytes read per query, all resources together
 	DefaultToolArgument     = "query" // the argument the goal goes in, for Tool
+	// DefaultStartTimeout is a stdio server's start-up allowance: from
+	// starting its process to its answer to initialize. It is long because
+	// a launcher such as npx first downloads the package (about 50 s on a
+	// machine that never ran it), and it costs nothing but waiting: the
+	// process is local, and nothing has been sent to it but initialize.
+	DefaultStartTimeout = 2 * time.Minute
 )
 
 // Options configures a Provider. A nil *Options or zero fields mean the
@@ -42,14 +50,28 @@ type Options struct {
 	// ToolArgument is the argument Tool takes the goal in (default
 	// DefaultToolArgument).
 	ToolArgument string
+	// StartTimeout is a stdio server's start-up allowance (default
+	// DefaultStartTimeout), separate from the host's query timeout, which
+	// runs once the server has answered initialize (host.Starter). A
+	// Streamable HTTP server has none: connecting to it is part of the
+	// query, under the query timeout.
+	StartTimeout time.Duration
 	// NoResources skips resources/list (for a server offering tools only).
 	NoResources bool
 	// Env lists extra KEY=VALUE entries for a stdio child, whose
 	// environment is otherwise PATH and HOME only.
 	Env []string
 	// HTTPClient carries Streamable HTTP requests (default: a client
-	// with the http.DefaultTransport).
+	// with no proxy). Whichever client, the bridge follows no redirect: one
+	// could carry the session, and its credential, where consent never
+	// looked.
 	HTTPClient *http.Client
+	// Credential is sent to a Streamable HTTP server as "Authorization:
+	// Bearer …" with every request, under the rules the host applies to
+	// its own HTTP providers (C8): it is never printed, it is scrubbed from
+	// every error and from the Report, and a query whose frames carry it is
+	// discarded, its leg failed. Refused for a stdio target.
+	Credential host.Credential
 	// Version is the ctxkit version announced to the MCP server.
 	Version string
 }
@@ -77,6 +99,9 @@ func (o *Options) withDefaults() Options {
 	if v.Version == "" {
 		v.Version = "dev"
 	}
+	if v.StartTimeout <= 0 {
+		v.StartTimeout = DefaultStartTimeout
+	}
 	return v
 }
 
@@ -100,6 +125,9 @@ type Provider struct {
 func New(id string, target Target, opts *Options) (*Provider, error) {
 	if err := target.check(); err != nil {
 		return nil, err
+	}
+	if opts != nil && !opts.Credential.IsZero() && len(target.Command) > 0 {
+		return nil, fmt.Errorf("%w: %s: a bearer credential is for a Streamable HTTP server, not a stdio one", ErrBadTarget, target)
 	}
 	return &Provider{id: id, target: target, opts: opts.withDefaults()}, nil
 }
@@ -171,11 +199,7 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		p.child = &childTransport{command: p.target.Command, env: p.opts.Env}
 		t = p.child
 	} else {
-		hc := p.opts.HTTPClient
-		if hc == nil {
-			hc = &http.Client{}
-		}
-		t = &mcp.StreamableClientTransport{Endpoint: p.target.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+		t = &mcp.StreamableClientTransport{Endpoint: p.target.URL, HTTPClient: p.httpClient(), MaxRetries: -1, DisableStandaloneSSE: true}
 	}
 	s, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -184,6 +208,53 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	p.session = s
 	return s, nil
+}
+
+// httpClient is the client of a Streamable HTTP session: Options.HTTPClient
+// or one with no proxy, refusing redirects, carrying the credential.
+func (p *Provider) httpClient() *http.Client {
+	var c http.Client
+	if p.opts.HTTPClient != nil {
+		c = *p.opts.HTTPClient
+	}
+	if c.Transport == nil {
+		c.Transport = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+	}
+	if !p.opts.Credential.IsZero() {
+		c.Transport = p.opts.Credential.Authorize(c.Transport)
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// Credentials returns the bearer credential, so that a host scrubs it from
+// the bridge's errors and refuses frames that carry it
+// (host.CredentialHolder).
+func (p *Provider) Credentials() []host.Credential {
+	if p.opts.Credential.IsZero() {
+		return nil
+	}
+	return []host.Credential{p.opts.Credential}
+}
+
+// StartTimeout is the start-up allowance of a stdio server, 0 for a
+// Streamable HTTP one (host.Starter).
+func (p *Provider) StartTimeout() time.Duration {
+	if len(p.target.Command) == 0 {
+		return 0
+	}
+	return p.opts.StartTimeout
+}
+
+// Start starts a stdio server and opens its session, unless it is open
+// already (host.Starter): the host runs it under StartTimeout before the
+// query's own timeout starts.
+func (p *Provider) Start(ctx context.Context) error {
+	if len(p.target.Command) == 0 {
+		return nil
+	}
+	_, err := p.connect(ctx)
+	return err
 }
 
 // drop closes s if it is still the provider's session, so the next query

@@ -53,6 +53,12 @@ func (p *Provider) Report() Report {
 	defer p.mu.Unlock()
 	r := p.report
 	r.Left = append([]LeftOut(nil), r.Left...)
+	for i := range r.Left {
+		// The URIs and details are the server's words, and a server may
+		// echo the credential into them.
+		r.Left[i].URI = p.opts.Credential.Redact(r.Left[i].URI)
+		r.Left[i].Detail = p.opts.Credential.Redact(r.Left[i].Detail)
+	}
 	return r
 }
 

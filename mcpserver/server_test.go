@@ -42,22 +42,28 @@ func writeDocs(t *testing.T, n int) string {
 	return dir
 }
 
-// connect serves ctxkit over an in-memory transport and returns a client
-// session on it.
-func connect(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.ClientSession {
+// serve serves ctxkit over an in-memory transport and returns the
+// client's end.
+func serve(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.InMemoryTransport {
 	t.Helper()
 	srv, err := mcpserver.NewServer(h, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.Connect(ctx, st, nil)
+	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	return ct
+}
+
+// connect serves ctxkit over an in-memory transport and returns a client
+// session on it.
+func connect(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), serve(t, h, opts), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

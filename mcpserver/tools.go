@@ -26,8 +26,8 @@ type tools struct {
 type toolSpec struct {
 	name, title, desc string
 	// run does the work and returns the structured content and the text
-	// content.
-	run func(ctx context.Context, args json.RawMessage) (structured json.RawMessage, text string, err error)
+	// content, both already encoded (text is a JSON string).
+	run func(ctx context.Context, args json.RawMessage) (structured, text json.RawMessage, err error)
 }
 
 func (t *tools) specs() []toolSpec {
@@ -53,6 +53,7 @@ func (t *tools) specs() []toolSpec {
 }
 
 func (t *tools) register(s *mcp.Server) error {
+	calls := map[string]toolCall{}
 	for _, spec := range t.specs() {
 		in, err := loadSchema(spec.name + ".in")
 		if err != nil {
@@ -68,51 +69,53 @@ func (t *tools) register(s *mcp.Server) error {
 		}
 		tool := &mcp.Tool{Name: spec.name, Title: spec.title, Description: spec.desc, InputSchema: in, OutputSchema: out,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(spec.name == "query_context")}}
-		s.AddTool(tool, t.handler(spec, resolved))
+		call := t.body(spec, resolved)
+		calls[spec.name] = call
+		s.AddTool(tool, call.handler)
 	}
+	s.AddReceivingMiddleware(encodedCalls(calls))
 	return nil
 }
 
-// handler checks the call's arguments against the tool's input schema,
-// then runs the tool. Bad arguments and the API's refusals are tool
-// results with isError set; only a cancelled call is a protocol error.
-// The output is ctxkit's own encoding, written once (the tests check it
-// against the output schema).
-func (t *tools) handler(spec toolSpec, in *jsonschema.Resolved) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw := json.RawMessage(`{}`)
-		if req != nil && req.Params != nil && len(req.Params.Arguments) > 0 {
-			raw = req.Params.Arguments
+// body returns the tool's call: it checks the call's arguments against
+// the tool's input schema, then runs the tool. Bad arguments and the API's
+// refusals are tool results with isError set; only a cancelled call is a
+// protocol error. The output is ctxkit's own encoding, written once (the
+// tests check it against the output schema).
+func (t *tools) body(spec toolSpec, in *jsonschema.Resolved) toolCall {
+	return func(ctx context.Context, args json.RawMessage) (*encodedResult, error) {
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
 		}
 		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := json.Unmarshal(args, &v); err != nil {
 			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
 		}
 		if err := in.Validate(v); err != nil {
 			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
 		}
-		structured, text, err := spec.run(ctx, raw)
+		structured, text, err := spec.run(ctx, args)
 		if err != nil {
 			if ce := ctx.Err(); ce != nil {
 				return nil, ce
 			}
 			return toolFailure(err), nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}, nil
+		return &encodedResult{text: text, structured: structured}, nil
 	}
 }
 
-func toolFailure(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+func toolFailure(err error) *encodedResult {
+	return &encodedResult{text: jsonString(err.Error()), isError: true}
 }
 
 // route returns a tool body that runs an API route with the arguments as
 // its request body and turns the answer into the result with result.
-func (t *tools) route(path string, result func([]byte) (json.RawMessage, string, error)) func(context.Context, json.RawMessage) (json.RawMessage, string, error) {
-	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
+func (t *tools) route(path string, result func([]byte) (json.RawMessage, json.RawMessage, error)) func(context.Context, json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, json.RawMessage, error) {
 		answer, err := t.call(ctx, path, args)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		return result(answer)
 	}
@@ -120,11 +123,18 @@ func (t *tools) route(path string, result func([]byte) (json.RawMessage, string,
 
 // query runs query_context: the query route's work (server.Handler.Query),
 // its composition encoded once as ctxkit query --format json encodes it,
+<<<<<<< HEAD
 // plus one leg per provider.
 func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
 	var req api.QueryRequest
+=======
+// plus one leg per provider. The prompt is escaped once: the text content
+// reuses the encoded "prompt" member of the structured content.
+func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	var req server.QueryRequest
+>>>>>>> mcp2
 	if err := json.Unmarshal(args, &req); err != nil {
-		return nil, "", fmt.Errorf("arguments: %w", err)
+		return nil, nil, fmt.Errorf("arguments: %w", err)
 	}
 	if req.Budget == 0 {
 		req.Budget = t.budget
@@ -133,13 +143,13 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	if err != nil {
 		var se *api.Error
 		if errors.As(err, &se) {
-			return nil, "", toolError{se}
+			return nil, nil, toolError{se}
 		}
-		return nil, "", err
+		return nil, nil, err
 	}
 	comp, err := res.MarshalJSON()
 	if err != nil {
-		return nil, "", fmt.Errorf("encode result: %w", err)
+		return nil, nil, fmt.Errorf("encode result: %w", err)
 	}
 	legs := make([]leg, 0, len(fo.Outcomes))
 	for i := range fo.Outcomes {
@@ -148,7 +158,7 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 		for _, e := range o.Excluded {
 			b, err := json.Marshal(e)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, err
 			}
 			l.Excluded = append(l.Excluded, b)
 		}
@@ -156,7 +166,7 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	}
 	lb, err := json.Marshal(legs)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...]
 	comp = bytes.TrimSpace(comp)
@@ -165,7 +175,7 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	out = append(out, `,"legs":`...)
 	out = append(out, lb...)
 	out = append(out, '}')
-	return out, res.Prompt, nil
+	return out, promptMember(comp, res.Prompt), nil
 }
 
 // call serves body on the API route in process and returns the answer's
@@ -229,19 +239,19 @@ func (r *recorder) Write(p []byte) (int, error) {
 }
 
 // promptResult is an answer whose text is its "prompt" member.
-func promptResult(answer []byte) (json.RawMessage, string, error) {
+func promptResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
 	var p struct {
-		Prompt *string `json:"prompt"`
+		Prompt json.RawMessage `json:"prompt"`
 	}
-	if err := json.Unmarshal(answer, &p); err != nil || p.Prompt == nil {
-		return nil, "", errors.New("the answer has no prompt")
+	if err := json.Unmarshal(answer, &p); err != nil || len(p.Prompt) == 0 || p.Prompt[0] != '"' {
+		return nil, nil, errors.New("the answer has no prompt")
 	}
-	return json.RawMessage(answer), *p.Prompt, nil
+	return json.RawMessage(answer), p.Prompt, nil
 }
 
 // jsonResult is an answer whose text is its JSON.
-func jsonResult(answer []byte) (json.RawMessage, string, error) {
-	return json.RawMessage(answer), string(bytes.TrimSpace(answer)), nil
+func jsonResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
+	return json.RawMessage(answer), jsonString(string(bytes.TrimSpace(answer))), nil
 }
 
 // leg is one provider's outcome in query_context's structured content,

@@ -102,8 +102,8 @@ type ProviderConfig struct {
 	// URL is a CGP provider over HTTP (https://, or http:// on loopback).
 	URL string `json:"url,omitempty"`
 	// TokenEnv names the environment variable holding the provider's
-	// credential: the bearer token for URL, or an entry of the same name
-	// passed to the Command child. The token itself is never logged, and
+	// credential: the bearer token for URL or for an mcp:https:// MCP
+	// server, or an entry of the same name passed to the Command child. The token itself is never logged, and
 	// it is scrubbed from everything derived from the provider.
 	TokenEnv string `json:"token_env,omitempty"`
 	// MCP is an MCP server bridged as a provider, spelled as on the
@@ -298,6 +298,16 @@ func addMCP(h *host.Host, p ProviderConfig) error {
 		return err
 	}
 	var o mcpbridge.Options
+	if p.TokenEnv != "" {
+		if len(t.Command) > 0 {
+			return fmt.Errorf("token_env: an MCP stdio server takes no bearer token (only mcp:https://... does)")
+		}
+		tok, ok := os.LookupEnv(p.TokenEnv)
+		if !ok {
+			return fmt.Errorf("environment variable %s is not set", p.TokenEnv)
+		}
+		o.Credential = host.NewCredential(tok)
+	}
 	if p.MCPTool != "" {
 		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(p.MCPTool); err != nil {
 			return err

@@ -47,7 +47,8 @@ flags:
   --store URL           the consent store: postgres://... for the shared database
                         (docs/deploy.md), file:PATH or a path for a journal;
                         overrides --consent-store
-  --timeout D           per-provider query timeout (default 30s)
+  --timeout D           per-provider query timeout (default 30s); a local MCP
+                        server's start-up has its own allowance of 2m before it
 %s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs
@@ -171,12 +172,17 @@ func checkMCPTools(h *host.Host, toolOf map[string]string) error {
 	return nil
 }
 
-func addBridge(h *host.Host, id, target string, toolOf map[string]string) (*mcpbridge.Provider, error) {
+// addBridge registers the MCP provider id at target, with its --mcp-tool
+// and its --bearer-env credential (for a Streamable HTTP server only).
+func addBridge(h *host.Host, id, target string, toolOf map[string]string, cred host.Credential) (*mcpbridge.Provider, error) {
 	t, err := mcpbridge.ParseTarget(target)
 	if err != nil {
 		return nil, fmt.Errorf("--provider %s: %w", id, err)
 	}
-	o := &mcpbridge.Options{Version: "dev"}
+	if !cred.IsZero() && len(t.Command) > 0 {
+		return nil, fmt.Errorf("--bearer-env %s: an MCP stdio server takes no bearer token (only ID=mcp:https://... does)", id)
+	}
+	o := &mcpbridge.Options{Version: "dev", Credential: cred}
 	if spec, ok := toolOf[id]; ok {
 		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(spec); err != nil {
 			return nil, fmt.Errorf("--mcp-tool %s: %w", id, err)

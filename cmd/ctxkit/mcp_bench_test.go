@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/compose"
@@ -25,11 +29,7 @@ const benchGoal = "how is the budget split between providers"
 // in process (fan-out and composition, as ctxkit query does) with the same
 // query as a query_context call to a ctxkit mcp child over stdio. It
 // reports the median latency of each as p50-ms.
-func BenchmarkQueryContext(b *testing.B) {
-	for _, budget := range []int{200, 2000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchQueryContext(b, budget) })
-	}
-}
+func BenchmarkQueryContext(b *testing.B) { eachBudget(b, benchQueryContext) }
 
 func benchQueryContext(b *testing.B, benchBudget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
@@ -119,37 +119,135 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 
 // BenchmarkQueryContextAdded measures what stdio adds to the same query
 // run in process, call by call: each iteration runs the query in process
-// and then as a query_context call to a ctxkit mcp child, so both see the
-// same load on a shared machine, and reports the median of the per-call
-// differences as added-p50-ms (the issue's "adds ≤ 2 ms, p50").
-func BenchmarkQueryContextAdded(b *testing.B) {
-	for _, budget := range []int{200, 2000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
-			docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
-			query := inProcessQuery(b, docs, budget)
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-				&mcp.CommandTransport{Command: exec.Command(sharedCtxkit(b), "mcp", docs)}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			args := map[string]any{"goal": benchGoal, "budget": budget, "max_frames": 16}
-			added := make([]time.Duration, 0, b.N)
-			for b.Loop() {
-				t0 := time.Now()
-				query()
-				t1 := time.Now()
-				r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
-				if err != nil || r.IsError {
-					b.Fatal(err, r)
-				}
-				added = append(added, time.Since(t1)-t1.Sub(t0))
-			}
-			if len(added) > 0 {
-				slices.Sort(added)
-				b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "added-p50-ms")
-			}
-		})
+// and then as a query_context call from the SDK's client to a ctxkit mcp
+// child, so both see the same load on a shared machine. It reports the
+// median of the per-call differences as added-p50-ms (the issue's "adds
+// ≤ 2 ms, p50") and the CPU time the call costs both processes beyond the
+// in-process query as added-cpu-ms/op.
+func BenchmarkQueryContextAdded(b *testing.B) { eachBudget(b, benchAdded) }
+
+func benchAdded(b *testing.B, budget int) {
+	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
+	query := inProcessQuery(b, docs, budget)
+	bin := sharedCtxkit(b)
+	idle := childCPU(b, bin, docs)
+	cmd := exec.Command(bin, "mcp", docs)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"goal": benchGoal, "budget": budget, "max_frames": 16}
+	added := make([]time.Duration, 0, b.N)
+	var inCPU, callCPU time.Duration
+	for b.Loop() {
+		c0, t0 := selfCPU(), time.Now()
+		query()
+		c1, t1 := selfCPU(), time.Now()
+		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
+		if err != nil || r.IsError {
+			b.Fatal(err, r)
+		}
+		added = append(added, time.Since(t1)-t1.Sub(t0))
+		inCPU, callCPU = inCPU+c1-c0, callCPU+selfCPU()-c1
+	}
+	_ = cs.Close()
+	if len(added) == 0 {
+		return
+	}
+	slices.Sort(added)
+	b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "added-p50-ms")
+	if cmd.ProcessState != nil {
+		child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - idle
+		b.ReportMetric(float64((callCPU+child-inCPU).Microseconds())/1000/float64(len(added)), "added-cpu-ms/op")
+	}
+}
+
+// BenchmarkQueryContextWire splits BenchmarkQueryContextAdded's figure
+// between the two ends. A client that writes the tools/call line and reads
+// the answer line, decoding nothing, gives what the ctxkit mcp child adds
+// (server-added-p50-ms: reading the call, running it, encoding and writing
+// the answer, the pipe); the decode a Go SDK client then does
+// (jsonrpc.DecodeMessage and CallToolResult's UnmarshalJSON; the SDK also
+// scans each line once more for its length and depth checks) is
+// decode-p50-ms; answer-bytes is the answer line's length.
+func BenchmarkQueryContextWire(b *testing.B) { eachBudget(b, benchWire) }
+
+func benchWire(b *testing.B, budget int) {
+	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
+	query := inProcessQuery(b, docs, budget)
+	call := rawSession(b, sharedCtxkit(b), docs)
+	req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context",`+
+		`"arguments":{"goal":%q,"budget":%d,"max_frames":16}}}`, benchGoal, budget)
+	var added, decode []time.Duration
+	var line []byte
+	for b.Loop() {
+		t0 := time.Now()
+		query()
+		t1 := time.Now()
+		line = call(req)
+		t2 := time.Now()
+		msg, err := jsonrpc.DecodeMessage(line)
+		resp, ok := msg.(*jsonrpc.Response)
+		if err != nil || !ok || resp.Error != nil {
+			b.Fatalf("answer %.200s: %v", line, err)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil || res.IsError || res.StructuredContent == nil {
+			b.Fatalf("result %.200s: %v", resp.Result, err)
+		}
+		added, decode = append(added, t2.Sub(t1)-t1.Sub(t0)), append(decode, time.Since(t2))
+	}
+	if len(added) == 0 {
+		return
+	}
+	slices.Sort(added)
+	slices.Sort(decode)
+	b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "server-added-p50-ms")
+	b.ReportMetric(float64(decode[len(decode)/2].Microseconds())/1000, "decode-p50-ms")
+	b.ReportMetric(float64(len(line)), "answer-bytes")
+}
+
+// rawSession starts ctxkit mcp, initializes a session by hand and returns
+// a function that writes one request line and returns the answer line.
+func rawSession(b *testing.B, bin, docs string) func(req string) []byte {
+	cmd := exec.Command(bin, "mcp", docs)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = in.Close(); _ = cmd.Wait() })
+	r := bufio.NewReaderSize(out, 1<<20)
+	call := func(req string) []byte {
+		if _, err := io.WriteString(in, req+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return line
+	}
+	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	return call
+}
+
+// eachBudget runs bench at each budget the figures are recorded for: the
+// smallest useful, the default and the largest 16 frames of docs fill.
+func eachBudget(b *testing.B, bench func(*testing.B, int)) {
+	for _, budget := range []int{200, 2000, 8000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { bench(b, budget) })
 	}
 }
 

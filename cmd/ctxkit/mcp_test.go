@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,7 +213,7 @@ func TestMCPHTTP(t *testing.T) {
 
 func TestMCPUsage(t *testing.T) {
 	for _, args := range [][]string{{"mcp", "--budget", "0"}, {"mcp", "--provider", "x=mcp:ftp://h"}, {"mcp", "--mcp-tool", "x=echo"}, {"mcp", "/no/such/dir"},
-		{"query", "--goal", "g", "--provider", "x=mcp:https://h.example/mcp", "--bearer-env", "x=HOME"}} {
+		{"query", "--goal", "g", "--provider", "x=mcp:stdio:true", "--bearer-env", "x=HOME"}} {
 		code, _, stderr := runBinary(t, sharedCtxkit(t), args...)
 		if code != exitUsage || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
@@ -404,5 +407,43 @@ func TestMCPConformanceSuite(t *testing.T) {
 			}
 			t.Logf("%s: %s", sc, m[0])
 		})
+	}
+}
+
+// --bearer-env gives an MCP Streamable HTTP provider its credential: the
+// server sees the bearer, its evidence is composed, and the read error in
+// which it echoes the header is printed with the token redacted (C8).
+func TestQueryMCPBearer(t *testing.T) {
+	const token = "tok-cli-71c0e9b24d"
+	t.Setenv("CTXKIT_TEST_MCP_TOKEN", token)
+	s := mcp.NewServer(&mcp.Implementation{Name: "kb", Version: "1"}, nil)
+	s.AddResource(&mcp.Resource{URI: "kb://retry", Name: "retry.md", MIMEType: "text/markdown"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "kb://retry",
+				Text: "# Retries\n\nA failed request is retried three times with backoff.\n"}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "kb://broken", Name: "broken.md", MIMEType: "text/markdown"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, fmt.Errorf("refused for %s", req.Extra.Header.Get("Authorization"))
+		})
+	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mh.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	code, out, errs := runCLI(t, "", "query", "--goal", "how often is a failed request retried",
+		"--provider", "kb=mcp:"+ts.URL, "--bearer-env", "kb=CTXKIT_TEST_MCP_TOKEN")
+	if code != exitOK || !strings.Contains(out, "retried three times") || !strings.Contains(out, "kb://retry") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "kb://broken") || !strings.Contains(errs, "Credential(<redacted>)") {
+		t.Errorf("stderr does not report the broken resource with the token redacted:\n%s", errs)
+	}
+	if strings.Contains(out+errs, token) {
+		t.Errorf("the credential was printed:\n%s\n%s", out, errs)
 	}
 }

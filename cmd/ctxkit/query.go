@@ -66,7 +66,8 @@ flags:
   --policy P            exclude-frames (default) or drop-leg: what the audit does
                         with a frame breaking Q1, B3 or a validity rule
   --timeout D           per-provider timeout, for the handshake and for the
-                        query each (default 30s)
+                        query each (default 30s); a local MCP server's start-up
+                        has its own allowance of 2m before it (docs/mcp.md)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
@@ -407,10 +408,7 @@ func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbr
 		}
 		switch {
 		case strings.HasPrefix(target, mcpbridge.Prefix):
-			if _, ok := credVar[id]; ok {
-				return nil, fmt.Errorf("--bearer-env %s: MCP providers take no bearer token (a Go host can give mcpbridge.Options an authenticating HTTPClient)", id)
-			}
-			b, err := addBridge(h, id, target, toolOf)
+			b, err := addBridge(h, id, target, toolOf, creds[id])
 			if err != nil {
 				return nil, err
 			}
