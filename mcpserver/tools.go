@@ -123,16 +123,10 @@ func (t *tools) route(path string, result func([]byte) (json.RawMessage, json.Ra
 
 // query runs query_context: the query route's work (server.Handler.Query),
 // its composition encoded once as ctxkit query --format json encodes it,
-<<<<<<< HEAD
-// plus one leg per provider.
-func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, string, error) {
-	var req api.QueryRequest
-=======
 // plus one leg per provider. The prompt is escaped once: the text content
 // reuses the encoded "prompt" member of the structured content.
 func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessage, json.RawMessage, error) {
-	var req server.QueryRequest
->>>>>>> mcp2
+	var req api.QueryRequest
 	if err := json.Unmarshal(args, &req); err != nil {
 		return nil, nil, fmt.Errorf("arguments: %w", err)
 	}
