@@ -11,11 +11,11 @@ import (
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
-// BenchmarkFenceRender: RenderFrame of one frame of 1, 4 and 8 MiB of each
+// BenchmarkFenceRender: RenderFrame of one frame of 1, 2, 4 and 8 MiB of each
 // content shape of fencetest.Shapes; cpu-ns/B is the process CPU time per
 // content byte.
 func BenchmarkFenceRender(b *testing.B) {
-	for _, mib := range []int{1, 4, 8} {
+	for _, mib := range []int{1, 2, 4, 8} {
 		for _, c := range fencetest.Shapes("frame") {
 			f := testFrame("big", strings.Repeat(c.Unit, (mib<<20)/len(c.Unit)))
 			b.Run(fmt.Sprintf("%s/%dMiB", c.Name, mib), func(b *testing.B) {

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -93,7 +90,7 @@ type Provider struct {
 
 	mu      sync.Mutex
 	session *mcp.ClientSession
-	cmd     *exec.Cmd
+	child   *childTransport // the stdio server, once started
 	report  Report
 }
 
@@ -142,9 +139,9 @@ func (p *Provider) closeLocked() {
 		_ = p.session.Close()
 		p.session = nil
 	}
-	if p.cmd != nil {
-		transport.KillGroup(p.cmd)
-		p.cmd = nil
+	if p.child != nil {
+		p.child.kill()
+		p.child = nil
 	}
 }
 
@@ -171,11 +168,8 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ctxkit", Version: p.opts.Version}, nil)
 	var t mcp.Transport
 	if len(p.target.Command) > 0 {
-		// The go-sdk starts and speaks to the child; its process handling
-		// (cleared environment, own process group) is the host's.
-		cmd := transport.Command(p.target.Command[0], p.target.Command[1:], p.opts.Env)
-		p.cmd = cmd
-		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		p.child = &childTransport{command: p.target.Command, env: p.opts.Env}
+		t = p.child
 	} else {
 		hc := p.opts.HTTPClient
 		if hc == nil {

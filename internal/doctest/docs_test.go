@@ -45,15 +45,50 @@ var includeRE = regexp.MustCompile(`^<!--\s*include:\s*(\S+)\s*-->$`)
 // replaces by the binary it built once.
 var exampleRE = regexp.MustCompile(`go run \./examples/([a-z]+)`)
 
-// buildTools builds, in one go build, what the docs' shell blocks run:
-// ctxkit, every Go example under examples/ (a go run in the copied tree
-// would compile the module again, block after block) and the docs' curl
-// (internal/doctest/curl), so the blocks need only Go and bash.
-func buildTools(t *testing.T, root, bin string) {
+// tools is the directory buildTools filled, once per test process
+// (TestMain removes it).
+var tools struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the tools the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tools.dir != "" {
+		os.RemoveAll(tools.dir)
+	}
+	os.Exit(code)
+}
+
+// builtTools returns the directory holding ctxkit, every Go example under
+// examples/ (a go run in the copied tree would compile the module again,
+// block after block) and the docs' curl (internal/doctest/curl), built in
+// one go build for all the tests of the process, so the docs' blocks need
+// only Go and bash.
+func builtTools(t *testing.T) string {
 	t.Helper()
+	tools.once.Do(func() {
+		root, err := filepath.Abs(repoRoot)
+		if err == nil {
+			tools.dir, err = os.MkdirTemp("", "ctxkit-doctest-")
+		}
+		if err == nil {
+			err = buildTools(root, tools.dir)
+		}
+		tools.err = err
+	})
+	if tools.err != nil {
+		t.Fatal(tools.err)
+	}
+	return tools.dir
+}
+
+func buildTools(root, bin string) error {
 	mains, err := filepath.Glob(filepath.Join(root, "examples", "*", "main.go"))
 	if err != nil || len(mains) == 0 {
-		t.Fatalf("no Go example under examples/ (%v)", err)
+		return fmt.Errorf("no Go example under examples/ (%v)", err)
 	}
 	args := []string{"build", "-o", bin + string(os.PathSeparator), "./cmd/ctxkit", "./internal/doctest/curl"}
 	for _, m := range mains {
@@ -62,8 +97,9 @@ func buildTools(t *testing.T, root, bin string) {
 	build := exec.Command("go", args...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	return nil
 }
 
 // needPython skips a block that runs python3 where python3 is not
@@ -269,10 +305,8 @@ func TestDocs(t *testing.T) {
 	if len(runnable) == 0 {
 		t.Fatal("no runnable blocks found in the docs")
 	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	tree := filepath.Join(work, "repo")
-	buildTools(t, root, bin)
+	bin := builtTools(t)
+	tree := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, root, tree)
 
 	url := startServer(t, filepath.Join(bin, "ctxkit"), tree)
@@ -288,7 +322,7 @@ func TestDocs(t *testing.T) {
 			body = buildRE.ReplaceAllString(body, `cp "$$(command -v ctxkit)" $1`)
 			body = strings.ReplaceAll(body, docAddr, addr)
 			if strings.Contains(body, "go run ") {
-				t.Fatalf("%s:%d: a go run the test does not replace would compile the module in the copied tree; build it in buildTools", b.file, b.line)
+				t.Fatalf("%s:%d: a go run the test does not replace would compile the module in the copied tree; build it in builtTools", b.file, b.line)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
