@@ -107,6 +107,22 @@ type staticServer struct {
 	queries atomic.Int32
 }
 
+// gatedProvider registers, on a fresh host with an empty consent store, a
+// provider id declaring flow and serving one frame; a nil host means the
+// registration failed and check name has been failed.
+func (r *hostRun) gatedProvider(name, id string, flow frame.DataFlow) (*staticServer, *consent.Store, *host.Host, func()) {
+	s := newStatic(id, honestFrame(id[:1], 10))
+	s.info.DataFlow = flow
+	store := consent.NewStore()
+	h, done := r.newHost(store)
+	if err := h.AddInProcess(id, s); err != nil {
+		done()
+		r.fail(name, "register", err.Error(), "registration")
+		return nil, nil, nil, nil
+	}
+	return s, store, h, done
+}
+
 func newStatic(name string, frames ...frame.Frame) *staticServer {
 	return &staticServer{info: frame.ProviderInfo{Name: name, Version: "1.0.0", DataFlow: frame.DataFlow{Reads: true}}, frames: frames}
 }
@@ -264,15 +280,11 @@ func (r *hostRun) frameLimit() {
 func (r *hostRun) consentGate() {
 	const name = checkHostConsentGate
 	q := hostProbeQuery()
-	s := newStatic("egress", honestFrame("e", 10))
-	s.info.DataFlow = frame.DataFlow{Reads: true, Egress: true}
-	store := consent.NewStore()
-	h, done := r.newHost(store)
-	defer done()
-	if err := h.AddInProcess("egress", s); err != nil {
-		r.fail(name, "register", err.Error(), "registration")
+	s, store, h, done := r.gatedProvider(name, "egress", frame.DataFlow{Reads: true, Egress: true})
+	if h == nil {
 		return
 	}
+	defer done()
 	sent := "query to a provider declaring egress, no consent recorded"
 	fan := h.QueryAll(r.ctx, &q)
 	o := outcomeOf(fan, "egress")
@@ -304,15 +316,11 @@ func (r *hostRun) consentGate() {
 func (r *hostRun) scopeReceipt() {
 	const name = checkHostScopeReceipt
 	q := hostProbeQuery()
-	s := newStatic("model", honestFrame("m", 10))
-	s.info.DataFlow = frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyModel}}
-	store := consent.NewStore()
-	h, done := r.newHost(store)
-	defer done()
-	if err := h.AddInProcess("model", s); err != nil {
-		r.fail(name, "register", err.Error(), "registration")
+	s, store, h, done := r.gatedProvider(name, "model", frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyModel}})
+	if h == nil {
 		return
 	}
+	defer done()
 	sent := "query to a provider declaring scope third-party-model, no receipt"
 	fan := h.QueryAll(r.ctx, &q)
 	o := outcomeOf(fan, "model")

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -110,8 +109,7 @@ type httpProvider struct {
 	cred Credential
 	tr   transport.HTTP
 
-	mu         sync.Mutex
-	correlated bool
+	correlated atomic.Bool // the provider declared correlation
 	next       atomic.Uint64
 	contacted  atomic.Bool // a request was sent (Shutdown has someone to tell)
 }
@@ -244,17 +242,13 @@ func scrub(err error, c Credential) error { return secretsOf(c).scrubError(err) 
 func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
 	ack, err := expect[*wire.HandshakeAck](p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version}))(p.id, "handshake")
 	if err == nil {
-		p.mu.Lock()
-		p.correlated = ack.Capabilities.Correlation
-		p.mu.Unlock()
+		p.correlated.Store(ack.Capabilities.Correlation)
 	}
 	return ack, err
 }
 
 func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
-	p.mu.Lock()
-	corr := p.correlated
-	p.mu.Unlock()
+	corr := p.correlated.Load()
 	var id string
 	if corr {
 		id = "q" + strconv.FormatUint(p.next.Add(1), 10)

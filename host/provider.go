@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -206,8 +206,7 @@ type stdioProvider struct {
 	opts StdioOptions
 	c    *conn
 
-	mu         sync.Mutex
-	correlated bool
+	correlated atomic.Bool // the provider declared correlation
 }
 
 // Stdio spawns program with args as a CGP provider speaking NDJSON on its
@@ -281,17 +280,13 @@ func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.Ha
 		return &wire.Handshake{ProtocolVersion: version}
 	}))(p.id, "handshake")
 	if err == nil {
-		p.mu.Lock()
-		p.correlated = ack.Capabilities.Correlation
-		p.mu.Unlock()
+		p.correlated.Store(ack.Capabilities.Correlation)
 	}
 	return ack, err
 }
 
 func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
-	p.mu.Lock()
-	corr := p.correlated
-	p.mu.Unlock()
+	corr := p.correlated.Load()
 	f, err := expect[*wire.Frames](p.call(ctx, "query", p.opts.RequestTimeout, corr, func(id string) wire.Envelope {
 		return &wire.Query{ID: id, Query: *q}
 	}))(p.id, "query")
