@@ -99,3 +99,18 @@ func FuzzMergesMatchNaiveBPE(f *testing.F) {
 		checkMerges(t, text)
 	})
 }
+
+// pack8 packs the first eight bytes little-endian, fewer for a shorter
+// string: the rank table's packed heads compare tokens by it.
+func TestPack8(t *testing.T) {
+	b := []byte("\x01\x82\x03\xf4\x05\x06\x07\x08\x09\x0a\x0b\x0c")
+	for n := 0; n <= len(b); n++ {
+		var want uint64
+		for i := range min(n, 8) {
+			want |= uint64(b[i]) << (8 * i)
+		}
+		if got := pack8(string(b[:n])); got != want {
+			t.Errorf("pack8 of %d bytes = %#x, want %#x", n, got, want)
+		}
+	}
+}
