@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
-	"github.com/ctxkit/ctxkit/trust"
 )
 
 // Disposition says whether an offered frame reached the prompt.
@@ -128,9 +127,10 @@ type Entry struct {
 	Sticky StickyEffect
 	// Reason is set for an excluded frame.
 	Reason Reason
-	// Attestation is the ledger's state for the frame (NotChecked without a
-	// ledger). It never decides inclusion or placement.
-	Attestation trust.State
+	// Attestation is the frame's attestation state from
+	// Options.Attestations; nil means not checked. It never decides
+	// inclusion or placement.
+	Attestation Attestation
 }
 
 // Audit is the record of one composition: one Entry per offered frame (a
@@ -189,7 +189,7 @@ func (a *Audit) Excluded() []Entry {
 func (a *Audit) Attested() []Entry {
 	var out []Entry
 	for _, e := range a.Entries {
-		if e.Attestation.IsAttested() {
+		if e.attestation().IsAttested() {
 			out = append(out, e)
 		}
 	}
@@ -264,7 +264,7 @@ func (e Entry) String() string {
 			b.WriteString(" cost=" + strconv.Itoa(e.Reason.Cost) + " remaining=" + strconv.Itoa(e.Reason.Remaining))
 		}
 	}
-	b.WriteString(" attestation=" + e.Attestation.String())
+	b.WriteString(" attestation=" + e.attestation().String())
 	if e.Sticky != NotSticky {
 		b.WriteString(" sticky=" + e.Sticky.String())
 	}
@@ -350,7 +350,7 @@ type entryJSON struct {
 	Disposition  string      `json:"disposition"`
 	Verification string      `json:"verification,omitempty"`
 	Reason       *reasonJSON `json:"reason,omitempty"`
-	Attestation  trust.State `json:"attestation"`
+	Attestation  Attestation `json:"attestation"`
 	Sticky       string      `json:"sticky,omitempty"`
 }
 
@@ -383,8 +383,16 @@ type resultJSON struct {
 	Cache     *cacheJSON     `json:"cache,omitempty"`
 }
 
+// attestation is the entry's attestation state, not checked when unset.
+func (e Entry) attestation() Attestation {
+	if e.Attestation == nil {
+		return notChecked{}
+	}
+	return e.Attestation
+}
+
 func (e Entry) toJSON() entryJSON {
-	j := entryJSON{Frame: e.Frame, Disposition: e.Disposition.String(), Attestation: e.Attestation,
+	j := entryJSON{Frame: e.Frame, Disposition: e.Disposition.String(), Attestation: e.attestation(),
 		Sticky: e.Sticky.String()}
 	switch e.Disposition {
 	case Included:

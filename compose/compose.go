@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/trust"
 )
 
 // Preamble opens every composed prompt. It is a constant, so it never
@@ -64,10 +63,10 @@ type Options struct {
 	Strategy Strategy
 	// Packer decides what fits; the zero value is FirstFit.
 	Packer Packer
-	// Ledger annotates each audit entry with its attestation state; nil
-	// means every frame is NotChecked. It never changes selection or
+	// Attestations annotates each audit entry with its attestation state;
+	// nil means every frame is not checked. It never changes selection or
 	// placement.
-	Ledger *trust.Ledger
+	Attestations Attestations
 	// Placement maps the included frames to render order; the zero value
 	// is EdgesByRank. It never changes which frames are included.
 	Placement Placement
@@ -205,7 +204,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 	offers, refs := splitReferences(offers)
 	for _, id := range refs {
 		entries = append(entries, Entry{Frame: id, Disposition: Excluded,
-			Reason: Reason{Kind: UnresolvedReference}, Attestation: o.Ledger.State(id)})
+			Reason: Reason{Kind: UnresolvedReference}, Attestation: attestationOf(o.Attestations, id)})
 	}
 	g := dedupGroups(offers)
 	for _, d := range g.drops {
@@ -213,7 +212,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 			Frame:       g.ids[d],
 			Disposition: Excluded,
 			Reason:      Reason{Kind: Duplicate, Kept: g.ids[g.survivorOf[d]]},
-			Attestation: o.Ledger.State(g.ids[d]),
+			Attestation: attestationOf(o.Attestations, g.ids[d]),
 		})
 	}
 	kept := make([]Offer, len(g.survivors))
@@ -309,7 +308,7 @@ func ForPrompt(offers []Offer, budget int, opts *Options) *Result {
 		id := g.ids[g.survivors[k]]
 		cost := (m.size + 3) / 4
 		remaining := budget - used
-		e := Entry{Frame: id, Attestation: o.Ledger.State(id)}
+		e := Entry{Frame: id, Attestation: attestationOf(o.Attestations, id)}
 		switch {
 		case stopped:
 			e.Disposition = Excluded

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
-	"github.com/ctxkit/ctxkit/trust"
 )
 
 func digestOf(tag string) string {
@@ -454,18 +454,33 @@ func TestStopAtFirstMiss(t *testing.T) {
 	}
 }
 
+// testState is an attestation state as a host's checks report it.
+type testState struct{ name string }
+
+func (s testState) IsAttested() bool { return s.name == "attested" }
+func (s testState) String() string   { return s.name }
+func (s testState) MarshalJSON() ([]byte, error) {
+	return []byte(`{"state":"` + s.name + `","key_id":"k1"}`), nil
+}
+
+// ledgerStates gives the composer fixed states by frame, as a host's
+// attestation ledger does.
+type ledgerStates map[frame.ID]Attestation
+
+func (l ledgerStates) Attestation(id frame.ID) Attestation { return l[id] }
+
+// State is the state the ledger holds for id (nil: not checked).
+func (l ledgerStates) State(id frame.ID) Attestation { return l[id] }
+
 // The ledger describes and never decides.
 func TestLedgerOnlyAnnotates(t *testing.T) {
 	offers := workedVector()
-	l := trust.NewLedger()
-	l.Set(offers[2].ID(), trust.NewAttested("k1", "att", true))
-	l.Set(offers[3].ID(), trust.NewInvalid(trust.BadSignature))
-	l.Set(offers[0].ID(), trust.NewUnattested())
+	l := ledgerStates{offers[2].ID(): testState{"attested"}, offers[3].ID(): testState{"invalid"}, offers[0].ID(): testState{"unattested"}}
 	budget := 60
 	plain := ForPrompt(offers, budget, nil)
-	with := ForPrompt(offers, budget, &Options{Ledger: l})
+	with := ForPrompt(offers, budget, &Options{Attestations: l})
 	if plain.Prompt != with.Prompt || !slices.EqualFunc(plain.Audit.Entries, with.Audit.Entries, func(a, b Entry) bool {
-		a.Attestation, b.Attestation = trust.State{}, trust.State{}
+		a.Attestation, b.Attestation = nil, nil
 		return a == b
 	}) {
 		t.Fatal("the ledger changed selection or placement")
@@ -510,7 +525,7 @@ func TestResultJSON(t *testing.T) {
 					Cost      *int      `json:"cost"`
 					Remaining *int      `json:"remaining"`
 				} `json:"reason"`
-				Attestation trust.State `json:"attestation"`
+				Attestation json.RawMessage `json:"attestation"`
 			} `json:"entries"`
 		} `json:"audit"`
 	}
@@ -922,6 +937,22 @@ func TestCompareProvenancePresence(t *testing.T) {
 			if got := compareProvenance(order[i], order[j]); cmp.Compare(i, j) != cmp.Compare(got, 0) {
 				t.Errorf("compare(%d, %d) = %d", i, j, got)
 			}
+		}
+	}
+}
+
+// The composer is pure: it links no attestation checks, no process
+// control and no signature code (docs/protocol.md keeps those at the host).
+func TestComposeImportsStayPure(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "github.com/ctxkit/ctxkit/trust", "github.com/ctxkit/ctxkit/wire", "github.com/ctxkit/ctxkit/host",
+			"os/exec", "crypto/ed25519", "net/http":
+			t.Errorf("compose depends on %s", dep)
 		}
 	}
 }

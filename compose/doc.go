@@ -20,7 +20,7 @@
 //     Preamble, one fence per frame and a citation map. Its Audit has one Entry per offer: included
 //     (verifiable or not) or excluded with a Reason (duplicate of a named
 //     survivor, over budget with cost and remaining, or packing stopped).
-//     An optional trust.Ledger annotates each entry with its attestation
+//     Optional Options.Attestations (a host's attestation checks) annotate each entry with its attestation
 //     state and never changes what is selected or where it goes.
 //
 // # Fences

@@ -16,7 +16,7 @@ import (
 // frames reach the prompt under a tight budget, not only where they sit.
 //
 // Ranking frames from different providers by raw score is itself a policy:
-// CGP scores are provider-local and ordinal (SPEC §6.6, F10).
+// CGP scores are provider-local and ordinal (docs/protocol.md F10).
 type Strategy interface {
 	// Name is the policy's stable name, recorded in the audit.
 	Name() string

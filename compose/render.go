@@ -16,10 +16,10 @@ import (
 type Offer struct {
 	// Provider is the host's local id for the provider that served the
 	// frame; it is rendered in the fence's provider attribute.
-	Provider string
+	Provider string `json:"provider"`
 	// Frame is the offered frame, as the provider sent it; compose does
 	// not modify it. nil counts as an empty frame.
-	Frame *frame.Frame
+	Frame *frame.Frame `json:"frame"`
 }
 
 var emptyFrame frame.Frame

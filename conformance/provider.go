@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -370,14 +371,14 @@ func (r *provRun) budgetHonesty() {
 	for _, f := range fs {
 		sum += uint64(f.TokenCost)
 		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
-			bad = append(bad, fmt.Sprintf("B3: %s declares token_cost %d, its content costs %d", f.ID, f.TokenCost, want))
+			bad = append(bad, fmt.Sprintf("%s: %s declares token_cost %d, its content costs %d", rule.B3, f.ID, f.TokenCost, want))
 		}
 	}
 	if sum > uint64(q.MaxTokens) {
-		bad = append(bad, fmt.Sprintf("B1: Σ token_cost %d > max_tokens %d", sum, q.MaxTokens))
+		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d", rule.B1, sum, q.MaxTokens))
 	}
 	if len(fs) > int(q.MaxFrames) {
-		bad = append(bad, fmt.Sprintf("B4: %d frames > max_frames %d", len(fs), q.MaxFrames))
+		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d", rule.B4, len(fs), q.MaxFrames))
 	}
 	if len(bad) > 0 {
 		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
@@ -433,14 +434,14 @@ func (r *provRun) tightBudget(q frame.Query) bool {
 	for _, f := range res.Result.Frames {
 		sum += uint64(f.TokenCost)
 		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
-			bad = append(bad, fmt.Sprintf("B3: %s declares token_cost %d, its content costs %d", f.ID, f.TokenCost, want))
+			bad = append(bad, fmt.Sprintf("%s: %s declares token_cost %d, its content costs %d", rule.B3, f.ID, f.TokenCost, want))
 		}
 	}
 	if sum > uint64(q.MaxTokens) {
-		bad = append(bad, fmt.Sprintf("B1: Σ token_cost %d > max_tokens %d (the provider ignores max_tokens)", sum, q.MaxTokens))
+		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d (the provider ignores max_tokens)", rule.B1, sum, q.MaxTokens))
 	}
 	if n := len(res.Result.Frames); n > int(q.MaxFrames) {
-		bad = append(bad, fmt.Sprintf("B4: %d frames > max_frames %d (the provider ignores max_frames)", n, q.MaxFrames))
+		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d (the provider ignores max_frames)", rule.B4, n, q.MaxFrames))
 	}
 	if len(bad) > 0 {
 		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
@@ -588,7 +589,7 @@ func (r *provRun) kindsFilter() {
 			}
 		}
 		if len(other) > 0 {
-			r.fail(CheckKindsFilter, sent, "Q1: "+strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
+			r.fail(CheckKindsFilter, sent, string(rule.Q1)+": "+strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
 			return
 		}
 		served = append(served, fmt.Sprintf("%s: %d frames", k, len(res.Result.Frames)))

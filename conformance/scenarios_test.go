@@ -28,7 +28,7 @@ func TestScenariosAreWellFormed(t *testing.T) {
 				ids[f.ID] = true
 				v := f.Validate()
 				if name == ScenarioInvalid && p.ID == ProviderDefective {
-					if len(v) != 1 || v[0].Rule != wantBroken[f.ID] {
+					if len(v) != 1 || string(v[0].Rule) != wantBroken[f.ID] {
 						t.Errorf("%s: %s/%s violations %v, want exactly %s", name, p.ID, f.ID, v, wantBroken[f.ID])
 					}
 					continue

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // frameViolations lists the frame-validity rules f breaks, each as
@@ -17,7 +18,7 @@ import (
 func frameViolations(f *frame.Frame) []string {
 	var out []string
 	for _, v := range f.Validate() {
-		if v.Rule == "B3" || v.Rule == "P4" {
+		if v.Rule == rule.B3 || v.Rule == rule.P4 {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %s: %s", v.Rule, v.Field, v.Detail))

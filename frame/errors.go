@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // RuleError is one violation of a CGP protocol rule. Rule is the rule's anchor
@@ -12,24 +14,20 @@ import (
 // member (citation_label, provenance[0].digest, result.frames[2].score);
 // Detail says what is wrong.
 type RuleError struct {
-	// Rule is the violated rule's anchor (F3, B3, P2 ...) or "schema".
-	Rule string
+	// Rule is the violated rule's anchor (F3, B3, P2 ...) or rule.Schema.
+	Rule rule.Rule
 	// Field is the JSON path of the offending member.
 	Field string
 	// Detail describes what is wrong.
 	Detail string
 }
 
-// RuleSchema is the Rule of a structural requirement that has no numbered
-// protocol rule (a blank goal, an unknown enum spelling).
-const RuleSchema = "schema"
-
 // Error renders "RULE field: detail".
 func (e *RuleError) Error() string {
 	if e.Field == "" {
-		return e.Rule + ": " + e.Detail
+		return string(e.Rule) + ": " + e.Detail
 	}
-	return e.Rule + " " + e.Field + ": " + e.Detail
+	return string(e.Rule) + " " + e.Field + ": " + e.Detail
 }
 
 // Violations is every rule a value breaks, in the order they were checked.
@@ -62,10 +60,10 @@ func (v Violations) Unwrap() []error {
 	return out
 }
 
-// Has reports whether any violation names rule.
-func (v Violations) Has(rule string) bool {
+// Has reports whether any violation names r.
+func (v Violations) Has(r rule.Rule) bool {
 	for _, e := range v {
-		if e.Rule == rule {
+		if e.Rule == r {
 			return true
 		}
 	}

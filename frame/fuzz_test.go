@@ -109,7 +109,7 @@ func FuzzValidate(f *testing.F) {
 			case MemberContentDigest, MemberCanonicalContentHash:
 				rule = "D1 "
 			case MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity, MemberInlineContentRequirement:
-				rule = RuleSchema + " "
+				rule = "schema "
 			}
 			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), rule+m.String()+":") {
 				t.Fatalf("empty %v not reported: %v", m, v1)

@@ -38,7 +38,7 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 		}
 		var got []string
 		for _, v := range f.Validate() {
-			got = append(got, v.Rule+":"+v.Field)
+			got = append(got, string(v.Rule)+":"+v.Field)
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: violations %v, want %v", in, got, tc.want)
@@ -271,7 +271,7 @@ func TestEmptyDigestsAndEnumsArePresent(t *testing.T) {
 		}
 		var got []string
 		for _, v := range f.Validate() {
-			got = append(got, v.Rule+":"+v.Field)
+			got = append(got, string(v.Rule)+":"+v.Field)
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)

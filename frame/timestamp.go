@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // Timestamp is a parsed protocol timestamp (rule F4): an instant in UTC to
@@ -169,7 +171,7 @@ type TimestampError struct {
 
 // Error renders "F4: timestamp "VALUE": reason".
 func (e *TimestampError) Error() string {
-	return "F4: timestamp " + strconv.Quote(e.Value) + ": " + e.Err.Error()
+	return string(rule.F4) + ": timestamp " + strconv.Quote(e.Value) + ": " + e.Err.Error()
 }
 
 // Unwrap returns the grammar error.

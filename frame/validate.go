@@ -4,29 +4,31 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // collector accumulates violations.
 type collector struct{ v Violations }
 
-func (c *collector) add(rule, field, format string, args ...any) {
-	c.v = append(c.v, &RuleError{Rule: rule, Field: field, Detail: fmt.Sprintf(format, args...)})
+func (c *collector) add(r rule.Rule, field, format string, args ...any) {
+	c.v = append(c.v, &RuleError{Rule: r, Field: field, Detail: fmt.Sprintf(format, args...)})
 }
 
 func (c *collector) merge(prefix string, v Violations) { c.v = append(c.v, v.Prefix(prefix)...) }
 
 // digest holds s to the digest grammar unless it is "" (absent).
-func (c *collector) digest(rule, field, s string) {
+func (c *collector) digest(r rule.Rule, field, s string) {
 	if s != "" {
-		c.checkDigest(rule, field, s)
+		c.checkDigest(r, field, s)
 	}
 }
 
 // checkDigest holds the value s of a present member to the digest grammar
 // ("" included, which the grammar rejects).
-func (c *collector) checkDigest(rule, field, s string) {
+func (c *collector) checkDigest(r rule.Rule, field, s string) {
 	if p := digestProblem(s); p != "" {
-		c.add(rule, field, "malformed digest %q: %s", s, p)
+		c.add(r, field, "malformed digest %q: %s", s, p)
 	}
 }
 
@@ -34,7 +36,7 @@ func (c *collector) checkDigest(rule, field, s string) {
 // ("" included, which the grammar rejects).
 func (c *collector) checkTimestamp(field, s string) {
 	if err := CheckTimestamp(s); err != nil {
-		c.add("F4", field, "timestamp %q: %v", s, err)
+		c.add(rule.F4, field, "timestamp %q: %v", s, err)
 	}
 }
 
@@ -71,22 +73,22 @@ func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
 func (f *Frame) Validate() Violations {
 	var c collector
 	if isBlank(f.ID) {
-		c.add(RuleSchema, "id", "frame id is blank")
+		c.add(rule.Schema, "id", "frame id is blank")
 	}
 	if isBlank(string(f.Kind)) {
-		c.add(RuleSchema, "kind", "kind is blank")
+		c.add(rule.Schema, "kind", "kind is blank")
 	}
 	if s := float64(f.Score); math.IsNaN(s) || s < 0 || s > 1 {
-		c.add("F1", "score", "score %v is outside [0,1]", f.Score)
+		c.add(rule.F1, "score", "score %v is outside [0,1]", f.Score)
 	}
 	if isBlank(f.Title) {
-		c.add("F2", "title", "title is blank")
+		c.add(rule.F2, "title", "title is blank")
 	}
 	if isBlank(f.CitationLabel) {
 		if f.CitationLabel == "" {
-			c.add("F3", "citation_label", "citation_label is missing or empty")
+			c.add(rule.F3, "citation_label", "citation_label is missing or empty")
 		} else {
-			c.add("F3", "citation_label", "citation_label is blank")
+			c.add(rule.F3, "citation_label", "citation_label is blank")
 		}
 	}
 	for _, m := range frameTimestamps {
@@ -95,46 +97,46 @@ func (f *Frame) Validate() Violations {
 	// A digest sent as "" is present and malformed.
 	for _, m := range [...]FrameMember{MemberContentDigest, MemberCanonicalContentHash} {
 		if f.Has(m) {
-			c.checkDigest("D1", m.String(), *f.field(m))
+			c.checkDigest(rule.D1, m.String(), *f.field(m))
 		}
 	}
 	f.checkRepresentation(&c)
 	// An enumeration sent as "" is present and names no value.
 	if f.Has(MemberContentFidelity) && !f.ContentFidelity.IsKnown() {
-		c.add(RuleSchema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
+		c.add(rule.Schema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
 	}
 	if f.Has(MemberMinimumContentFidelity) && !f.MinimumContentFidelity.IsKnown() {
-		c.add(RuleSchema, "minimum_content_fidelity", "unknown content fidelity %q", f.MinimumContentFidelity)
+		c.add(rule.Schema, "minimum_content_fidelity", "unknown content fidelity %q", f.MinimumContentFidelity)
 	}
 	if f.Has(MemberInlineContentRequirement) && !f.InlineContentRequirement.IsKnown() {
-		c.add(RuleSchema, "inline_content_requirement", "unknown inline content requirement %q", f.InlineContentRequirement)
+		c.add(rule.Schema, "inline_content_requirement", "unknown inline content requirement %q", f.InlineContentRequirement)
 	}
 	want := f.ExpectedInlineCost()
 	switch {
 	case f.Representation.Effective() == RepresentationReference:
 		if f.TokenCost != 0 {
-			c.add("P4", "token_cost", "a reference frame must declare token_cost 0, not %d", f.TokenCost)
+			c.add(rule.P4, "token_cost", "a reference frame must declare token_cost 0, not %d", f.TokenCost)
 		}
 	case int64(f.TokenCost) != int64(want):
-		c.add("B3", "token_cost", "token_cost %d is not ceil(%d content bytes / 4) = %d", f.TokenCost, len(f.Content), want)
+		c.add(rule.B3, "token_cost", "token_cost %d is not ceil(%d content bytes / 4) = %d", f.TokenCost, len(f.Content), want)
 	}
 	for i := range f.Provenance {
 		p := &f.Provenance[i]
 		field := "provenance[" + strconv.Itoa(i) + "]"
 		if isBlank(p.Type) {
-			c.add(RuleSchema, field+".type", "provenance type is blank")
+			c.add(rule.Schema, field+".type", "provenance type is blank")
 		}
 		if p.Type != ProvenanceFile {
 			continue
 		}
 		if p.Digest == "" {
-			c.add("F5", field+".digest", "file provenance carries no digest")
+			c.add(rule.F5, field+".digest", "file provenance carries no digest")
 		} else {
-			c.digest("F5", field+".digest", p.Digest)
+			c.digest(rule.F5, field+".digest", p.Digest)
 		}
 		if p.Has(MemberRange) { // a range sent as "" is present and malformed
 			if _, err := ParseLineRange(p.Range); err != nil {
-				c.add("F17", field+".range", "line range %q: %v", p.Range, err)
+				c.add(rule.F17, field+".range", "line range %q: %v", p.Range, err)
 			}
 		}
 	}
@@ -142,25 +144,25 @@ func (f *Frame) Validate() Violations {
 		r := &f.Relations[i]
 		field := "relations[" + strconv.Itoa(i) + "]"
 		if isBlank(r.Rel) {
-			c.add(RuleSchema, field+".rel", "relation rel is blank")
+			c.add(rule.Schema, field+".rel", "relation rel is blank")
 		}
 		if isBlank(r.TargetURI) {
-			c.add("G2", field+".target_uri", "relation target_uri is blank")
+			c.add(rule.G2, field+".target_uri", "relation target_uri is blank")
 		}
 		switch {
 		case !r.Has(MemberDisplayName):
-			c.add("G1", field+".display_name", "relation carries no display_name")
+			c.add(rule.G1, field+".display_name", "relation carries no display_name")
 		case isBlank(r.DisplayName): // "" included
-			c.add("G1", field+".display_name", "relation display_name is blank")
+			c.add(rule.G1, field+".display_name", "relation display_name is blank")
 		}
 	}
 	if e := f.Embedding; e != nil {
 		if isBlank(e.Fingerprint) {
-			c.add(RuleSchema, "embedding.fingerprint", "embedding fingerprint is blank")
+			c.add(rule.Schema, "embedding.fingerprint", "embedding fingerprint is blank")
 		}
 		for i, x := range e.Vector {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				c.add(RuleSchema, "embedding.vector["+strconv.Itoa(i)+"]", "value is not finite")
+				c.add(rule.Schema, "embedding.vector["+strconv.Itoa(i)+"]", "value is not finite")
 				break
 			}
 		}
@@ -172,66 +174,66 @@ func (f *Frame) Validate() Violations {
 func (f *Frame) checkRepresentation(c *collector) {
 	if f.ContentRef != nil {
 		if isBlank(f.ContentRef.ProviderID) {
-			c.add(RuleSchema, "content_ref.provider_id", "content_ref provider_id is blank")
+			c.add(rule.Schema, "content_ref.provider_id", "content_ref provider_id is blank")
 		}
 		if isBlank(f.ContentRef.URI) {
-			c.add(RuleSchema, "content_ref.uri", "content_ref uri is blank")
+			c.add(rule.Schema, "content_ref.uri", "content_ref uri is blank")
 		}
 		if f.ContentRef.Has(MemberExpiresAt) {
 			c.checkTimestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
 		}
 	}
 	if f.Has(MemberRepresentation) && f.Representation == "" {
-		c.add(RuleSchema, "representation", `unknown representation ""`)
+		c.add(rule.Schema, "representation", `unknown representation ""`)
 	}
 	switch r := f.Representation.Effective(); r {
 	case RepresentationFull:
 		if !f.Has(MemberContent) {
-			c.add("P1", "content", "a full frame must carry content")
+			c.add(rule.P1, "content", "a full frame must carry content")
 		}
 		if f.ContentRef != nil {
-			c.add("P1", "content_ref", "a full frame must not carry content_ref")
+			c.add(rule.P1, "content_ref", "a full frame must not carry content_ref")
 		}
 		if f.Transform != nil {
-			c.add("P1", "transform", "a full frame must not carry transform")
+			c.add(rule.P1, "transform", "a full frame must not carry transform")
 		}
 		if f.Has(MemberCanonicalContentHash) {
-			c.add("P1", "canonical_content_hash", "a full frame must not carry canonical_content_hash")
+			c.add(rule.P1, "canonical_content_hash", "a full frame must not carry canonical_content_hash")
 		}
 	case RepresentationCompact:
 		if !f.Has(MemberContent) {
-			c.add("P2", "content", "a compact frame must carry content")
+			c.add(rule.P2, "content", "a compact frame must carry content")
 		}
 		if !f.Has(MemberContentDigest) {
-			c.add("P2", "content_digest", "a compact frame must carry content_digest")
+			c.add(rule.P2, "content_digest", "a compact frame must carry content_digest")
 		}
 		if !f.Has(MemberCanonicalContentHash) {
-			c.add("P2", "canonical_content_hash", "a compact frame must carry canonical_content_hash")
+			c.add(rule.P2, "canonical_content_hash", "a compact frame must carry canonical_content_hash")
 		}
 		if f.Transform == nil {
-			c.add("P2", "transform", "a compact frame must carry transform")
+			c.add(rule.P2, "transform", "a compact frame must carry transform")
 		}
 		if f.ContentRef == nil {
-			c.add("P2", "content_ref", "a compact frame must carry content_ref")
+			c.add(rule.P2, "content_ref", "a compact frame must carry content_ref")
 		}
 	case RepresentationReference:
 		if f.ContentRef == nil {
-			c.add("P3", "content_ref", "a reference frame must carry content_ref")
+			c.add(rule.P3, "content_ref", "a reference frame must carry content_ref")
 		}
 		if !f.Has(MemberCanonicalContentHash) {
-			c.add("P3", "canonical_content_hash", "a reference frame must carry canonical_content_hash")
+			c.add(rule.P3, "canonical_content_hash", "a reference frame must carry canonical_content_hash")
 		}
 		if f.Has(MemberContent) {
-			c.add("P3", "content", `a reference frame must not carry content, not even ""`)
+			c.add(rule.P3, "content", `a reference frame must not carry content, not even ""`)
 		}
 		if f.Has(MemberContentDigest) {
-			c.add("P3", "content_digest", "a reference frame must not carry content_digest")
+			c.add(rule.P3, "content_digest", "a reference frame must not carry content_digest")
 		}
 		if f.Transform != nil {
-			c.add("P3", "transform", "a reference frame must not carry transform")
+			c.add(rule.P3, "transform", "a reference frame must not carry transform")
 		}
 	default:
-		c.add(RuleSchema, "representation", "unknown representation %q", r)
+		c.add(rule.Schema, "representation", "unknown representation %q", r)
 	}
 }
 
@@ -240,24 +242,24 @@ func (f *Frame) checkRepresentation(c *collector) {
 func (q *Query) Validate() Violations {
 	var c collector
 	if isBlank(q.Goal) {
-		c.add(RuleSchema, "goal", "goal is blank")
+		c.add(rule.Schema, "goal", "goal is blank")
 	}
 	if q.Has(MemberAsOf) {
 		c.checkTimestamp("as_of", q.AsOf)
 	}
 	for i, r := range q.RepresentationPreferences {
 		if r == "" || !r.IsKnown() {
-			c.add(RuleSchema, "representation_preferences["+strconv.Itoa(i)+"]", "unknown representation %q", r)
+			c.add(rule.Schema, "representation_preferences["+strconv.Itoa(i)+"]", "unknown representation %q", r)
 		}
 	}
 	for i, k := range q.Kinds {
 		if isBlank(string(k)) {
-			c.add(RuleSchema, "kinds["+strconv.Itoa(i)+"]", "kind is blank")
+			c.add(rule.Schema, "kinds["+strconv.Itoa(i)+"]", "kind is blank")
 		}
 	}
 	for i, x := range q.Embedding {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			c.add(RuleSchema, "embedding["+strconv.Itoa(i)+"]", "value is not finite")
+			c.add(rule.Schema, "embedding["+strconv.Itoa(i)+"]", "value is not finite")
 			break
 		}
 	}
@@ -272,11 +274,11 @@ func (d *DataFlow) Validate() Violations {
 	for i, s := range d.EgressScopes {
 		field := "egress_scopes[" + strconv.Itoa(i) + "]"
 		if !s.Valid() {
-			c.add("U3", field, "egress scope %q is neither a base scope nor namespace:name", s)
+			c.add(rule.U3, field, "egress scope %q is neither a base scope nor namespace:name", s)
 			continue
 		}
 		if s.OffMachine() && !d.Egress {
-			c.add("C5", field, "off-machine scope %q declared with egress false", s)
+			c.add(rule.C5, field, "off-machine scope %q declared with egress false", s)
 		}
 	}
 	return c.v
@@ -287,10 +289,10 @@ func (d *DataFlow) Validate() Violations {
 func (p *ProviderInfo) Validate() Violations {
 	var c collector
 	if isBlank(p.Name) {
-		c.add("H2", "name", "provider name is blank")
+		c.add(rule.H2, "name", "provider name is blank")
 	}
 	if isBlank(p.Version) {
-		c.add("H2", "version", "provider version is blank")
+		c.add(rule.H2, "version", "provider version is blank")
 	}
 	c.merge("data_flow", p.DataFlow.Validate())
 	return c.v
@@ -303,16 +305,16 @@ func (cp *Capabilities) Validate() Violations {
 	var c collector
 	if cp.EmbeddingsFingerprint != "" {
 		if _, err := ParseFingerprint(cp.EmbeddingsFingerprint); err != nil {
-			c.add("E1", "embeddings_fingerprint", "fingerprint %q: %v", cp.EmbeddingsFingerprint, err)
+			c.add(rule.E1, "embeddings_fingerprint", "fingerprint %q: %v", cp.EmbeddingsFingerprint, err)
 		}
 	}
 	for i, r := range cp.Representations {
 		field := "representations[" + strconv.Itoa(i) + "]"
 		switch {
 		case r == "" || !r.IsKnown():
-			c.add(RuleSchema, field, "unknown representation %q", r)
+			c.add(rule.Schema, field, "unknown representation %q", r)
 		case r != RepresentationFull && !cp.Resolve:
-			c.add(RuleSchema, field, "advertises %s without resolve", r)
+			c.add(rule.Schema, field, "advertises %s without resolve", r)
 		}
 	}
 	return c.v
@@ -323,12 +325,12 @@ func (cp *Capabilities) Validate() Violations {
 func (a ID) Validate() Violations {
 	var c collector
 	if isBlank(a.Provider) {
-		c.add(RuleSchema, "provider_id", "provider_id is blank")
+		c.add(rule.Schema, "provider_id", "provider_id is blank")
 	}
 	if isBlank(a.Frame) {
-		c.add(RuleSchema, "frame_id", "frame_id is blank")
+		c.add(rule.Schema, "frame_id", "frame_id is blank")
 	}
-	c.digest("D1", "content_digest", a.Digest)
+	c.digest(rule.D1, "content_digest", a.Digest)
 	return c.v
 }
 
@@ -342,12 +344,12 @@ func CheckQueryEmbedding(q *Query, caps *Capabilities) Violations {
 		return nil
 	}
 	if caps.EmbeddingsFingerprint == "" {
-		c.add("E1", "embedding", "query carries an embedding but the provider declares no embeddings_fingerprint")
+		c.add(rule.E1, "embedding", "query carries an embedding but the provider declares no embeddings_fingerprint")
 		return c.v
 	}
 	fp, err := ParseFingerprint(caps.EmbeddingsFingerprint)
 	if err == nil && len(q.Embedding) != fp.Dims {
-		c.add("E1", "embedding", "embedding has %d values but the provider's fingerprint %q declares %d",
+		c.add(rule.E1, "embedding", "embedding has %d values but the provider's fingerprint %q declares %d",
 			len(q.Embedding), caps.EmbeddingsFingerprint, fp.Dims)
 	}
 	return c.v

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/fixtures"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // validFixtureFrames returns every frame of the three valid CGP fixtures.
@@ -58,8 +59,8 @@ type ruleCase struct {
 	name   string
 	base   func(*testing.T) Frame
 	mutate func(*Frame)
-	rule   string // the rule that must (fail) or must not (pass) be reported
-	field  string // for failing cases: the field the violation must name
+	rule   rule.Rule // the rule that must (fail) or must not (pass) be reported
+	field  string    // for failing cases: the field the violation must name
 	fails  bool
 }
 
@@ -167,10 +168,10 @@ func TestFrameRules(t *testing.T) {
 		{"blank target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = " " }, "G2", "relations[1].target_uri", true},
 		{"any target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = "x" }, "G2", "", false},
 
-		{"blank id", baseFull, func(f *Frame) { f.ID = "" }, RuleSchema, "id", true},
-		{"unknown representation", baseFull, func(f *Frame) { f.Representation = "partial" }, RuleSchema, "representation", true},
-		{"unknown fidelity", baseFull, func(f *Frame) { f.ContentFidelity = "lossy" }, RuleSchema, "content_fidelity", true},
-		{"unknown kind is opaque", baseFull, func(f *Frame) { f.Kind = "vendor:ticket" }, RuleSchema, "", false},
+		{"blank id", baseFull, func(f *Frame) { f.ID = "" }, rule.Schema, "id", true},
+		{"unknown representation", baseFull, func(f *Frame) { f.Representation = "partial" }, rule.Schema, "representation", true},
+		{"unknown fidelity", baseFull, func(f *Frame) { f.ContentFidelity = "lossy" }, rule.Schema, "content_fidelity", true},
+		{"unknown kind is opaque", baseFull, func(f *Frame) { f.Kind = "vendor:ticket" }, rule.Schema, "", false},
 	}
 	cases = append(cases, presenceCases()...)
 	for _, tc := range cases {
@@ -205,7 +206,7 @@ func TestValidateReportsEveryViolation(t *testing.T) {
 	f.TokenCost = 0
 	f.ValidFrom = "yesterday"
 	v := f.Validate()
-	for _, rule := range []string{"F1", "F2", "F3", "B3", "F4"} {
+	for _, rule := range []rule.Rule{"F1", "F2", "F3", "B3", "F4"} {
 		if !v.Has(rule) {
 			t.Errorf("missing %s in %v", rule, v)
 		}
@@ -236,15 +237,15 @@ func TestViolationsPrefix(t *testing.T) {
 func TestDataFlowRules(t *testing.T) {
 	cases := []struct {
 		d     DataFlow
-		rules []string
+		rules []rule.Rule
 	}{
 		{DataFlow{Egress: true, EgressScopes: []EgressScope{ScopeOrgTenant, ScopeThirdPartyModel, "acme:vector-store"}}, nil},
 		{DataFlow{EgressScopes: []EgressScope{ScopeLocalOnly}}, nil},
 		{DataFlow{Egress: true}, nil},
-		{DataFlow{EgressScopes: []EgressScope{ScopeThirdPartyIndex}}, []string{"C5"}},
-		{DataFlow{EgressScopes: []EgressScope{"acme:store"}}, []string{"C5"}},
-		{DataFlow{Egress: true, EgressScopes: []EgressScope{"cloud"}}, []string{"U3"}},
-		{DataFlow{Egress: true, EgressScopes: []EgressScope{":x", "x:"}}, []string{"U3", "U3"}},
+		{DataFlow{EgressScopes: []EgressScope{ScopeThirdPartyIndex}}, []rule.Rule{"C5"}},
+		{DataFlow{EgressScopes: []EgressScope{"acme:store"}}, []rule.Rule{"C5"}},
+		{DataFlow{Egress: true, EgressScopes: []EgressScope{"cloud"}}, []rule.Rule{"U3"}},
+		{DataFlow{Egress: true, EgressScopes: []EgressScope{":x", "x:"}}, []rule.Rule{"U3", "U3"}},
 	}
 	for i, tc := range cases {
 		v := tc.d.Validate()
@@ -287,7 +288,7 @@ func TestCapabilitiesRules(t *testing.T) {
 		}
 	}
 	noResolve := Capabilities{Representations: []Representation{"reference"}}
-	if v := noResolve.Validate(); !v.Has(RuleSchema) {
+	if v := noResolve.Validate(); !v.Has(rule.Schema) {
 		t.Error("reference without resolve accepted")
 	}
 }
@@ -318,7 +319,7 @@ func TestQueryRules(t *testing.T) {
 	}
 	q = Query{Goal: " ", AsOf: "2026-13-01T00:00:00Z", RepresentationPreferences: []Representation{"tiny"}}
 	v := q.Validate()
-	if !v.Has("F4") || !v.Has(RuleSchema) || len(v) != 3 {
+	if !v.Has("F4") || !v.Has(rule.Schema) || len(v) != 3 {
 		t.Fatalf("got %v", v)
 	}
 }
@@ -328,7 +329,7 @@ func TestIDValidate(t *testing.T) {
 		t.Fatal(v)
 	}
 	v := (ID{Provider: "", Frame: "f", Digest: "sha256:A"}).Validate()
-	if !v.Has("D1") || !v.Has(RuleSchema) {
+	if !v.Has("D1") || !v.Has(rule.Schema) {
 		t.Fatal(v)
 	}
 }
@@ -372,7 +373,7 @@ func TestPresenceRulesFromTheWire(t *testing.T) {
 		}
 		var got []string
 		for _, v := range f.Validate() {
-			got = append(got, v.Rule+" "+v.Field)
+			got = append(got, string(v.Rule)+" "+v.Field)
 		}
 		if want := []string{tc.want}; (tc.want == "" && len(got) != 0) || (tc.want != "" && !slices.Equal(got, want)) {
 			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)

@@ -28,7 +28,7 @@ type Grantor struct {
 }
 
 // ConsentReceipt is one append-only grant for one egress scope of one
-// provider (§1.9). Receipts are never rewritten; withdrawing one appends a
+// provider (docs/protocol.md §1.3, C6). Receipts are never rewritten; withdrawing one appends a
 // revocation to the store's journal.
 //
 // A receipt is bound to the provider it was granted for: when ProviderName
@@ -61,7 +61,7 @@ type ConsentReceipt struct {
 }
 
 // ConsentRecord is the legacy boolean consent for a provider declaring
-// egress:true without scopes (§1.9). It never satisfies a scope gate. Its
+// egress:true without scopes (docs/protocol.md C1). It never satisfies a scope gate. Its
 // ProviderName and Endpoint bind it as a receipt's do.
 type ConsentRecord struct {
 	// ProviderID is the host's local id for the provider.
@@ -567,7 +567,7 @@ func (s *ConsentStore) Evaluate(id string, info frame.ProviderInfo) ConsentDecis
 }
 
 // EvaluateSubject decides whether the host may send the provider a payload,
-// as §3.5 with expiry and binding applied: a provider declaring any
+// as docs/protocol.md §3 (C1, C2, C6) with expiry and binding applied: a provider declaring any
 // off-machine scope needs, for every such scope, a receipt in force (not
 // revoked, not expired) that covers it (its bound name and endpoint, when
 // set, are the subject's); a legacy record never satisfies a scope gate.

@@ -11,8 +11,8 @@
 //
 // Each provider is handshaken once (version family H1/H3, H2, C5 scope
 // consistency, representation/resolve consistency) and gated on consent
-// (ConsentStore: legacy records and append-only scope receipts, the §3.5
-// evaluation) before any payload is sent. QueryAll and QueryAllBudgeted fan a
+// (ConsentStore: legacy records and append-only scope receipts, evaluated as
+// docs/protocol.md §3 says) before any payload is sent. QueryAll and QueryAllBudgeted fan a
 // query out concurrently; every leg ends in a typed Outcome, and each reply
 // is audited (B2 budget lies and B4 floods drop the leg; Q1, B3 and frame
 // validity exclude the frame or drop the leg, per AuditPolicy) before its

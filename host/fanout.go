@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -76,7 +77,7 @@ type ExcludedFrame struct {
 	// Frame is the refused frame's identity.
 	Frame frame.ID `json:"frame"`
 	// Rule is the anchor of the broken rule (F1, B3, Q1 ...).
-	Rule string `json:"rule"`
+	Rule rule.Rule `json:"rule"`
 	// Detail says what was wrong with the frame.
 	Detail string `json:"detail"`
 }
@@ -125,9 +126,9 @@ func (o *Outcome) Error() string {
 	case o.Err != nil:
 		return o.Err.Error()
 	case o.Status == StatusBudgetLie:
-		return fmt.Sprintf("B2: provider declared %d tokens against max_tokens %d; all %d frames dropped", o.ClaimedTokens, o.Query.MaxTokens, o.ReturnedFrames)
+		return fmt.Sprintf("%s: provider declared %d tokens against max_tokens %d; all %d frames dropped", rule.B2, o.ClaimedTokens, o.Query.MaxTokens, o.ReturnedFrames)
 	case o.Status == StatusFrameFlood:
-		return fmt.Sprintf("B4: provider returned %d frames against max_frames %d; all dropped", o.ReturnedFrames, o.Query.MaxFrames)
+		return fmt.Sprintf("%s: provider returned %d frames against max_frames %d; all dropped", rule.B4, o.ReturnedFrames, o.Query.MaxFrames)
 	case o.Status == StatusInvalidFrames || o.Status == StatusKindViolation:
 		return fmt.Sprintf("%d frame(s) broke a rule under the drop-leg policy; all %d dropped", o.RefusedFrames(), o.ReturnedFrames)
 	case o.Status == StatusKindsNotServed:
@@ -158,6 +159,24 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(o), o.Error()})
+}
+
+// UnmarshalJSON decodes what MarshalJSON writes (a report read back from
+// a ctxkit service): the failure message becomes Err, so Error returns it.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	type plain Outcome
+	var j struct {
+		plain
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("host: decode outcome: %w", err)
+	}
+	*o = Outcome(j.plain)
+	if j.Error != "" {
+		o.Err = errors.New(j.Error)
+	}
+	return nil
 }
 
 // statusOf maps a leg error to its outcome status.
@@ -340,19 +359,19 @@ func (h *Host) audit(provider string, q *frame.Query, res *wire.Result, out *Out
 		claimed += uint64(res.Frames[i].TokenCost)
 	}
 	out.ClaimedTokens = claimed
-	listAll := func(rule, detail string) {
+	listAll := func(r rule.Rule, detail string) {
 		for i := range res.Frames {
-			out.Excluded = append(out.Excluded, ExcludedFrame{Frame: res.Frames[i].Identity(provider), Rule: rule, Detail: detail})
+			out.Excluded = append(out.Excluded, ExcludedFrame{Frame: res.Frames[i].Identity(provider), Rule: r, Detail: detail})
 		}
 	}
 	if claimed > uint64(q.MaxTokens) {
 		out.Status = StatusBudgetLie
-		listAll("B2", fmt.Sprintf("leg declared %d tokens, max_tokens %d", claimed, q.MaxTokens))
+		listAll(rule.B2, fmt.Sprintf("leg declared %d tokens, max_tokens %d", claimed, q.MaxTokens))
 		return
 	}
 	if uint64(len(res.Frames)) > uint64(q.MaxFrames) {
 		out.Status = StatusFrameFlood
-		listAll("B4", fmt.Sprintf("leg returned %d frames, max_frames %d", len(res.Frames), q.MaxFrames))
+		listAll(rule.B4, fmt.Sprintf("leg returned %d frames, max_frames %d", len(res.Frames), q.MaxFrames))
 		return
 	}
 	var kept []frame.Frame
@@ -363,7 +382,7 @@ func (h *Host) audit(provider string, q *frame.Query, res *wire.Result, out *Out
 		var bad []ExcludedFrame
 		if !q.WantsKind(f.Kind) {
 			kindViolation = true
-			bad = append(bad, ExcludedFrame{Frame: id, Rule: "Q1", Detail: fmt.Sprintf("kind %q was not requested", f.Kind)})
+			bad = append(bad, ExcludedFrame{Frame: id, Rule: rule.Q1, Detail: fmt.Sprintf("kind %q was not requested", f.Kind)})
 		}
 		for _, v := range frameViolations(f) {
 			bad = append(bad, ExcludedFrame{Frame: id, Rule: v.Rule, Detail: v.Error()})

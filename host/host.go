@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -38,6 +39,17 @@ func (p AuditPolicy) String() string {
 
 // MarshalText spells the policy for JSON.
 func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText parses a spelling produced by MarshalText.
+func (p *AuditPolicy) UnmarshalText(b []byte) error {
+	for _, q := range []AuditPolicy{ExcludeFrames, DropLeg} {
+		if q.String() == string(b) {
+			*p = q
+			return nil
+		}
+	}
+	return fmt.Errorf("host: unknown audit policy %q", b)
+}
 
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
 type Options struct {
@@ -352,13 +364,13 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 	}
 	var rules []string
 	if strings.TrimSpace(ack.Provider.Name) == "" {
-		rules = append(rules, "H2 provider.name is blank")
+		rules = append(rules, string(rule.H2)+" provider.name is blank")
 	}
 	if strings.TrimSpace(ack.Provider.Version) == "" {
-		rules = append(rules, "H2 provider.version is blank")
+		rules = append(rules, string(rule.H2)+" provider.version is blank")
 	}
 	if !ack.Provider.DataFlow.ScopesConsistent() {
-		rules = append(rules, "C5 egress_scopes are invalid or declare an off-machine scope with egress false")
+		rules = append(rules, string(rule.C5)+" egress_scopes are invalid or declare an off-machine scope with egress false")
 	}
 	for _, r := range ack.Capabilities.Representations {
 		if r.Effective() != frame.RepresentationFull && !ack.Capabilities.Resolve {

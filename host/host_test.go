@@ -263,7 +263,7 @@ func TestKindAndValidityPolicy(t *testing.T) {
 	}
 	rules := map[string]string{}
 	for _, e := range o.Excluded {
-		rules[e.Frame.Frame] = e.Rule
+		rules[e.Frame.Frame] = string(e.Rule)
 	}
 	if rules["sym"] != "Q1" || rules["score"] != "F1" || rules["nocite"] != "F3" {
 		t.Errorf("excluded rules = %v", rules)

@@ -31,28 +31,19 @@ type FanOut struct {
 	host *Host
 }
 
-// Accepted returns (provider, frame) pairs of every accepted frame, legs in
-// registration order, frames in reply order.
-func (f *FanOut) Accepted() []ProviderFrame {
-	var out []ProviderFrame
+// Accepted returns every accepted frame as a composer offer, legs in
+// registration order, frames in reply order; each points at its frame
+// inside its leg's outcome.
+func (f *FanOut) Accepted() []compose.Offer {
+	var out []compose.Offer
 	for i := range f.Outcomes {
 		o := &f.Outcomes[i]
 		if o.Status != StatusFrames {
 			continue
 		}
 		for j := range o.Frames {
-			out = append(out, ProviderFrame{Provider: o.Provider, Frame: &o.Frames[j]})
+			out = append(out, compose.Offer{Provider: o.Provider, Frame: &o.Frames[j]})
 		}
-	}
-	return out
-}
-
-// Offers returns the accepted frames as composer offers (Accepted's order).
-func (f *FanOut) Offers() []compose.Offer {
-	acc := f.Accepted()
-	out := make([]compose.Offer, len(acc))
-	for i, pf := range acc {
-		out[i] = compose.Offer{Provider: pf.Provider, Frame: pf.Frame}
 	}
 	return out
 }
@@ -80,25 +71,23 @@ func (f *FanOut) Ledger() *trust.Ledger {
 
 // Compose composes the accepted frames under budget (canonical budget
 // tokens) with compose.ForPrompt, passing the fan-out's attestation ledger
-// unless opts already carries one.
+// unless opts already carries attestations.
 func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 	var o compose.Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.Ledger == nil {
-		o.Ledger = f.Ledger()
+	if o.Attestations == nil {
+		o.Attestations = ledgerStates{f.Ledger()}
 	}
-	return compose.ForPrompt(f.Offers(), budget, &o)
+	return compose.ForPrompt(f.Accepted(), budget, &o)
 }
 
-// ProviderFrame is an accepted frame with the host id of its provider.
-type ProviderFrame struct {
-	// Provider is the host's id for the frame's provider.
-	Provider string
-	// Frame points at the accepted frame inside its leg's outcome.
-	Frame *frame.Frame
-}
+// ledgerStates gives the composer a ledger's attestation states.
+type ledgerStates struct{ l *trust.Ledger }
+
+func (s ledgerStates) Attestation(id frame.ID) compose.Attestation { return s.l.State(id) }
+
 
 // Failures returns the legs that contributed nothing because of an error or
 // an audit drop: everything but StatusFrames and the skipped legs (see

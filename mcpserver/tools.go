@@ -201,7 +201,7 @@ type toolError struct{ e *server.Error }
 func (e toolError) Error() string {
 	s := e.e.Message
 	if e.e.Rule != "" {
-		s += " (rule " + e.e.Rule + ")"
+		s += " (rule " + string(e.e.Rule) + ")"
 	}
 	return s
 }

@@ -93,20 +93,31 @@ type AssessResult struct {
 }
 
 func (h *Handler) assess(_ context.Context, req *AssessRequest) (any, error) {
+	in, err := req.Inputs()
+	if err != nil {
+		return nil, err
+	}
+	return window.Assess(in), nil
+}
+
+// Inputs reads the request body and applies the request's overrides: the
+// window.Inputs to assess, or an *Error naming the member at fault. The
+// CLI assesses locally through it too.
+func (req *AssessRequest) Inputs() (window.Inputs, error) {
 	body := []byte(strings.TrimSpace(string(req.Request)))
 	if len(body) == 0 || string(body) == "null" {
-		return nil, badRequest("request", "request: required (the provider request body)")
+		return window.Inputs{}, badRequest("request", "request: required (the provider request body)")
 	}
 	wire, err := window.ParseWire(req.Wire)
 	if err != nil {
-		return nil, badRequest("wire", "wire: %v", err)
+		return window.Inputs{}, badRequest("wire", "wire: %v", err)
 	}
 	for _, n := range []struct {
 		field string
 		v     int
 	}{{"window", req.Window}, {"image_tokens", req.ImageTokens}, {"page_tokens", req.PageTokens}, {"tool_result_bytes", req.ToolResultBytes}} {
 		if n.v < 0 {
-			return nil, badRequest(n.field, "%s: %d is negative", n.field, n.v)
+			return window.Inputs{}, badRequest(n.field, "%s: %d is negative", n.field, n.v)
 		}
 	}
 	in, err := window.InputsFromRequestBody(body, wire, req.Model)
@@ -116,11 +127,11 @@ func (h *Handler) assess(_ context.Context, req *AssessRequest) (any, error) {
 		if errors.As(err, &se) && se.Model == "" {
 			field = "wire" // the wire named does not fit the body
 		}
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: field + ": " + err.Error()}
+		return window.Inputs{}, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: field + ": " + err.Error()}
 	}
 	in.Window = req.Window
 	in.ImageTokens, in.PageTokens = req.ImageTokens, req.PageTokens
 	in.NextToolResultBytes = req.ToolResultBytes
 	in.Skills, in.Memory = req.Skills, req.Memory
-	return window.Assess(in), nil
+	return in, nil
 }

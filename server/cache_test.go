@@ -30,7 +30,7 @@ func TestComposeRouteStableFirstAcrossTurns(t *testing.T) {
 	}
 	// Turn two: one frame's score moves to the top, another frame leaves.
 	offers[3].Frame.Score = 0.99
-	next := append(append([]server.Offer{}, offers[:20]...), offers[21:]...)
+	next := append(append([]compose.Offer{}, offers[:20]...), offers[21:]...)
 	second, err := c.Compose(ctx, &server.ComposeRequest{Offers: next, Budget: intp(2500),
 		Placement: "stable-first", Previous: first.Cache.Layout, MinPrefixTokens: intp(-1)})
 	if err != nil {

@@ -11,22 +11,13 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
-
-// Offer is one frame as a provider offered it: the JSON form of
-// compose.Offer, {"provider": ID, "frame": FRAME}, the same pair the CLI
-// reads.
-type Offer struct {
-	// Provider is the host's id for the provider that served the frame.
-	Provider string `json:"provider"`
-	// Frame is the offered frame in CGP wire form.
-	Frame *frame.Frame `json:"frame"`
-}
 
 // ComposeRequest is the body of POST /v1/compose.
 type ComposeRequest struct {
 	// Offers are the frames to compose, at most Options.MaxFrames.
-	Offers []Offer `json:"offers"`
+	Offers []compose.Offer `json:"offers"`
 	// Budget is the global budget in CGP budget tokens (ceil(bytes/4) of
 	// the rendered blocks). Required, ≥ 0.
 	Budget *int `json:"budget"`
@@ -71,7 +62,7 @@ type ComposeRequest struct {
 // ContextRequest is the body of POST /v1/context.
 type ContextRequest struct {
 	// Offers are the frames to render, at most Options.MaxFrames.
-	Offers []Offer `json:"offers"`
+	Offers []compose.Offer `json:"offers"`
 	// SkipInvalid renders the valid offers and lists the others.
 	SkipInvalid bool `json:"skip_invalid,omitempty"`
 }
@@ -91,7 +82,7 @@ type Skipped struct {
 	// Index is the offer's position in the request, from 0.
 	Index int `json:"index"`
 	// Rule is the first protocol rule the offer breaks.
-	Rule string `json:"rule"`
+	Rule rule.Rule `json:"rule"`
 	// Field is the JSON path of the member at fault.
 	Field string `json:"field"`
 	// Message lists every violation of the offer.
@@ -101,7 +92,7 @@ type Skipped struct {
 // checkOffers validates every offer. It returns the valid ones; with skip
 // it lists the invalid ones, otherwise the first invalid offer is an error.
 // The caller has bounded their number (convertOffers).
-func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Skipped, error) {
+func (h *Handler) checkOffers(offers []compose.Offer, skip bool) ([]compose.Offer, []Skipped, error) {
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []Skipped
 	for i, o := range offers {
@@ -111,7 +102,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 		}
 		var v frame.Violations
 		if strings.TrimSpace(o.Provider) == "" {
-			v = append(v, &frame.RuleError{Rule: frame.RuleSchema, Field: "provider", Detail: "provider is blank"})
+			v = append(v, &frame.RuleError{Rule: rule.Schema, Field: "provider", Detail: "provider is blank"})
 		}
 		fv := o.Frame.Validate()
 		v = append(v, fv.Prefix("frame")...)
@@ -124,7 +115,7 @@ func (h *Handler) checkOffers(offers []Offer, skip bool) ([]compose.Offer, []Ski
 			skipped = append(skipped, Skipped{Index: i, Rule: v[0].Rule, Field: v[0].Field, Message: v.Error()})
 			continue
 		}
-		out = append(out, compose.Offer{Provider: o.Provider, Frame: o.Frame})
+		out = append(out, o)
 	}
 	return out, skipped, nil
 }
@@ -171,6 +162,26 @@ func parsePacker(s string) (compose.Packer, *Error) {
 		return 0, badRequest("packer", "packer: unknown %q; want first-fit or stop-at-first-miss", s)
 	}
 	return p, nil
+}
+
+// Options is the composition the request asks for: its strategy, packer,
+// placement, previous layout, cache options and sticky margin. A member
+// out of range is an *Error naming it. The CLI composes locally through
+// it too, so that a request means the same in both places.
+func (r *ComposeRequest) Options() (*compose.Options, error) {
+	strat, e := r.strategy()
+	if e != nil {
+		return nil, e
+	}
+	packer, e := parsePacker(r.Packer)
+	if e != nil {
+		return nil, e
+	}
+	opts := &compose.Options{Strategy: strat, Packer: packer}
+	if e := r.placement(opts); e != nil {
+		return nil, e
+	}
+	return opts, nil
 }
 
 // placement fills the cache-stable members of opts from the request.
@@ -233,7 +244,7 @@ func (b *contextBody) offers(h *Handler) *Error {
 // convertOffers bounds the number of offers, then decodes the frames
 // encoding/json left raw; offers the fast reader decoded are in *dst
 // already, with wire nil.
-func convertOffers(h *Handler, wire []wireOffer, dst *[]Offer) *Error {
+func convertOffers(h *Handler, wire []wireOffer, dst *[]compose.Offer) *Error {
 	if wire == nil {
 		if len(*dst) > h.maxFrames {
 			return h.tooManyFrames(len(*dst))
@@ -259,17 +270,9 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 	if *req.Budget < 0 {
 		return nil, badRequest("budget", "budget: %d is negative", *req.Budget)
 	}
-	strat, e := req.strategy()
-	if e != nil {
-		return nil, e
-	}
-	packer, e := parsePacker(req.Packer)
-	if e != nil {
-		return nil, e
-	}
-	opts := &compose.Options{Strategy: strat, Packer: packer}
-	if e := req.placement(opts); e != nil {
-		return nil, e
+	opts, err := req.Options()
+	if err != nil {
+		return nil, err
 	}
 	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
 	if err != nil {
@@ -321,32 +324,22 @@ func (h *Handler) countComposition(res *compose.Result) {
 }
 
 // composeAnswer is compose.Result's own stable JSON, with a "skipped"
-// member appended when offers were skipped. Without a cache report
-// (res.HasCacheReport false) the encoding is appendResult's, which writes the same
-// bytes faster.
+// member appended when offers were skipped.
 func composeAnswer(res *compose.Result, skipped []Skipped) (any, error) {
-	var b []byte
-	var err error
-	if res.HasCacheReport() {
-		b, err = res.MarshalJSON()
-	} else {
-		// The common answer is encoded into a pooled buffer, which
-		// writeJSON returns to the pool once it is written.
-		a := getAnswer()
-		b, err = appendResult(*a.b, res)
-		*a.b = b
-		if err == nil && len(skipped) == 0 {
-			return a, nil
-		}
-		b = bytes.Clone(b)
-		a.release()
-	}
+	// The answer is encoded into a pooled buffer, which writeJSON returns
+	// to the pool once it is written.
+	a := getAnswer()
+	b, err := res.AppendJSON(*a.b)
 	if err != nil {
+		a.release()
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
+	*a.b = b
 	if len(skipped) == 0 {
-		return json.RawMessage(b), nil
+		return a, nil
 	}
+	b = bytes.Clone(b)
+	a.release()
 	s, err := json.Marshal(skipped)
 	if err != nil {
 		return nil, fmt.Errorf("encode skipped: %w", err)

@@ -24,16 +24,16 @@ func mkFrame(id, content string, score float32) *frame.Frame {
 }
 
 // mkOffers returns n valid offers spread over providers p0..p(np-1).
-func mkOffers(n, np, size int) []server.Offer {
-	out := make([]server.Offer, n)
+func mkOffers(n, np, size int) []compose.Offer {
+	out := make([]compose.Offer, n)
 	for i := range out {
 		content := fmt.Sprintf("frame %d: ", i) + strings.Repeat("evidence ", size/9+1)[:size]
-		out[i] = server.Offer{Provider: fmt.Sprintf("p%d", i%np), Frame: mkFrame(fmt.Sprintf("f%d", i), content, float32(i%10)/10)}
+		out[i] = compose.Offer{Provider: fmt.Sprintf("p%d", i%np), Frame: mkFrame(fmt.Sprintf("f%d", i), content, float32(i%10)/10)}
 	}
 	return out
 }
 
-func toCompose(offers []server.Offer) []compose.Offer {
+func toCompose(offers []compose.Offer) []compose.Offer {
 	out := make([]compose.Offer, len(offers))
 	for i, o := range offers {
 		out[i] = compose.Offer{Provider: o.Provider, Frame: o.Frame}
@@ -167,7 +167,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 	blankProvider := mkOffers(1, 1, 50)
 	blankProvider[0].Provider = ""
 	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: blankProvider, Budget: intp(100)})
-	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].provider", frame.RuleSchema)
+	wantError(t, err, 422, server.CodeRuleViolation, "offers[0].provider", "schema")
 
 	_, err = c.Compose(ctx, &server.ComposeRequest{Offers: ok})
 	wantError(t, err, 400, server.CodeBadRequest, "budget", "")
@@ -209,7 +209,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *server.Error {
 	t.Helper()
 	var e *server.Error
-	if !asServerError(err, &e) || e.Status != status || e.Code != code || e.Rule != rule {
+	if !asServerError(err, &e) || e.Status != status || e.Code != code || string(e.Rule) != rule {
 		t.Fatalf("error %v, want %d %s rule %q", err, status, code, rule)
 	}
 	return e
@@ -242,7 +242,7 @@ func TestContextRouteIsTheDeterminismFloor(t *testing.T) {
 	want := compose.Context(toCompose(offers))
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 5 {
-		shuffled := append([]server.Offer(nil), offers...)
+		shuffled := append([]compose.Offer(nil), offers...)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		for _, o := range shuffled {
 			o.Frame.Score = r.Float32() // scores never reach the floor
@@ -298,7 +298,7 @@ func TestComposeRefusesEmptyMembers(t *testing.T) {
 		if len(res.Audit.Entries) != 1 {
 			t.Errorf("%s: %d audit entries, want the valid offer", tc.member, len(res.Audit.Entries))
 		}
-		if len(res.Skipped) != 1 || res.Skipped[0].Index != 1 || res.Skipped[0].Rule != tc.rule || res.Skipped[0].Field != tc.field {
+		if len(res.Skipped) != 1 || res.Skipped[0].Index != 1 || string(res.Skipped[0].Rule) != tc.rule || res.Skipped[0].Field != tc.field {
 			t.Errorf("%s: skipped %+v", tc.member, res.Skipped)
 		}
 	}

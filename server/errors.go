@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // Error codes carried in the "code" member of an error response. They are
@@ -34,7 +36,7 @@ type Error struct {
 	// Message says what was wrong, in lower case, naming the member at fault.
 	Message string `json:"message"`
 	// Rule names the violated protocol rule (for example "F3") when there is one.
-	Rule string `json:"rule,omitempty"`
+	Rule rule.Rule `json:"rule,omitempty"`
 	// Field is the JSON path of the member at fault, when known.
 	Field string `json:"field,omitempty"`
 
@@ -45,7 +47,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := fmt.Sprintf("ctxkit server: %d %s: %s", e.Status, e.Code, e.Message)
 	if e.Rule != "" {
-		s += " (rule " + e.Rule + ")"
+		s += " (rule " + string(e.Rule) + ")"
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxkit/ctxkit/compose"
 	"net/http"
 	"net/http/httptest"
 
@@ -28,7 +29,7 @@ func ExampleNew() {
 	budget := 100
 	res, err := c.Compose(context.Background(), &server.ComposeRequest{
 		Budget: &budget,
-		Offers: []server.Offer{{Provider: "docs", Frame: &frame.Frame{
+		Offers: []compose.Offer{{Provider: "docs", Frame: &frame.Frame{
 			ID: "retry", Kind: frame.KindDoc, Title: "Retry policy", Content: content,
 			Score: 0.9, TokenCost: uint32(frame.BudgetTokens(content)), CitationLabel: "retry.md L1",
 		}}},
@@ -51,7 +52,7 @@ func ExampleError() {
 	budget := 10
 	_, err := c.Compose(context.Background(), &server.ComposeRequest{
 		Budget: &budget,
-		Offers: []server.Offer{{Provider: "docs", Frame: &frame.Frame{
+		Offers: []compose.Offer{{Provider: "docs", Frame: &frame.Frame{
 			ID: "x", Kind: frame.KindDoc, Title: "X", Content: "abc", Score: 0.5, TokenCost: 5, CitationLabel: "x",
 		}}},
 	})

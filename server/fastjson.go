@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/ctxkit/ctxkit/compose"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -497,10 +498,10 @@ func (r *fastReader) frameMember(f *frame.Frame, name string, s *seen) bool {
 }
 
 // offers reads the offers array, each frame with every required member.
-func (r *fastReader) offers() ([]Offer, bool) {
-	out := []Offer{}
+func (r *fastReader) offers() ([]compose.Offer, bool) {
+	out := []compose.Offer{}
 	ok := r.elements(func() bool {
-		var o Offer
+		var o compose.Offer
 		var s seen
 		ok := r.members(func(name string) bool {
 			switch name {
@@ -530,7 +531,7 @@ func (r *fastReader) offers() ([]Offer, bool) {
 // compose and context routes share, and the route's other members through
 // more (nil when there are none; it may use bits 2 and up of seen). It
 // declines a body without offers.
-func (r *fastReader) request(offers *[]Offer, skip *bool, more func(name string, s *seen) bool) bool {
+func (r *fastReader) request(offers *[]compose.Offer, skip *bool, more func(name string, s *seen) bool) bool {
 	var s seen
 	ok := r.members(func(name string) bool {
 		switch name {

@@ -32,7 +32,7 @@ func wantError(t *testing.T, err error, status int, code, field, rule string) *s
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v (%T), want *server.Error", err, err)
 	}
-	if e.Status != status || e.Code != code || e.Field != field || e.Rule != rule {
+	if e.Status != status || e.Code != code || e.Field != field || string(e.Rule) != rule {
 		t.Fatalf("error %+v, want status %d code %q field %q rule %q", e, status, code, field, rule)
 	}
 	return e

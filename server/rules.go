@@ -5,11 +5,12 @@ import (
 	"net/http"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // ruleOf reports the first protocol rule named by a typed rule error in
 // err's chain (a *frame.RuleError, possibly inside frame.Violations).
-func ruleOf(err error) (rule, field string, ok bool) {
+func ruleOf(err error) (r rule.Rule, field string, ok bool) {
 	var re *frame.RuleError
 	if errors.As(err, &re) {
 		return re.Rule, re.Field, true
@@ -25,8 +26,8 @@ func decodeRuleError(err error) *Error {
 	if errors.As(err, &mm) {
 		return badRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
 	}
-	if rule, field, ok := ruleOf(err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: rule, Field: field,
+	if r, field, ok := ruleOf(err); ok {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: r, Field: field,
 			Message: "decode body: " + err.Error()}
 	}
 	return nil

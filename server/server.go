@@ -255,8 +255,8 @@ func (h *Handler) asError(ctx context.Context, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	if rule, field, ok := ruleOf(err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: rule, Field: field, Message: err.Error()}
+	if r, field, ok := ruleOf(err); ok {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeRuleViolation, Rule: r, Field: field, Message: err.Error()}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 		return &Error{Status: http.StatusGatewayTimeout, Code: CodeTimeout, Message: fmt.Sprintf("the request did not finish within %v", h.timeout)}

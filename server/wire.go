@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxkit/ctxkit/compose"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -22,8 +23,8 @@ type wireOffer struct {
 
 // offersFrom decodes the frames of ws, naming the offer and member of a
 // missing required member, a missing frame or a member of the wrong type.
-func offersFrom(ws []wireOffer) ([]Offer, *Error) {
-	out := make([]Offer, len(ws))
+func offersFrom(ws []wireOffer) ([]compose.Offer, *Error) {
+	out := make([]compose.Offer, len(ws))
 	for i, w := range ws {
 		path := fmt.Sprintf("offers[%d].frame", i)
 		if len(w.Frame) == 0 || string(w.Frame) == "null" {
@@ -33,7 +34,7 @@ func offersFrom(ws []wireOffer) ([]Offer, *Error) {
 		if err := f.UnmarshalJSON(w.Frame); err != nil {
 			return nil, frameError(path, err)
 		}
-		out[i] = Offer{Provider: w.Provider, Frame: f}
+		out[i] = compose.Offer{Provider: w.Provider, Frame: f}
 	}
 	return out, nil
 }

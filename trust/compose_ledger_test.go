@@ -15,6 +15,11 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
+// ledgerStates gives the composer a ledger's states, as a host does.
+type ledgerStates struct{ *trust.Ledger }
+
+func (l ledgerStates) Attestation(id frame.ID) compose.Attestation { return l.State(id) }
+
 // TestLedgerAnnotatesOnly is the composer-side acceptance test of
 // attestation: for random offer sets, ForPrompt makes the same selection,
 // placement, prompt bytes and citations with an empty ledger as with a
@@ -90,8 +95,8 @@ func TestLedgerAnnotatesOnly(t *testing.T) {
 		}
 		budget := rng.IntN(600)
 		plain := compose.ForPrompt(offers, budget, nil)
-		empty := compose.ForPrompt(offers, budget, &compose.Options{Ledger: trust.NewLedger()})
-		mixed := compose.ForPrompt(offers, budget, &compose.Options{Ledger: ledger})
+		empty := compose.ForPrompt(offers, budget, &compose.Options{Attestations: ledgerStates{trust.NewLedger()}})
+		mixed := compose.ForPrompt(offers, budget, &compose.Options{Attestations: ledgerStates{ledger}})
 
 		for name, r := range map[string]*compose.Result{"empty": empty, "mixed": mixed} {
 			if r.Prompt != plain.Prompt {
@@ -111,7 +116,7 @@ func TestLedgerAnnotatesOnly(t *testing.T) {
 			}
 		}
 		for i, e := range empty.Audit.Entries {
-			if e.Attestation.Kind() != trust.NotChecked || plain.Audit.Entries[i].Attestation.Kind() != trust.NotChecked {
+			if e.Attestation != trust.NewLedger().State(e.Frame) || plain.Audit.Entries[i].Attestation != nil {
 				t.Fatalf("iter %d: empty ledger entry %d is %v", iter, i, e.Attestation)
 			}
 		}
@@ -147,9 +152,27 @@ func TestLedgerAnnotatesOnly(t *testing.T) {
 
 func ledgerIsAllNotChecked(r *compose.Result) bool {
 	for _, e := range r.Audit.Entries {
-		if e.Attestation.Kind() != trust.NotChecked {
+		if e.Attestation != nil && e.Attestation.String() != trust.NotChecked.String() {
 			return false
 		}
 	}
 	return true
+}
+
+// A frame nobody checked reads the same in the audit whether the composer
+// had no attestations or a ledger that never saw the frame.
+func TestNotCheckedEncodesAsLedgerZero(t *testing.T) {
+	f := frame.Frame{ID: "a", Kind: frame.KindSnippet, Title: "t", Content: "c", Score: 0.5}
+	offers := []compose.Offer{{Provider: "p", Frame: &f}}
+	plain, err := json.Marshal(compose.ForPrompt(offers, 100, nil).Audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := json.Marshal(compose.ForPrompt(offers, 100, &compose.Options{Attestations: ledgerStates{trust.NewLedger()}}).Audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(plain, with) {
+		t.Fatalf("no attestations:\n%s\nempty ledger:\n%s", plain, with)
+	}
 }

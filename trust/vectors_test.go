@@ -74,7 +74,7 @@ func vectorInputs() vectorFile {
 		{Type: "file", URI: "file:///données/日本.md", Digest: digest("日本")},
 	}
 	v := vectorFile{About: []string{
-		"ctxkit attestation test vectors (CGP contextgraph/1 attestation, PROTOCOL.md §4.4).",
+		"ctxkit attestation test vectors (CGP contextgraph/1 attestation, docs/protocol.md §4.4).",
 		"encoding: enc_str(s) = u32 big-endian byte length || UTF-8 bytes; enc_opt(absent) = 00; enc_opt(s) = 01 || enc_str(s).",
 		"link encoding = enc_str(type) || enc_opt(uri) || enc_opt(range) || enc_opt(digest) || enc_opt(method) || enc_opt(by); a member absent from the JSON is absent.",
 		"chain: h = SHA256('contextgraph/attest/1/genesis'); per link, in order: h = SHA256('contextgraph/attest/1/link' || h || encoding).",

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxkit/ctxkit/compose"
 	"io"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // Finding is one rule violation in an input, at a 1-based line.
@@ -22,10 +24,10 @@ type Finding struct {
 // MarshalJSON encodes {"line","rule","field","detail"}.
 func (f Finding) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Line   int    `json:"line"`
-		Rule   string `json:"rule"`
-		Field  string `json:"field"`
-		Detail string `json:"detail"`
+		Line   int       `json:"line"`
+		Rule   rule.Rule `json:"rule"`
+		Field  string    `json:"field"`
+		Detail string    `json:"detail"`
 	}{f.Line, f.Rule, f.Field, f.Detail})
 }
 
@@ -199,14 +201,14 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 			add(Validate(env))
 		}
 	case shape.Provider != nil && shape.Frame != nil:
-		var o Offer
+		var o compose.Offer
 		if err := json.Unmarshal(v, &o); err != nil {
 			return err
 		}
 		rep.Items++
 		if isBlank(o.Provider) {
 			// The provider id is half of every offered frame's identity.
-			add(frame.Violations{rule(frame.RuleSchema, "provider", "offer's provider id is blank")})
+			add(frame.Violations{violation(rule.Schema, "provider", "offer's provider id is blank")})
 		}
 		add(o.Frame.Validate().Prefix("frame"))
 	case shape.ID != nil || shape.Kind != nil || shape.Title != nil:

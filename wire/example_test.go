@@ -70,13 +70,13 @@ func ExampleReadOffers() {
 	in := `{"provider":"alpha","frame":{"id":"a","kind":"doc","title":"A","content":"abcd","score":0.9,"token_cost":1,"citation_label":"a"}}
 {"provider":"beta","frame":{"id":"b","kind":"fact","title":"B","content":"abcdefgh","score":0.4,"token_cost":2,"citation_label":"b"}}
 `
-	offers, err := wire.ReadOffers(strings.NewReader(in), nil)
+	offers, lines, err := wire.ReadOffers(strings.NewReader(in), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, o := range offers {
-		fmt.Printf("line %d: %v (%d violations)\n", o.Line, o.Identity(), len(o.Frame.Validate()))
+	for i, o := range offers {
+		fmt.Printf("line %d: %v (%d violations)\n", lines[i], o.ID(), len(o.Frame.Validate()))
 	}
 	// Output:
 	// line 1: alpha/a (0 violations)

@@ -7,108 +7,54 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/compose"
 )
 
-// Offer is one frame offered by one provider: the input format of
-// composition, one {"provider": ID, "frame": FRAME} object per NDJSON line
-// (or the elements of one JSON array). Provider is the host's id for the
-// provider. Line is the offer's 1-based line (or array position) in its
-// input; it is not encoded.
-type Offer struct {
-	// Provider is the host's id for the offering provider.
-	Provider string `json:"provider"`
-	// Frame is the offered frame.
-	Frame frame.Frame `json:"frame"`
-	// Line is the 1-based line (or array position) the offer came from;
-	// not encoded.
-	Line int `json:"-"`
-}
-
-// Identity returns the offered frame's canonical identity.
-func (o *Offer) Identity() frame.ID { return o.Frame.Identity(o.Provider) }
-
-// AppendJSON appends the offer's encoding ({"provider":…,"frame":…}) to dst.
-func (o *Offer) AppendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	w.Open()
-	w.Str("provider", o.Provider)
-	w.Key("frame")
-	var err error
-	if w.B, err = o.Frame.AppendJSON(w.B); err != nil {
-		return dst, fmt.Errorf("encode offer: %w", err)
-	}
-	w.Close()
-	return w.B, nil
-}
-
-// MarshalJSON returns the offer's encoding.
-func (o Offer) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil) }
-
-// UnmarshalJSON decodes an offer; provider and frame are required.
-func (o *Offer) UnmarshalJSON(b []byte) error {
-	var aux struct {
-		Provider *string      `json:"provider"`
-		Frame    *frame.Frame `json:"frame"`
-	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if aux.Provider == nil {
-		return &frame.MissingMemberError{Object: "offer", Member: "provider"}
-	}
-	if aux.Frame == nil {
-		return &frame.MissingMemberError{Object: "offer", Member: "frame"}
-	}
-	*o = Offer{Provider: *aux.Provider, Frame: *aux.Frame, Line: o.Line}
-	return nil
-}
-
-// ReadOffers reads offers from r: NDJSON, one offer per line, or a single
-// JSON array of offers. Lines and the array are bounded as by a Decoder with
-// opts. It returns every offer, or the first failure as a *DecodeError
-// naming its line (or array position). It does not validate the frames.
-func ReadOffers(r io.Reader, opts *DecoderOptions) ([]Offer, error) {
+// ReadOffers reads composer offers from r: NDJSON, one
+// {"provider": ID, "frame": FRAME} per line, or a single JSON array of
+// them. Lines and the array are bounded as by a Decoder with opts. It
+// returns every offer with lines[i] the 1-based line (or array position)
+// of offers[i], or the first failure as a *DecodeError naming its line. It
+// does not validate the frames.
+func ReadOffers(r io.Reader, opts *DecoderOptions) (offers []compose.Offer, lines []int, err error) {
 	d := NewDecoder(r, opts)
 	first, err := d.ReadLine()
 	if errors.Is(err, io.EOF) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if first[0] == '[' {
 		doc, err := d.rest(first)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var raw []json.RawMessage
 		if err := json.Unmarshal(doc, &raw); err != nil {
-			return nil, &DecodeError{Line: 1, Err: err}
+			return nil, nil, &DecodeError{Line: 1, Err: err}
 		}
-		out := make([]Offer, len(raw))
+		offers, lines = make([]compose.Offer, len(raw)), make([]int, len(raw))
 		for i, el := range raw {
-			out[i].Line = i + 1
-			if err := json.Unmarshal(el, &out[i]); err != nil {
-				return nil, &DecodeError{Line: i + 1, Err: err}
+			lines[i] = i + 1
+			if err := json.Unmarshal(el, &offers[i]); err != nil {
+				return nil, nil, &DecodeError{Line: i + 1, Err: err}
 			}
 		}
-		return out, nil
+		return offers, lines, nil
 	}
-	var out []Offer
 	for line := first; ; {
-		o := Offer{Line: d.Line()}
+		var o compose.Offer
 		if err := decodeLine(line, &o); err != nil {
-			return nil, &DecodeError{Line: d.Line(), Err: err}
+			return nil, nil, &DecodeError{Line: d.Line(), Err: err}
 		}
-		out = append(out, o)
+		offers, lines = append(offers, o), append(lines, d.Line())
 		line, err = d.ReadLine()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return offers, lines, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 }

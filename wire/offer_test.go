@@ -13,14 +13,14 @@ func TestReadOffersNDJSON(t *testing.T) {
 
 {"frame":` + frameJSON + `,"provider":"beta","note":"ignored"}
 `
-	offers, err := ReadOffers(strings.NewReader(in), nil)
+	offers, lines, err := ReadOffers(strings.NewReader(in), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(offers) != 2 || offers[0].Provider != "alpha" || offers[0].Line != 1 || offers[1].Provider != "beta" || offers[1].Line != 3 {
-		t.Fatalf("offers %+v", offers)
+	if len(offers) != 2 || offers[0].Provider != "alpha" || lines[0] != 1 || offers[1].Provider != "beta" || lines[1] != 3 {
+		t.Fatalf("offers %+v at %v", offers, lines)
 	}
-	if id := offers[1].Identity(); id != (frame.ID{Provider: "beta", Frame: "a"}) {
+	if id := offers[1].ID(); id != (frame.ID{Provider: "beta", Frame: "a"}) {
 		t.Fatalf("identity %v", id)
 	}
 	b, err := offers[0].MarshalJSON()
@@ -31,11 +31,11 @@ func TestReadOffersNDJSON(t *testing.T) {
 
 func TestReadOffersArray(t *testing.T) {
 	in := "[\n" + `{"provider":"a","frame":` + frameJSON + "},\n" + `{"provider":"b","frame":` + frameJSON + "}\n]\n"
-	offers, err := ReadOffers(strings.NewReader(in), nil)
-	if err != nil || len(offers) != 2 || offers[1].Provider != "b" || offers[1].Line != 2 {
+	offers, lines, err := ReadOffers(strings.NewReader(in), nil)
+	if err != nil || len(offers) != 2 || offers[1].Provider != "b" || lines[1] != 2 {
 		t.Fatalf("%+v %v", offers, err)
 	}
-	if offers, err := ReadOffers(strings.NewReader(""), nil); err != nil || offers != nil {
+	if offers, _, err := ReadOffers(strings.NewReader(""), nil); err != nil || offers != nil {
 		t.Fatalf("empty input: %v %v", offers, err)
 	}
 }
@@ -49,13 +49,13 @@ func TestReadOffersErrorsNameTheLine(t *testing.T) {
 		"[{\"provider\":\"a\"": 1,
 	}
 	for in, line := range cases {
-		_, err := ReadOffers(strings.NewReader(in), nil)
+		_, _, err := ReadOffers(strings.NewReader(in), nil)
 		var de *DecodeError
 		if !errors.As(err, &de) || de.Line != line {
 			t.Errorf("%q: err = %v", in, err)
 		}
 	}
-	_, err := ReadOffers(strings.NewReader("[\n"+strings.Repeat("  \n", 40)+"]"), &DecoderOptions{MaxLineBytes: 50})
+	_, _, err := ReadOffers(strings.NewReader("[\n"+strings.Repeat("  \n", 40)+"]"), &DecoderOptions{MaxLineBytes: 50})
 	var tl *TooLongError
 	if !errors.As(err, &tl) || tl.What != "document" {
 		t.Fatalf("over-long array: %v", err)
@@ -93,7 +93,7 @@ func TestCheckInputBlankOfferProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Violations) != 1 || rep.Violations[0].Rule != frame.RuleSchema || rep.Violations[0].Field != "provider" {
+		if len(rep.Violations) != 1 || string(rep.Violations[0].Rule) != "schema" || rep.Violations[0].Field != "provider" {
 			t.Fatalf("provider %s: %+v", p, rep.Violations)
 		}
 	}

@@ -6,9 +6,10 @@ import (
 	"unicode"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
-func rule(r, field, detail string) *frame.RuleError {
+func violation(r rule.Rule, field, detail string) *frame.RuleError {
 	return &frame.RuleError{Rule: r, Field: field, Detail: detail}
 }
 
@@ -42,7 +43,7 @@ func Validate(env Envelope) frame.Violations {
 		}
 	case *Error:
 		if isBlank(e.Message) {
-			v = append(v, rule(frame.RuleSchema, "message", "error message is blank"))
+			v = append(v, violation(rule.Schema, "message", "error message is blank"))
 		}
 	}
 	return v
@@ -50,11 +51,11 @@ func Validate(env Envelope) frame.Violations {
 
 func checkVersion(version string) frame.Violations {
 	if !Compatible(version, ProtocolVersion) {
-		return frame.Violations{rule("H1", "protocol_version",
+		return frame.Violations{violation(rule.H1, "protocol_version",
 			"version "+strconv.Quote(version)+" is not in family "+Family(ProtocolVersion))}
 	}
 	if !WellFormedVersion(version) {
-		return frame.Violations{rule(frame.RuleSchema, "protocol_version",
+		return frame.Violations{violation(rule.Schema, "protocol_version",
 			"version "+strconv.Quote(version)+" is not spelled contextgraph/MAJOR.MINOR[-draft]")}
 	}
 	return nil
@@ -81,16 +82,16 @@ func (r *Result) ValidateFor(q *frame.Query) frame.Violations {
 		sum += uint64(r.Frames[i].TokenCost)
 	}
 	if sum > uint64(q.MaxTokens) {
-		v = append(v, rule("B1", "frames", "declared token_cost sums to "+strconv.FormatUint(sum, 10)+
+		v = append(v, violation(rule.B1, "frames", "declared token_cost sums to "+strconv.FormatUint(sum, 10)+
 			", over max_tokens "+strconv.FormatUint(uint64(q.MaxTokens), 10)))
 	}
 	if uint64(len(r.Frames)) > uint64(q.MaxFrames) {
-		v = append(v, rule("B4", "frames", strconv.Itoa(len(r.Frames))+" frames returned, over max_frames "+
+		v = append(v, violation(rule.B4, "frames", strconv.Itoa(len(r.Frames))+" frames returned, over max_frames "+
 			strconv.FormatUint(uint64(q.MaxFrames), 10)))
 	}
 	for i := range r.Frames {
 		if !q.WantsKind(r.Frames[i].Kind) {
-			v = append(v, rule("Q1", "frames["+strconv.Itoa(i)+"].kind", "kind "+strconv.Quote(string(r.Frames[i].Kind))+" was not requested"))
+			v = append(v, violation(rule.Q1, "frames["+strconv.Itoa(i)+"].kind", "kind "+strconv.Quote(string(r.Frames[i].Kind))+" was not requested"))
 		}
 	}
 	return v
@@ -101,14 +102,14 @@ func (r *Result) ValidateFor(q *frame.Query) frame.Violations {
 func (vd *Verdict) Validate() frame.Violations {
 	v := vd.Frame.Validate().Prefix("frame")
 	if !vd.Status.IsKnown() {
-		v = append(v, rule(frame.RuleSchema, "status", "unknown verdict status "+strconv.Quote(string(vd.Status))))
+		v = append(v, violation(rule.Schema, "status", "unknown verdict status "+strconv.Quote(string(vd.Status))))
 	}
 	if vd.ReplacementDigest != "" {
 		if vd.Status != StatusStale {
-			v = append(v, rule("V4", "replacement_digest", "a replacement digest is allowed only on a stale verdict, not "+strconv.Quote(string(vd.Status))))
+			v = append(v, violation(rule.V4, "replacement_digest", "a replacement digest is allowed only on a stale verdict, not "+strconv.Quote(string(vd.Status))))
 		}
 		if !frame.WellFormedDigest(vd.ReplacementDigest) {
-			v = append(v, rule("D1", "replacement_digest", "malformed digest "+strconv.Quote(vd.ReplacementDigest)))
+			v = append(v, violation(rule.D1, "replacement_digest", "malformed digest "+strconv.Quote(vd.ReplacementDigest)))
 		}
 	}
 	return v
@@ -161,9 +162,9 @@ func (c *Checker) checkEcho(q *Query, id string, echoed bool) frame.Violations {
 	}
 	switch {
 	case !echoed:
-		return frame.Violations{rule("H4", "id", "reply id "+strconv.Quote(id)+" answers no pending query; the provider declared correlation and must echo the query id verbatim")}
+		return frame.Violations{violation(rule.H4, "id", "reply id "+strconv.Quote(id)+" answers no pending query; the provider declared correlation and must echo the query id verbatim")}
 	case q.ID != "" && id != q.ID:
-		return frame.Violations{rule("H4", "id", "the provider declared correlation but did not echo query id "+strconv.Quote(q.ID))}
+		return frame.Violations{violation(rule.H4, "id", "the provider declared correlation but did not echo query id "+strconv.Quote(q.ID))}
 	}
 	return nil
 }

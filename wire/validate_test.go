@@ -19,7 +19,7 @@ func mustUnmarshal(t *testing.T, line string) Envelope {
 
 func has(v frame.Violations, rule, field string) bool {
 	for _, e := range v {
-		if e.Rule == rule && e.Field == field {
+		if string(e.Rule) == rule && e.Field == field {
 			return true
 		}
 	}
@@ -44,7 +44,7 @@ func TestEnvelopeRules(t *testing.T) {
 	}{
 		{`{"type":"handshake","protocol_version":"contextgraph/2.0"}`, "H1", "protocol_version"},
 		{`{"type":"handshake","protocol_version":"mcp/1.0"}`, "H1", "protocol_version"},
-		{`{"type":"handshake","protocol_version":"contextgraph/1.x"}`, frame.RuleSchema, "protocol_version"},
+		{`{"type":"handshake","protocol_version":"contextgraph/1.x"}`, "schema", "protocol_version"},
 		{`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":" ","version":"1","data_flow":{}},"capabilities":{}}`, "H2", "provider.name"},
 		{`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"n","version":"1","data_flow":{"egress":false,"egress_scopes":["third-party-index"]}},"capabilities":{}}`, "C5", "provider.data_flow.egress_scopes[0]"},
 		{`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"n","version":"1","data_flow":{"egress":true,"egress_scopes":["vendorstore"]}},"capabilities":{}}`, "U3", "provider.data_flow.egress_scopes[0]"},
@@ -54,8 +54,8 @@ func TestEnvelopeRules(t *testing.T) {
 		{framesLine(`"score":0.5,"content":"abcdefgh"`), "B3", "result.frames[0].token_cost"},
 		{`{"type":"verify","request":{"frames":[{"provider_id":"p","frame_id":"f","content_digest":"sha256:abc"}]}}`, "D1", "request.frames[0].content_digest"},
 		{`{"type":"verified","response":{"verdicts":[{"frame":{"provider_id":"p","frame_id":"f"},"status":"gone","replacement_digest":"sha256:` + hex64 + `"}]}}`, "V4", "response.verdicts[0].replacement_digest"},
-		{`{"type":"verified","response":{"verdicts":[{"frame":{"provider_id":"p","frame_id":"f"},"status":"expired"}]}}`, frame.RuleSchema, "response.verdicts[0].status"},
-		{`{"type":"error","message":"  "}`, frame.RuleSchema, "message"},
+		{`{"type":"verified","response":{"verdicts":[{"frame":{"provider_id":"p","frame_id":"f"},"status":"expired"}]}}`, "schema", "response.verdicts[0].status"},
+		{`{"type":"error","message":"  "}`, "schema", "message"},
 	}
 	for _, tc := range cases {
 		v := Validate(mustUnmarshal(t, tc.line))
@@ -150,7 +150,7 @@ func TestStdioSessionValidates(t *testing.T) {
 	var rules []string
 	for _, line := range fixtures.StdioSessionLines() {
 		for _, e := range c.Check(mustUnmarshal(t, string(line))) {
-			rules = append(rules, e.Rule+" "+e.Field)
+			rules = append(rules, string(e.Rule)+" "+e.Field)
 		}
 	}
 	// The recorded session is valid as a whole, cross-envelope rules included.

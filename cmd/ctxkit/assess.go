@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/window"
 )
 
@@ -61,6 +62,10 @@ func (f *assessFlags) check(files []string, s stdio) (window.Wire, bool) {
 }
 
 func runAssess(ctx context.Context, args []string, s stdio) int {
+	return assessWith(ctx, localRunner{}, args, s)
+}
+
+func assessWith(ctx context.Context, r runner, args []string, s stdio) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
 	fs.SetOutput(s.err)
 	f := defineAssessFlags(fs)
@@ -94,8 +99,7 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		}
 		return exitUsage
 	}
-	wire, ok := f.check(files, s)
-	if !ok {
+	if _, ok := f.check(files, s); !ok {
 		return exitUsage
 	}
 	file := ""
@@ -107,18 +111,18 @@ func runAssess(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "assess: %v\n", err)
 		return exitUsage
 	}
-	if err := ctx.Err(); err != nil {
-		fmt.Fprintf(s.err, "assess: %v\n", err)
+	if !json.Valid(body) {
+		// Checked here so that the request can be sent at all.
+		fmt.Fprintln(s.err, "assess: request body is not JSON")
 		return exitUsage
 	}
-	in, err := window.InputsFromRequestBody(body, wire, *f.model)
+	req := &server.AssessRequest{Request: body, Model: *f.model, Wire: *f.wire, Window: *f.window,
+		ImageTokens: *f.imageTokens, PageTokens: *f.pageTokens, ToolResultBytes: *f.toolBytes}
+	a, err := r.assess(ctx, req)
 	if err != nil {
-		fmt.Fprintf(s.err, "assess: %v\n", err)
-		return exitUsage
+		return requestFailed("assess", s, err)
 	}
-	in.Window, in.NextToolResultBytes = *f.window, *f.toolBytes
-	in.ImageTokens, in.PageTokens = *f.imageTokens, *f.pageTokens
-	return printAssessment(s, window.Assess(in), *f.format)
+	return printAssessment(s, *a, *f.format)
 }
 
 // printAssessment prints an assessment as text or indented JSON; local and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
+	"github.com/ctxkit/ctxkit/rule"
+	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -70,7 +73,7 @@ type composeFlags struct {
 	file        string
 	budget      int
 	haveBudget  bool
-	strategy    compose.Strategy
+	strategy    string // as given, checked by parseStrategy
 	packer      compose.Packer
 	json        bool
 	skipInvalid bool
@@ -78,7 +81,7 @@ type composeFlags struct {
 }
 
 func parseComposeFlags(args []string) (*composeFlags, error) {
-	fl := &composeFlags{strategy: compose.ScoreDescending{}}
+	fl := &composeFlags{}
 	var files []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -113,11 +116,10 @@ func parseComposeFlags(args []string) (*composeFlags, error) {
 			if err != nil {
 				return nil, err
 			}
-			s, err := parseStrategy(v)
-			if err != nil {
+			if _, err := parseStrategy(v); err != nil {
 				return nil, err
 			}
-			fl.strategy = s
+			fl.strategy = v
 		case "packer":
 			v, err := needValue()
 			if err != nil {
@@ -189,7 +191,49 @@ func parseStrategy(v string) (compose.Strategy, error) {
 	return nil, fmt.Errorf("unknown strategy %q (score-descending, round-robin-by-rank, per-provider-quota[:K])", v)
 }
 
-func runCompose(_ context.Context, args []string, s stdio) int {
+// request is the service's compose request for the flags: what the local
+// and the remote runner both compose from.
+func (fl *composeFlags) request(offers []compose.Offer) (*server.ComposeRequest, error) {
+	req := &server.ComposeRequest{Offers: offers, Budget: &fl.budget, Packer: fl.packer.String()}
+	req.Strategy, req.Quota = strategyRequest(fl.strategy)
+	c := &fl.cache
+	if !c.haveAny {
+		return req, nil
+	}
+	// Naming any placement flag asks for the cache report, as locally.
+	req.Placement, req.StickyMargin = c.placement.String(), float64(c.stickyMargin)
+	if c.minPrefix > 0 {
+		req.MinPrefixTokens = &c.minPrefix
+	}
+	if c.havePrevious {
+		l, err := readPrevious(c.previous)
+		if err != nil {
+			return nil, err
+		}
+		if req.Previous, err = json.Marshal(l); err != nil {
+			return nil, fmt.Errorf("--previous: %w", err)
+		}
+	}
+	return req, nil
+}
+
+// strategyRequest spells a --strategy value (checked by parseStrategy) as
+// the request's strategy name and quota; per-provider-quota:0 means K=1,
+// as in the composer.
+func strategyRequest(v string) (name string, quota int) {
+	name, k, ok := strings.Cut(v, ":")
+	if !ok {
+		return name, 0
+	}
+	n, _ := strconv.Atoi(k)
+	return name, max(n, 1)
+}
+
+func runCompose(ctx context.Context, args []string, s stdio) int {
+	return composeWith(ctx, localRunner{}, args, s)
+}
+
+func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 	for _, a := range args {
 		if a == "-h" || a == "--help" || a == "-help" {
 			fmt.Fprint(s.out, composeUsage)
@@ -212,48 +256,26 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 		defer f.Close()
 		in = f
 	}
-	offers, err := wire.ReadOffers(in, nil)
+	offers, lines, err := wire.ReadOffers(in, nil)
 	if err != nil {
 		fmt.Fprintf(s.err, "compose: %s: %v\n", name, err)
 		return exitUsage
 	}
-
-	// Validate every offer before composing anything.
-	valid := make([]compose.Offer, 0, len(offers))
-	invalid := 0
-	for i := range offers {
-		o := &offers[i]
-		vs := o.Frame.Validate()
-		if strings.TrimSpace(o.Provider) == "" {
-			vs = append(frame.Violations{{Rule: frame.RuleSchema, Field: "provider", Detail: "provider id is blank"}}, vs...)
-		}
-		if len(vs) == 0 {
-			valid = append(valid, compose.Offer{Provider: o.Provider, Frame: &o.Frame})
-			continue
-		}
-		invalid++
-		verb := "invalid"
-		if fl.skipInvalid {
-			verb = "skipped"
-		}
-		for _, v := range vs {
-			// The offer's id and the values a violation quotes come from
-			// whoever wrote the offers: quoted and escaped, one line each.
-			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, o.Line, verb, safetext.Quote(o.Identity().String()), safetext.Escape(v.Error()))
-		}
-	}
+	valid, invalid := validOffers(s, name, offers, lines, fl.skipInvalid)
 	if invalid > 0 && !fl.skipInvalid {
 		fmt.Fprintf(s.err, "compose: %s: %d of %d offers invalid; nothing composed (use --skip-invalid to compose the rest)\n",
 			name, invalid, len(offers))
 		return exitFailed
 	}
-
-	opts := &compose.Options{Strategy: fl.strategy, Packer: fl.packer}
-	if err := fl.cache.apply(opts); err != nil {
+	req, err := fl.request(valid)
+	if err != nil {
 		fmt.Fprintf(s.err, "compose: %v\n", err)
 		return exitUsage
 	}
-	res := compose.ForPrompt(valid, fl.budget, opts)
+	res, err := r.compose(ctx, req)
+	if err != nil {
+		return requestFailed("compose", s, err)
+	}
 	if fl.json {
 		if err := res.WriteJSON(s.out); err != nil {
 			fmt.Fprintf(s.err, "compose: %v\n", err)
@@ -275,4 +297,33 @@ func runCompose(_ context.Context, args []string, s stdio) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// validOffers validates every offer before anything is composed, printing
+// each violation, and returns the valid ones and how many were not.
+func validOffers(s stdio, name string, offers []compose.Offer, lines []int, skip bool) ([]compose.Offer, int) {
+	valid := make([]compose.Offer, 0, len(offers))
+	invalid := 0
+	verb := "invalid"
+	if skip {
+		verb = "skipped"
+	}
+	for i := range offers {
+		o := &offers[i]
+		vs := o.Frame.Validate()
+		if strings.TrimSpace(o.Provider) == "" {
+			vs = append(frame.Violations{{Rule: rule.Schema, Field: "provider", Detail: "provider id is blank"}}, vs...)
+		}
+		if len(vs) == 0 {
+			valid = append(valid, *o)
+			continue
+		}
+		invalid++
+		for _, v := range vs {
+			// The offer's id and the values a violation quotes come from
+			// whoever wrote the offers: quoted and escaped, one line each.
+			fmt.Fprintf(s.err, "compose: %s: line %d: %s %s: %s\n", name, lines[i], verb, safetext.Quote(o.ID().String()), safetext.Escape(v.Error()))
+		}
+	}
+	return valid, invalid
 }

@@ -157,7 +157,7 @@ func TestComposeNothingComposedIsSaid(t *testing.T) {
 }
 
 // With --remote the same refusals hold: the service's answer is read for
-// skipped legs and an empty composition.
+// skipped legs and an empty composition, and said as the local command says it.
 func TestRemoteNothingComposedIsSaid(t *testing.T) {
 	docs := docsDir(t)
 	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
@@ -171,7 +171,7 @@ func TestRemoteNothingComposedIsSaid(t *testing.T) {
 	defer h.Close(context.Background())
 	url := remoteServer(t, &server.Options{Query: h})
 	code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--kind", "nosuch", "--remote", url)
-	if code != exitFailed || !strings.Contains(errs, "provider files: kinds_not_served") || !strings.Contains(errs, "query: nothing composed: files: not queried") {
+	if code != exitFailed || !strings.Contains(errs, "kinds_not_served") || !strings.Contains(errs, "query: no provider serves kind nosuch") {
 		t.Errorf("--kind nosuch: exit %d\n%s", code, errs)
 	}
 	if code, _, errs := runCLI(t, "", "query", "--goal", "retry", "--kind", "Bad!", "--remote", url); code != exitUsage {

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
+	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -159,6 +160,26 @@ func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
 }
 
 func runQuery(ctx context.Context, args []string, s stdio) int {
+	return queryWith(ctx, localRunner{}, args, s)
+}
+
+// remoteQueryFlags are the query flags a service takes in its request; the
+// others configure the local host and are refused with --remote.
+var remoteQueryFlags = map[string]bool{"goal": true, "query-text": true, "budget": true, "max-frames": true,
+	"kind": true, "format": true, "strategy": true, "packer": true}
+
+// localOnly names the first flag set in fs that a service does not take.
+func localOnly(fs *flag.FlagSet) string {
+	name := ""
+	fs.Visit(func(f *flag.Flag) {
+		if name == "" && !remoteQueryFlags[f.Name] {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, queryUsage, defaultConsentShown(), fmt.Sprintf(filesFlagsUsage, files.DefaultMaxFileSize))
 	}
@@ -203,21 +224,35 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	switch {
 	case *format != "text" && *format != "json":
 		return fail("--format must be text or json")
+	case r.remote() && len(dirs) > 0:
+		return fail("with --remote the service queries the providers it was started with; DIR arguments are local only")
+	case r.remote() && localOnly(fs) != "":
+		return fail("--%s configures the local host; with --remote the service's own configuration applies", localOnly(fs))
 	case *policy != "exclude-frames" && *policy != "drop-leg":
 		return fail("--policy must be exclude-frames or drop-leg")
-	case len(dirs) == 0 && len(providers) == 0:
+	case len(dirs) == 0 && len(providers) == 0 && !r.remote():
 		return fail("give at least one DIR or --provider")
 	}
 	if err := ff.check(); err != nil {
 		return fail("%v", err)
 	}
-	strategy, err := parseStrategy(*strategyName)
-	if err != nil {
+	if _, err := parseStrategy(*strategyName); err != nil {
 		return fail("--strategy: %v", err)
 	}
-	packer, ok := compose.ParsePacker(*packerName)
-	if !ok {
+	if _, ok := compose.ParsePacker(*packerName); !ok {
 		return fail("--packer must be first-fit or stop-at-first-miss")
+	}
+	req := &server.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Packer: *packerName}
+	req.Strategy, req.Quota = strategyRequest(*strategyName)
+	for _, k := range kinds {
+		req.Kinds = append(req.Kinds, frame.Kind(k))
+	}
+	if r.remote() {
+		res, fo, err := r.query(ctx, nil, req)
+		if err != nil {
+			return requestFailed("query", s, err)
+		}
+		return writeQueryResult(s, *format == "json", nil, fo, res)
 	}
 	if *storeURL != "" {
 		*consentPath = *storeURL
@@ -253,12 +288,10 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	q := &frame.Query{Goal: *goal, QueryText: *qtext, MaxFrames: uint32(*maxFrames), MaxTokens: uint32(*budget)}
-	for _, k := range kinds {
-		q.Kinds = append(q.Kinds, frame.Kind(k))
+	res, fo, err := r.query(ctx, h, req)
+	if err != nil {
+		return requestFailed("query", s, err)
 	}
-	fo := h.QueryAllBudgeted(ctx, q, uint32(*budget))
-	res := fo.Compose(*budget, &compose.Options{Strategy: strategy, Packer: packer})
 	code := writeQueryResult(s, *format == "json", fp, fo, res)
 	writeBridgeReports(s.err, bridges)
 	return code
@@ -440,8 +473,8 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 		}
 		for _, e := range o.Excluded {
 			detail := e.Detail
-			if !strings.HasPrefix(detail, e.Rule+" ") {
-				detail = e.Rule + " " + detail
+			if !strings.HasPrefix(detail, string(e.Rule)+" ") {
+				detail = string(e.Rule) + " " + detail
 			}
 			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}

@@ -62,7 +62,7 @@ func TestRemoteComposeMatchesLocal(t *testing.T) {
 
 func TestRemoteComposeExitCodes(t *testing.T) {
 	url := remoteServer(t, nil)
-	if code, _, errs := runCLI(t, "", "compose", "--budget", "200", "testdata/compose/one-invalid.ndjson", "--remote", url); code != 1 || !strings.Contains(errs, "rule_violation") {
+	if code, _, errs := runCLI(t, "", "compose", "--budget", "200", "testdata/compose/one-invalid.ndjson", "--remote", url); code != 1 || !strings.Contains(errs, "1 of 2 offers invalid; nothing composed") {
 		t.Fatalf("invalid offer: exit %d, %q", code, errs)
 	}
 	if code, _, _ := runCLI(t, "", "compose", "--budget", "200", "--skip-invalid", "testdata/compose/one-invalid.ndjson", "--remote", url); code != 0 {

@@ -73,7 +73,7 @@ func TestIndexSkipsAndCounts(t *testing.T) {
 }
 
 // TestProviderRules checks the provider-side rules of the conformance
-// suite (PROTOCOL §5.1) directly.
+// suite (docs/protocol.md §5.1) directly.
 func TestProviderRules(t *testing.T) {
 	dir := tree(t)
 	p := build(t, dir)

@@ -1,4 +1,4 @@
-package server
+package compose
 
 import (
 	"bytes"
@@ -7,19 +7,23 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
-	"github.com/ctxkit/ctxkit/trust"
 )
 
-// appendResult appends compose.Result's JSON encoding for a composition
-// that carries no cache report, byte for byte what Result.MarshalJSON
-// writes, without going through encoding/json's reflection and the
-// re-compaction of every nested MarshalJSON value (a fifth of a compose
-// request's CPU before). TestAppendResultMatchesMarshal and
-// FuzzAppendResultMatchesMarshal hold it to Result.MarshalJSON; a result with
-// a cache report is encoded by Result.MarshalJSON itself.
-func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
+// AppendJSON appends the result's JSON encoding to dst: byte for byte what
+// MarshalJSON writes. A composition without a cache report, the common
+// answer of the HTTP service, is written directly, without encoding/json's
+// reflection and the re-compaction of every nested MarshalJSON value (a
+// fifth of a compose request's CPU before); the server's
+// FuzzAppendResultMatchesMarshal holds it to MarshalJSON.
+func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
+	if r.reported {
+		b, err := r.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, b...), nil
+	}
 	dst = append(dst, `{"prompt":`...)
 	dst = appendJSONString(dst, r.Prompt)
 	dst = append(dst, `,"citations":[`...)
@@ -55,9 +59,10 @@ func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
 	dst = appendJSONString(dst, a.Packer)
 	dst = append(dst, `,"entries":[`...)
 	// Attestation states repeat (every entry of an unchecked composition is
-	// not_checked); trust.State is comparable and its encoding depends only
-	// on its value, so equal neighbours reuse the previous encoding.
-	var lastState trust.State
+	// not_checked); the states are comparable values whose encoding
+	// depends only on the value, so equal neighbours reuse the previous
+	// encoding.
+	var lastState Attestation
 	var lastAtt []byte
 	for i := range a.Entries {
 		e := &a.Entries[i]
@@ -69,19 +74,19 @@ func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
 		dst = append(dst, `,"disposition":`...)
 		dst = appendJSONString(dst, e.Disposition.String())
 		switch e.Disposition {
-		case compose.Included:
+		case Included:
 			if v := e.Verification.String(); v != "" {
 				dst = append(dst, `,"verification":`...)
 				dst = appendJSONString(dst, v)
 			}
-		case compose.Excluded:
+		case Excluded:
 			dst = append(dst, `,"reason":{"kind":`...)
 			dst = appendJSONString(dst, e.Reason.Kind.String())
 			switch e.Reason.Kind {
-			case compose.Duplicate:
+			case Duplicate:
 				dst = append(dst, `,"kept":`...)
 				dst = e.Reason.Kept.AppendJSON(dst)
-			case compose.OverBudget, compose.PackingStopped:
+			case OverBudget, PackingStopped:
 				dst = append(dst, `,"cost":`...)
 				dst = strconv.AppendInt(dst, int64(e.Reason.Cost), 10)
 				dst = append(dst, `,"remaining":`...)
@@ -89,12 +94,12 @@ func appendResult(dst []byte, r *compose.Result) ([]byte, error) {
 			}
 			dst = append(dst, '}')
 		}
-		if lastAtt == nil || e.Attestation != lastState {
-			att, err := e.Attestation.MarshalJSON()
+		if st := e.attestation(); lastAtt == nil || st != lastState {
+			att, err := st.MarshalJSON()
 			if err != nil {
 				return nil, err
 			}
-			lastState, lastAtt = e.Attestation, att
+			lastState, lastAtt = st, att
 		}
 		dst = append(dst, `,"attestation":`...)
 		dst = append(dst, lastAtt...)

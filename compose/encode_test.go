@@ -1,0 +1,27 @@
+package compose
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzAppendJSONString checks the string escaper against encoding/json with
+// HTML escaping off, invalid UTF-8 included.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "\u2028\u2029", "\x00\x1f\x7f\b\f\n\r\t\\", "\xff\xfe bad \xe2\x80", "é 世界 😀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("appendJSONString(%q) = %s; encoding/json %s", s, got, want)
+		}
+	})
+}

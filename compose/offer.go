@@ -1,0 +1,49 @@
+package compose
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
+)
+
+// The offer's JSON form, {"provider": ID, "frame": FRAME}, is the input
+// of composition everywhere: an NDJSON line of `ctxkit compose`, an element
+// of the HTTP API's "offers", a frame a host's fan-out accepted.
+
+// AppendJSON appends the offer's encoding ({"provider":…,"frame":…}) to dst.
+func (o *Offer) AppendJSON(dst []byte) ([]byte, error) {
+	w := cgpjson.W{B: dst}
+	w.Open()
+	w.Str("provider", o.Provider)
+	w.Key("frame")
+	var err error
+	if w.B, err = o.frame().AppendJSON(w.B); err != nil {
+		return dst, fmt.Errorf("encode offer: %w", err)
+	}
+	w.Close()
+	return w.B, nil
+}
+
+// MarshalJSON returns the offer's encoding.
+func (o Offer) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil) }
+
+// UnmarshalJSON decodes an offer; provider and frame are required.
+func (o *Offer) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		Provider *string      `json:"provider"`
+		Frame    *frame.Frame `json:"frame"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Provider == nil {
+		return &frame.MissingMemberError{Object: "offer", Member: "provider"}
+	}
+	if aux.Frame == nil {
+		return &frame.MissingMemberError{Object: "offer", Member: "frame"}
+	}
+	*o = Offer{Provider: *aux.Provider, Frame: aux.Frame}
+	return nil
+}
