@@ -7,20 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
 )
 
-// BenchmarkFenceRender: RenderFrame of one frame of 1, 4 and 8 MiB of each
+// BenchmarkFenceRender: RenderFrame of one frame of 1, 2, 4 and 8 MiB of each
 // content shape of fencetest.Shapes; cpu-ns/B is the process CPU time per
 // content byte.
 func BenchmarkFenceRender(b *testing.B) {
-	for _, mib := range []int{1, 4, 8} {
+	for _, mib := range []int{1, 2, 4, 8} {
 		for _, c := range fencetest.Shapes("frame") {
 			f := testFrame("big", strings.Repeat(c.Unit, (mib<<20)/len(c.Unit)))
 			b.Run(fmt.Sprintf("%s/%dMiB", c.Name, mib), func(b *testing.B) {
 				b.SetBytes(int64(len(f.Content)))
 				b.ReportAllocs()
-				cpu := cpuTime(func() {
+				cpu := cputime.Func(func() {
 					for b.Loop() {
 						_ = RenderFrame("provider", f)
 					}
@@ -38,13 +39,13 @@ func BenchmarkNeutralizeBenign(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	t0 := threadCPU()
+	t0 := cputime.Thread()
 	for b.Loop() {
 		if Neutralize(s) != s {
 			b.Fatal("benign text changed")
 		}
 	}
-	if cpu := threadCPU() - t0; t0 > 0 && cpu > 0 {
+	if cpu := cputime.Thread() - t0; t0 > 0 && cpu > 0 {
 		b.ReportMetric(float64(len(s))*float64(b.N)/cpu.Seconds()/1e9, "cpu-GB/s")
 	}
 }
@@ -61,18 +62,18 @@ func BenchmarkContext10k(b *testing.B) {
 	var total, best time.Duration = 0, 1<<63 - 1
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	p0 := processCPU()
+	p0 := cputime.Process()
 	for b.Loop() {
-		t0, w0 := threadCPU(), time.Now()
+		t0, w0 := cputime.Thread(), time.Now()
 		out = Context(offers)
-		d := threadCPU() - t0
+		d := cputime.Thread() - t0
 		if t0 == 0 {
 			d = time.Since(w0)
 		}
 		total += d
 		best = min(best, d)
 	}
-	if p := processCPU() - p0; p0 > 0 {
+	if p := cputime.Process() - p0; p0 > 0 {
 		// Every thread's CPU: the collector's included.
 		b.ReportMetric(float64(p.Nanoseconds())/float64(b.N), "proc-cpu-ns/op")
 	}

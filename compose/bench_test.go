@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 // benchOffers builds n offers of 1 KiB content from 8 providers; 10% of them
@@ -47,7 +48,7 @@ func BenchmarkForPrompt(b *testing.B) {
 		b.Run(fmt.Sprintf("offers=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			var res *Result
-			cpu := cpuTime(func() {
+			cpu := cputime.Func(func() {
 				for b.Loop() {
 					res = ForPrompt(offers, total/2, nil)
 				}
@@ -77,7 +78,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(f.Content)))
 			b.ReportAllocs()
-			cpu := cpuTime(func() {
+			cpu := cputime.Func(func() {
 				for b.Loop() {
 					_ = RenderFrame("provider", f)
 				}

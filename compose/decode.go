@@ -41,7 +41,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	}
 	out := Result{Prompt: j.Prompt, Citations: make([]Citation, len(j.Citations))}
 	for i, c := range j.Citations {
-		out.Citations[i] = Citation{Label: c.Label, Frame: c.Frame, Provenance: c.Provenance}
+		out.Citations[i] = Citation(c)
 	}
 	if err := out.Audit.fromJSON(&j.Audit); err != nil {
 		return fmt.Errorf("compose: decode result: %w", err)

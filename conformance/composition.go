@@ -11,35 +11,35 @@ import (
 
 // Names of the composition checks, in report order.
 const (
-	// CheckBudgetBound: the admitted frames' summed cost stays within the
+	// checkBudgetBound: the admitted frames' summed cost stays within the
 	// query's max_tokens even when every provider is honest and only the
 	// cross-provider sum overflows, and the host reports what it dropped.
-	CheckBudgetBound = "composition-budget-bound"
-	// CheckTotalPartition: every offered frame is admitted or reported
+	checkBudgetBound = "composition-budget-bound"
+	// checkTotalPartition: every offered frame is admitted or reported
 	// dropped; nothing is silently truncated and nothing is invented.
-	CheckTotalPartition = "composition-total-partition"
-	// CheckQuarantine: frames of a provider the host's own audit rejected
+	checkTotalPartition = "composition-total-partition"
+	// checkQuarantine: frames of a provider the host's own audit rejected
 	// (a frame flood, B4) never reach the prompt.
-	CheckQuarantine = "composition-quarantine"
-	// CheckDeterminism: the same frame set composes to the same admitted
+	checkQuarantine = "composition-quarantine"
+	// checkDeterminism: the same frame set composes to the same admitted
 	// sequence twice running.
-	CheckDeterminism = "composition-determinism"
-	// CheckArrivalOrder: registering the same providers in another order
+	checkDeterminism = "composition-determinism"
+	// checkArrivalOrder: registering the same providers in another order
 	// yields the same admitted sequence.
-	CheckArrivalOrder = "composition-arrival-order"
-	// CheckDuplicateEvidence: the same evidence served by two providers
+	checkArrivalOrder = "composition-arrival-order"
+	// checkDuplicateEvidence: the same evidence served by two providers
 	// (equal content_digest) is admitted once, the other copy reported
 	// dropped.
-	CheckDuplicateEvidence = "composition-duplicate-evidence"
-	// CheckInvalidFrames: a frame that breaks a protocol rule (F1 score
+	checkDuplicateEvidence = "composition-duplicate-evidence"
+	// checkInvalidFrames: a frame that breaks a protocol rule (F1 score
 	// range, F3 citation label, B3 cost honesty) is never admitted.
-	CheckInvalidFrames = "composition-invalid-frames"
+	checkInvalidFrames = "composition-invalid-frames"
 )
 
 // CompositionChecks lists the composition checks in report order.
 func CompositionChecks() []string {
-	return []string{CheckBudgetBound, CheckTotalPartition, CheckQuarantine, CheckDeterminism,
-		CheckArrivalOrder, CheckDuplicateEvidence, CheckInvalidFrames}
+	return []string{checkBudgetBound, checkTotalPartition, checkQuarantine, checkDeterminism,
+		checkArrivalOrder, checkDuplicateEvidence, checkInvalidFrames}
 }
 
 // FrameRef names one frame by the provider id it was registered under and
@@ -202,8 +202,8 @@ func (r *compRun) fail(check string, s *Scenario, c *Composition, expected strin
 }
 
 func (r *compRun) budgetBound() {
-	const check = CheckBudgetBound
-	s, c, ok := r.compose(check, ScenarioBudgetOverflow)
+	const check = checkBudgetBound
+	s, c, ok := r.compose(check, scenarioBudgetOverflow)
 	if !ok {
 		return
 	}
@@ -219,7 +219,7 @@ func (r *compRun) budgetBound() {
 		r.fail(check, s, c, fmt.Sprintf("a reported drop: the offered frames cost %d > max_tokens %d, so something must have been left out and said so", offeredCost(s), budget))
 		return
 	}
-	cs, cc, ok := r.compose(check, ScenarioBudgetFits)
+	cs, cc, ok := r.compose(check, scenarioBudgetFits)
 	if !ok {
 		return
 	}
@@ -232,8 +232,8 @@ func (r *compRun) budgetBound() {
 }
 
 func (r *compRun) totalPartition() {
-	const check = CheckTotalPartition
-	s, c, ok := r.compose(check, ScenarioBudgetOverflow)
+	const check = checkTotalPartition
+	s, c, ok := r.compose(check, scenarioBudgetOverflow)
 	if !ok {
 		return
 	}
@@ -241,7 +241,7 @@ func (r *compRun) totalPartition() {
 		r.fail(check, s, c, "every offered frame exactly once in admitted ∪ dropped, nothing else: "+why)
 		return
 	}
-	cs, cc, ok := r.compose(check, ScenarioBudgetFits)
+	cs, cc, ok := r.compose(check, scenarioBudgetFits)
 	if !ok {
 		return
 	}
@@ -269,17 +269,17 @@ func admittedFrom(admitted []FrameRef, provider string) []FrameRef {
 }
 
 func (r *compRun) quarantine() {
-	const check = CheckQuarantine
-	s, c, ok := r.compose(check, ScenarioQuarantine)
+	const check = checkQuarantine
+	s, c, ok := r.compose(check, scenarioQuarantine)
 	if !ok {
 		return
 	}
-	leaked := admittedFrom(c.Admitted, ProviderFlooder)
-	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
+	leaked := admittedFrom(c.Admitted, providerFlooder)
+	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(leaked) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame of %q, which returned %d frames for max_frames %d (B4 flood), admitted; leaked %s",
-			ProviderFlooder, len(s.Providers[0].Frames), s.Query.MaxFrames, refList(leaked)))
+			providerFlooder, len(s.Providers[0].Frames), s.Query.MaxFrames, refList(leaked)))
 	case !contains(c.Admitted, honest):
 		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honest))
 	default:
@@ -289,12 +289,12 @@ func (r *compRun) quarantine() {
 }
 
 func (r *compRun) determinism() {
-	const check = CheckDeterminism
-	s, c1, ok := r.compose(check, ScenarioDeterminism)
+	const check = checkDeterminism
+	s, c1, ok := r.compose(check, scenarioDeterminism)
 	if !ok {
 		return
 	}
-	_, c2, ok := r.compose(check, ScenarioDeterminism)
+	_, c2, ok := r.compose(check, scenarioDeterminism)
 	if !ok {
 		return
 	}
@@ -309,10 +309,10 @@ func (r *compRun) determinism() {
 }
 
 func (r *compRun) arrivalOrder() {
-	const check = CheckArrivalOrder
+	const check = checkArrivalOrder
 	pairs := [][2]string{
-		{ScenarioArrivalForward, ScenarioArrivalRotated},
-		{ScenarioArrivalFitsForward, ScenarioArrivalFitsRotated},
+		{scenarioArrivalForward, scenarioArrivalRotated},
+		{scenarioArrivalFitsForward, scenarioArrivalFitsRotated},
 	}
 	var notes []string
 	for i, p := range pairs {
@@ -346,8 +346,8 @@ func (r *compRun) arrivalOrder() {
 }
 
 func (r *compRun) duplicateEvidence() {
-	const check = CheckDuplicateEvidence
-	s, c, ok := r.compose(check, ScenarioDuplicate)
+	const check = checkDuplicateEvidence
+	s, c, ok := r.compose(check, scenarioDuplicate)
 	if !ok {
 		return
 	}
@@ -366,7 +366,7 @@ func (r *compRun) duplicateEvidence() {
 		r.fail(check, s, c, fmt.Sprintf("the distinct frame %s admitted", g))
 		return
 	}
-	cc, ok := r.counterpart(check, ScenarioDuplicateDistinct, "distinct evidence (different digests) all admitted")
+	cc, ok := r.counterpart(check, scenarioDuplicateDistinct, "distinct evidence (different digests) all admitted")
 	if !ok {
 		return
 	}
@@ -375,13 +375,13 @@ func (r *compRun) duplicateEvidence() {
 }
 
 func (r *compRun) invalidFrames() {
-	const check = CheckInvalidFrames
-	s, c, ok := r.compose(check, ScenarioInvalid)
+	const check = checkInvalidFrames
+	s, c, ok := r.compose(check, scenarioInvalid)
 	if !ok {
 		return
 	}
-	bad := admittedFrom(c.Admitted, ProviderDefective)
-	honest := FrameRef{Provider: ProviderHonest, Frame: "honest-f"}
+	bad := admittedFrom(c.Admitted, providerDefective)
+	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(bad) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame breaking F1 (score 1.5), F3 (blank citation_label) or B3 (token_cost 1 for 100 tokens of content) admitted; admitted %s", refList(bad)))
@@ -390,7 +390,7 @@ func (r *compRun) invalidFrames() {
 		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honest))
 		return
 	}
-	cc, ok := r.counterpart(check, ScenarioInvalidRepaired, "the same frames made valid all admitted")
+	cc, ok := r.counterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted")
 	if !ok {
 		return
 	}

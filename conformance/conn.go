@@ -8,10 +8,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -32,48 +32,31 @@ type conn interface {
 	close()
 }
 
+// stdioConn is a session with a child provider over transport.Stdio. A
+// reader goroutine turns the child's lines into a channel so that a probe
+// can wait for the next one with a timeout.
 type stdioConn struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	proc    *transport.Process
 	lines   chan []byte
 	readErr error         // set before lines is closed
 	quit    chan struct{} // closed by close: the reader discards from then on
-	killed  chan struct{} // closed when the harness kills the process
-	done    chan struct{} // closed when the process has been waited for
-	waitErr error
 	timeout time.Duration
 	once    sync.Once
-	kill    sync.Once
 }
 
 func startStdio(ctx context.Context, t ProviderTarget, stderr io.Writer, timeout time.Duration) (*stdioConn, error) {
-	cmd := exec.Command(t.Command[0], t.Command[1:]...)
-	cmd.Dir = t.Dir
-	cmd.Env = os.Environ()
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
+	// The provider under test gets this process's whole environment: it
+	// is the operator's program, run as the operator would run it.
+	tr := transport.Stdio{Program: t.Command[0], Args: t.Command[1:], Env: os.Environ(), Dir: t.Dir,
+		Stderr: stderr, ShutdownGrace: 500 * time.Millisecond}
+	proc, err := tr.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", t.Command[0], err)
-	}
-	c := &stdioConn{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), timeout: timeout,
-		quit: make(chan struct{}), killed: make(chan struct{}), done: make(chan struct{})}
-	readerDone := make(chan struct{})
+	c := &stdioConn{proc: proc, lines: make(chan []byte, 16), timeout: timeout, quit: make(chan struct{})}
 	go func() {
-		defer close(readerDone)
-		read := newLineReader(stdout)
 		for {
-			line, err := read()
+			line, err := proc.Read()
 			if err != nil {
 				c.readErr = err
 				close(c.lines)
@@ -85,22 +68,11 @@ func startStdio(ctx context.Context, t ProviderTarget, stderr io.Writer, timeout
 			}
 		}
 	}()
-	go func() {
-		// Wait closes stdout, so it must not run before the reader has seen
-		// the end of it — unless the harness has given up and killed the
-		// process (WaitDelay then bounds a pipe held open by a grandchild).
-		select {
-		case <-readerDone:
-		case <-c.killed:
-		}
-		c.waitErr = cmd.Wait()
-		close(c.done)
-	}()
 	return c, nil
 }
 
 func (c *stdioConn) send(line []byte) error {
-	if _, err := c.stdin.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+	if err := c.proc.Write(context.Background(), line); err != nil {
 		return fmt.Errorf("write to provider: %w (the provider has exited?)", err)
 	}
 	return nil
@@ -124,9 +96,9 @@ func (c *stdioConn) next(ctx context.Context) ([]byte, error) {
 
 func (c *stdioConn) exitNote() string {
 	select {
-	case <-c.done:
-		if c.waitErr != nil {
-			return "; it exited: " + c.waitErr.Error()
+	case <-c.proc.Exited():
+		if err := c.proc.ExitErr(); err != nil {
+			return "; it exited: " + err.Error()
 		}
 		return "; it exited with status 0"
 	case <-time.After(200 * time.Millisecond):
@@ -151,9 +123,9 @@ func (c *stdioConn) shutdown(ctx context.Context) (string, bool) {
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	select {
-	case <-c.done:
-		if c.waitErr != nil {
-			return "the provider exited: " + c.waitErr.Error(), false
+	case <-c.proc.Exited():
+		if err := c.proc.ExitErr(); err != nil {
+			return "the provider exited: " + err.Error(), false
 		}
 		return "the provider exited with status 0", true
 	case <-timer.C:
@@ -164,7 +136,7 @@ func (c *stdioConn) shutdown(ctx context.Context) (string, bool) {
 }
 
 // close ends the session: stdin is closed, the process gets half a second
-// to exit on its own and is then killed.
+// to exit on its own and is then killed with its whole tree.
 func (c *stdioConn) close() {
 	c.once.Do(func() {
 		select {
@@ -172,66 +144,38 @@ func (c *stdioConn) close() {
 		default:
 			close(c.quit)
 		}
-		_ = c.stdin.Close()
-		select {
-		case <-c.done:
-		case <-time.After(500 * time.Millisecond):
-			c.kill.Do(func() {
-				_ = c.cmd.Process.Kill()
-				close(c.killed)
-			})
-			<-c.done
-		}
+		_ = c.proc.Close()
 	})
 }
 
-// newLineReader returns a function reading bounded lines from r.
-func newLineReader(r io.Reader) func() ([]byte, error) {
-	dec := wire.NewDecoder(r, nil)
-	return func() ([]byte, error) {
-		line, err := dec.ReadLine()
-		if err != nil {
-			return nil, err
-		}
-		return append([]byte(nil), line...), nil
-	}
-}
-
 type httpConn struct {
-	url     string
-	client  *http.Client
+	tr      transport.HTTP
 	timeout time.Duration
 }
 
 func newHTTPConn(t ProviderTarget, timeout time.Duration) *httpConn {
-	c := t.Client
-	if c == nil {
-		c = &http.Client{}
-	}
-	return &httpConn{url: t.URL, client: c, timeout: timeout}
+	return &httpConn{tr: transport.HTTP{URL: t.URL, Client: t.Client}, timeout: timeout}
 }
 
+// post sends one envelope and returns the status and the body.
 func (c *httpConn) post(ctx context.Context, line []byte) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(line))
-	if err != nil {
+	x, _ := c.tr.Dial(ctx)
+	if err := x.Write(ctx, line); err != nil {
 		return 0, nil, fmt.Errorf("post: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("post: %w", err)
+	body, err := x.Read()
+	var se *transport.StatusError
+	switch {
+	case errors.As(err, &se):
+		return se.Code, se.Body, nil
+	case errors.Is(err, io.EOF):
+		return http.StatusNoContent, nil, nil
+	case err != nil:
+		return 0, nil, fmt.Errorf("read response: %w", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxLine+1))
-	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
-	}
-	if len(body) > maxLine {
-		return resp.StatusCode, nil, fmt.Errorf("response longer than %d bytes", maxLine)
-	}
-	return resp.StatusCode, body, nil
+	return http.StatusOK, body, nil
 }
 
 func (c *httpConn) roundTrip(ctx context.Context, line []byte) ([]byte, error) {

@@ -2,23 +2,13 @@ package conformance
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// python returns the interpreter python3 resolves to (a version manager's
-// shim costs a shell start per run; the suite starts the host 13 times).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/ctxkit/ctxkit/internal/tooltest"
+)
 
 func pythonHost(t *testing.T, script string) *ExecComposingHost {
 	t.Helper()
@@ -26,7 +16,7 @@ func pythonHost(t *testing.T, script string) *ExecComposingHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ExecComposingHost{Command: []string{python(t), path}, FixtureCommand: fixtureCommand(), Timeout: 20 * time.Second}
+	return &ExecComposingHost{Command: []string{tooltest.Python(t), path}, FixtureCommand: fixtureCommand(), Timeout: 20 * time.Second}
 }
 
 // TestPythonExampleHostPasses: the worked downstream host in examples/,
@@ -53,10 +43,10 @@ func TestPythonBrokenHostFailsQuarantine(t *testing.T) {
 	t.Parallel()
 	h := pythonHost(t, "broken_host.py")
 	rep := RunComposition(context.Background(), h, &CompositionOptions{Target: h.Target()})
-	if got := rep.Failed(); len(got) != 1 || got[0] != CheckQuarantine {
-		t.Fatalf("failed checks %v, want [%s]; report: %+v", got, CheckQuarantine, rep.Checks)
+	if got := rep.Failed(); len(got) != 1 || got[0] != checkQuarantine {
+		t.Fatalf("failed checks %v, want [%s]; report: %+v", got, checkQuarantine, rep.Checks)
 	}
-	c, _ := rep.Check(CheckQuarantine)
+	c, _ := rep.Check(checkQuarantine)
 	if !strings.Contains(c.Evidence, "leaked [flooder/flood-") {
 		t.Errorf("evidence does not name the leaked frames: %s", c.Evidence)
 	}
@@ -87,7 +77,7 @@ func TestExecHostErrorsFailChecksWithEvidence(t *testing.T) {
 func TestExecHostTimeout(t *testing.T) {
 	h := &ExecComposingHost{Command: []string{"sleep", "30"}, FixtureCommand: fixtureCommand(), Timeout: 200 * time.Millisecond}
 	start := time.Now()
-	_, err := h.Compose(context.Background(), mustScenario(t, ScenarioDeterminism))
+	_, err := h.Compose(context.Background(), mustScenario(t, scenarioDeterminism))
 	if err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("err = %v", err)
 	}
@@ -98,7 +88,7 @@ func TestExecHostTimeout(t *testing.T) {
 
 func TestExecInputNamesFixtureCommands(t *testing.T) {
 	h := &ExecComposingHost{Command: []string{"host"}, FixtureCommand: []string{"/bin/ctxkit", "fixture-provider"}}
-	in, err := h.Input(mustScenario(t, ScenarioQuarantine))
+	in, err := h.Input(mustScenario(t, scenarioQuarantine))
 	if err != nil {
 		t.Fatal(err)
 	}

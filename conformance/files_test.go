@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/host/serve"
 )
 
 // TestFilesProviderPassesOverHTTP: ctxkit's built-in files provider, served
@@ -18,7 +18,7 @@ func TestFilesProviderPassesOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(host.Handler(files.New(ix)))
+	srv := httptest.NewServer(serve.HTTP(files.New(ix)))
 	defer srv.Close()
 	rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 10 * time.Second})
 	if err != nil {
@@ -29,7 +29,7 @@ func TestFilesProviderPassesOverHTTP(t *testing.T) {
 			t.Errorf("%s: %s", c.Name, c.Evidence)
 		}
 	}
-	for _, name := range []string{CheckFrameValidity, CheckBudgetHonesty, CheckVerifyHonesty, CheckProvenanceConsistency} {
+	for _, name := range []string{checkFrameValidity, checkBudgetHonesty, checkVerifyHonesty, checkProvenanceConsistency} {
 		if c, _ := rep.Check(name); c.Status != Pass {
 			t.Errorf("%s is %s, want pass (the docs give it frames to judge): %s", name, c.Status, c.Evidence)
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -44,34 +45,34 @@ type MisbehaveMode struct {
 // sdk-example, which behaves as the upstream SDK example providers do).
 func MisbehaveModes() []MisbehaveMode {
 	return []MisbehaveMode{
-		{"lying-costs", "declares token_cost 99999 on every frame", []string{CheckBudgetHonesty}},
-		{"bad-score", "scores its first frame 1.5 (F1)", []string{CheckFrameValidity}},
-		{"empty-citation", "serves a frame without citation_label (F3)", []string{CheckFrameValidity}},
-		{"bad-version", "acknowledges with contextgraph/2.0 (H1)", []string{CheckHandshake}},
-		{"crash-on-query", "exits when it receives a query", []string{CheckFrameValidity, CheckBudgetHonesty}},
-		{"crash-on-garbage", "exits when it receives a malformed line (R1)", []string{CheckMalformedInput}},
-		{"mislabel-malformed", "answers a malformed line with code internal instead of bad_request", []string{CheckMalformedInput}},
-		{"under-report-cost", "declares token_cost 1 on every frame (B3)", []string{CheckBudgetHonesty}},
-		{"bad-timestamp", "sets valid_from to \"last tuesday\" (F4)", []string{CheckFrameValidity}},
-		{"malformed-digest", "sets content_digest to sha256:abc (D1)", []string{CheckFrameValidity}},
-		{"stale-digest", "flips the last hex digit of its file provenance digests, consistently over verify", []string{CheckProvenanceConsistency}},
-		{"flood-frames", "returns 64 one-byte frames whatever max_frames says (B4)", []string{CheckBudgetHonesty}},
-		{"drop-correlation-id", "declares correlation but never echoes the query id (H4)", []string{CheckCorrelation}},
-		{"lying-representation", "claims representation reference while carrying content (P3)", []string{CheckFrameValidity}},
-		{"ignore-as-of", "ignores the as_of pin", []string{CheckAsOf}},
-		{"accept-bad-embedding", "answers a query whose embedding has the wrong length (E1)", []string{CheckEmbedding}},
-		{"rubber-stamp-verify", "answers valid to every verify", []string{CheckVerifyHonesty}},
-		{"hollow-verify", "declares verify but answers unknown to everything", []string{CheckVerifyHonesty}},
-		{"scope-lie", "declares egress scope third-party-index with egress false (C5)", []string{CheckConsentScope}},
-		{"ignore-kinds", "ignores the query's kinds (Q1)", []string{CheckKindsFilter}},
-		{"ignore-anchors", "drops the anchored frame when anchors are given (G4)", []string{CheckAnchorRelevance}},
-		{"die-on-unknown-envelope", "exits when it receives an envelope type it does not know", []string{CheckUnknownEnvelope}},
-		{"dirty-shutdown", "exits with status 3 on shutdown (R2)", []string{CheckShutdownClean}},
-		{"anonymous", "acknowledges with a blank provider name (H2)", []string{CheckHandshake}},
-		{"doc-for-every-kind", "labels every frame doc and ignores kinds: right for the first declared kind, wrong for the second (Q1)", []string{CheckKindsFilter}},
-		{"ignore-max-frames", "ignores max_frames, which a generous budget hides (B4)", []string{CheckBudgetHonesty}},
-		{"ignore-max-tokens", "ignores max_tokens, which a generous budget hides (B1)", []string{CheckBudgetHonesty}},
-		{"sdk-example", "serves every frame as doc and ignores kinds, max_frames and max_tokens, as the upstream SDK examples do", []string{CheckKindsFilter, CheckBudgetHonesty}},
+		{"lying-costs", "declares token_cost 99999 on every frame", []string{checkBudgetHonesty}},
+		{"bad-score", "scores its first frame 1.5 (F1)", []string{checkFrameValidity}},
+		{"empty-citation", "serves a frame without citation_label (F3)", []string{checkFrameValidity}},
+		{"bad-version", "acknowledges with contextgraph/2.0 (H1)", []string{checkHandshake}},
+		{"crash-on-query", "exits when it receives a query", []string{checkFrameValidity, checkBudgetHonesty}},
+		{"crash-on-garbage", "exits when it receives a malformed line (R1)", []string{checkMalformedInput}},
+		{"mislabel-malformed", "answers a malformed line with code internal instead of bad_request", []string{checkMalformedInput}},
+		{"under-report-cost", "declares token_cost 1 on every frame (B3)", []string{checkBudgetHonesty}},
+		{"bad-timestamp", "sets valid_from to \"last tuesday\" (F4)", []string{checkFrameValidity}},
+		{"malformed-digest", "sets content_digest to sha256:abc (D1)", []string{checkFrameValidity}},
+		{"stale-digest", "flips the last hex digit of its file provenance digests, consistently over verify", []string{checkProvenanceConsistency}},
+		{"flood-frames", "returns 64 one-byte frames whatever max_frames says (B4)", []string{checkBudgetHonesty}},
+		{"drop-correlation-id", "declares correlation but never echoes the query id (H4)", []string{checkCorrelation}},
+		{"lying-representation", "claims representation reference while carrying content (P3)", []string{checkFrameValidity}},
+		{"ignore-as-of", "ignores the as_of pin", []string{checkAsOf}},
+		{"accept-bad-embedding", "answers a query whose embedding has the wrong length (E1)", []string{checkEmbedding}},
+		{"rubber-stamp-verify", "answers valid to every verify", []string{checkVerifyHonesty}},
+		{"hollow-verify", "declares verify but answers unknown to everything", []string{checkVerifyHonesty}},
+		{"scope-lie", "declares egress scope third-party-index with egress false (C5)", []string{checkConsentScope}},
+		{"ignore-kinds", "ignores the query's kinds (Q1)", []string{checkKindsFilter}},
+		{"ignore-anchors", "drops the anchored frame when anchors are given (G4)", []string{checkAnchorRelevance}},
+		{"die-on-unknown-envelope", "exits when it receives an envelope type it does not know", []string{checkUnknownEnvelope}},
+		{"dirty-shutdown", "exits with status 3 on shutdown (R2)", []string{checkShutdownClean}},
+		{"anonymous", "acknowledges with a blank provider name (H2)", []string{checkHandshake}},
+		{"doc-for-every-kind", "labels every frame doc and ignores kinds: right for the first declared kind, wrong for the second (Q1)", []string{checkKindsFilter}},
+		{"ignore-max-frames", "ignores max_frames, which a generous budget hides (B4)", []string{checkBudgetHonesty}},
+		{"ignore-max-tokens", "ignores max_tokens, which a generous budget hides (B1)", []string{checkBudgetHonesty}},
+		{"sdk-example", "serves every frame as doc and ignores kinds, max_frames and max_tokens, as the upstream SDK examples do", []string{checkKindsFilter, checkBudgetHonesty}},
 	}
 }
 
@@ -474,12 +475,12 @@ const maxLine = wire.DefaultMaxLineBytes
 // shutdown (nil), end of input (nil), a cancelled ctx, or a crash mode
 // (ErrFixtureCrash). An over-long line is answered like any malformed line.
 func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	dec := wire.NewDecoder(r, nil)
+	c := transport.Stream(r, w, 0, nil)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := dec.ReadLine()
+		line, err := c.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -495,8 +496,8 @@ func (p *FixtureProvider) ServeStdio(ctx context.Context, r io.Reader, w io.Writ
 			return ErrFixtureCrash
 		}
 		if reply != nil {
-			if _, werr := w.Write(append(reply, '\n')); werr != nil {
-				return fmt.Errorf("fixture provider: write: %w", werr)
+			if werr := c.Write(ctx, reply); werr != nil {
+				return fmt.Errorf("fixture provider: %w", werr)
 			}
 		}
 		if act == actExit {

@@ -66,7 +66,7 @@ func TestFileRangeDigest(t *testing.T) {
 }
 
 func TestFixtureScenarioProviderServesItsFrames(t *testing.T) {
-	p, err := NewFixtureProvider(&FixtureOptions{Scenario: ScenarioQuarantine, Provider: ProviderFlooder})
+	p, err := NewFixtureProvider(&FixtureOptions{Scenario: scenarioQuarantine, Provider: providerFlooder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestFixtureScenarioProviderServesItsFrames(t *testing.T) {
 }
 
 func TestFixtureRejectsUnknownNames(t *testing.T) {
-	for _, o := range []FixtureOptions{{Misbehave: "nope"}, {Scenario: "nope", Provider: "p0"}, {Scenario: ScenarioQuarantine, Provider: "nobody"}} {
+	for _, o := range []FixtureOptions{{Misbehave: "nope"}, {Scenario: "nope", Provider: "p0"}, {Scenario: scenarioQuarantine, Provider: "nobody"}} {
 		if _, err := NewFixtureProvider(&o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

@@ -90,18 +90,18 @@ func TestProviderSuiteProbesEveryKindAndATightBudget(t *testing.T) {
 		answer func(frame.Query) []frame.Frame
 		fails  map[string]string // check → the rule its evidence names
 	}{
-		{"ignores all three", ignoreAll, map[string]string{CheckKindsFilter: "Q1", CheckBudgetHonesty: "B4"}},
+		{"ignores all three", ignoreAll, map[string]string{checkKindsFilter: "Q1", checkBudgetHonesty: "B4"}},
 		{"ignores kinds", func(q frame.Query) []frame.Frame { q.Kinds = nil; return serveWithin(docs)(q) },
-			map[string]string{CheckKindsFilter: "Q1"}},
+			map[string]string{checkKindsFilter: "Q1"}},
 		{"ignores max_frames", func(q frame.Query) []frame.Frame { q.MaxFrames = 100; return serveWithin(docs)(q) },
-			map[string]string{CheckBudgetHonesty: "B4"}},
+			map[string]string{checkBudgetHonesty: "B4"}},
 		{"ignores max_tokens", func(q frame.Query) []frame.Frame { q.MaxTokens = 1 << 20; return serveWithin(docs)(q) },
-			map[string]string{CheckBudgetHonesty: "B1"}},
+			map[string]string{checkBudgetHonesty: "B1"}},
 		{"honest", serveWithin(docs), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := runScripted(t, answerHTTP(t, kinds, tc.answer))
-			for _, name := range []string{CheckKindsFilter, CheckBudgetHonesty} {
+			for _, name := range []string{checkKindsFilter, checkBudgetHonesty} {
 				c, _ := rep.Check(name)
 				rule, fail := tc.fails[name]
 				switch {
@@ -130,7 +130,7 @@ func TestAsOfComparesInstants(t *testing.T) {
 		f := tenTokenFrame("late", frame.KindDoc)
 		f.ValidFrom = tc.validFrom
 		rep := runScripted(t, answerHTTP(t, nil, func(frame.Query) []frame.Frame { return []frame.Frame{f} }))
-		if c, _ := rep.Check(CheckAsOf); c.Status != tc.want {
+		if c, _ := rep.Check(checkAsOf); c.Status != tc.want {
 			t.Errorf("valid_from %s: as-of-temporal %s, want %s; evidence: %s", tc.validFrom, c.Status, tc.want, c.Evidence)
 		}
 	}

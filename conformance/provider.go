@@ -19,43 +19,43 @@ import (
 // Names of the provider checks, in report order: the 13 of docs/protocol.md §5.1
 // (same names and semantics) and ctxkit's unknown-envelope check.
 const (
-	CheckHandshake             = "handshake"
-	CheckConsentScope          = "consent-scope"
-	CheckFrameValidity         = "frame-validity"
-	CheckVerifyHonesty         = "verify-honesty"
-	CheckBudgetHonesty         = "budget-honesty"
-	CheckAsOf                  = "as-of-temporal"
-	CheckKindsFilter           = "kinds-filter"
-	CheckAnchorRelevance       = "anchor-relevance"
-	CheckProvenanceConsistency = "provenance-fixture-consistency"
-	CheckShutdownClean         = "shutdown-clean"
-	CheckMalformedInput        = "malformed-input-tolerance"
-	CheckEmbedding             = "embedding-fingerprint"
-	CheckCorrelation           = "correlation"
-	// CheckUnknownEnvelope: an envelope of a type the provider does not
+	checkHandshake             = "handshake"
+	checkConsentScope          = "consent-scope"
+	checkFrameValidity         = "frame-validity"
+	checkVerifyHonesty         = "verify-honesty"
+	checkBudgetHonesty         = "budget-honesty"
+	checkAsOf                  = "as-of-temporal"
+	checkKindsFilter           = "kinds-filter"
+	checkAnchorRelevance       = "anchor-relevance"
+	checkProvenanceConsistency = "provenance-fixture-consistency"
+	checkShutdownClean         = "shutdown-clean"
+	checkMalformedInput        = "malformed-input-tolerance"
+	checkEmbedding             = "embedding-fingerprint"
+	checkCorrelation           = "correlation"
+	// checkUnknownEnvelope: an envelope of a type the provider does not
 	// know is answered with bad_request or ignored, and the provider keeps
 	// serving (U1, R1).
-	CheckUnknownEnvelope = "unknown-envelope"
+	checkUnknownEnvelope = "unknown-envelope"
 )
 
 // ProviderChecks lists the provider checks in report order.
 func ProviderChecks() []string {
-	return []string{CheckHandshake, CheckConsentScope, CheckFrameValidity, CheckVerifyHonesty,
-		CheckBudgetHonesty, CheckAsOf, CheckKindsFilter, CheckAnchorRelevance, CheckProvenanceConsistency,
-		CheckShutdownClean, CheckMalformedInput, CheckEmbedding, CheckCorrelation, CheckUnknownEnvelope}
+	return []string{checkHandshake, checkConsentScope, checkFrameValidity, checkVerifyHonesty,
+		checkBudgetHonesty, checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency,
+		checkShutdownClean, checkMalformedInput, checkEmbedding, checkCorrelation, checkUnknownEnvelope}
 }
 
 // Probe values the provider suite sends.
 const (
-	// ProbeProviderID is the id the harness registers the provider under;
+	// probeProviderID is the id the harness registers the provider under;
 	// it is the provider_id of every FrameID the harness sends.
-	ProbeProviderID = "provider-under-test"
-	// ProbeCorrelationID is the id of the correlation probe.
-	ProbeCorrelationID = "cgp-conformance-h4-7f3a"
-	// ProbeAsOf is the as_of pin of the temporal probe.
-	ProbeAsOf = "2026-07-01T00:00:00Z"
-	// ProbeUnknownType is the type of the unknown-envelope probe.
-	ProbeUnknownType = "cgp-conformance-unknown"
+	probeProviderID = "provider-under-test"
+	// probeCorrelationID is the id of the correlation probe.
+	probeCorrelationID = "cgp-conformance-h4-7f3a"
+	// probeAsOf is the as_of pin of the temporal probe.
+	probeAsOf = "2026-07-01T00:00:00Z"
+	// probeUnknownType is the type of the unknown-envelope probe.
+	probeUnknownType = "cgp-conformance-unknown"
 	probeGarbage     = "this is not valid json {{{"
 	mutatedSuffix    = "-contextgraph-conformance-mutated"
 )
@@ -85,23 +85,12 @@ func (t ProviderTarget) String() string {
 // ProviderOptions configures RunProvider. A nil *ProviderOptions means the
 // defaults.
 type ProviderOptions struct {
-	// Query is the sample query; nil means SampleQuery().
+	// Query is the sample query; nil means the sample query of docs/protocol.md §5.1 (any kind, max_frames 8, max_tokens 4096).
 	Query *frame.Query
 	// Timeout bounds each wait for one reply; 0 means 10 s.
 	Timeout time.Duration
 	// Stderr receives a stdio provider's stderr; nil discards it.
 	Stderr io.Writer
-}
-
-// SampleQuery is the provider suite's sample query (docs/protocol.md §5.1):
-// any kind, max_frames 8, max_tokens 4096.
-func SampleQuery() frame.Query {
-	return frame.Query{
-		Goal:      "conformance probe: return your most relevant frames",
-		QueryText: "conformance probe",
-		MaxFrames: 8,
-		MaxTokens: 4096,
-	}
 }
 
 // ErrTarget reports a provider target the harness cannot use at all (no
@@ -128,7 +117,7 @@ func RunProvider(ctx context.Context, t ProviderTarget, opts *ProviderOptions) (
 		o.Stderr = opts.Stderr
 	}
 	if o.Query == nil {
-		q := SampleQuery()
+		q := probeQuery(4096)
 		o.Query = &q
 	}
 	r := &provRun{ctx: ctx, t: t, o: o, rep: &Report{Target: t.String()}}
@@ -157,10 +146,8 @@ func (r *provRun) run() {
 	}()
 	r.handshake()
 	if r.ack == nil {
-		for _, name := range []string{CheckConsentScope, CheckFrameValidity, CheckVerifyHonesty, CheckBudgetHonesty,
-			CheckAsOf, CheckKindsFilter, CheckAnchorRelevance, CheckProvenanceConsistency, CheckShutdownClean} {
-			r.rep.add(name, Skipped, "no session: the handshake failed")
-		}
+		r.skip("no session: the handshake failed", checkConsentScope, checkFrameValidity, checkVerifyHonesty, checkBudgetHonesty,
+			checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency, checkShutdownClean)
 	} else {
 		r.consentScope()
 		r.sampleQuery()
@@ -174,15 +161,20 @@ func (r *provRun) run() {
 		r.shutdownClean()
 	}
 	if r.t.URL != "" {
-		for _, name := range []string{CheckMalformedInput, CheckEmbedding, CheckCorrelation} {
-			r.rep.add(name, Skipped, "stdio only: the probe needs a raw line connection")
-		}
+		r.skip("stdio only: the probe needs a raw line connection", checkMalformedInput, checkEmbedding, checkCorrelation)
 	} else {
 		r.malformedInput()
 		r.embedding()
 		r.correlation()
 	}
 	r.unknownEnvelope()
+}
+
+// skip reports every named check skipped, for reason.
+func (r *provRun) skip(reason string, names ...string) {
+	for _, name := range names {
+		r.rep.add(name, Skipped, "%s", reason)
+	}
 }
 
 // sent/got/expected evidence.
@@ -249,32 +241,32 @@ func (r *provRun) handshake() {
 		if raw != "" {
 			got += ": " + raw
 		}
-		r.fail(CheckHandshake, sent, got, "a handshake_ack")
+		r.fail(checkHandshake, sent, got, "a handshake_ack")
 		return
 	}
 	if !wire.Compatible(wire.ProtocolVersion, ack.ProtocolVersion) {
 		c.close()
-		r.fail(CheckHandshake, sent, "handshake_ack with protocol_version "+ack.ProtocolVersion,
+		r.fail(checkHandshake, sent, "handshake_ack with protocol_version "+ack.ProtocolVersion,
 			"a version in family "+wire.Family(wire.ProtocolVersion)+" (H1); a host refuses this provider")
 		return
 	}
 	r.conn, r.ack = c, ack
 	if strings.TrimSpace(ack.Provider.Name) == "" || strings.TrimSpace(ack.Provider.Version) == "" {
-		r.fail(CheckHandshake, sent, fmt.Sprintf("provider name %q version %q", ack.Provider.Name, ack.Provider.Version),
+		r.fail(checkHandshake, sent, fmt.Sprintf("provider name %q version %q", ack.Provider.Name, ack.Provider.Version),
 			"non-blank provider name and version (H2)")
 		return
 	}
-	r.rep.add(CheckHandshake, Pass, "%s %s acknowledged %s", ack.Provider.Name, ack.Provider.Version, ack.ProtocolVersion)
+	r.rep.add(checkHandshake, Pass, "%s %s acknowledged %s", ack.Provider.Name, ack.Provider.Version, ack.ProtocolVersion)
 }
 
 func (r *provRun) consentScope() {
 	df := r.ack.Provider.DataFlow
 	if !df.ScopesConsistent() {
-		r.fail(CheckConsentScope, "handshake", fmt.Sprintf("data_flow egress=%v egress_scopes=%v", df.Egress, df.EgressScopes),
+		r.fail(checkConsentScope, "handshake", fmt.Sprintf("data_flow egress=%v egress_scopes=%v", df.Egress, df.EgressScopes),
 			"valid scopes, and no off-machine scope unless egress is true (C5, U3)")
 		return
 	}
-	r.rep.add(CheckConsentScope, Pass, "egress=%v scopes=%v consistent", df.Egress, df.EgressScopes)
+	r.rep.add(checkConsentScope, Pass, "egress=%v scopes=%v consistent", df.Egress, df.EgressScopes)
 }
 
 // query sends q on the main session and returns the frames reply, or a
@@ -343,7 +335,7 @@ func (r *provRun) haveSample(check, want string) bool {
 
 func (r *provRun) frameValidity() {
 	sent := describeQuery(*r.o.Query)
-	if !r.haveSample(CheckFrameValidity, "a frames reply") {
+	if !r.haveSample(checkFrameValidity, "a frames reply") {
 		return
 	}
 	var bad []string
@@ -353,16 +345,16 @@ func (r *provRun) frameValidity() {
 		}
 	}
 	if len(bad) > 0 {
-		r.fail(CheckFrameValidity, sent, strings.Join(bad, "; "), "every frame valid (F1–F5, D1, P1–P3, G1, G2)")
+		r.fail(checkFrameValidity, sent, strings.Join(bad, "; "), "every frame valid (F1–F5, D1, P1–P3, G1, G2)")
 		return
 	}
-	r.rep.add(CheckFrameValidity, Pass, "%d frames, all valid", len(r.sample.Result.Frames))
+	r.rep.add(checkFrameValidity, Pass, "%d frames, all valid", len(r.sample.Result.Frames))
 }
 
 func (r *provRun) budgetHonesty() {
 	q := *r.o.Query
 	sent := describeQuery(q)
-	if !r.haveSample(CheckBudgetHonesty, "a frames reply") {
+	if !r.haveSample(checkBudgetHonesty, "a frames reply") {
 		return
 	}
 	fs := r.sample.Result.Frames
@@ -381,7 +373,7 @@ func (r *provRun) budgetHonesty() {
 		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d", rule.B4, len(fs), q.MaxFrames))
 	}
 	if len(bad) > 0 {
-		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
+		r.fail(checkBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
 		return
 	}
 	// A generous sample budget cannot tell a provider that honours
@@ -392,7 +384,7 @@ func (r *provRun) budgetHonesty() {
 			return
 		}
 	}
-	r.rep.add(CheckBudgetHonesty, Pass, "%d frames, Σ token_cost %d ≤ %d, every cost canonical; max_frames 1 and max_tokens %d honoured",
+	r.rep.add(checkBudgetHonesty, Pass, "%d frames, Σ token_cost %d ≤ %d, every cost canonical; max_frames 1 and max_tokens %d honoured",
 		len(fs), sum, q.MaxTokens, tightTokens(sum))
 }
 
@@ -426,7 +418,7 @@ func (r *provRun) tightBudget(q frame.Query) bool {
 	}
 	res, ok := env.(*wire.Frames)
 	if !ok {
-		r.fail(CheckBudgetHonesty, sent, got, "a frames reply within the limits, or an error with code budget_unsatisfiable")
+		r.fail(checkBudgetHonesty, sent, got, "a frames reply within the limits, or an error with code budget_unsatisfiable")
 		return false
 	}
 	var bad []string
@@ -444,24 +436,24 @@ func (r *provRun) tightBudget(q frame.Query) bool {
 		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d (the provider ignores max_frames)", rule.B4, n, q.MaxFrames))
 	}
 	if len(bad) > 0 {
-		r.fail(CheckBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
+		r.fail(checkBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
 		return false
 	}
 	return true
 }
 
 func (r *provRun) verifyHonesty() {
-	if !r.declares(CheckVerifyHonesty, r.ack.Capabilities.Verify, "verify") || !r.haveSample(CheckVerifyHonesty, "frames to verify") {
+	if !r.declares(checkVerifyHonesty, r.ack.Capabilities.Verify, "verify") || !r.haveSample(checkVerifyHonesty, "frames to verify") {
 		return
 	}
 	var ids []frame.ID
 	for _, f := range r.sample.Result.Frames {
 		if f.ContentDigest != "" { // a digest sent as "" cannot be verified
-			ids = append(ids, f.Identity(ProbeProviderID))
+			ids = append(ids, f.Identity(probeProviderID))
 		}
 	}
 	if len(ids) == 0 {
-		r.rep.add(CheckVerifyHonesty, Skipped, "no served frame carries a content_digest")
+		r.rep.add(checkVerifyHonesty, Skipped, "no served frame carries a content_digest")
 		return
 	}
 	mutated := make([]frame.ID, len(ids))
@@ -480,7 +472,7 @@ func (r *provRun) verifyHonesty() {
 		}
 		verdicts, got := r.verify(req)
 		if verdicts == nil {
-			r.fail(CheckVerifyHonesty, sent, got, "a verified reply")
+			r.fail(checkVerifyHonesty, sent, got, "a verified reply")
 			return
 		}
 		var bad []string
@@ -496,11 +488,11 @@ func (r *provRun) verifyHonesty() {
 			}
 		}
 		if len(bad) > 0 {
-			r.fail(CheckVerifyHonesty, sent, strings.Join(bad, ", "), fmt.Sprintf("every verdict %s", want))
+			r.fail(checkVerifyHonesty, sent, strings.Join(bad, ", "), fmt.Sprintf("every verdict %s", want))
 			return
 		}
 	}
-	r.rep.add(CheckVerifyHonesty, Pass, "%d served identities verified valid; mutated digests verified stale", len(ids))
+	r.rep.add(checkVerifyHonesty, Pass, "%d served identities verified valid; mutated digests verified stale", len(ids))
 }
 
 func (r *provRun) verify(ids []frame.ID) ([]wire.Verdict, string) {
@@ -528,11 +520,11 @@ func (r *provRun) verify(ids []frame.ID) ([]wire.Verdict, string) {
 
 func (r *provRun) asOf() {
 	q := *r.o.Query
-	q.AsOf = ProbeAsOf
+	q.AsOf = probeAsOf
 	sent := describeQuery(q)
 	res, got := r.query(q, "")
 	if res == nil {
-		r.fail(CheckAsOf, sent, got, "a frames reply")
+		r.fail(checkAsOf, sent, got, "a frames reply")
 		return
 	}
 	var late []string
@@ -540,15 +532,15 @@ func (r *provRun) asOf() {
 		// Compared as instants: "…T00:00:00.5Z" is after the pin though
 		// it sorts before it as a string. A valid_from outside the
 		// grammar is frame-validity's F4 finding, not a lateness.
-		if c, err := frame.CompareTimestamps(f.ValidFrom, ProbeAsOf); err == nil && c > 0 {
+		if c, err := frame.CompareTimestamps(f.ValidFrom, probeAsOf); err == nil && c > 0 {
 			late = append(late, fmt.Sprintf("%s valid_from %s", f.ID, f.ValidFrom))
 		}
 	}
 	if len(late) > 0 {
-		r.fail(CheckAsOf, sent, strings.Join(late, ", "), "no frame valid only after the as_of pin "+ProbeAsOf)
+		r.fail(checkAsOf, sent, strings.Join(late, ", "), "no frame valid only after the as_of pin "+probeAsOf)
 		return
 	}
-	r.rep.add(CheckAsOf, Pass, "%d frames, none valid only after %s", len(res.Result.Frames), ProbeAsOf)
+	r.rep.add(checkAsOf, Pass, "%d frames, none valid only after %s", len(res.Result.Frames), probeAsOf)
 }
 
 // kindsFilter queries each declared kind on its own (Q1): a provider that
@@ -564,7 +556,7 @@ func (r *provRun) kindsFilter() {
 		}
 	}
 	if len(kinds) == 0 {
-		r.rep.add(CheckKindsFilter, Skipped, "the provider declares no kinds")
+		r.rep.add(checkKindsFilter, Skipped, "the provider declares no kinds")
 		return
 	}
 	served := make([]string, 0, len(kinds))
@@ -579,7 +571,7 @@ func (r *provRun) kindsFilter() {
 		}
 		res, ok := env.(*wire.Frames)
 		if !ok {
-			r.fail(CheckKindsFilter, sent, got, "a frames reply, or an error with code unsupported_kind")
+			r.fail(checkKindsFilter, sent, got, "a frames reply, or an error with code unsupported_kind")
 			return
 		}
 		var other []string
@@ -589,18 +581,18 @@ func (r *provRun) kindsFilter() {
 			}
 		}
 		if len(other) > 0 {
-			r.fail(CheckKindsFilter, sent, string(rule.Q1)+": "+strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
+			r.fail(checkKindsFilter, sent, string(rule.Q1)+": "+strings.Join(other, ", "), "only frames of kind "+string(k)+" (Q1)")
 			return
 		}
 		served = append(served, fmt.Sprintf("%s: %d frames", k, len(res.Result.Frames)))
 	}
-	r.rep.add(CheckKindsFilter, Pass, "each declared kind queried alone, every frame of that kind (%s)", strings.Join(served, ", "))
+	r.rep.add(checkKindsFilter, Pass, "each declared kind queried alone, every frame of that kind (%s)", strings.Join(served, ", "))
 }
 
 func anchoredTo(f *frame.Frame, a string) bool { return isAnchored(f, []string{a}) }
 
 func (r *provRun) anchorRelevance() {
-	if !r.declares(CheckAnchorRelevance, r.ack.Capabilities.Graph, "graph") || !r.haveSample(CheckAnchorRelevance, "a baseline frames reply") {
+	if !r.declares(checkAnchorRelevance, r.ack.Capabilities.Graph, "graph") || !r.haveSample(checkAnchorRelevance, "a baseline frames reply") {
 		return
 	}
 	anchor := ""
@@ -617,7 +609,7 @@ func (r *provRun) anchorRelevance() {
 		}
 	}
 	if anchor == "" {
-		r.rep.add(CheckAnchorRelevance, Skipped, "no served frame has a relation target or uri to anchor on")
+		r.rep.add(checkAnchorRelevance, Skipped, "no served frame has a relation target or uri to anchor on")
 		return
 	}
 	q := *r.o.Query
@@ -625,7 +617,7 @@ func (r *provRun) anchorRelevance() {
 	sent := describeQuery(q)
 	res, got := r.query(q, "")
 	if res == nil {
-		r.fail(CheckAnchorRelevance, sent, got, "a frames reply")
+		r.fail(checkAnchorRelevance, sent, got, "a frames reply")
 		return
 	}
 	n, first := 0, false
@@ -636,15 +628,15 @@ func (r *provRun) anchorRelevance() {
 		}
 	}
 	if n == 0 {
-		r.fail(CheckAnchorRelevance, sent, describeFrames(res.Result.Frames), "at least one frame anchored to "+anchor+" (G4): the baseline served one")
+		r.fail(checkAnchorRelevance, sent, describeFrames(res.Result.Frames), "at least one frame anchored to "+anchor+" (G4): the baseline served one")
 		return
 	}
-	r.rep.add(CheckAnchorRelevance, Pass, "%d frames anchored to %s (first-ranked anchored: %v)", n, anchor, first)
+	r.rep.add(checkAnchorRelevance, Pass, "%d frames anchored to %s (first-ranked anchored: %v)", n, anchor, first)
 }
 
 func (r *provRun) provenance() {
 	sent := describeQuery(*r.o.Query)
-	if !r.haveSample(CheckProvenanceConsistency, "a frames reply") {
+	if !r.haveSample(checkProvenanceConsistency, "a frames reply") {
 		return
 	}
 	checked := 0
@@ -666,27 +658,27 @@ func (r *provRun) provenance() {
 	}
 	switch {
 	case len(bad) > 0:
-		r.fail(CheckProvenanceConsistency, sent, strings.Join(bad, "; "), "every file provenance digest equal to the SHA-256 of the bytes it addresses")
+		r.fail(checkProvenanceConsistency, sent, strings.Join(bad, "; "), "every file provenance digest equal to the SHA-256 of the bytes it addresses")
 	case checked == 0:
-		r.rep.add(CheckProvenanceConsistency, Skipped, "no file provenance readable on this machine")
+		r.rep.add(checkProvenanceConsistency, Skipped, "no file provenance readable on this machine")
 	default:
-		r.rep.add(CheckProvenanceConsistency, Pass, "%d file provenance links re-read, every digest matches", checked)
+		r.rep.add(checkProvenanceConsistency, Pass, "%d file provenance links re-read, every digest matches", checked)
 	}
 }
 
 func (r *provRun) shutdownClean() {
 	if r.conn == nil {
-		r.fail(CheckShutdownClean, "shutdown", "no session (lost earlier)", "a clean shutdown")
+		r.fail(checkShutdownClean, "shutdown", "no session (lost earlier)", "a clean shutdown")
 		return
 	}
 	c := r.conn
 	r.conn = nil
 	got, ok := c.shutdown(r.ctx)
 	if !ok {
-		r.fail(CheckShutdownClean, "shutdown", got, "a clean exit (status 0 over stdio, a 2xx over HTTP) within the timeout (R2)")
+		r.fail(checkShutdownClean, "shutdown", got, "a clean exit (status 0 over stdio, a 2xx over HTTP) within the timeout (R2)")
 		return
 	}
-	r.rep.add(CheckShutdownClean, Pass, "%s", got)
+	r.rep.add(checkShutdownClean, Pass, "%s", got)
 }
 
 // probe opens a fresh stdio session for a wire probe.
@@ -704,7 +696,7 @@ func (r *provRun) probe(name string) (conn, *wire.HandshakeAck, bool) {
 }
 
 func (r *provRun) malformedInput() {
-	c, _, ok := r.probe(CheckMalformedInput)
+	c, _, ok := r.probe(checkMalformedInput)
 	if !ok {
 		return
 	}
@@ -712,30 +704,30 @@ func (r *provRun) malformedInput() {
 	q, _ := encodeEnvelope(&wire.Query{Query: *r.o.Query})
 	sent := fmt.Sprintf("%q then %s", probeGarbage, describeQuery(*r.o.Query))
 	if err := c.send([]byte(probeGarbage)); err != nil {
-		r.fail(CheckMalformedInput, sent, err.Error(), "the provider to keep reading")
+		r.fail(checkMalformedInput, sent, err.Error(), "the provider to keep reading")
 		return
 	}
 	if err := c.send(q); err != nil {
-		r.fail(CheckMalformedInput, sent, err.Error(), "the provider to keep reading")
+		r.fail(checkMalformedInput, sent, err.Error(), "the provider to keep reading")
 		return
 	}
 	reply, err := c.next(r.ctx)
 	expected := "a frames reply, or an error with code bad_request (R1)"
-	env, ok := r.decodeReply(CheckMalformedInput, sent, expected, reply, err)
+	env, ok := r.decodeReply(checkMalformedInput, sent, expected, reply, err)
 	if !ok {
 		return
 	}
 	switch e := env.(type) {
 	case *wire.Frames:
-		r.rep.add(CheckMalformedInput, Pass, "malformed line ignored; the next query answered with frames")
+		r.rep.add(checkMalformedInput, Pass, "malformed line ignored; the next query answered with frames")
 	case *wire.Error:
 		if e.Code != wire.CodeBadRequest {
-			r.fail(CheckMalformedInput, sent, fmt.Sprintf("error code %q: %s", e.Code, e.Message), expected)
+			r.fail(checkMalformedInput, sent, fmt.Sprintf("error code %q: %s", e.Code, e.Message), expected)
 			return
 		}
-		r.rep.add(CheckMalformedInput, Pass, "malformed line answered with bad_request")
+		r.rep.add(checkMalformedInput, Pass, "malformed line answered with bad_request")
 	default:
-		r.fail(CheckMalformedInput, sent, "a "+env.Type()+" envelope", expected)
+		r.fail(checkMalformedInput, sent, "a "+env.Type()+" envelope", expected)
 	}
 }
 
@@ -753,14 +745,14 @@ func (r *provRun) embedding() {
 		}
 	}
 	if fp == "" {
-		r.rep.add(CheckEmbedding, Skipped, "the provider declares no embeddings_fingerprint")
+		r.rep.add(checkEmbedding, Skipped, "the provider declares no embeddings_fingerprint")
 		return
 	}
 	n := 1
 	if parsed, err := frame.ParseFingerprint(fp); err == nil && parsed.Dims == 1 {
 		n = 2
 	}
-	c, _, ok := r.probe(CheckEmbedding)
+	c, _, ok := r.probe(checkEmbedding)
 	if !ok {
 		return
 	}
@@ -771,39 +763,39 @@ func (r *provRun) embedding() {
 	sent := fmt.Sprintf("query with a %d-dimension embedding to a provider declaring %s", n, fp)
 	expected := "an error (bad_request) refusing the wrong-length embedding (E1)"
 	reply, err := c.roundTrip(r.ctx, line)
-	env, ok := r.decodeReply(CheckEmbedding, sent, expected, reply, err)
+	env, ok := r.decodeReply(checkEmbedding, sent, expected, reply, err)
 	if !ok {
 		return
 	}
 	switch e := env.(type) {
 	case *wire.Error:
 		if e.Code == wire.CodeBadRequest {
-			r.rep.add(CheckEmbedding, Pass, "wrong-length embedding refused with bad_request")
+			r.rep.add(checkEmbedding, Pass, "wrong-length embedding refused with bad_request")
 		} else {
-			r.rep.add(CheckEmbedding, Pass, "wrong-length embedding refused (code %q; bad_request is the clean answer)", e.Code)
+			r.rep.add(checkEmbedding, Pass, "wrong-length embedding refused (code %q; bad_request is the clean answer)", e.Code)
 		}
 	default:
-		r.fail(CheckEmbedding, sent, "a "+env.Type()+" envelope", expected)
+		r.fail(checkEmbedding, sent, "a "+env.Type()+" envelope", expected)
 	}
 }
 
 func (r *provRun) correlation() {
 	var ack *wire.HandshakeAck
-	c, a, ok := r.probe(CheckCorrelation)
+	c, a, ok := r.probe(checkCorrelation)
 	if !ok {
 		return
 	}
 	defer c.close()
 	ack = a
 	if !ack.Capabilities.Correlation {
-		r.rep.add(CheckCorrelation, Skipped, "the provider does not declare correlation")
+		r.rep.add(checkCorrelation, Skipped, "the provider does not declare correlation")
 		return
 	}
-	line, _ := encodeEnvelope(&wire.Query{ID: ProbeCorrelationID, Query: *r.o.Query})
-	sent := fmt.Sprintf("query with id %q", ProbeCorrelationID)
-	expected := fmt.Sprintf("a reply echoing id %q (H4)", ProbeCorrelationID)
+	line, _ := encodeEnvelope(&wire.Query{ID: probeCorrelationID, Query: *r.o.Query})
+	sent := fmt.Sprintf("query with id %q", probeCorrelationID)
+	expected := fmt.Sprintf("a reply echoing id %q (H4)", probeCorrelationID)
 	reply, err := c.roundTrip(r.ctx, line)
-	env, ok := r.decodeReply(CheckCorrelation, sent, expected, reply, err)
+	env, ok := r.decodeReply(checkCorrelation, sent, expected, reply, err)
 	if !ok {
 		return
 	}
@@ -814,21 +806,21 @@ func (r *provRun) correlation() {
 	case *wire.Error:
 		id = e.ID
 	}
-	if id != ProbeCorrelationID {
-		r.fail(CheckCorrelation, sent, fmt.Sprintf("%s with id %q", env.Type(), id), expected)
+	if id != probeCorrelationID {
+		r.fail(checkCorrelation, sent, fmt.Sprintf("%s with id %q", env.Type(), id), expected)
 		return
 	}
-	r.rep.add(CheckCorrelation, Pass, "id %q echoed", id)
+	r.rep.add(checkCorrelation, Pass, "id %q echoed", id)
 }
 
 func (r *provRun) unknownEnvelope() {
-	const name = CheckUnknownEnvelope
+	const name = checkUnknownEnvelope
 	c, _, ok := r.probe(name)
 	if !ok {
 		return
 	}
 	defer c.close()
-	unknown := []byte(`{"type":"` + ProbeUnknownType + `","probe":"ctxkit"}`)
+	unknown := []byte(`{"type":"` + probeUnknownType + `","probe":"ctxkit"}`)
 	q, _ := encodeEnvelope(&wire.Query{Query: *r.o.Query})
 	sent := fmt.Sprintf("%s then %s", unknown, describeQuery(*r.o.Query))
 	expected := "an error with code bad_request or no reply, and the provider still answering the next query"

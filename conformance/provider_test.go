@@ -55,7 +55,7 @@ func TestHonestFixturePassesOverHTTP(t *testing.T) {
 	for _, n := range ProviderChecks() {
 		want[n] = Pass
 	}
-	for _, n := range []string{CheckMalformedInput, CheckEmbedding, CheckCorrelation} {
+	for _, n := range []string{checkMalformedInput, checkEmbedding, checkCorrelation} {
 		want[n] = Skipped
 	}
 	checkStatuses(t, rep, want)
@@ -119,11 +119,11 @@ func TestUnstartableProviderFailsHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := rep.Check(CheckHandshake)
+	c, _ := rep.Check(checkHandshake)
 	if c.Status != Fail || !strings.Contains(c.Evidence, "/nonexistent/provider") {
 		t.Fatalf("handshake: %+v", c)
 	}
-	if s, _ := rep.Check(CheckBudgetHonesty); s.Status != Skipped {
+	if s, _ := rep.Check(checkBudgetHonesty); s.Status != Skipped {
 		t.Fatalf("budget-honesty: %+v", s)
 	}
 }
@@ -131,7 +131,7 @@ func TestUnstartableProviderFailsHandshake(t *testing.T) {
 // TestRedRunOverHTTP: every mode whose targets the HTTP transport can see
 // trips them over HTTP too (the three stdio wire probes are skipped there).
 func TestRedRunOverHTTP(t *testing.T) {
-	stdioOnly := map[string]bool{CheckMalformedInput: true, CheckEmbedding: true, CheckCorrelation: true}
+	stdioOnly := map[string]bool{checkMalformedInput: true, checkEmbedding: true, checkCorrelation: true}
 	n := 0
 	for _, m := range MisbehaveModes() {
 		if slices.ContainsFunc(m.Targets, func(c string) bool { return stdioOnly[c] }) {

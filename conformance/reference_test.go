@@ -11,11 +11,11 @@ import (
 // the children are the non-race command rather than this test binary.
 func TestReferenceComposingHostPasses(t *testing.T) {
 	stdio := &ReferenceComposingHost{FixtureCommand: fixtureCommand()}
-	c, err := stdio.Compose(context.Background(), mustScenario(t, ScenarioQuarantine))
+	c, err := stdio.Compose(context.Background(), mustScenario(t, scenarioQuarantine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []FrameRef{{Provider: ProviderHonest, Frame: "honest-f"}}; !sameRefs(c.Admitted, want) {
+	if want := []FrameRef{{Provider: providerHonest, Frame: "honest-f"}}; !sameRefs(c.Admitted, want) {
 		t.Fatalf("over stdio: admitted %v, want %v", c.Admitted, want)
 	}
 	for _, tc := range []struct {

@@ -124,14 +124,14 @@ func TestSaboteurMatrix(t *testing.T) {
 		want []string
 	}{
 		{"model", &modelHost{}, nil},
-		{"admits-everything", &modelHost{admitsEverything: true}, []string{CheckBudgetBound}},
-		{"silently-truncates", &modelHost{truncates: true}, []string{CheckBudgetBound, CheckTotalPartition}},
-		{"ignores-the-audit", &modelHost{ignoresAudit: true}, []string{CheckQuarantine}},
-		{"unstable-order", &modelHost{unstable: true}, []string{CheckDeterminism, CheckArrivalOrder}},
+		{"admits-everything", &modelHost{admitsEverything: true}, []string{checkBudgetBound}},
+		{"silently-truncates", &modelHost{truncates: true}, []string{checkBudgetBound, checkTotalPartition}},
+		{"ignores-the-audit", &modelHost{ignoresAudit: true}, []string{checkQuarantine}},
+		{"unstable-order", &modelHost{unstable: true}, []string{checkDeterminism, checkArrivalOrder}},
 		{"admits-nothing", &modelHost{admitsNothing: true}, all},
-		{"arrival-tie-break", &modelHost{arrivalTies: true}, []string{CheckArrivalOrder}},
-		{"no-dedup", &modelHost{noDedup: true}, []string{CheckDuplicateEvidence}},
-		{"skips-validation", &modelHost{skipsValidation: true}, []string{CheckInvalidFrames}},
+		{"arrival-tie-break", &modelHost{arrivalTies: true}, []string{checkArrivalOrder}},
+		{"no-dedup", &modelHost{noDedup: true}, []string{checkDuplicateEvidence}},
+		{"skips-validation", &modelHost{skipsValidation: true}, []string{checkInvalidFrames}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

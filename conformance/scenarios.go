@@ -13,103 +13,109 @@ import (
 // `ctxkit fixture-provider --scenario NAME --provider ID` serves one of its
 // providers over stdio.
 const (
-	// ScenarioBudgetOverflow: p0, p1, p2 each serve one honest 400-token
+	// scenarioBudgetOverflow: p0, p1, p2 each serve one honest 400-token
 	// frame against max_tokens 1000.
-	ScenarioBudgetOverflow = "budget-overflow"
-	// ScenarioBudgetFits: the counterpart, three 200-token frames.
-	ScenarioBudgetFits = "budget-fits"
-	// ScenarioQuarantine: "flooder" serves max_frames+9 one-token frames
+	scenarioBudgetOverflow = "budget-overflow"
+	// scenarioBudgetFits: the counterpart, three 200-token frames.
+	scenarioBudgetFits = "budget-fits"
+	// scenarioQuarantine: "flooder" serves max_frames+9 one-token frames
 	// (a B4 frame flood), "honest" one 100-token frame.
-	ScenarioQuarantine = "quarantine"
-	// ScenarioDeterminism: three 100-token frames, composed twice.
-	ScenarioDeterminism = "determinism"
-	// ScenarioArrivalForward and ScenarioArrivalRotated: three tied
+	scenarioQuarantine = "quarantine"
+	// scenarioDeterminism: three 100-token frames, composed twice.
+	scenarioDeterminism = "determinism"
+	// scenarioArrivalForward and scenarioArrivalRotated: three tied
 	// 400-token frames (only two fit), providers registered p0, p1, p2 and
 	// then p2, p0, p1.
-	ScenarioArrivalForward = "arrival-forward"
-	ScenarioArrivalRotated = "arrival-rotated"
-	// ScenarioArrivalFitsForward and ScenarioArrivalFitsRotated: the
+	scenarioArrivalForward = "arrival-forward"
+	scenarioArrivalRotated = "arrival-rotated"
+	// scenarioArrivalFitsForward and scenarioArrivalFitsRotated: the
 	// counterpart, three tied 200-token frames in the same two orders.
-	ScenarioArrivalFitsForward = "arrival-fits-forward"
-	ScenarioArrivalFitsRotated = "arrival-fits-rotated"
-	// ScenarioDuplicate: "alpha" and "beta" serve the same evidence (equal
+	scenarioArrivalFitsForward = "arrival-fits-forward"
+	scenarioArrivalFitsRotated = "arrival-fits-rotated"
+	// scenarioDuplicate: "alpha" and "beta" serve the same evidence (equal
 	// content and content_digest) under different frame ids; "gamma" serves
 	// distinct evidence.
-	ScenarioDuplicate = "duplicate"
-	// ScenarioDuplicateDistinct: the counterpart, alpha and beta serve
+	scenarioDuplicate = "duplicate"
+	// scenarioDuplicateDistinct: the counterpart, alpha and beta serve
 	// different evidence with different digests.
-	ScenarioDuplicateDistinct = "duplicate-distinct"
-	// ScenarioInvalid: "defective" serves three frames that each break one
+	scenarioDuplicateDistinct = "duplicate-distinct"
+	// scenarioInvalid: "defective" serves three frames that each break one
 	// protocol rule (F1, F3, B3); "honest" serves one valid frame.
-	ScenarioInvalid = "invalid"
-	// ScenarioInvalidRepaired: the counterpart, the same frames made valid.
-	ScenarioInvalidRepaired = "invalid-repaired"
+	scenarioInvalid = "invalid"
+	// scenarioInvalidRepaired: the counterpart, the same frames made valid.
+	scenarioInvalidRepaired = "invalid-repaired"
 )
 
 // Provider ids used by the scenarios.
 const (
-	ProviderFlooder   = "flooder"
-	ProviderHonest    = "honest"
-	ProviderDefective = "defective"
+	providerFlooder   = "flooder"
+	providerHonest    = "honest"
+	providerDefective = "defective"
 )
 
-// ProbeQuery is the query every composition scenario fans out: max_frames 8,
-// max_tokens 1000.
-func ProbeQuery() frame.Query {
+// probeQuery is the query of both suites: any kind, max_frames 8, under
+// maxTokens (4096 for the provider suite's sample query, docs/protocol.md
+// §5.1; 1000 for every composition scenario).
+func probeQuery(maxTokens uint32) frame.Query {
 	return frame.Query{
 		Goal:      "conformance probe: return your most relevant frames",
 		QueryText: "conformance probe",
 		MaxFrames: 8,
-		MaxTokens: 1000,
+		MaxTokens: maxTokens,
 	}
+}
+
+// trios are the scenarios of three single-frame providers: the frames'
+// cost and the order the providers register in.
+var trios = map[string]struct {
+	cost  int
+	order []int
+}{
+	scenarioBudgetOverflow:     {400, []int{0, 1, 2}},
+	scenarioBudgetFits:         {200, []int{0, 1, 2}},
+	scenarioDeterminism:        {100, []int{0, 1, 2}},
+	scenarioArrivalForward:     {400, []int{0, 1, 2}},
+	scenarioArrivalRotated:     {400, []int{2, 0, 1}},
+	scenarioArrivalFitsForward: {200, []int{0, 1, 2}},
+	scenarioArrivalFitsRotated: {200, []int{2, 0, 1}},
 }
 
 // ScenarioNames lists every composition scenario.
 func ScenarioNames() []string {
-	return []string{ScenarioBudgetOverflow, ScenarioBudgetFits, ScenarioQuarantine, ScenarioDeterminism,
-		ScenarioArrivalForward, ScenarioArrivalRotated, ScenarioArrivalFitsForward, ScenarioArrivalFitsRotated,
-		ScenarioDuplicate, ScenarioDuplicateDistinct, ScenarioInvalid, ScenarioInvalidRepaired}
+	return []string{scenarioBudgetOverflow, scenarioBudgetFits, scenarioQuarantine, scenarioDeterminism,
+		scenarioArrivalForward, scenarioArrivalRotated, scenarioArrivalFitsForward, scenarioArrivalFitsRotated,
+		scenarioDuplicate, scenarioDuplicateDistinct, scenarioInvalid, scenarioInvalidRepaired}
 }
 
 // LookupScenario returns a fresh copy of the named scenario; the caller may
 // modify it.
 func LookupScenario(name string) (*Scenario, bool) {
-	s := &Scenario{Name: name, Query: ProbeQuery()}
+	s := &Scenario{Name: name, Query: probeQuery(1000)}
 	trio := func(cost int, order ...int) {
 		for _, i := range order {
 			id := fmt.Sprintf("p%d", i)
 			s.Providers = append(s.Providers, ScenarioProvider{ID: id, Frames: []*frame.Frame{fixtureFrame(id, id+"-f", cost)}})
 		}
 	}
+	if t, ok := trios[name]; ok {
+		trio(t.cost, t.order...)
+		return s, true
+	}
 	switch name {
-	case ScenarioBudgetOverflow:
-		trio(400, 0, 1, 2)
-	case ScenarioBudgetFits:
-		trio(200, 0, 1, 2)
-	case ScenarioDeterminism:
-		trio(100, 0, 1, 2)
-	case ScenarioArrivalForward:
-		trio(400, 0, 1, 2)
-	case ScenarioArrivalRotated:
-		trio(400, 2, 0, 1)
-	case ScenarioArrivalFitsForward:
-		trio(200, 0, 1, 2)
-	case ScenarioArrivalFitsRotated:
-		trio(200, 2, 0, 1)
-	case ScenarioQuarantine:
+	case scenarioQuarantine:
 		n := int(s.Query.MaxFrames) + 9
 		flood := make([]*frame.Frame, n)
 		for i := range flood {
-			flood[i] = fixtureFrame(ProviderFlooder, fmt.Sprintf("flood-%02d", i), 1)
+			flood[i] = fixtureFrame(providerFlooder, fmt.Sprintf("flood-%02d", i), 1)
 		}
 		s.Providers = []ScenarioProvider{
-			{ID: ProviderFlooder, Frames: flood},
-			{ID: ProviderHonest, Frames: []*frame.Frame{fixtureFrame(ProviderHonest, "honest-f", 100)}},
+			{ID: providerFlooder, Frames: flood},
+			{ID: providerHonest, Frames: []*frame.Frame{fixtureFrame(providerHonest, "honest-f", 100)}},
 		}
-	case ScenarioDuplicate, ScenarioDuplicateDistinct:
+	case scenarioDuplicate, scenarioDuplicateDistinct:
 		a := fixtureFrame("shared", "evidence", 100)
 		b := fixtureFrame("shared", "evidence", 100)
-		if name == ScenarioDuplicateDistinct {
+		if name == scenarioDuplicateDistinct {
 			b = fixtureFrame("beta", "evidence", 100)
 		}
 		a.ID, a.Title, a.CitationLabel, a.Score = "alpha-shared", "alpha-shared", "alpha-shared", 0.7
@@ -122,18 +128,18 @@ func LookupScenario(name string) (*Scenario, bool) {
 			{ID: "beta", Frames: []*frame.Frame{b}},
 			{ID: "gamma", Frames: []*frame.Frame{g}},
 		}
-	case ScenarioInvalid, ScenarioInvalidRepaired:
-		score := fixtureFrame(ProviderDefective, "score-frame", 50)
-		cite := fixtureFrame(ProviderDefective, "cite-frame", 50)
-		cost := fixtureFrame(ProviderDefective, "cost-frame", 100)
-		if name == ScenarioInvalid {
+	case scenarioInvalid, scenarioInvalidRepaired:
+		score := fixtureFrame(providerDefective, "score-frame", 50)
+		cite := fixtureFrame(providerDefective, "cite-frame", 50)
+		cost := fixtureFrame(providerDefective, "cost-frame", 100)
+		if name == scenarioInvalid {
 			score.Score = 1.5        // F1: score outside [0, 1]
 			cite.CitationLabel = " " // F3: blank citation label
 			cost.TokenCost = 1       // B3: declares 1 for 100 tokens of content
 		}
 		s.Providers = []ScenarioProvider{
-			{ID: ProviderDefective, Frames: []*frame.Frame{score, cite, cost}},
-			{ID: ProviderHonest, Frames: []*frame.Frame{fixtureFrame(ProviderHonest, "honest-f", 100)}},
+			{ID: providerDefective, Frames: []*frame.Frame{score, cite, cost}},
+			{ID: providerHonest, Frames: []*frame.Frame{fixtureFrame(providerHonest, "honest-f", 100)}},
 		}
 	default:
 		return nil, false

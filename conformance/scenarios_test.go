@@ -5,7 +5,7 @@ import (
 )
 
 // TestScenariosAreWellFormed: every fixture frame is valid and B3-honest,
-// except the three defective frames of ScenarioInvalid, which each break
+// except the three defective frames of scenarioInvalid, which each break
 // exactly the one rule they are meant to; ids are unique per provider and
 // no two frames share content unless the duplicate scenario says so.
 func TestScenariosAreWellFormed(t *testing.T) {
@@ -27,7 +27,7 @@ func TestScenariosAreWellFormed(t *testing.T) {
 				}
 				ids[f.ID] = true
 				v := f.Validate()
-				if name == ScenarioInvalid && p.ID == ProviderDefective {
+				if name == scenarioInvalid && p.ID == providerDefective {
 					if len(v) != 1 || string(v[0].Rule) != wantBroken[f.ID] {
 						t.Errorf("%s: %s/%s violations %v, want exactly %s", name, p.ID, f.ID, v, wantBroken[f.ID])
 					}
@@ -36,7 +36,7 @@ func TestScenariosAreWellFormed(t *testing.T) {
 				if len(v) != 0 {
 					t.Errorf("%s: %s/%s invalid: %v", name, p.ID, f.ID, v)
 				}
-				if other, dup := contents[f.Content]; dup && name != ScenarioDuplicate {
+				if other, dup := contents[f.Content]; dup && name != scenarioDuplicate {
 					t.Errorf("%s: %s/%s has the same content as %s", name, p.ID, f.ID, other)
 				}
 				contents[f.Content] = p.ID + "/" + f.ID
@@ -50,10 +50,10 @@ func TestScenariosAreWellFormed(t *testing.T) {
 
 // TestLookupScenarioReturnsFreshCopies: a caller may change what it gets.
 func TestLookupScenarioReturnsFreshCopies(t *testing.T) {
-	a, _ := LookupScenario(ScenarioBudgetOverflow)
+	a, _ := LookupScenario(scenarioBudgetOverflow)
 	a.Providers[0].Frames[0].Score = 0.99
 	a.Providers[0].ID = "changed"
-	b, _ := LookupScenario(ScenarioBudgetOverflow)
+	b, _ := LookupScenario(scenarioBudgetOverflow)
 	if b.Providers[0].ID != "p0" || b.Providers[0].Frames[0].Score != 0.5 {
 		t.Fatalf("scenario state leaked between lookups: %+v", b.Providers[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,16 +77,7 @@ func FuzzValidate(f *testing.F) {
 			if back.Provenance[i] != p {
 				t.Fatalf("link %d changed in the round trip: %#v became %#v", i, p, back.Provenance[i])
 			}
-			var members map[string]json.RawMessage
-			b, _ := json.Marshal(p)
-			if err := json.Unmarshal(b, &members); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range []ProvenanceMember{MemberURI, MemberRange, MemberDigest, MemberMethod, MemberBy} {
-				if _, ok := members[m.String()]; ok != p.Has(m) {
-					t.Fatalf("link %s: member %v written %v, Has %v", b, m, ok, p.Has(m))
-				}
-			}
+			writesWhatItHas(t, p, p.Has, MemberURI, MemberRange, MemberDigest, MemberMethod, MemberBy)
 		}
 		// The same for the frame's members that remember "" and relation
 		// display names; a present timestamp is held to F4 and a present
@@ -122,14 +114,7 @@ func FuzzValidate(f *testing.F) {
 			if back.Relations[i] != r {
 				t.Fatalf("relation %d changed in the round trip: %#v became %#v", i, r, back.Relations[i])
 			}
-			b, _ := json.Marshal(r)
-			var members map[string]json.RawMessage
-			if err := json.Unmarshal(b, &members); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := members["display_name"]; ok != r.Has(MemberDisplayName) {
-				t.Fatalf("relation %s: display_name written %v, Has %v", b, ok, r.Has(MemberDisplayName))
-			}
+			writesWhatItHas(t, r, r.Has, MemberDisplayName)
 			if r.Has(MemberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
 				t.Fatalf("empty display_name of relation %d not reported: %v", i, v1)
 			}
@@ -138,6 +123,25 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("re-encoded frame validates differently: %v vs %v", back.Validate(), v1)
 		}
 	})
+}
+
+// writesWhatItHas fails t unless v's JSON encoding holds exactly those of
+// members that has reports present.
+func writesWhatItHas[M fmt.Stringer](t *testing.T, v any, has func(M) bool, members ...M) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written map[string]json.RawMessage
+	if err := json.Unmarshal(b, &written); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members {
+		if _, ok := written[m.String()]; ok != has(m) {
+			t.Fatalf("%s: member %v written %v, Has %v", b, m, ok, has(m))
+		}
+	}
 }
 
 // FuzzGrammars checks the timestamp, line-range, digest and fingerprint

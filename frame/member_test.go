@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/roundtrip"
 )
 
 // TestFrameEmptyMemberRoundTrip: a timestamp or display_name sent as ""
@@ -199,16 +201,9 @@ func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
 	cr := *f.ContentRef
 	cr.Set(MemberExpiresAt, "")
 	f.ContentRef = &cr
-	enc, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Frame
-	if err := json.Unmarshal(enc, &back); err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := json.Marshal(back); string(again) != string(enc) || !back.ContentRef.Has(MemberExpiresAt) {
-		t.Fatalf("frame with expires_at \"\" re-encoded as %s (from %s)", again, enc)
+	back, enc := roundtrip.JSON[Frame](t, f)
+	if !back.ContentRef.Has(MemberExpiresAt) {
+		t.Fatalf("frame with expires_at \"\" lost the member: %s", enc)
 	}
 	v := back.Validate()
 	if len(v) != 1 || v[0].Rule != "F4" || v[0].Field != "content_ref.expires_at" {

@@ -94,7 +94,7 @@ func TestUsageReport(t *testing.T) {
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if r.BudgetRequested != 3000 || r.BudgetConsumed != 4 || !r.WithinBudget() {
+	if r.BudgetRequested != 3000 || r.BudgetConsumed != 4 || !r.withinBudget() {
 		t.Errorf("report: %+v", r)
 	}
 	if p := r.Providers[1]; p.FramesServed != 0 || p.FramesRejected != 1 || p.TokenCost != 0 {
@@ -116,22 +116,22 @@ func TestUsageReport(t *testing.T) {
 	}
 	// Attribution reconciles against the usage report (A3).
 	res := fo.Compose(3000, nil)
-	var uses []ContextUse
+	var uses []contextUse
 	for _, id := range res.Audit.Included() {
-		uses = append(uses, ContextUse{Frame: id, Selected: true, Rendered: true, Cited: id.Frame == "x"})
+		uses = append(uses, contextUse{Frame: id, Selected: true, Rendered: true, Cited: id.Frame == "x"})
 	}
-	ar := AttributionReport{Uses: uses, Usage: r}
+	ar := attributionReport{Uses: uses, Usage: r}
 	if err := ar.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if share, ok := ar.CitedTokenShare(); !ok || share <= 0 || share >= 1 {
+	if share, ok := ar.citedTokenShare(); !ok || share <= 0 || share >= 1 {
 		t.Errorf("cited share = %v %v", share, ok)
 	}
-	ar.Uses = append(ar.Uses, ContextUse{Frame: frame.ID{Provider: "liar", Frame: "big"}, Selected: true})
+	ar.Uses = append(ar.Uses, contextUse{Frame: frame.ID{Provider: "liar", Frame: "big"}, Selected: true})
 	if ar.Check() == nil {
 		t.Errorf("unbilled selected frame reconciled")
 	}
-	ar.Uses = []ContextUse{{Frame: uses[0].Frame, Cited: true}}
+	ar.Uses = []contextUse{{Frame: uses[0].Frame, Cited: true}}
 	if ar.Check() == nil {
 		t.Errorf("cited-but-not-rendered reconciled")
 	}

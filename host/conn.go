@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,13 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
-
-// DefaultMaxLine is the longest NDJSON line the host accepts from a child
-// (the protocol's 16 MiB). A longer line is an error naming the limit; the
-// host never buffers more than this.
-const DefaultMaxLine = 16 << 20
 
 // rawReply is one line from a provider, with only its routing members decoded.
 type rawReply struct {
@@ -30,7 +25,8 @@ type rawReply struct {
 	err  error // non-nil when the request failed instead of being answered
 }
 
-// conn is an NDJSON connection to one child provider. A single reader
+// conn is the host's session over one transport.Connection (a child
+// provider's pipes, or memory in tests). A single reader
 // goroutine demultiplexes replies: correlated replies by id, id-less replies
 // to the one lock-step request in flight. Every failure of the stream (EOF, a
 // closed pipe, an undecodable or over-long line, a wrong correlation id) fails
@@ -38,11 +34,9 @@ type rawReply struct {
 // own deadline, and usually returns as soon as the stream breaks.
 type conn struct {
 	provider string
-	proc     *process
-	maxLine  int
-	secrets  secrets // scrubbed from the child's stderr wherever it is shown
-
-	wmu sync.Mutex // serialises writes of whole lines
+	link     transport.Connection
+	proc     *transport.Process // the child behind link; nil for other links
+	secrets  secrets            // scrubbed from the child's stderr wherever it is shown
 
 	mu        sync.Mutex
 	pending   map[string]chan rawReply // correlated requests by id
@@ -57,29 +51,38 @@ type conn struct {
 	closeOnce  sync.Once
 }
 
-func newConn(provider string, p *process, maxLine int, sec secrets) *conn {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLine
-	}
+func newConn(provider string, link transport.Connection, sec secrets) *conn {
 	c := &conn{
 		provider:   provider,
-		proc:       p,
+		link:       link,
 		secrets:    sec,
-		maxLine:    maxLine,
 		pending:    make(map[string]chan rawReply),
 		abandoned:  make(map[string]bool),
 		lockSem:    make(chan struct{}, 1),
 		readerDone: make(chan struct{}),
 	}
+	if p, ok := link.(*transport.Process); ok {
+		c.proc = p
+		go c.watchExit()
+	}
 	go c.readLoop()
-	go c.watchExit()
 	return c
+}
+
+// kill ends the link at once: a child's whole process tree, or the
+// connection.
+func (c *conn) kill() {
+	if c.proc != nil {
+		c.proc.Kill()
+		return
+	}
+	_ = c.link.Close()
 }
 
 // watchExit fails the connection when the child exits, even if a descendant
 // still holds its stdout open (which would keep the reader from seeing EOF).
 func (c *conn) watchExit() {
-	<-c.proc.exited
+	<-c.proc.Exited()
 	t := time.NewTimer(200 * time.Millisecond)
 	select {
 	case <-c.readerDone:
@@ -87,22 +90,25 @@ func (c *conn) watchExit() {
 	}
 	t.Stop()
 	c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, c.exitDetail(), nil))
-	c.proc.kill()
+	c.kill()
 }
 
 // scrub removes the provider's credentials from a stderr tail.
 func (c *conn) scrub(s string) string { return c.secrets.scrubTail(s) }
 
 func (c *conn) exitDetail() string {
+	if c.proc == nil {
+		return "connection closed"
+	}
 	d := "child exited"
 	select {
-	case <-c.proc.exited:
-		if c.proc.waitErr != nil {
-			d += " (" + c.proc.waitErr.Error() + ")"
+	case <-c.proc.Exited():
+		if err := c.proc.ExitErr(); err != nil {
+			d += " (" + err.Error() + ")"
 		}
 	default:
 	}
-	if s := c.proc.stderr.String(); s != "" {
+	if s := c.proc.Stderr(); s != "" {
 		// The child wrote this: quoted, it stays one field of one line.
 		d += "; stderr: " + strconv.Quote(truncateForError(c.scrub(s), 512))
 	}
@@ -117,49 +123,21 @@ func truncateForError(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// readLine reads one '\n'-terminated line of at most max bytes (without the
-// terminator). It never holds more than max+bufsize bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > max+1 { // +1 for the newline itself
-			return nil, &wire.TooLongError{What: "line", Limit: int64(max)}
-		}
-		line = append(line, frag...)
-		if err == nil {
-			return line[:len(line)-1], nil
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF && len(line) > 0 {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-}
-
 func (c *conn) readLoop() {
 	defer close(c.readerDone)
-	br := bufio.NewReaderSize(c.proc.stdout, 64<<10)
 	for {
-		line, err := readLine(br, c.maxLine)
+		line, err := c.link.Read()
 		if err != nil {
 			switch {
 			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed):
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "stdout closed; "+c.exitDetail(), nil))
 			case errors.As(err, new(*wire.TooLongError)):
-				c.breakWith(newErr(c.provider, "read", ErrMalformed, "", err))
+				c.breakWith(newErr(c.provider, "read", errMalformed, "", err))
 			default:
 				c.breakWith(newErr(c.provider, "read", ErrProviderCrashed, "", err))
 			}
-			c.proc.kill()
+			c.kill()
 			return
-		}
-		line = bytes.TrimRight(line, " \t\r\n")
-		if len(line) == 0 {
-			continue
 		}
 		var head struct {
 			Type string  `json:"type"`
@@ -167,8 +145,8 @@ func (c *conn) readLoop() {
 		}
 		if err := json.Unmarshal(line, &head); err != nil || head.Type == "" {
 			detail := "undecodable line " + strconv.Quote(truncateForError(string(line), 64))
-			c.breakWith(newErr(c.provider, "read", ErrMalformed, detail, err))
-			c.proc.kill()
+			c.breakWith(newErr(c.provider, "read", errMalformed, detail, err))
+			c.kill()
 			return
 		}
 		c.route(rawReply{typ: head.Type, id: head.ID, line: line})
@@ -177,75 +155,68 @@ func (c *conn) readLoop() {
 
 // route hands a reply to its waiter.
 func (c *conn) route(r rawReply) {
-	c.mu.Lock()
-	if c.broken != nil {
-		c.mu.Unlock()
-		return
-	}
-	if r.id != nil {
-		if ch, ok := c.pending[*r.id]; ok {
-			delete(c.pending, *r.id)
-			c.mu.Unlock()
-			ch <- r
-			return
-		}
-		if c.abandoned[*r.id] {
-			delete(c.abandoned, *r.id)
-			c.mu.Unlock()
-			return
-		}
-		if c.lockstep != nil && len(c.pending) == 0 {
-			// A non-correlated request: the provider echoed an id we never
-			// sent. Ids are only binding for correlated requests (H4).
-			ch := c.lockstep
-			c.lockstep = nil
-			c.mu.Unlock()
-			ch <- r
-			return
-		}
-		if len(c.pending) > 0 {
-			c.mu.Unlock()
-			c.breakCorrelation(*r.id)
-			return
-		}
-		c.stray++
-		c.mu.Unlock()
-		return
-	}
-	if c.lockstep != nil {
-		ch := c.lockstep
-		c.lockstep = nil
-		c.mu.Unlock()
+	ch, wrongID := c.waiterFor(r)
+	switch {
+	case ch != nil:
 		ch <- r
-		return
+	case wrongID != "":
+		c.breakCorrelation(wrongID)
 	}
-	if len(c.pending) > 0 {
-		c.mu.Unlock()
-		c.breakCorrelation("<absent>")
-		return
-	}
-	c.stray++
-	c.mu.Unlock()
 }
 
-// breakCorrelation fails every correlated waiter with a CorrelationError
+// waiterFor picks, under the lock, the channel r goes to (removing it from
+// the waiters), or the id to report when r breaks correlation; neither for
+// a reply to drop (late, stray, or after the connection broke).
+func (c *conn) waiterFor(r rawReply) (chan rawReply, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return nil, ""
+	}
+	got := "<absent>"
+	if r.id != nil {
+		got = *r.id
+		if ch, ok := c.pending[got]; ok {
+			delete(c.pending, got)
+			return ch, ""
+		}
+		if c.abandoned[got] {
+			delete(c.abandoned, got)
+			return nil, ""
+		}
+	}
+	// An id-less reply, or one echoing an id we never sent, answers the
+	// lock-step request in flight: ids bind only correlated requests (H4).
+	if c.lockstep != nil && (r.id == nil || len(c.pending) == 0) {
+		ch := c.lockstep
+		c.lockstep = nil
+		return ch, ""
+	}
+	if len(c.pending) > 0 {
+		return nil, got
+	}
+	c.stray++
+	return nil, ""
+}
+
+// breakCorrelation fails every correlated waiter with a correlationError
 // naming its own id and what arrived, then tears the connection down: after
 // a wrong id no reply on this stream can be attributed with confidence.
 func (c *conn) breakCorrelation(got string) {
 	c.mu.Lock()
 	pend := c.pending
 	c.pending = make(map[string]chan rawReply)
-	c.broken = &CorrelationError{Provider: c.provider, Expected: "<any pending id>", Got: got}
+	c.broken = &correlationError{Provider: c.provider, Expected: "<any pending id>", Got: got}
 	lock := c.lockstep
 	c.lockstep = nil
 	c.mu.Unlock()
 	for id, ch := range pend {
-		ch <- rawReply{err: &CorrelationError{Provider: c.provider, Expected: id, Got: got}}
+		ch <- rawReply{err: &correlationError{Provider: c.provider, Expected: id, Got: got}}
 	}
 	if lock != nil {
 		lock <- rawReply{err: c.broken}
 	}
-	c.proc.kill()
+	c.kill()
 }
 
 // breakWith marks the connection dead (first cause wins) and fails every
@@ -271,12 +242,9 @@ func (c *conn) breakWith(err error) {
 
 // write sends one line (a '\n' is appended) before deadline.
 func (c *conn) write(op string, line []byte, deadline time.Time) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_ = c.proc.stdin.SetWriteDeadline(deadline)
-	buf := make([]byte, 0, len(line)+1)
-	buf = append(append(buf, line...), '\n')
-	_, err := c.proc.stdin.Write(buf)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	err := c.link.Write(ctx, line)
 	if err == nil {
 		return nil
 	}
@@ -284,7 +252,7 @@ func (c *conn) write(op string, line []byte, deadline time.Time) error {
 		// A partial line may be on the pipe: the stream is unusable.
 		e := newErr(c.provider, op, ErrTimeout, "provider stopped reading its input", nil)
 		c.breakWith(e)
-		c.proc.kill()
+		c.kill()
 		return e
 	}
 	e := newErr(c.provider, op, ErrProviderCrashed, "writing request: "+c.exitDetail(), err)
@@ -362,7 +330,7 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 		err := c.ctxErr(op, ctx, start, timeout)
 		if !correlate {
 			c.breakWith(err)
-			c.proc.kill()
+			c.kill()
 		}
 		return rawReply{}, err
 	}
@@ -396,12 +364,19 @@ func (c *conn) notify(op string, line []byte, deadline time.Time) error {
 }
 
 // close stops the child: it waits up to grace for it to exit, then kills its
-// process group, and fails any request still waiting with ErrClosed. It
+// process tree, and fails any request still waiting with ErrClosed. It
 // returns when the reader goroutine has finished.
 func (c *conn) close(grace time.Duration) error {
 	var err error
 	c.closeOnce.Do(func() {
-		err = c.proc.stop(grace)
+		if c.proc != nil {
+			// The caller's grace may be shorter than the child's.
+			t := time.AfterFunc(grace, c.proc.Kill)
+			err = c.proc.Close()
+			t.Stop()
+		} else {
+			err = c.link.Close()
+		}
 		c.breakWith(newErr(c.provider, "close", ErrClosed, "", nil))
 		<-c.readerDone
 	})
@@ -409,4 +384,9 @@ func (c *conn) close(grace time.Duration) error {
 }
 
 // stderrTail returns the captured tail of the child's stderr.
-func (c *conn) stderrTail() string { return c.proc.stderr.String() }
+func (c *conn) stderrTail() string {
+	if c.proc == nil {
+		return ""
+	}
+	return c.proc.Stderr()
+}

@@ -6,11 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Sentinel errors a caller can branch on with errors.Is. Every error the host
-// returns for a provider failure matches exactly one of them.
+// Error kinds. Every error the host returns for a provider failure matches
+// exactly one of them with errors.Is; the exported ones are those a caller
+// acts on (retry later, fix the command, grant consent, stop using the
+// host, refuse an insecure URL). The others name the kind in the error's
+// text (and in the leg's Status); a provider's own error envelope is
+// reachable with errors.As as *wire.Error, a version mismatch as
+// *VersionMismatchError.
 var (
 	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
 	// its connection was torn down while a request was outstanding.
@@ -20,35 +26,33 @@ var (
 	ErrNotStarted = errors.New("provider could not be started")
 	// ErrTimeout: the provider did not answer within the host's deadline.
 	ErrTimeout = errors.New("provider timed out")
-	// ErrMalformed: the provider sent bytes that are not a CGP envelope
+	// errMalformed: the provider sent bytes that are not a CGP envelope
 	// (undecodable JSON, an over-long line, an HTTP body that is not one).
-	ErrMalformed = errors.New("malformed reply")
-	// ErrUnexpectedEnvelope: a well-formed envelope of the wrong type.
-	ErrUnexpectedEnvelope = errors.New("unexpected envelope")
-	// ErrCorrelationMismatch: a correlating provider echoed the wrong id (H4).
-	ErrCorrelationMismatch = errors.New("correlation id mismatch")
-	// ErrVersionMismatch: the provider's protocol family differs (H1/H3).
-	ErrVersionMismatch = errors.New("protocol version mismatch")
-	// ErrHandshake: the handshake_ack breaks a rule the host checks (H2, C5,
+	errMalformed = errors.New("malformed reply")
+	// errUnexpectedEnvelope: a well-formed envelope of the wrong type.
+	errUnexpectedEnvelope = errors.New("unexpected envelope")
+	// errCorrelationMismatch: a correlating provider echoed the wrong id (H4).
+	errCorrelationMismatch = errors.New("correlation id mismatch")
+	// errVersionMismatch: the provider's protocol family differs (H1/H3).
+	errVersionMismatch = errors.New("protocol version mismatch")
+	// errHandshake: the handshake_ack breaks a rule the host checks (H2, C5,
 	// representation/resolve consistency).
-	ErrHandshake = errors.New("handshake rejected")
-	// ErrProviderError: the provider answered with an error envelope.
-	ErrProviderError = errors.New("provider error")
-	// ErrUnauthorized: an HTTP provider answered 401.
-	ErrUnauthorized = errors.New("unauthorized")
+	errHandshake = errors.New("handshake rejected")
+	// errProviderError: the provider answered with an error envelope.
+	errProviderError = errors.New("provider error")
+	// errUnauthorized: an HTTP provider answered 401.
+	errUnauthorized = errors.New("unauthorized")
 	// ErrInsecureTransport: plain http:// to a non-loopback host (C7).
 	ErrInsecureTransport = errors.New("insecure transport refused")
-	// ErrTransport: any other transport failure (HTTP status, dial, I/O).
-	ErrTransport = errors.New("transport failure")
+	// errTransport: any other transport failure (HTTP status, dial, I/O).
+	errTransport = errors.New("transport failure")
 	// ErrConsentRequired: the provider needs consent the store does not hold
 	// (C1, C2, C6); no payload was sent.
 	ErrConsentRequired = errors.New("consent required")
-	// ErrUnknownProvider: no provider is registered under that id.
-	ErrUnknownProvider = errors.New("unknown provider")
+	// errUnknownProvider: no provider is registered under that id.
+	errUnknownProvider = errors.New("unknown provider")
 	// ErrClosed: the host or the provider connection was closed.
 	ErrClosed = errors.New("closed")
-	// ErrUnsupported: the provider did not declare the capability the call needs.
-	ErrUnsupported = errors.New("capability not declared")
 )
 
 // Error is a provider failure: which provider, during which operation, of
@@ -106,7 +110,7 @@ func newErr(provider, op string, kind error, detail string, cause error) *Error 
 }
 
 // VersionMismatchError reports a provider whose protocol family differs from
-// the host's (H1/H3). It matches ErrVersionMismatch.
+// the host's (H1/H3). It matches errVersionMismatch.
 type VersionMismatchError struct {
 	Provider string // host-side id
 	// HostVersion is the protocol_version the host sent in its handshake.
@@ -118,15 +122,15 @@ type VersionMismatchError struct {
 // Error names both versions and the rule (H3).
 func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("host: handshake %q: %v (H3): host speaks %q, provider %q acknowledged %q",
-		e.Provider, ErrVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
+		e.Provider, errVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
 }
 
-// Is matches ErrVersionMismatch.
-func (e *VersionMismatchError) Is(target error) bool { return target == ErrVersionMismatch }
+// Is matches errVersionMismatch.
+func (e *VersionMismatchError) Is(target error) bool { return target == errVersionMismatch }
 
-// CorrelationError reports a reply whose correlation id does not match the
+// correlationError reports a reply whose correlation id does not match the
 // request's (H4). Got is "<absent>" when the reply carried no id.
-type CorrelationError struct {
+type correlationError struct {
 	// Provider is the host's id for the provider that replied.
 	Provider string
 	// Expected is the id the host sent with the query.
@@ -136,9 +140,72 @@ type CorrelationError struct {
 }
 
 // Error names the expected and received ids and the rule (H4).
-func (e *CorrelationError) Error() string {
-	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, ErrCorrelationMismatch, e.Expected, e.Got)
+func (e *correlationError) Error() string {
+	return fmt.Sprintf("host: query %q: %v (H4): expected id %q, got %q", e.Provider, errCorrelationMismatch, e.Expected, e.Got)
 }
 
-// Is matches ErrCorrelationMismatch.
-func (e *CorrelationError) Is(target error) bool { return target == ErrCorrelationMismatch }
+// Is matches errCorrelationMismatch.
+func (e *correlationError) Is(target error) bool { return target == errCorrelationMismatch }
+
+// ConsentError reports a provider the consent gate stopped (C1, C2, C6): no
+// payload was sent (and, when BeforeConnect, no connection was opened).
+// Missing names the scopes lacking a receipt; when it is empty the provider
+// needs a legacy consent record. It matches ErrConsentRequired.
+type ConsentError struct {
+	// Provider is the host's id for the stopped provider.
+	Provider string
+	// Missing lists the egress scopes with no current receipt; empty when
+	// a legacy consent record is what is missing.
+	Missing []frame.EgressScope
+	// Reason says why consent held for the id did not cover the provider
+	// (expired, granted for another name or endpoint); empty when none was
+	// held.
+	Reason string
+	// Endpoint is where the host reaches the provider ("" when unnamed).
+	Endpoint string
+	// Name is the name the provider announced ("" when it was stopped
+	// before its handshake).
+	Name string
+	// BeforeConnect: the provider is egress whatever it declares (C4) and
+	// was stopped before any connection to it was opened.
+	BeforeConnect bool
+}
+
+// Error names the missing scopes (or the missing consent record), why held
+// consent did not cover the provider, and the ctxkit command that grants it.
+func (e *ConsentError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "host: query %q: %v", e.Provider, ErrConsentRequired)
+	switch {
+	case e.BeforeConnect:
+		fmt.Fprintf(&b, " (C4): provider at %q is off this machine and no consent covers it; no connection was opened", e.Endpoint)
+	case len(e.Missing) == 0:
+		b.WriteString(" (C1/C2): provider declares egress and no consent covering it is recorded")
+	default:
+		parts := make([]string, len(e.Missing))
+		for i, m := range e.Missing {
+			parts[i] = string(m)
+		}
+		fmt.Fprintf(&b, " (C6): no receipt covering it for egress scope(s) %s", strings.Join(parts, ", "))
+	}
+	if e.Reason != "" {
+		b.WriteString(" (" + e.Reason + ")")
+	}
+	b.WriteString("; grant with: ctxkit consent grant " + e.Provider)
+	if !e.BeforeConnect && len(e.Missing) > 0 {
+		b.WriteString(" --scope " + string(e.Missing[0]))
+	}
+	if e.Endpoint != "" {
+		b.WriteString(" --endpoint " + strconv.Quote(e.Endpoint))
+	}
+	if e.Name != "" {
+		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
+	} else {
+		b.WriteString(" --provider-name ANNOUNCED-NAME")
+	}
+	b.WriteString(" --grantor NAME")
+	return b.String()
+}
+
+// Is matches ErrConsentRequired.
+func (e *ConsentError) Is(target error) bool { return target == ErrConsentRequired }

@@ -70,72 +70,13 @@ func ExampleVerifyFileProvenance() {
 	// refused
 }
 
-// A long-lived host follows the consent journal that `ctxkit consent`
-// writes: a grant bound to an endpoint and a name covers only that
-// provider, and a revocation holds from the next decision on.
-func ExampleWatchConsentStore() {
-	dir, _ := os.MkdirTemp("", "consent")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "consent.ndjson")
-	watched, _ := host.WatchConsentStore(path) // the server's view
-	cli, _ := host.OpenConsentStore(path)      // ctxkit consent, elsewhere
-	_ = cli.Grant(host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex,
-		ProviderName: "wiki-search", Endpoint: "https://wiki.example/cgp",
-		Grantor: host.Grantor{Kind: "human", ID: "ada"}})
-
-	info := frame.ProviderInfo{Name: "wiki-search", DataFlow: frame.DataFlow{Reads: true, Egress: true,
-		EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
-	at := func(endpoint string) host.ConsentSubject {
-		return host.ConsentSubject{ID: "wiki", Endpoint: endpoint, Name: info.Name}
-	}
-	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
-	fmt.Println(watched.EvaluateSubject(at("https://other.example/cgp"), info).Reason)
-	_, _ = cli.Revoke("wiki", "")
-	fmt.Println(watched.EvaluateSubject(at("https://wiki.example/cgp"), info).Permitted)
-	// Output:
-	// true
-	// the receipt for third-party-index does not cover it: it was granted for endpoint "https://wiki.example/cgp" and the provider is reached at "https://other.example/cgp"
-	// false
-}
-
 func ExampleFrameChrome() {
 	// What the host reserves, per frame, out of a leg's share for the
 	// fence of a frame served by provider "files": the fixed fence bytes,
-	// the provider id and AttrAllowance bytes of id, kind and label.
+	// the provider id and attrAllowance bytes of id, kind and label.
 	fmt.Println(host.FrameChrome("files"), "budget tokens per frame")
 	// Output:
 	// 31 budget tokens per frame
-}
-
-// memLog is a ConsentLog kept in memory, standing in for a database
-// shared by replicas.
-type memLog struct{ entries []host.ConsentEntry }
-
-func (l *memLog) Append(_ context.Context, e host.ConsentEntry) error {
-	l.entries = append(l.entries, e)
-	return nil
-}
-
-func (l *memLog) Since(_ context.Context, pos int64, _ bool) ([]host.ConsentEntry, int64, error) {
-	return l.entries[pos:], int64(len(l.entries)), nil
-}
-
-// Two stores on one log are two replicas: a grant through one permits
-// on the other, and a revocation through the other withdraws it on both.
-func ExampleOpenConsentLog() {
-	log := &memLog{}
-	a, _ := host.OpenConsentLog(log)
-	b, _ := host.OpenConsentLog(log)
-	wiki := frame.ProviderInfo{Name: "wiki-search", DataFlow: frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
-	sub := host.ConsentSubject{ID: "wiki", Name: "wiki-search", Endpoint: "https://wiki.example/cgp"}
-	_ = a.Grant(host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex, ProviderName: "wiki-search",
-		Endpoint: "https://wiki.example/cgp", Grantor: host.Grantor{Kind: "human", ID: "ada"}})
-	fmt.Println(b.EvaluateSubject(sub, wiki).Permitted)
-	_, _ = b.Revoke("wiki", "")
-	fmt.Println(a.EvaluateSubject(sub, wiki).Permitted, len(log.entries))
-	// Output:
-	// true
-	// false 2
 }
 
 func ExampleScrubError() {

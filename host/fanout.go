@@ -43,12 +43,7 @@ var statusNames = [...]string{
 }
 
 // String returns the status's stable spelling.
-func (s Status) String() string {
-	if int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("status(%d)", int(s))
-}
+func (s Status) String() string { return spell(statusNames[:], int(s), "status") }
 
 // MarshalText spells the status for JSON.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
@@ -188,7 +183,7 @@ func statusOf(err error) Status {
 			return StatusScopeReceiptRequired
 		}
 		return StatusConsentRequired
-	case errors.Is(err, ErrVersionMismatch):
+	case errors.Is(err, errVersionMismatch):
 		return StatusVersionMismatch
 	case errors.Is(err, ErrNotStarted):
 		return StatusNotStarted

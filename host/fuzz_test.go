@@ -1,51 +1,14 @@
 package host
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/wire"
+	"github.com/ctxkit/ctxkit/host/consent"
 )
-
-// FuzzReadLine: the bounded reader returns exactly the input's lines while
-// they fit, never a line longer than the limit, and an error naming the limit
-// for a longer one.
-func FuzzReadLine(f *testing.F) {
-	f.Add([]byte("a\nbb\n"), 4)
-	f.Add([]byte("no newline"), 3)
-	f.Add([]byte("\n\n\n"), 1)
-	f.Add([]byte(strings.Repeat("x", 100)+"\n"), 16)
-	f.Fuzz(func(t *testing.T, data []byte, max int) {
-		if max <= 0 || max > 1<<16 {
-			max = 16
-		}
-		br := bufio.NewReaderSize(bytes.NewReader(data), 16)
-		want := strings.SplitAfter(string(data), "\n")
-		for i := 0; ; i++ {
-			line, err := readLine(br, max)
-			if err != nil {
-				if errors.As(err, new(*wire.TooLongError)) {
-					if i >= len(want) || len(strings.TrimSuffix(want[i], "\n")) <= max {
-						t.Fatalf("limit error for line %d (%q)", i, want[i])
-					}
-				}
-				return
-			}
-			if len(line) > max {
-				t.Fatalf("line of %d bytes over limit %d", len(line), max)
-			}
-			if i >= len(want) || string(line)+"\n" != want[i] {
-				t.Fatalf("line %d = %q, want %q", i, line, want[i])
-			}
-		}
-	})
-}
 
 // FuzzConsentJournal: loading any journal bytes never panics; it either
 // fails or yields a store whose receipts all name a provider and scope.
@@ -57,7 +20,7 @@ func FuzzConsentJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "c")
 		os.WriteFile(p, data, 0o600)
-		s, err := OpenConsentStore(p)
+		s, err := consent.Open(p)
 		if err != nil {
 			return
 		}

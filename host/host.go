@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
@@ -68,7 +70,7 @@ type Options struct {
 	ShutdownGrace time.Duration
 	// Consent is the consent store the gate consults (default: an empty
 	// in-memory store, so every egress provider is refused).
-	Consent *ConsentStore
+	Consent *consent.Store
 	// EmbeddingsFingerprint names the model behind query embeddings
 	// ("<model-id>/<dims>[/<norm>]"). A query's embedding is sent only to
 	// providers declaring exactly this fingerprint (E1); with none set, no
@@ -87,7 +89,7 @@ type Options struct {
 // entry is one registered provider.
 type entry struct {
 	id        string
-	p         Provider
+	p         provider
 	forceEgr  bool   // C4: a non-loopback HTTP provider is egress whatever it claims
 	endpoint  string // URL or command line, what consent is bound to ("" when unnamed)
 	secrets   secrets
@@ -120,19 +122,19 @@ func New(opts *Options) *Host {
 		o.Version = wire.ProtocolVersion
 	}
 	if o.QueryTimeout <= 0 {
-		o.QueryTimeout = DefaultRequestTimeout
+		o.QueryTimeout = defaultRequestTimeout
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = o.QueryTimeout
 	}
 	if o.Consent == nil {
-		o.Consent = NewConsentStore()
+		o.Consent = consent.NewStore()
 	}
 	return &Host{opts: o, byID: make(map[string]*entry)}
 }
 
 // Consent returns the host's consent store.
-func (h *Host) Consent() *ConsentStore { return h.opts.Consent }
+func (h *Host) Consent() *consent.Store { return h.opts.Consent }
 
 // Policy returns the host's per-frame audit policy.
 func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
@@ -142,18 +144,18 @@ func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 // first use (or Connect), so a provider that fails it shows up as a typed
 // leg outcome rather than aborting a fan-out. The host owns p from here on
 // and shuts it down in Close.
-func (h *Host) Register(id string, p Provider) error {
+func (h *Host) add(id string, p provider) error {
 	return h.register(id, p, "", false)
 }
 
-// RegisterAt is Register for a provider reached at endpoint (its URL or
+// registerAt is Register for a provider reached at endpoint (its URL or
 // command line): consent bound to an endpoint covers the provider only
 // when the endpoints are equal.
-func (h *Host) RegisterAt(id, endpoint string, p Provider) error {
+func (h *Host) registerAt(id, endpoint string, p provider) error {
 	return h.register(id, p, endpoint, false)
 }
 
-func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool) error {
+func (h *Host) register(id string, p provider, endpoint string, forceEgress bool) error {
 	if strings.TrimSpace(id) == "" {
 		return errors.New("host: register: empty provider id")
 	}
@@ -172,8 +174,8 @@ func (h *Host) register(id string, p Provider, endpoint string, forceEgress bool
 }
 
 // AddInProcess registers a Go value serving CGP in the host's process.
-func (h *Host) AddInProcess(id string, s Server) error {
-	return h.Register(id, InProcess(id, s))
+func (h *Host) AddInProcess(id string, s serve.Server) error {
+	return h.add(id, newInProcess(id, s))
 }
 
 // AddStdio spawns a child provider and registers it.
@@ -188,11 +190,11 @@ func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) e
 	if (opts == nil || opts.ShutdownGrace <= 0) && h.opts.ShutdownGrace > 0 {
 		o.ShutdownGrace = h.opts.ShutdownGrace
 	}
-	p, err := Stdio(id, program, args, &o)
+	p, err := startStdio(id, program, args, &o)
 	if err != nil {
 		return err
 	}
-	if err := h.RegisterAt(id, CommandEndpoint(program, args), p); err != nil {
+	if err := h.registerAt(id, commandEndpoint(program, args), p); err != nil {
 		_ = p.Shutdown(context.Background())
 		return err
 	}
@@ -208,7 +210,7 @@ func (h *Host) AddUnstarted(id string, err error) error {
 	if err == nil {
 		return fmt.Errorf("host: register %q: AddUnstarted needs the error that kept the provider from starting", id)
 	}
-	return h.Register(id, unstarted{err: err})
+	return h.add(id, unstarted{err: err})
 }
 
 // unstarted is the Provider of AddUnstarted: every call fails with err.
@@ -237,9 +239,9 @@ func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
 	return h.register(id, p, p.url, !loopback)
 }
 
-// CommandEndpoint is how a stdio provider's endpoint is named for consent:
+// commandEndpoint is how a stdio provider's endpoint is named for consent:
 // the program and its arguments joined by single spaces.
-func CommandEndpoint(program string, args []string) string {
+func commandEndpoint(program string, args []string) string {
 	return strings.Join(append([]string{program}, args...), " ")
 }
 
@@ -268,7 +270,7 @@ func (h *Host) lookup(id string) (*entry, error) {
 	}
 	e, ok := h.byID[id]
 	if !ok {
-		return nil, newErr(id, "query", ErrUnknownProvider, "", nil)
+		return nil, newErr(id, "query", errUnknownProvider, "", nil)
 	}
 	return e, nil
 }
@@ -288,7 +290,7 @@ func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, erro
 
 // Info returns the provider's declared info as the host treats it (C4
 // applied) once it has handshaken.
-func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
+func (h *Host) info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 	e, err := h.lookup(id)
 	if err != nil || !e.handshook.Load() || e.handErr != nil {
 		return frame.ProviderInfo{}, frame.Capabilities{}, false
@@ -305,7 +307,7 @@ func (h *Host) Info(id string) (frame.ProviderInfo, frame.Capabilities, bool) {
 // is opened. That check is not cached, so consent granted later is honoured.
 func (h *Host) handshake(ctx context.Context, e *entry) error {
 	if e.forceEgr && !e.handshook.Load() {
-		if d := h.opts.Consent.Admit(ConsentSubject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
+		if d := h.opts.Consent.Admit(consent.Subject{ID: e.id, Endpoint: e.endpoint}); !d.Permitted {
 			return &ConsentError{Provider: e.id, Reason: d.Reason, Endpoint: e.endpoint, BeforeConnect: true}
 		}
 	}
@@ -313,30 +315,21 @@ func (h *Host) handshake(ctx context.Context, e *entry) error {
 		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, h.opts.HandshakeTimeout)
 		defer cancel()
-		type res struct {
-			ack *wire.HandshakeAck
-			err error
-		}
-		ch := make(chan res, 1)
-		go func() {
-			a, err := e.p.Handshake(hctx, h.opts.Version)
-			ch <- res{a, err}
-		}()
-		var r res
-		select {
-		case r = <-ch:
-		case <-hctx.Done():
+		ack, err, late := awaitCall(hctx, func(ctx context.Context) (*wire.HandshakeAck, error) {
+			return e.p.Handshake(ctx, h.opts.Version)
+		})
+		if late {
 			// The transport did not honour the deadline (an in-process
 			// provider ignoring ctx): the handshake fails regardless.
-			r.err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
+			err = newErr(e.id, "handshake", ErrTimeout, "no handshake_ack within "+waited(start, h.opts.HandshakeTimeout), nil)
 		}
-		if r.err == nil {
-			r.err = h.checkAck(e.id, r.ack)
+		if err == nil {
+			err = h.checkAck(e.id, ack)
 		}
-		e.handErr = e.secrets.scrubError(r.err)
-		if r.err == nil {
-			e.ack = r.ack
-			e.info = r.ack.Provider
+		e.handErr = e.secrets.scrubError(err)
+		if err == nil {
+			e.ack = ack
+			e.info = ack.Provider
 			if e.forceEgr {
 				e.info.DataFlow.Egress = true
 			}
@@ -379,14 +372,14 @@ func (h *Host) checkAck(id string, ack *wire.HandshakeAck) error {
 		}
 	}
 	if len(rules) > 0 {
-		return newErr(id, "handshake", ErrHandshake, strings.Join(rules, "; "), nil)
+		return newErr(id, "handshake", errHandshake, strings.Join(rules, "; "), nil)
 	}
 	return nil
 }
 
 // gate applies the consent rules to a handshaken provider.
 func (h *Host) gate(e *entry) error {
-	d := h.opts.Consent.EvaluateSubject(ConsentSubject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
+	d := h.opts.Consent.Evaluate(consent.Subject{ID: e.id, Endpoint: e.endpoint, Name: e.info.Name}, e.info)
 	if d.Permitted {
 		return nil
 	}
@@ -394,7 +387,7 @@ func (h *Host) gate(e *entry) error {
 }
 
 // QueryProvider queries one provider directly: handshake if needed, consent
-// gate, the per-request timeout. It returns typed errors (ErrUnknownProvider,
+// gate, the per-request timeout. It returns typed errors (errUnknownProvider,
 // *ConsentError, ErrTimeout, provider errors ...) and does not audit the
 // reply; use QueryAll for audited results.
 func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*wire.Result, error) {
@@ -418,23 +411,34 @@ func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*w
 func (h *Host) query(ctx context.Context, e *entry, q *frame.Query) (*wire.Result, error) {
 	qctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
 	defer cancel()
+	r, err, late := awaitCall(qctx, func(ctx context.Context) (*wire.Result, error) { return e.p.Query(ctx, q) })
+	switch {
+	case !late:
+		return r, e.secrets.scrubError(err)
+	case ctx.Err() != nil:
+		return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())
+	default:
+		return nil, newErr(e.id, "query", ErrTimeout, "no reply within "+h.opts.QueryTimeout.String(), nil)
+	}
+}
+
+// awaitCall runs f and waits for it until ctx ends, whatever f does with ctx;
+// late reports that ctx ended first (f's goroutine then finishes alone).
+func awaitCall[T any](ctx context.Context, f func(context.Context) (T, error)) (v T, err error, late bool) {
 	type res struct {
-		r   *wire.Result
+		v   T
 		err error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		r, err := e.p.Query(qctx, q)
-		ch <- res{r, err}
+		v, err := f(ctx)
+		ch <- res{v, err}
 	}()
 	select {
 	case r := <-ch:
-		return r.r, e.secrets.scrubError(r.err)
-	case <-qctx.Done():
-		if ctx.Err() != nil {
-			return nil, newErr(e.id, "query", ErrTimeout, "canceled by caller", ctx.Err())
-		}
-		return nil, newErr(e.id, "query", ErrTimeout, "no reply within "+h.opts.QueryTimeout.String(), nil)
+		return r.v, r.err, false
+	case <-ctx.Done():
+		return v, nil, true
 	}
 }
 

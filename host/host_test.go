@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -20,7 +21,7 @@ func childPIDs(h *Host) []int {
 	var out []int
 	for _, e := range h.entries() {
 		if s, ok := e.p.(*stdioProvider); ok {
-			out = append(out, s.c.proc.cmd.Process.Pid)
+			out = append(out, s.c.proc.Pid())
 		}
 	}
 	return out
@@ -67,7 +68,7 @@ func TestVersionRejectUnderDeadline(t *testing.T) {
 	start := time.Now()
 	_, err := h.Connect(ctx, "v2")
 	var vm *VersionMismatchError
-	if !errors.As(err, &vm) || !errors.Is(err, ErrVersionMismatch) {
+	if !errors.As(err, &vm) || !errors.Is(err, errVersionMismatch) {
 		t.Fatalf("Connect v2 = %v, want VersionMismatchError", err)
 	}
 	if vm.ProviderVersion != "contextgraph/2.0" || !strings.Contains(err.Error(), "contextgraph/2.0") {
@@ -131,7 +132,7 @@ func TestHandshakeRules(t *testing.T) {
 			defer h.Close(context.Background())
 			h.AddInProcess("p", &fixedAck{c.ack})
 			_, err := h.Connect(context.Background(), "p")
-			if !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), c.rule) {
+			if !errors.Is(err, errHandshake) || !strings.Contains(err.Error(), c.rule) {
 				t.Fatalf("err = %v, want handshake rejection naming %s", err, c.rule)
 			}
 		})
@@ -152,7 +153,7 @@ func TestBudgetDrop(t *testing.T) {
 	h.AddInProcess("liar", &honest{frames: []frame.Frame{lying("big", 1200)}})
 	h.AddInProcess("fine", &honest{frames: []frame.Frame{lying("ok", 200)}})
 	fo := h.QueryAll(context.Background(), probe())
-	liars := fo.BudgetLiars()
+	liars := fo.budgetLiars()
 	if len(liars) != 1 || liars[0].Provider != "liar" || liars[0].ClaimedTokens != 1200 || liars[0].Query.MaxTokens != 1000 {
 		t.Fatalf("liars = %+v", liars)
 	}
@@ -173,7 +174,7 @@ func TestBudgetDrop(t *testing.T) {
 	defer h2.Close(context.Background())
 	h2.AddInProcess("fine", &honest{frames: []frame.Frame{mkFrame("ok", strings.Repeat("x", 800), 0.5)}})
 	fo = h2.QueryAll(context.Background(), probe())
-	if len(fo.BudgetLiars()) != 0 || len(fo.Accepted()) != 1 {
+	if len(fo.budgetLiars()) != 0 || len(fo.Accepted()) != 1 {
 		t.Errorf("honest 200-token frame: %+v", fo.Outcomes)
 	}
 }
@@ -191,7 +192,7 @@ func TestFrameFlood(t *testing.T) {
 	q := probe()
 	q.MaxFrames = 3
 	fo := h.QueryAll(context.Background(), q)
-	if fl := fo.FrameFloods(); len(fl) != 1 || fl[0].Provider != "flood" || fl[0].ReturnedFrames != 12 {
+	if fl := fo.frameFloods(); len(fl) != 1 || fl[0].Provider != "flood" || fl[0].ReturnedFrames != 12 {
 		t.Fatalf("floods = %+v", fl)
 	}
 	if n := len(fo.Accepted()); n != 2 {
@@ -309,7 +310,7 @@ func TestConsentGate(t *testing.T) {
 		t.Fatalf("recorder saw nothing at all (bad fixture): %q", got)
 	}
 	// Counterpart: after a consent record the provider is queried.
-	if err := h.Consent().Record(ConsentRecord{ProviderID: "egress", GrantedScope: "egress"}); err != nil {
+	if err := h.Consent().Record(consent.Record{ProviderID: "egress", GrantedScope: "egress"}); err != nil {
 		t.Fatal(err)
 	}
 	fo = h.QueryAll(context.Background(), q)
@@ -329,7 +330,7 @@ func TestScopeReceipt(t *testing.T) {
 	flow := frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly, frame.ScopeThirdPartyModel}}
 	h.AddInProcess("llm", &honest{flow: flow, seen: seen, frames: []frame.Frame{mkFrame("f", "abcd", 0.5)}})
 	// A legacy record does not satisfy a scope gate.
-	h.Consent().Record(ConsentRecord{ProviderID: "llm", GrantedScope: "all"})
+	h.Consent().Record(consent.Record{ProviderID: "llm", GrantedScope: "all"})
 	fo := h.QueryAll(context.Background(), probe())
 	o := fo.Outcomes[0]
 	if o.Status != StatusScopeReceiptRequired || len(o.Missing) != 1 || o.Missing[0] != frame.ScopeThirdPartyModel {
@@ -343,8 +344,8 @@ func TestScopeReceipt(t *testing.T) {
 		t.Fatal("provider was queried without a receipt")
 	default:
 	}
-	err := h.Consent().Grant(ConsentReceipt{ProviderID: "llm", Scope: frame.ScopeThirdPartyModel, ProviderName: "honest", ProviderVersion: "1.0.0",
-		Grantor: Grantor{Kind: "human", ID: "ada"}})
+	err := h.Consent().Grant(consent.Receipt{ProviderID: "llm", Scope: frame.ScopeThirdPartyModel, ProviderName: "honest", ProviderVersion: "1.0.0",
+		Grantor: consent.Grantor{Kind: "human", ID: "ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +418,7 @@ func TestHugeLineIsBounded(t *testing.T) {
 	addFake(t, h, "big", "bigline")
 	fo := h.QueryAll(context.Background(), probe())
 	o := fo.Outcomes[0]
-	if o.Status != StatusFailed || !errors.Is(o.Err, ErrMalformed) || !strings.Contains(o.Err.Error(), "limit") {
+	if o.Status != StatusFailed || !errors.Is(o.Err, errMalformed) || !strings.Contains(o.Err.Error(), "limit") {
 		t.Fatalf("outcome = %v %v", o.Status, o.Err)
 	}
 }
@@ -431,11 +432,11 @@ func TestGarbageAndWrongID(t *testing.T) {
 	addFake(t, h, "noid", "noid", "CTXKIT_CORR=1")
 	addFake(t, h, "coded", "error")
 	fo := h.QueryAll(context.Background(), probe())
-	if o := fo.Outcomes[0]; !errors.Is(o.Err, ErrMalformed) || o.Status != StatusFailed {
+	if o := fo.Outcomes[0]; !errors.Is(o.Err, errMalformed) || o.Status != StatusFailed {
 		t.Errorf("garbage: %v %v", o.Status, o.Err)
 	}
 	for _, o := range fo.Outcomes[1:3] {
-		var ce *CorrelationError
+		var ce *correlationError
 		if !errors.As(o.Err, &ce) || ce.Expected == "" || o.Status != StatusFailed {
 			t.Errorf("%s: %v %v", o.Provider, o.Status, o.Err)
 		}
@@ -480,8 +481,8 @@ func TestStderrCapturedBounded(t *testing.T) {
 		t.Fatalf("outcome %v", fo.Outcomes[0].Status)
 	}
 	e, _ := h.lookup("noisy")
-	tail := Stderr(e.p)
-	if len(tail) > DefaultStderrLimit+100 || !strings.Contains(tail, "earlier bytes dropped") || !strings.Contains(tail, "noise") {
+	tail := stderrOf(e.p)
+	if len(tail) > 64<<10+100 || !strings.Contains(tail, "earlier bytes dropped") || !strings.Contains(tail, "noise") {
 		t.Errorf("stderr tail: %d bytes, %q…", len(tail), tail[:min(80, len(tail))])
 	}
 }

@@ -10,12 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -23,7 +23,7 @@ import (
 const redacted = "Credential(<redacted>)"
 
 // Credential is a bearer token the host attaches to HTTP requests. Its value
-// never appears in output: every fmt verb, String, GoString, JSON and text
+// never appears in output: every fmt verb (%#v included), String, JSON and text
 // encoding print "Credential(<redacted>)" (C8). The secret lives behind a
 // pointer, so even a reflective dump of a struct holding a Credential in an
 // unexported field prints an address, not the token.
@@ -47,9 +47,6 @@ func (c Credential) value() string {
 // String returns the redacted form.
 func (c Credential) String() string { return redacted }
 
-// GoString returns the redacted form (for %#v).
-func (c Credential) GoString() string { return redacted }
-
 // Format prints the redacted form for every verb.
 func (c Credential) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
 
@@ -68,28 +65,16 @@ type HTTPOptions struct {
 	// Transport carries the requests (default: a fresh http.Transport).
 	// Tests use it to observe that no connection is attempted.
 	Transport http.RoundTripper
-	// MaxBody is the largest response body read (default DefaultMaxLine).
+	// MaxBody is the largest response body read (default wire.DefaultMaxLineBytes).
 	MaxBody int64
-}
-
-// IsLoopback reports whether host (a URL host without port, brackets
-// allowed) is loopback: "localhost" in any case, 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // httpProvider speaks CGP with one envelope per POST.
 type httpProvider struct {
-	id     string
-	url    string
-	cred   Credential
-	client *http.Client
-	max    int64
+	id   string
+	url  string
+	cred Credential
+	tr   transport.HTTP
 
 	mu         sync.Mutex
 	correlated bool
@@ -101,7 +86,7 @@ type httpProvider struct {
 // loopback host; anything else is refused with ErrInsecureTransport before a
 // client exists, so no byte is sent (C7). Credentials inside the URL are
 // refused (they would be printed wherever the URL is).
-func HTTP(id, rawURL string, opts *HTTPOptions) (Provider, error) {
+func dialHTTP(id, rawURL string, opts *HTTPOptions) (provider, error) {
 	p, _, err := newHTTPProvider(id, rawURL, opts)
 	return p, err
 }
@@ -113,12 +98,12 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, false, newErr(id, "connect", ErrTransport, "unparsable provider URL", nil)
+		return nil, false, newErr(id, "connect", errTransport, "unparsable provider URL", nil)
 	}
 	if u.User != nil {
 		return nil, false, newErr(id, "connect", ErrInsecureTransport, "credentials in the URL are refused; pass a Credential", nil)
 	}
-	loopback := IsLoopback(u.Hostname())
+	loopback := transport.IsLoopback(u.Hostname())
 	switch u.Scheme {
 	case "https":
 	case "http":
@@ -126,13 +111,13 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 			return nil, false, newErr(id, "connect", ErrInsecureTransport, "plain http to non-loopback host "+strconv.Quote(u.Hostname())+" (C7); use https", nil)
 		}
 	default:
-		return nil, false, newErr(id, "connect", ErrTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
+		return nil, false, newErr(id, "connect", errTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultRequestTimeout
+		o.Timeout = defaultRequestTimeout
 	}
 	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxLine
+		o.MaxBody = wire.DefaultMaxLineBytes
 	}
 	rt := o.Transport
 	if rt == nil {
@@ -148,7 +133,11 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 		// the consent and C7 checks never saw.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &httpProvider{id: id, url: u.String(), cred: o.Credential, client: client, max: o.MaxBody}, loopback, nil
+	tr := transport.HTTP{URL: u.String(), Client: client, MaxBody: o.MaxBody}
+	if cred := o.Credential; !cred.IsZero() {
+		tr.Prepare = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+cred.value()) }
+	}
+	return &httpProvider{id: id, url: tr.URL, cred: o.Credential, tr: tr}, loopback, nil
 }
 
 // post sends one envelope and returns the reply envelope (nil for an empty
@@ -158,21 +147,12 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, newErr(p.id, op, ErrTransport, "building request", nil)
-	}
 	if env.Type() != "shutdown" {
 		p.contacted.Store(true)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if !p.cred.IsZero() {
-		req.Header.Set("Authorization", "Bearer "+p.cred.value())
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		kind := ErrTransport
+	x, _ := p.tr.Dial(ctx)
+	if err := x.Write(ctx, body); err != nil {
+		kind := errTransport
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = ErrTimeout
 		} else {
@@ -183,42 +163,39 @@ func (p *httpProvider) post(ctx context.Context, op string, env wire.Envelope) (
 		}
 		return nil, newErr(p.id, op, kind, "", scrub(err, p.cred))
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, p.max+1))
-	if err != nil {
-		return nil, newErr(p.id, op, ErrTransport, "reading body", scrub(err, p.cred))
-	}
-	if int64(len(data)) > p.max {
-		return nil, newErr(p.id, op, ErrMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.max), nil)
-	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		return nil, newErr(p.id, op, ErrUnauthorized, "HTTP 401", nil)
-	}
+	data, err := x.Read()
 	sec := p.secrets()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if e, derr := decodeEnvelope(bytes.TrimSpace(data)); derr == nil {
+	var se *transport.StatusError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, nil
+	case errors.As(err, new(*wire.TooLongError)):
+		return nil, newErr(p.id, op, errMalformed, fmt.Sprintf("response body longer than the %d-byte limit", p.tr.MaxBody), nil)
+	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
+		return nil, newErr(p.id, op, errUnauthorized, "HTTP 401", nil)
+	case se != nil:
+		if e, derr := decodeEnvelope(bytes.TrimSpace(se.Body)); derr == nil {
 			if we, ok := e.(*wire.Error); ok {
-				return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "HTTP "+strconv.Itoa(resp.StatusCode), we))
+				return nil, sec.scrubError(newErr(p.id, op, errProviderError, "HTTP "+strconv.Itoa(se.Code), we))
 			}
 		}
 		// Scrubbed before it is cut short, so no part of a credential
 		// survives the cut.
-		body := sec.scrubString(string(data))
-		return nil, newErr(p.id, op, ErrTransport, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+strconv.Quote(truncateForError(body, 200)), nil)
+		text := sec.scrubString(string(se.Body))
+		return nil, newErr(p.id, op, errTransport, "HTTP "+strconv.Itoa(se.Code)+": "+strconv.Quote(truncateForError(text, 200)), nil)
+	case err != nil:
+		return nil, newErr(p.id, op, errTransport, "reading body", scrub(err, p.cred))
 	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, nil
-	}
+
 	e, err := decodeEnvelope(data)
 	if err != nil {
-		return nil, newErr(p.id, op, ErrMalformed, "response body is not a CGP envelope", sec.scrubError(err))
+		return nil, newErr(p.id, op, errMalformed, "response body is not a CGP envelope", sec.scrubError(err))
 	}
 	if we, ok := e.(*wire.Error); ok {
-		return nil, sec.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+		return nil, sec.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if sec.echoed(data, e) {
-		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
+		return nil, newErr(p.id, op, errCredentialEchoed, "the "+e.Type()+" reply was discarded (C8)", nil)
 	}
 	return e, nil
 }
@@ -231,25 +208,13 @@ func (p *httpProvider) secrets() secrets { return secretsOf(p.cred) }
 func scrub(err error, c Credential) error { return secretsOf(c).scrubError(err) }
 
 func (p *httpProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
-	e, err := p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version})
-	if err != nil {
-		return nil, err
+	ack, err := expect[*wire.HandshakeAck](p.post(ctx, "handshake", &wire.Handshake{ProtocolVersion: version}))(p.id, "handshake")
+	if err == nil {
+		p.mu.Lock()
+		p.correlated = ack.Capabilities.Correlation
+		p.mu.Unlock()
 	}
-	ack, ok := e.(*wire.HandshakeAck)
-	if !ok {
-		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want handshake_ack", nil)
-	}
-	p.mu.Lock()
-	p.correlated = ack.Capabilities.Correlation
-	p.mu.Unlock()
-	return ack, nil
-}
-
-func typeOf(e wire.Envelope) string {
-	if e == nil {
-		return "an empty body"
-	}
-	return e.Type()
+	return ack, err
 }
 
 func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
@@ -260,32 +225,24 @@ func (p *httpProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result,
 	if corr {
 		id = "q" + strconv.FormatUint(p.next.Add(1), 10)
 	}
-	e, err := p.post(ctx, "query", &wire.Query{ID: id, Query: *q})
+	f, err := expect[*wire.Frames](p.post(ctx, "query", &wire.Query{ID: id, Query: *q}))(p.id, "query")
 	if err != nil {
 		return nil, err
-	}
-	f, ok := e.(*wire.Frames)
-	if !ok {
-		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want frames", nil)
 	}
 	if corr && f.ID != id {
 		got := f.ID
 		if got == "" {
 			got = "<absent>"
 		}
-		return nil, &CorrelationError{Provider: p.id, Expected: id, Got: got}
+		return nil, &correlationError{Provider: p.id, Expected: id, Got: got}
 	}
 	return &f.Result, nil
 }
 
 func (p *httpProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
-	e, err := p.post(ctx, "verify", &wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	v, err := expect[*wire.Verified](p.post(ctx, "verify", &wire.Verify{Request: wire.VerifyRequest{Frames: ids}}))(p.id, "verify")
 	if err != nil {
 		return nil, err
-	}
-	v, ok := e.(*wire.Verified)
-	if !ok {
-		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+typeOf(e)+", want verified", nil)
 	}
 	return v.Response.Verdicts, nil
 }
@@ -300,6 +257,6 @@ func (p *httpProvider) Shutdown(ctx context.Context) error {
 	if p.contacted.Load() {
 		_, _ = p.post(ctx, "shutdown", &wire.Shutdown{})
 	}
-	p.client.CloseIdleConnections()
+	p.tr.Client.CloseIdleConnections()
 	return nil
 }

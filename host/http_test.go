@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -45,11 +47,11 @@ func TestHTTPRefusesPlaintextNonLoopbackWithoutDialing(t *testing.T) {
 	}
 	for _, u := range []string{"http://127.0.0.1:1/", "http://localhost:1/", "http://[::1]:1/", "https://example.com/"} {
 		ct := &countingTransport{}
-		if _, err := HTTP("p", u, &HTTPOptions{Transport: ct}); err != nil {
+		if _, err := dialHTTP("p", u, &HTTPOptions{Transport: ct}); err != nil {
 			t.Errorf("%s refused: %v", u, err)
 		}
 	}
-	if _, err := HTTP("p", "https://user:pw@example.com/", nil); !errors.Is(err, ErrInsecureTransport) || strings.Contains(err.Error(), "pw") {
+	if _, err := dialHTTP("p", "https://user:pw@example.com/", nil); !errors.Is(err, ErrInsecureTransport) || strings.Contains(err.Error(), "pw") {
 		t.Errorf("userinfo URL: %v", err)
 	}
 }
@@ -63,7 +65,7 @@ func TestCredentialRedacted(t *testing.T) {
 	hv := holder{c, c}
 	outs := []string{
 		fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %x %X %d", c, c, c, c, c, c, c, c),
-		fmt.Sprintf("%v %+v %#v", hv, hv, hv), fmt.Sprintf("%v", &hv), c.String(), c.GoString(),
+		fmt.Sprintf("%v %+v %#v", hv, hv, hv), fmt.Sprintf("%v", &hv), c.String(),
 		fmt.Sprintf("%v", HTTPOptions{Credential: c}), fmt.Sprintf("%+v", &HTTPOptions{Credential: c}),
 	}
 	j, _ := json.Marshal(hv)
@@ -84,8 +86,8 @@ func TestCredentialRedacted(t *testing.T) {
 }
 
 // cgpServer serves s over HTTP and records the Authorization headers seen.
-func cgpServer(t *testing.T, s Server, auth *atomic.Value) *httptest.Server {
-	inner := Handler(s)
+func cgpServer(t *testing.T, s serve.Server, auth *atomic.Value) *httptest.Server {
+	inner := serve.HTTP(s)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if auth != nil {
 			auth.Store(r.Header.Get("Authorization"))
@@ -109,7 +111,7 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 	if fo.Outcomes[0].Status != StatusConsentRequired {
 		t.Fatalf("egress-declaring http provider: %+v", fo.Outcomes[0])
 	}
-	h.Consent().Record(ConsentRecord{ProviderID: "web", GrantedScope: "egress"})
+	h.Consent().Record(consent.Record{ProviderID: "web", GrantedScope: "egress"})
 	fo = h.QueryAll(context.Background(), probe())
 	if o := fo.Outcomes[0]; o.Status != StatusFrames || len(o.Frames) != 1 || o.Frames[0].Content != "over http" {
 		t.Fatalf("outcome: %+v", o)
@@ -118,7 +120,7 @@ func TestHTTPLoopbackProvider(t *testing.T) {
 		t.Errorf("authorization header = %v", got)
 	}
 	out := h.Verify(context.Background(), []frame.ID{{Provider: "web", Frame: "h", Digest: "sha256:" + string(make64('a'))}})
-	if len(out.Dropped) != 1 || out.Dropped[0].Reason != DropStale {
+	if len(out.Dropped) != 1 || out.Dropped[0].Reason != dropStale {
 		t.Errorf("verify over http: %+v", out)
 	}
 	if err := h.Close(context.Background()); err != nil {
@@ -131,7 +133,7 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	// still treated as egress (C4), and is not even dialled before consent
 	// covers it. The transport maps the name to a local test server, so no
 	// real network is used, and counts the dials.
-	srv := httptest.NewTLSServer(Handler(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
+	srv := httptest.NewTLSServer(serve.HTTP(&honest{frames: []frame.Frame{mkFrame("h", "x", 0.5)}}))
 	defer srv.Close()
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	addr := strings.TrimPrefix(srv.URL, "https://")
@@ -163,11 +165,11 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 	if err := h.AddHTTP("remote", "https://provider.example.com/cgp", &HTTPOptions{Transport: tr}); err != nil {
 		t.Fatal(err)
 	}
-	h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress"})
+	h.Consent().Record(consent.Record{ProviderID: "remote", GrantedScope: "egress"})
 	if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusFrames {
 		t.Fatalf("after consent: %+v", o)
 	}
-	info, _, _ := h.Info("remote")
+	info, _, _ := h.info("remote")
 	if !info.DataFlow.Egress {
 		t.Errorf("egress not forced")
 	}
@@ -210,11 +212,11 @@ func TestHTTPStatusHandling(t *testing.T) {
 			t.Errorf("%s: credential in error", m)
 		}
 	}
-	check("401", ErrUnauthorized)
-	check("400", ErrProviderError)
-	check("502", ErrTransport)
-	check("garbage", ErrMalformed)
-	check("wrongid", ErrCorrelationMismatch)
+	check("401", errUnauthorized)
+	check("400", errProviderError)
+	check("502", errTransport)
+	check("garbage", errMalformed)
+	check("wrongid", errCorrelationMismatch)
 	mode.Store("400")
 	_, err := h.QueryProvider(context.Background(), "p", probe())
 	var we *wire.Error

@@ -11,52 +11,38 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/serve"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Provider is the host's connection to one CGP provider, whatever carries it
-// (in-process, stdio, HTTP). Implementations are safe for concurrent use;
-// Handshake is called once, before any Query or Verify.
-//
-// Errors are typed: each matches one of the Err* sentinels with errors.Is, a
-// provider's own error envelope is reachable with errors.As as *wire.Error.
-type Provider interface {
-	// Handshake sends the host's protocol version and returns the
-	// provider's acknowledgement, unchecked (the Host checks it).
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	// Query sends one query and returns the provider's result, unaudited.
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	// Verify asks whether held identities are still current.
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-	// Shutdown ends the session and releases the transport (a child process
-	// is stopped and its process group killed). It is safe to call twice.
+// provider is the host's connection to one CGP provider, whatever carries
+// it (in-process, stdio, HTTP): the calls of a serve.Server, unchecked and
+// unaudited (the Host checks and audits), plus Shutdown, which ends the
+// session and releases the transport (a child process is stopped with its
+// whole tree) and is safe to call twice. Implementations are safe for
+// concurrent use; Handshake is called once, before any Query or Verify.
+// Errors are typed (see the Err* kinds); a provider's own error envelope is
+// reachable with errors.As as *wire.Error.
+type provider interface {
+	serve.Server
 	Shutdown(ctx context.Context) error
 }
 
-// Server is the provider side of CGP: what a Go value implements to be served
-// in-process (InProcess), over stdio (ServeStdio) or over HTTP (Handler).
-// Returning a *wire.Error from Query or Verify sends that error envelope, code
-// included; any other error is sent as code "internal".
-type Server interface {
-	Handshake(ctx context.Context, hostVersion string) (*wire.HandshakeAck, error)
-	Query(ctx context.Context, q *frame.Query) (*wire.Result, error)
-	Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error)
-}
-
-// inProcess adapts a Server to Provider. Requests and replies are copied
+// inProcess adapts a serve.Server to Provider. Requests and replies are copied
 // through their JSON encoding, so the provider and the host never share
 // memory (a provider cannot change a frame after the host audited it), and a
 // panic in the provider becomes ErrProviderCrashed for that call only.
 type inProcess struct {
 	id string
-	s  Server
+	s  serve.Server
 }
 
 // InProcess returns a Provider serving s in the host's own process. id names
 // the provider in errors. The host stops waiting for a call at its deadline
 // whatever s does; a Server that ignores ctx keeps its own goroutine until it
 // returns, so in-process providers should honour ctx.
-func InProcess(id string, s Server) Provider { return &inProcess{id: id, s: s} }
+func newInProcess(id string, s serve.Server) provider { return &inProcess{id: id, s: s} }
 
 func (p *inProcess) guard(op string, err *error) {
 	if r := recover(); r != nil {
@@ -64,62 +50,57 @@ func (p *inProcess) guard(op string, err *error) {
 	}
 }
 
-// copyJSON deep-copies v into out through JSON.
-func copyJSON(v, out any) error {
+// copied deep-copies v through its JSON encoding: what the provider holds
+// and what the host audits never share memory. A nil v is what's named
+// "nil" in the error.
+func copied[T any](v *T, what string) (*T, error) {
+	if v == nil {
+		return nil, errors.New("nil " + what)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return json.Unmarshal(b, out)
+	out := new(T)
+	return out, json.Unmarshal(b, out)
 }
 
-func (p *inProcess) Handshake(ctx context.Context, version string) (ack *wire.HandshakeAck, err error) {
-	defer p.guard("handshake", &err)
-	a, err := p.s.Handshake(ctx, version)
+// call runs one call of the served value: a panic becomes
+// ErrProviderCrashed for that call only, the request is copied in and the
+// reply copied out.
+func call[In, Out any](p *inProcess, op string, in *In, f func(*In) (*Out, error)) (out *Out, err error) {
+	defer p.guard(op, &err)
+	inc, err := copied(in, "request")
 	if err != nil {
-		return nil, p.wrap("handshake", err)
+		return nil, fmt.Errorf("host: %s %q: encode: %w", op, p.id, err)
 	}
-	if a == nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "nil acknowledgement", nil)
+	r, err := f(inc)
+	if err != nil {
+		return nil, p.wrap(op, err)
 	}
-	ack = new(wire.HandshakeAck)
-	if err := copyJSON(a, ack); err != nil {
-		return nil, newErr(p.id, "handshake", ErrMalformed, "", err)
+	if out, err = copied(r, "reply"); err != nil {
+		return nil, newErr(p.id, op, errMalformed, "", err)
 	}
-	return ack, nil
+	return out, nil
 }
 
-func (p *inProcess) Query(ctx context.Context, q *frame.Query) (res *wire.Result, err error) {
-	defer p.guard("query", &err)
-	var qc frame.Query
-	if err := copyJSON(q, &qc); err != nil {
-		return nil, fmt.Errorf("host: query %q: encode: %w", p.id, err)
-	}
-	r, err := p.s.Query(ctx, &qc)
-	if err != nil {
-		return nil, p.wrap("query", err)
-	}
-	if r == nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "nil result", nil)
-	}
-	res = new(wire.Result)
-	if err := copyJSON(r, res); err != nil {
-		return nil, newErr(p.id, "query", ErrMalformed, "", err)
-	}
-	return res, nil
+func (p *inProcess) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
+	return call(p, "handshake", &version, func(v *string) (*wire.HandshakeAck, error) { return p.s.Handshake(ctx, *v) })
 }
 
-func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) (vs []wire.Verdict, err error) {
-	defer p.guard("verify", &err)
-	in := append([]frame.ID(nil), ids...)
-	out, err := p.s.Verify(ctx, in)
+func (p *inProcess) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	return call(p, "query", q, func(q *frame.Query) (*wire.Result, error) { return p.s.Query(ctx, q) })
+}
+
+func (p *inProcess) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	out, err := call(p, "verify", &ids, func(ids *[]frame.ID) (*[]wire.Verdict, error) {
+		vs, err := p.s.Verify(ctx, *ids)
+		return &vs, err
+	})
 	if err != nil {
-		return nil, p.wrap("verify", err)
+		return nil, err
 	}
-	if err := copyJSON(out, &vs); err != nil {
-		return nil, newErr(p.id, "verify", ErrMalformed, "", err)
-	}
-	return vs, nil
+	return *out, nil
 }
 
 func (p *inProcess) Shutdown(ctx context.Context) (err error) {
@@ -133,12 +114,12 @@ func (p *inProcess) Shutdown(ctx context.Context) (err error) {
 func (p *inProcess) wrap(op string, err error) error {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return newErr(p.id, op, ErrProviderError, "", we)
+		return newErr(p.id, op, errProviderError, "", we)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return newErr(p.id, op, ErrTimeout, "", err)
 	}
-	return newErr(p.id, op, ErrProviderError, "", err)
+	return newErr(p.id, op, errProviderError, "", err)
 }
 
 // StdioOptions configures a stdio provider. Nil or zero fields mean the
@@ -159,15 +140,15 @@ type StdioOptions struct {
 	// HandshakeTimeout bounds the handshake (default: RequestTimeout). A
 	// deadline on the caller's context bounds it too, when it comes first.
 	HandshakeTimeout time.Duration
-	// RequestTimeout bounds each query and verify (default DefaultRequestTimeout).
+	// RequestTimeout bounds each query and verify (default defaultRequestTimeout).
 	RequestTimeout time.Duration
 	// ShutdownGrace is how long Shutdown waits for the child to exit after
 	// the shutdown envelope before killing its process group (default 2 s).
 	ShutdownGrace time.Duration
 	// StderrLimit is how many trailing bytes of the child's stderr are kept
-	// for diagnostics (default DefaultStderrLimit).
+	// for diagnostics (default 64 KiB).
 	StderrLimit int
-	// MaxLine is the longest reply line accepted (default DefaultMaxLine).
+	// MaxLine is the longest reply line accepted (default wire.DefaultMaxLineBytes).
 	MaxLine int
 
 	noCgroup bool // tests: end the tree without a cgroup (the fallback)
@@ -175,8 +156,8 @@ type StdioOptions struct {
 
 // Transport defaults.
 const (
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultShutdownGrace  = 2 * time.Second
+	defaultRequestTimeout = 30 * time.Second
+	defaultShutdownGrace  = 2 * time.Second
 )
 
 func (o *StdioOptions) withDefaults() StdioOptions {
@@ -185,13 +166,13 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 		v = *o
 	}
 	if v.RequestTimeout <= 0 {
-		v.RequestTimeout = DefaultRequestTimeout
+		v.RequestTimeout = defaultRequestTimeout
 	}
 	if v.HandshakeTimeout <= 0 {
 		v.HandshakeTimeout = v.RequestTimeout
 	}
 	if v.ShutdownGrace <= 0 {
-		v.ShutdownGrace = DefaultShutdownGrace
+		v.ShutdownGrace = defaultShutdownGrace
 	}
 	return v
 }
@@ -210,7 +191,7 @@ type stdioProvider struct {
 // stdin and stdout. The child runs in its own process group with a cleared
 // environment; Shutdown (or Host.Close) stops it and kills its group. id
 // names the provider in errors.
-func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, error) {
+func startStdio(id, program string, args []string, opts *StdioOptions) (provider, error) {
 	o := opts.withDefaults()
 	env := append([]string(nil), o.Env...)
 	names := make([]string, 0, len(o.SecretEnv))
@@ -224,17 +205,19 @@ func Stdio(id, program string, args []string, opts *StdioOptions) (Provider, err
 		env = append(env, name+"="+c.value())
 		sec = append(sec, secretsOf(c)...)
 	}
-	p, err := startProcess(program, args, env, o.Dir, o.StderrLimit, !o.noCgroup)
+	tr := transport.Stdio{Program: program, Args: args, Env: env, Dir: o.Dir,
+		StderrLimit: o.StderrLimit, MaxLine: o.MaxLine, ShutdownGrace: o.ShutdownGrace, NoCgroup: o.noCgroup}
+	p, err := tr.Start()
 	if err != nil {
 		return nil, newErr(id, "spawn", ErrNotStarted, program, err)
 	}
-	c := newConn(id, p, o.MaxLine, sec)
+	c := newConn(id, p, sec)
 	return &stdioProvider{id: id, opts: o, c: c}, nil
 }
 
 // Stderr returns the captured tail of a stdio provider's stderr ("" for other
 // transports), scrubbed of the provider's credentials.
-func Stderr(p Provider) string {
+func stderrOf(p provider) string {
 	if s, ok := p.(*stdioProvider); ok {
 		return s.c.secrets.scrubTail(s.c.stderrTail())
 	}
@@ -249,75 +232,81 @@ func (p *stdioProvider) decode(op string, r rawReply) (wire.Envelope, error) {
 	if err != nil {
 		// The line was framed and routed correctly, so the stream stays
 		// usable; only this request fails.
-		return nil, newErr(p.id, op, ErrMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
+		return nil, newErr(p.id, op, errMalformed, "undecodable "+r.typ+" envelope", p.c.secrets.scrubError(err))
 	}
 	if we, ok := env.(*wire.Error); ok {
-		return nil, p.c.secrets.scrubError(newErr(p.id, op, ErrProviderError, "", we))
+		return nil, p.c.secrets.scrubError(newErr(p.id, op, errProviderError, "", we))
 	}
 	if p.c.secrets.echoed(r.line, env) {
-		return nil, newErr(p.id, op, ErrCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
+		return nil, newErr(p.id, op, errCredentialEchoed, "the "+env.Type()+" reply was discarded (C8)", nil)
 	}
 	return env, nil
 }
 
+// call sends the envelope mk builds (with the correlation id, when corr)
+// and returns the decoded reply.
+func (p *stdioProvider) call(ctx context.Context, op string, timeout time.Duration, corr bool, mk func(id string) wire.Envelope) (wire.Envelope, error) {
+	r, err := p.c.roundTrip(ctx, op, timeout, corr, func(id string) ([]byte, error) { return encodeEnvelope(mk(id)) })
+	if err != nil {
+		return nil, relabel(err, op)
+	}
+	return p.decode(op, r)
+}
+
 func (p *stdioProvider) Handshake(ctx context.Context, version string) (*wire.HandshakeAck, error) {
-	r, err := p.c.roundTrip(ctx, "handshake", p.opts.HandshakeTimeout, false, func(string) ([]byte, error) {
-		return encodeEnvelope(&wire.Handshake{ProtocolVersion: version})
-	})
-	if err != nil {
-		return nil, relabel(err, "handshake")
+	ack, err := expect[*wire.HandshakeAck](p.call(ctx, "handshake", p.opts.HandshakeTimeout, false, func(string) wire.Envelope {
+		return &wire.Handshake{ProtocolVersion: version}
+	}))(p.id, "handshake")
+	if err == nil {
+		p.mu.Lock()
+		p.correlated = ack.Capabilities.Correlation
+		p.mu.Unlock()
 	}
-	env, err := p.decode("handshake", r)
-	if err != nil {
-		return nil, err
-	}
-	ack, ok := env.(*wire.HandshakeAck)
-	if !ok {
-		return nil, newErr(p.id, "handshake", ErrUnexpectedEnvelope, "got "+env.Type()+", want handshake_ack", nil)
-	}
-	p.mu.Lock()
-	p.correlated = ack.Capabilities.Correlation
-	p.mu.Unlock()
-	return ack, nil
+	return ack, err
 }
 
 func (p *stdioProvider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	p.mu.Lock()
 	corr := p.correlated
 	p.mu.Unlock()
-	r, err := p.c.roundTrip(ctx, "query", p.opts.RequestTimeout, corr, func(id string) ([]byte, error) {
-		return encodeEnvelope(&wire.Query{ID: id, Query: *q})
-	})
-	if err != nil {
-		return nil, relabel(err, "query")
-	}
-	env, err := p.decode("query", r)
+	f, err := expect[*wire.Frames](p.call(ctx, "query", p.opts.RequestTimeout, corr, func(id string) wire.Envelope {
+		return &wire.Query{ID: id, Query: *q}
+	}))(p.id, "query")
 	if err != nil {
 		return nil, err
-	}
-	f, ok := env.(*wire.Frames)
-	if !ok {
-		return nil, newErr(p.id, "query", ErrUnexpectedEnvelope, "got "+env.Type()+", want frames", nil)
 	}
 	return &f.Result, nil
 }
 
 func (p *stdioProvider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
-	r, err := p.c.roundTrip(ctx, "verify", p.opts.RequestTimeout, false, func(string) ([]byte, error) {
-		return encodeEnvelope(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
-	})
-	if err != nil {
-		return nil, relabel(err, "verify")
-	}
-	env, err := p.decode("verify", r)
+	v, err := expect[*wire.Verified](p.call(ctx, "verify", p.opts.RequestTimeout, false, func(string) wire.Envelope {
+		return &wire.Verify{Request: wire.VerifyRequest{Frames: ids}}
+	}))(p.id, "verify")
 	if err != nil {
 		return nil, err
 	}
-	v, ok := env.(*wire.Verified)
-	if !ok {
-		return nil, newErr(p.id, "verify", ErrUnexpectedEnvelope, "got "+env.Type()+", want verified", nil)
-	}
 	return v.Response.Verdicts, nil
+}
+
+// expect checks that a request's reply is the envelope type T it awaits
+// (the call is expect[T](reply, err)(provider, op)); a failed request's
+// error passes through.
+func expect[T wire.Envelope](env wire.Envelope, err error) func(id, op string) (T, error) {
+	return func(id, op string) (T, error) {
+		var zero T
+		if err != nil {
+			return zero, err
+		}
+		t, ok := env.(T)
+		if !ok {
+			got := "an empty body"
+			if env != nil {
+				got = env.Type()
+			}
+			return zero, newErr(id, op, errUnexpectedEnvelope, "got "+got+", want "+zero.Type(), nil)
+		}
+		return t, nil
+	}
 }
 
 func (p *stdioProvider) Shutdown(ctx context.Context) error {

@@ -9,9 +9,9 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// ErrCredentialEchoed: a provider's reply carried a credential the host
+// errCredentialEchoed: a provider's reply carried a credential the host
 // holds for it (C8); the reply is discarded rather than passed on.
-var ErrCredentialEchoed = errors.New("reply echoes the provider's credential")
+var errCredentialEchoed = errors.New("reply echoes the provider's credential")
 
 // minSecret is the shortest credential value scrubbed: a shorter one would
 // match ordinary text (and is no secret worth the name).
@@ -37,7 +37,7 @@ func secretsOf(creds ...Credential) secrets {
 // credentialed is implemented by transports that hold credentials.
 type credentialed interface{ secrets() secrets }
 
-func secretsOfProvider(p Provider) secrets {
+func secretsOfProvider(p provider) secrets {
 	if c, ok := p.(credentialed); ok {
 		return c.secrets()
 	}
@@ -102,7 +102,7 @@ func (s secrets) scrubError(err error) error {
 		c.ProviderName = s.scrubString(c.ProviderName)
 		c.ProviderVersion = s.scrubString(c.ProviderVersion)
 		return &c
-	case *CorrelationError:
+	case *correlationError:
 		c := *e
 		c.Got = s.scrubString(c.Got)
 		return &c

@@ -88,7 +88,6 @@ type ledgerStates struct{ l *trust.Ledger }
 
 func (s ledgerStates) Attestation(id frame.ID) compose.Attestation { return s.l.State(id) }
 
-
 // Failures returns the legs that contributed nothing because of an error or
 // an audit drop: everything but StatusFrames and the skipped legs (see
 // Status.Skipped).
@@ -102,8 +101,8 @@ func (f *FanOut) Failures() []Outcome {
 	return out
 }
 
-// WithStatus returns the legs with status s.
-func (f *FanOut) WithStatus(s Status) []Outcome {
+// withStatus returns the legs with status s.
+func (f *FanOut) withStatus(s Status) []Outcome {
 	var out []Outcome
 	for _, o := range f.Outcomes {
 		if o.Status == s {
@@ -113,11 +112,11 @@ func (f *FanOut) WithStatus(s Status) []Outcome {
 	return out
 }
 
-// BudgetLiars returns the legs dropped under B2.
-func (f *FanOut) BudgetLiars() []Outcome { return f.WithStatus(StatusBudgetLie) }
+// budgetLiars returns the legs dropped under B2.
+func (f *FanOut) budgetLiars() []Outcome { return f.withStatus(StatusBudgetLie) }
 
-// FrameFloods returns the legs dropped under B4.
-func (f *FanOut) FrameFloods() []Outcome { return f.WithStatus(StatusFrameFlood) }
+// frameFloods returns the legs dropped under B4.
+func (f *FanOut) frameFloods() []Outcome { return f.withStatus(StatusFrameFlood) }
 
 // Excluded returns every frame the audit refused, across legs.
 func (f *FanOut) Excluded() []ExcludedFrame {
@@ -126,15 +125,6 @@ func (f *FanOut) Excluded() []ExcludedFrame {
 		out = append(out, o.Excluded...)
 	}
 	return out
-}
-
-// TotalAcceptedTokens is Σ declared token_cost of the accepted frames.
-func (f *FanOut) TotalAcceptedTokens() uint64 {
-	var n uint64
-	for _, pf := range f.Accepted() {
-		n += uint64(pf.Frame.TokenCost)
-	}
-	return n
 }
 
 // ServedFrame is one frame billed in a usage report.
@@ -242,13 +232,13 @@ func (r *UsageReport) Check() error {
 	return nil
 }
 
-// WithinBudget reports whether budget_consumed ≤ budget_requested.
-func (r *UsageReport) WithinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
+// withinBudget reports whether budget_consumed ≤ budget_requested.
+func (r *UsageReport) withinBudget() bool { return r.BudgetConsumed <= uint64(r.BudgetRequested) }
 
-// ContextUse is one frame's attribution (A1–A2): whether the composer
+// contextUse is one frame's attribution (A1–A2): whether the composer
 // selected it, whether it was rendered into the prompt, and whether the
 // model's output visibly cited it. The handle is the FrameID (A1).
-type ContextUse struct {
+type contextUse struct {
 	// Frame is the frame's identity, the attribution handle (rule A1).
 	Frame frame.ID `json:"frame"`
 	// Selected is true when the composer chose the frame; false (omitted)
@@ -262,11 +252,11 @@ type ContextUse struct {
 	Cited bool `json:"cited,omitempty"`
 }
 
-// AttributionReport pairs the uses of a turn's frames with the usage report
+// attributionReport pairs the uses of a turn's frames with the usage report
 // that billed them (A3).
-type AttributionReport struct {
+type attributionReport struct {
 	// Uses holds one attribution per frame of the turn.
-	Uses []ContextUse `json:"uses"`
+	Uses []contextUse `json:"uses"`
 	// Usage is the usage report that billed the selected frames.
 	Usage UsageReport `json:"usage"`
 }
@@ -274,7 +264,7 @@ type AttributionReport struct {
 // Check verifies A3: cited ⇒ rendered ⇒ selected for every use, and every
 // selected frame is billed in the paired usage report. It returns the first
 // violation.
-func (a *AttributionReport) Check() error {
+func (a *attributionReport) Check() error {
 	billed := make(map[frame.ID]bool)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {
@@ -295,9 +285,9 @@ func (a *AttributionReport) Check() error {
 	return a.Usage.Check()
 }
 
-// CitedTokenShare is cited tokens over rendered tokens (billed costs), and
+// citedTokenShare is cited tokens over rendered tokens (billed costs), and
 // false when nothing was rendered.
-func (a *AttributionReport) CitedTokenShare() (float64, bool) {
+func (a *attributionReport) citedTokenShare() (float64, bool) {
 	cost := make(map[frame.ID]uint64)
 	for _, p := range a.Usage.Providers {
 		for _, s := range p.ServedFrames {

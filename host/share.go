@@ -5,23 +5,23 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 )
 
-// AttrAllowance is the number of bytes the host expects a frame's id, kind
+// attrAllowance is the number of bytes the host expects a frame's id, kind
 // and citation label (or title) to take together once escaped as fence
 // attributes. A budgeted fan-out reserves, out of each leg's share, the
 // fence of every frame the leg may return, with this many bytes of
 // attributes; a frame whose attributes are longer costs more than was
 // reserved for it, and the composer's packing then decides.
-const AttrAllowance = 64
+const attrAllowance = 64
 
 // FrameChrome is the rendered cost, in budget tokens, the host reserves for
 // the fence of one frame served by provider: the fixed fence bytes, the
-// escaped provider id and AttrAllowance bytes of attributes, rounded up to
+// escaped provider id and attrAllowance bytes of attributes, rounded up to
 // whole budget tokens. A frame whose attributes fit the allowance and whose
 // content holds no fence-like token renders at most at its token_cost plus
 // FrameChrome (ceil(a/4)+ceil(b/4) ≥ ceil((a+b)/4)).
 func FrameChrome(provider string) uint32 {
 	fence := compose.RenderedLen(provider, &frame.Frame{})
-	return uint32((fence + AttrAllowance + 3) / 4)
+	return uint32((fence + attrAllowance + 3) / 4)
 }
 
 // legShare turns a leg's share of a global budget (rendered budget tokens)

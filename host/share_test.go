@@ -12,7 +12,7 @@ import (
 
 // filler is an honest provider that uses all it is given: max_frames
 // frames whose declared (B3-exact) costs add up to max_tokens, with
-// attributes inside AttrAllowance.
+// attributes inside attrAllowance.
 type filler struct{}
 
 func (filler) Handshake(ctx context.Context, v string) (*wire.HandshakeAck, error) {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/consent"
+	"github.com/ctxkit/ctxkit/host/serve"
 )
 
 // countingProvider serves honest frames over loopback HTTP under the name
@@ -36,7 +38,7 @@ func newCountingProvider(t *testing.T, name string, flow frame.DataFlow) *counti
 		if bytes.Contains(body, []byte(`"type":"query"`)) {
 			c.queries.Add(1)
 		}
-		h := Handler(&honest{name: c.name.Load().(string), flow: flow, frames: []frame.Frame{mkFrame("a", "alpha evidence", 0.5)}})
+		h := serve.HTTP(&honest{name: c.name.Load().(string), flow: flow, frames: []frame.Frame{mkFrame("a", "alpha evidence", 0.5)}})
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
 	}))
@@ -46,52 +48,23 @@ func newCountingProvider(t *testing.T, name string, flow frame.DataFlow) *counti
 
 var indexFlow = frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}
 
-func TestConsentExpiryIsHonoured(t *testing.T) {
-	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := t0
-	s := NewConsentStore()
-	s.now = func() time.Time { return now }
-	g := Grantor{Kind: "human", ID: "ada"}
-	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T11:59:59Z"}); err == nil {
-		t.Fatal("a grant expiring in the past was accepted")
-	}
-	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T12:00:00Z"}); err == nil {
-		t.Fatal("a grant expiring now was accepted")
-	}
-	if err := s.Record(ConsentRecord{ProviderID: "q", GrantedScope: "egress", ExpiresAt: "2029-01-01T00:00:00Z"}); err == nil {
-		t.Fatal("a record expiring in the past was accepted")
-	}
-	if err := s.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g, ExpiresAt: "2030-01-01T13:00:00Z"}); err != nil {
+// TestExpiredConsentIsRefused: a receipt past its expires_at no longer
+// admits the provider, and the refusal says why.
+func TestExpiredConsentIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "consent.ndjson")
+	line := `{"op":"receipt","receipt":{"provider_id":"p","scope":"third-party-index","provider_name":"","provider_version":"","grantor":{"kind":"human","id":"ada"},"granted_at":"2020-01-01T00:00:00Z","expires_at":"2020-01-02T00:00:00Z"}}` + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Record(ConsentRecord{ProviderID: "q", GrantedScope: "egress", ExpiresAt: "2030-01-01T13:00:00Z"}); err != nil {
+	s, err := consent.Open(path)
+	if err != nil {
 		t.Fatal(err)
-	}
-	legacy := frame.ProviderInfo{DataFlow: frame.DataFlow{Egress: true}}
-	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); !d.Permitted {
-		t.Fatalf("live receipt: %+v", d)
-	}
-	if d := s.Evaluate("q", legacy); !d.Permitted {
-		t.Fatalf("live record: %+v", d)
-	}
-	now = t0.Add(time.Hour) // exactly expires_at: no longer in force
-	if d := s.Evaluate("p", frame.ProviderInfo{DataFlow: indexFlow}); d.Permitted || !strings.Contains(d.Reason, "expired at 2030-01-01T13:00:00Z") {
-		t.Errorf("expired receipt: %+v", d)
-	}
-	if d := s.Evaluate("q", legacy); d.Permitted || !strings.Contains(d.Reason, "expired") {
-		t.Errorf("expired record: %+v", d)
-	}
-	if s.HasReceipt("p", frame.ScopeThirdPartyIndex) || s.HasRecord("q") {
-		t.Error("HasReceipt/HasRecord count expired consent")
-	}
-	if !Expired("2030-01-01T13:00:00Z", now) || Expired("", now) || Expired("2030-01-01T13:00:01Z", now) {
-		t.Error("Expired disagrees with now < expires_at")
 	}
 	// A host asked to query the provider refuses it and says why.
 	h := New(&Options{Consent: s})
 	defer h.Close(context.Background())
 	h.AddInProcess("p", &honest{flow: indexFlow, frames: []frame.Frame{mkFrame("a", "x", 0.5)}})
-	_, err := h.QueryProvider(context.Background(), "p", probe())
+	_, err = h.QueryProvider(context.Background(), "p", probe())
 	var ce *ConsentError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("query after expiry: %v", err)
@@ -101,9 +74,9 @@ func TestConsentExpiryIsHonoured(t *testing.T) {
 func TestReceiptBoundToNameAndEndpoint(t *testing.T) {
 	a := newCountingProvider(t, "alpha", indexFlow)
 	b := newCountingProvider(t, "alpha", indexFlow)
-	store := NewConsentStore()
-	if err := store.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, ProviderName: "alpha", Endpoint: a.srv.URL,
-		Grantor: Grantor{Kind: "human", ID: "ada"}}); err != nil {
+	store := consent.NewStore()
+	if err := store.Grant(consent.Receipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, ProviderName: "alpha", Endpoint: a.srv.URL,
+		Grantor: consent.Grantor{Kind: "human", ID: "ada"}}); err != nil {
 		t.Fatal(err)
 	}
 	query := func(url string) Outcome {
@@ -140,55 +113,55 @@ func TestReceiptBoundToNameAndEndpoint(t *testing.T) {
 
 func TestConsentStoreFollowsJournal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "consent.ndjson")
-	reader, err := WatchConsentStore(path) // the long-lived host's view
+	reader, err := consent.Watch(path) // the long-lived host's view
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer, err := OpenConsentStore(path) // `ctxkit consent` in another process
+	writer, err := consent.Open(path) // `ctxkit consent` in another process
 	if err != nil {
 		t.Fatal(err)
 	}
 	info := frame.ProviderInfo{DataFlow: indexFlow}
-	g := Grantor{Kind: "human", ID: "ada"}
-	if d := reader.Evaluate("p", info); d.Permitted {
+	g := consent.Grantor{Kind: "human", ID: "ada"}
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted {
 		t.Fatal("permitted before any grant")
 	}
-	if err := writer.Grant(ConsentReceipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g}); err != nil {
+	if err := writer.Grant(consent.Receipt{ProviderID: "p", Scope: frame.ScopeThirdPartyIndex, Grantor: g}); err != nil {
 		t.Fatal(err)
 	}
-	if d := reader.Evaluate("p", info); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); !d.Permitted {
 		t.Fatalf("a grant made elsewhere is not seen: %+v", d)
 	}
 	if ok, err := writer.Revoke("p", ""); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
-	if d := reader.Evaluate("p", info); d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted {
 		t.Fatal("a revocation made elsewhere is not seen")
 	}
 	// A line being written (no newline yet) waits; once complete it counts.
 	line := `{"op":"receipt","receipt":{"provider_id":"p","scope":"third-party-index","provider_name":"","provider_version":"","grantor":{"kind":"human","id":"ada"},"granted_at":"2026-01-01T00:00:00Z"}}`
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	f.WriteString(line[:40])
-	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || reader.Err() != nil {
 		t.Fatalf("a torn line counted or failed the store: %+v %v", d, reader.Err())
 	}
 	f.WriteString(line[40:] + "\n")
 	f.Close()
-	if d := reader.Evaluate("p", info); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); !d.Permitted {
 		t.Fatalf("the completed line is not seen: %+v", d)
 	}
 	// A journal replaced by garbage fails closed, and says so.
 	os.WriteFile(path+".new", []byte("garbage\n"), 0o600)
 	os.Rename(path+".new", path)
-	if d := reader.Evaluate("p", info); d.Permitted || !strings.Contains(d.Reason, "cannot be read") || reader.Err() == nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || !strings.Contains(d.Reason, "cannot be read") || reader.Err() == nil {
 		t.Fatalf("an unreadable journal: %+v", d)
 	}
-	if d := reader.Evaluate("local", frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true}}); !d.Permitted {
+	if d := reader.Evaluate(consent.Subject{ID: "local"}, frame.ProviderInfo{DataFlow: frame.DataFlow{Reads: true}}); !d.Permitted {
 		t.Error("a provider needing no consent was refused because of the journal")
 	}
 	// A removed journal holds nothing.
 	os.Remove(path)
-	if d := reader.Evaluate("p", info); d.Permitted || reader.Err() != nil {
+	if d := reader.Evaluate(consent.Subject{ID: "p"}, info); d.Permitted || reader.Err() != nil {
 		t.Fatalf("a removed journal: %+v %v", d, reader.Err())
 	}
 }
@@ -207,7 +180,7 @@ func TestNoConnectionThroughProxy(t *testing.T) {
 		if o := h.QueryAll(context.Background(), probe()).Outcomes[0]; o.Status != StatusConsentRequired {
 			t.Fatalf("before consent: %s %s", o.Status, o.Error())
 		}
-		h.Consent().Record(ConsentRecord{ProviderID: "remote", GrantedScope: "egress", Endpoint: "https://provider.invalid/cgp"})
+		h.Consent().Record(consent.Record{ProviderID: "remote", GrantedScope: "egress", Endpoint: "https://provider.invalid/cgp"})
 		_ = h.QueryAll(context.Background(), probe())
 		return
 	}
@@ -242,9 +215,9 @@ func TestNoConnectionThroughProxy(t *testing.T) {
 
 func TestScrubbedErrorsKeepTheirKind(t *testing.T) {
 	sec := secretsOf(NewCredential("s3cr3t-token"))
-	err := sec.scrubError(fmt.Errorf("wrapped: %w", newErr("p", "query", ErrTransport, "said s3cr3t-token", nil)))
-	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, ErrTransport) {
-		t.Errorf("scrubbed: %v (is transport: %v)", err, errors.Is(err, ErrTransport))
+	err := sec.scrubError(fmt.Errorf("wrapped: %w", newErr("p", "query", errTransport, "said s3cr3t-token", nil)))
+	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, errTransport) {
+		t.Errorf("scrubbed: %v (is transport: %v)", err, errors.Is(err, errTransport))
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -261,33 +234,33 @@ func TestScrubbedErrorsKeepTheirKind(t *testing.T) {
 // disk (one stat per decision when the journal is unchanged).
 func BenchmarkConsentEvaluate(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "consent.ndjson")
-	disk, err := OpenConsentStore(path)
+	disk, err := consent.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	mem := NewConsentStore()
-	g := Grantor{Kind: "human", ID: "ada"}
+	mem := consent.NewStore()
+	g := consent.Grantor{Kind: "human", ID: "ada"}
 	for i := range 200 {
-		r := ConsentReceipt{ProviderID: fmt.Sprintf("p%d", i), Scope: frame.ScopeThirdPartyIndex, Grantor: g, Endpoint: "https://x/cgp", ProviderName: "x"}
+		r := consent.Receipt{ProviderID: fmt.Sprintf("p%d", i), Scope: frame.ScopeThirdPartyIndex, Grantor: g, Endpoint: "https://x/cgp", ProviderName: "x"}
 		if err := disk.Grant(r); err != nil {
 			b.Fatal(err)
 		}
 		mem.Grant(r)
 	}
-	watched, err := WatchConsentStore(path)
+	watched, err := consent.Watch(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sub := ConsentSubject{ID: "p199", Endpoint: "https://x/cgp", Name: "x"}
+	sub := consent.Subject{ID: "p199", Endpoint: "https://x/cgp", Name: "x"}
 	info := frame.ProviderInfo{Name: "x", DataFlow: indexFlow}
 	for _, c := range []struct {
 		name string
-		s    *ConsentStore
+		s    *consent.Store
 	}{{"memory", mem}, {"journal", watched}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if !c.s.EvaluateSubject(sub, info).Permitted {
+				if !c.s.Evaluate(sub, info).Permitted {
 					b.Fatal("not permitted")
 				}
 			}

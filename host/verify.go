@@ -22,24 +22,28 @@ type DropReason int
 
 // Reasons a held frame is not reused.
 const (
-	DropStale             DropReason = iota // provider says the content changed (V4)
-	DropGone                                // provider says the frame no longer exists (V4)
-	DropUnknown                             // provider answered unknown, or gave no verdict (V2)
-	DropNoDigest                            // identity has no digest: never reused unchecked (D3), not sent (V1)
-	DropVerifyUnsupported                   // provider did not declare verify: not asked
-	DropUnknownProvider                     // no provider registered under that id
-	DropConsentRequired                     // the consent gate refuses the provider now
-	DropVerifyFailed                        // the verify request failed (timeout, crash, error)
+	dropStale             DropReason = iota // provider says the content changed (V4)
+	dropGone                                // provider says the frame no longer exists (V4)
+	dropUnknown                             // provider answered unknown, or gave no verdict (V2)
+	dropNoDigest                            // identity has no digest: never reused unchecked (D3), not sent (V1)
+	dropVerifyUnsupported                   // provider did not declare verify: not asked
+	dropUnknownProvider                     // no provider registered under that id
+	dropConsentRequired                     // the consent gate refuses the provider now
+	dropVerifyFailed                        // the verify request failed (timeout, crash, error)
 )
 
 var dropNames = [...]string{"stale", "gone", "unknown", "no_digest", "verify_unsupported", "unknown_provider", "consent_required", "verify_failed"}
 
 // String returns the reason's stable spelling.
-func (r DropReason) String() string {
-	if int(r) < len(dropNames) {
-		return dropNames[r]
+func (r DropReason) String() string { return spell(dropNames[:], int(r), "drop") }
+
+// spell is the stable spelling of the i-th value of an enumeration, or
+// kind(i) for a value out of its range.
+func spell(names []string, i int, kind string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
 	}
-	return fmt.Sprintf("drop(%d)", int(r))
+	return fmt.Sprintf("%s(%d)", kind, i)
 }
 
 // MarshalText spells the reason for JSON.
@@ -61,7 +65,7 @@ type VerifyDrop struct {
 
 // WarrantsRequery reports whether re-querying could bring the evidence back
 // (every reason but gone).
-func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != DropGone }
+func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != dropGone }
 
 // VerifyOutcome partitions the held identities: every one is either retained
 // (its provider answered valid) or dropped with a reason. Default deny.
@@ -140,22 +144,22 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 	}
 	e, err := h.lookup(pid)
 	if err != nil {
-		return all(DropUnknownProvider, err.Error())
+		return all(dropUnknownProvider, err.Error())
 	}
 	if err := h.handshake(ctx, e); err != nil {
-		return all(DropVerifyFailed, err.Error())
+		return all(dropVerifyFailed, err.Error())
 	}
 	if !e.ack.Capabilities.Verify {
-		return all(DropVerifyUnsupported, "provider did not declare verify")
+		return all(dropVerifyUnsupported, "provider did not declare verify")
 	}
 	if err := h.gate(e); err != nil {
-		return all(DropConsentRequired, err.Error())
+		return all(dropConsentRequired, err.Error())
 	}
 	var send []frame.ID
 	seen := make(map[frame.ID]bool)
 	for _, id := range ids {
 		if !id.Verifiable() {
-			out[id] = &VerifyDrop{Reason: DropNoDigest, Detail: "no content digest: requery instead"}
+			out[id] = &VerifyDrop{Reason: dropNoDigest, Detail: "no content digest: requery instead"}
 			continue
 		}
 		if !seen[id] {
@@ -168,26 +172,15 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 	}
 	vctx, cancel := context.WithTimeout(ctx, h.opts.QueryTimeout)
 	defer cancel()
-	type res struct {
-		v   []wire.Verdict
-		err error
+	verdicts, err, late := awaitCall(vctx, func(ctx context.Context) ([]wire.Verdict, error) { return e.p.Verify(ctx, send) })
+	if late {
+		err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
 	}
-	ch := make(chan res, 1)
-	go func() {
-		v, err := e.p.Verify(vctx, send)
-		ch <- res{v, err}
-	}()
-	var r res
-	select {
-	case r = <-ch:
-	case <-vctx.Done():
-		r.err = newErr(pid, "verify", ErrTimeout, "no verified within "+h.opts.QueryTimeout.String(), nil)
+	if err != nil {
+		return all(dropVerifyFailed, e.secrets.scrubError(err).Error())
 	}
-	if r.err != nil {
-		return all(DropVerifyFailed, e.secrets.scrubError(r.err).Error())
-	}
-	byID := make(map[frame.ID]wire.Verdict, len(r.v))
-	for _, v := range r.v {
+	byID := make(map[frame.ID]wire.Verdict, len(verdicts))
+	for _, v := range verdicts {
 		if _, dup := byID[v.Frame]; !dup {
 			byID[v.Frame] = v
 		}
@@ -196,15 +189,15 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 		v, ok := byID[id]
 		switch {
 		case !ok:
-			out[id] = &VerifyDrop{Reason: DropUnknown, Detail: "no verdict returned"}
+			out[id] = &VerifyDrop{Reason: dropUnknown, Detail: "no verdict returned"}
 		case v.Status == wire.StatusValid:
 			out[id] = nil
 		case v.Status == wire.StatusStale:
-			out[id] = &VerifyDrop{Reason: DropStale, ReplacementDigest: v.ReplacementDigest}
+			out[id] = &VerifyDrop{Reason: dropStale, ReplacementDigest: v.ReplacementDigest}
 		case v.Status == wire.StatusGone:
-			out[id] = &VerifyDrop{Reason: DropGone}
+			out[id] = &VerifyDrop{Reason: dropGone}
 		default:
-			out[id] = &VerifyDrop{Reason: DropUnknown, Detail: "verdict " + string(v.Status)}
+			out[id] = &VerifyDrop{Reason: dropUnknown, Detail: "verdict " + string(v.Status)}
 		}
 	}
 	return out
@@ -225,12 +218,7 @@ const (
 var provNames = [...]string{"verified", "mismatch", "unreadable", "refused", "not_file"}
 
 // String returns the status's stable spelling.
-func (s ProvenanceStatus) String() string {
-	if int(s) < len(provNames) {
-		return provNames[s]
-	}
-	return fmt.Sprintf("provenance(%d)", int(s))
-}
+func (s ProvenanceStatus) String() string { return spell(provNames[:], int(s), "provenance") }
 
 // MarshalText spells the status for JSON.
 func (s ProvenanceStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

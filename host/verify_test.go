@@ -140,18 +140,18 @@ func TestVerify(t *testing.T) {
 	if len(out.Retained) != 1 || out.Retained[0] != valid {
 		t.Fatalf("retained = %v", out.Retained)
 	}
-	want := map[string]DropReason{"stale": DropStale, "gone": DropGone, "missing": DropUnknown, "nodigest": DropNoDigest}
+	want := map[string]DropReason{"stale": dropStale, "gone": dropGone, "missing": dropUnknown, "nodigest": dropNoDigest}
 	if len(out.Dropped) != 6 {
 		t.Fatalf("dropped = %+v", out.Dropped)
 	}
 	for _, dr := range out.Dropped {
 		switch dr.Frame.Provider {
 		case "nv":
-			if dr.Reason != DropVerifyUnsupported {
+			if dr.Reason != dropVerifyUnsupported {
 				t.Errorf("nv: %v", dr.Reason)
 			}
 		case "ghost":
-			if dr.Reason != DropUnknownProvider {
+			if dr.Reason != dropUnknownProvider {
 				t.Errorf("ghost: %v", dr.Reason)
 			}
 		default:

@@ -300,7 +300,7 @@ func TestMisbehavingServersFailTheirLeg(t *testing.T) {
 				t.Fatal(err)
 			}
 			good, _ := mcpbridge.New("good", mcpbridge.Target{URL: serveHTTP(t, docServer(docs(), nil))}, nil)
-			if err := h.Register("good", host.InProcess("good", good)); err != nil {
+			if err := h.AddInProcess("good", good); err != nil {
 				t.Fatal(err)
 			}
 			fo := h.QueryAllBudgeted(context.Background(), &frame.Query{Goal: "retry backoff", MaxFrames: 8, MaxTokens: 1000}, 1000)

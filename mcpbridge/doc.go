@@ -2,8 +2,8 @@
 // optionally one of its search-like tools, as a CGP provider, so that a
 // ctxkit host puts them under its budget, fences and audit.
 //
-// A Provider is a host.Server: register it with host.AddInProcess (or
-// Register(id, host.InProcess(id, p))). On each query it lists the MCP
+// A Provider is a serve.Server: register it with Host.AddInProcess (or
+// Register). On each query it lists the MCP
 // server's resources (every page, up to Options.MaxResources), reads the
 // text ones (up to Options.MaxReads resources and Options.MaxBytes bytes,
 // each one left out recorded with its reason in Report), cuts them into

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -83,7 +80,7 @@ func (o *Options) withDefaults() Options {
 	return v
 }
 
-// Provider is an MCP server seen as a CGP provider (a host.Server). It is
+// Provider is an MCP server seen as a CGP provider (a serve.Server). It is
 // safe for concurrent use; queries share one MCP session, opened by the
 // first query and reopened after it breaks.
 type Provider struct {
@@ -93,7 +90,7 @@ type Provider struct {
 
 	mu      sync.Mutex
 	session *mcp.ClientSession
-	cmd     *exec.Cmd
+	child   *childTransport // the stdio server, once started
 	report  Report
 }
 
@@ -142,9 +139,9 @@ func (p *Provider) closeLocked() {
 		_ = p.session.Close()
 		p.session = nil
 	}
-	if p.cmd != nil {
-		killGroup(p.cmd)
-		p.cmd = nil
+	if p.child != nil {
+		p.child.kill()
+		p.child = nil
 	}
 }
 
@@ -171,11 +168,8 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ctxkit", Version: p.opts.Version}, nil)
 	var t mcp.Transport
 	if len(p.target.Command) > 0 {
-		cmd := exec.Command(p.target.Command[0], p.target.Command[1:]...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, p.opts.Env...)
-		setProcessGroup(cmd)
-		p.cmd = cmd
-		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		p.child = &childTransport{command: p.target.Command, env: p.opts.Env}
+		t = p.child
 	} else {
 		hc := p.opts.HTTPClient
 		if hc == nil {

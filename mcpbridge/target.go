@@ -3,9 +3,10 @@ package mcpbridge
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/host/transport"
 )
 
 // Target says how to reach an MCP server: a command to run (stdio) or a
@@ -60,7 +61,7 @@ func (t Target) check() error {
 	case "https":
 		return nil
 	case "http":
-		if loopback(u.Hostname()) {
+		if transport.IsLoopback(u.Hostname()) {
 			return nil
 		}
 		return fmt.Errorf("%w: %s: plain http:// only to a loopback host; use https://", ErrBadTarget, t.URL)
@@ -75,7 +76,7 @@ func (t Target) Remote() bool {
 		return false
 	}
 	u, err := url.Parse(t.URL)
-	return err != nil || !loopback(u.Hostname())
+	return err != nil || !transport.IsLoopback(u.Hostname())
 }
 
 // String names the target as a spec would.
@@ -84,12 +85,4 @@ func (t Target) String() string {
 		return Prefix + "stdio:" + strings.Join(t.Command, " ")
 	}
 	return Prefix + t.URL
-}
-
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 // BenchmarkRenderAdversarial renders a prompt whose untrusted part is 1 MiB
@@ -21,13 +23,13 @@ func BenchmarkRenderAdversarial(b *testing.B) {
 				p := New().Text("Summarise:").Untrusted(content)
 				b.SetBytes(int64(len(content)))
 				b.ReportAllocs()
-				cpu0, ok := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					if _, err := p.WriteTo(io.Discard); err != nil {
 						b.Fatal(err)
 					}
 				}
-				if cpu1, ok1 := processCPU(); ok && ok1 {
+				if cpu1 := cputime.Process(); cpu0 > 0 {
 					perOp := float64(cpu1-cpu0) / float64(b.N)
 					b.ReportMetric(perOp, "cpu-ns/op")
 					b.ReportMetric(perOp/float64(len(content)), "cpu-ns/B")

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,17 +142,20 @@ func TestAbuseInvalidUTF8AndDeepNesting(t *testing.T) {
 
 // TestAbuseShutdownDuringLoad shuts the server down while 16 connections
 // are sending compose requests: every response that starts must be complete
-// and valid; after the shutdown, connections are refused.
+// and valid; after the shutdown, connections are refused. The shutdown
+// starts once the server has answered 20 of them (its metrics say so), not
+// after a fixed sleep, which on a loaded machine could come before the
+// first answer.
 func TestAbuseShutdownDuringLoad(t *testing.T) {
 	base, stop := startServe(t, server.New(nil))
 	stopped := make(chan error, 1)
 	go func() {
-		time.Sleep(400 * time.Millisecond)
+		answered(base, server.PathCompose, 20)
 		stopped <- stop()
 	}()
 	rep, err := loadgen.Run(context.Background(), loadgen.Options{
 		URL: base + server.PathCompose, Body: loadgen.ComposeBody(20, 1024),
-		Conns: 16, Duration: 1200 * time.Millisecond, Check: loadgen.CheckCompose, Idempotent: true,
+		Conns: 16, Duration: 2 * time.Second, Check: loadgen.CheckCompose, Idempotent: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -164,5 +169,26 @@ func TestAbuseShutdownDuringLoad(t *testing.T) {
 	}
 	if rep.OK == 0 || rep.Refused == 0 || rep.Statuses[200] != rep.Requests {
 		t.Fatalf("want answers before the shutdown and refusals after: %v", rep)
+	}
+}
+
+// answered returns once the server at base has answered at least n requests
+// of route with 200, as its /metrics counts them, or after 30 s.
+func answered(base, route string, n int) {
+	line := fmt.Sprintf("ctxkit_http_requests_total{route=%q,code=\"200\"} ", route)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		resp, err := http.Get(base + server.PathMetrics)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, line); ok {
+				if got, err := strconv.Atoi(v); err == nil && got >= n {
+					return
+				}
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 )
@@ -46,7 +47,7 @@ type Config struct {
 	Store string `json:"store,omitempty"`
 	// Consent, when set, is the consent store NewHost uses instead of
 	// opening ConsentStore (ctxkit serve sets it to the shared store).
-	Consent *host.ConsentStore `json:"-"`
+	Consent *consent.Store `json:"-"`
 	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
 	// its query each (default 30s).
 	QueryTimeout Duration `json:"query_timeout,omitempty"`
@@ -268,22 +269,22 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 	return h, nil
 }
 
-func (c *Config) openConsent() (*host.ConsentStore, error) {
+func (c *Config) openConsent() (*consent.Store, error) {
 	if c.Consent != nil {
 		return c.Consent, nil
 	}
 	path := c.ConsentStore
 	if path == "" {
-		p, err := host.DefaultConsentPath()
+		p, err := consent.DefaultPath()
 		if err != nil {
-			return host.NewConsentStore(), nil
+			return consent.NewStore(), nil
 		}
 		path = p
 	}
 	// Watched, not opened: the server re-reads the journal when it
 	// changes, so a grant or a revocation made while it runs holds from
 	// the next request on.
-	st, err := host.WatchConsentStore(path)
+	st, err := consent.Watch(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: consent store: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 // corpusText is every corpus class concatenated in name order.
@@ -42,11 +44,11 @@ func BenchmarkCount(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
-			start := cpuTime()
+			start := cputime.Process()
 			for b.Loop() {
 				bc.count(text)
 			}
-			if cpu := cpuTime() - start; cpu > 0 {
+			if cpu := cputime.Process() - start; cpu > 0 {
 				b.ReportMetric(float64(len(text))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 			}
 		})

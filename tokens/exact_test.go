@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 // pieces returns the pre-tokeniser's split of text.
@@ -115,9 +117,9 @@ func TestExactHostileInputIsLinear(t *testing.T) {
 	} {
 		for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
 			e.count("x")
-			start := cpuTime()
+			start := cputime.Process()
 			n := e.count(text)
-			if d := cpuTime() - start; d > slowdown*5*time.Second {
+			if d := cputime.Process() - start; d > slowdown*5*time.Second {
 				t.Errorf("%s %s: %v of CPU for %d bytes", e.Name(), quoteHead(text[:20]), d, len(text))
 			}
 			if n <= 0 || n > len(text) {
@@ -160,9 +162,9 @@ func TestExactCacheKeepsRepeatedTexts(t *testing.T) {
 // The rank tables parse, in well under the 100 ms budget of CPU.
 func TestRankTablesParse(t *testing.T) {
 	for name, data := range map[string][]byte{"o200k_base": o200kRanks, "cl100k_base": cl100kRanks} {
-		start := cpuTime()
+		start := cputime.Process()
 		v, err := parseRanks(data)
-		d := cpuTime() - start
+		d := cputime.Process() - start
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

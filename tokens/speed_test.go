@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/tokens/internal/textgen"
 )
 
@@ -93,10 +94,10 @@ func TestSpeedAgainstJSTiktoken(t *testing.T) {
 // cpuPerPass runs f for at least budget of CPU time (at least twice) and
 // returns the CPU time per pass.
 func cpuPerPass(f func(), budget time.Duration) time.Duration {
-	passes, start := 0, cpuTime()
-	for passes < 2 || cpuTime()-start < budget {
+	passes, start := 0, cputime.Process()
+	for passes < 2 || cputime.Process()-start < budget {
 		f()
 		passes++
 	}
-	return (cpuTime() - start) / time.Duration(passes)
+	return (cputime.Process() - start) / time.Duration(passes)
 }

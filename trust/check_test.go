@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/roundtrip"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -351,17 +352,9 @@ func TestLedger(t *testing.T) {
 			t.Fatal("entries not in canonical order")
 		}
 	}
-	b, err := json.Marshal(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Ledger
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	b2, _ := json.Marshal(&back)
-	if string(b) != string(b2) || back.Len() != 3 {
-		t.Fatalf("round trip:\n%s\n%s", b, b2)
+	back, b := roundtrip.JSON[Ledger](t, l)
+	if back.Len() != 3 {
+		t.Fatalf("round trip kept %d entries of %s", back.Len(), b)
 	}
 	l.Set(frames[0].Identity("local"), State{})
 	if l.Len() != 2 {

@@ -157,18 +157,28 @@ func TestStoreCorruptFileIsAnError(t *testing.T) {
 	}
 }
 
-// TestStoreInterruptedWrite: a write that fails after the temporary file is
-// complete but before the rename leaves the old file byte-identical and no
-// temporary file behind.
-func TestStoreInterruptedWrite(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trust.json")
+// savedOldStore saves a store trusting key "old" of provider p and returns
+// its path and bytes.
+func savedOldStore(t *testing.T) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trust.json")
 	old := NewStore()
 	old.Add("p", "old", testSigner(t, 1).PublicKey())
 	if err := old.Save(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(path)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, before
+}
+
+// TestStoreInterruptedWrite: a write that fails after the temporary file is
+// complete but before the rename leaves the old file byte-identical and no
+// temporary file behind.
+func TestStoreInterruptedWrite(t *testing.T) {
+	path, before := savedOldStore(t)
 	next := NewStore()
 	next.Add("p", "new", testSigner(t, 2).PublicKey())
 	data, _ := next.MarshalJSON()
@@ -208,14 +218,7 @@ func TestStoreCrashBeforeRename(t *testing.T) {
 		writeAtomic(path, data, &writeHooks{beforeRename: func(string) error { os.Exit(3); return nil }})
 		os.Exit(4) // not reached: the hook exits
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trust.json")
-	old := NewStore()
-	old.Add("p", "old", testSigner(t, 1).PublicKey())
-	if err := old.Save(context.Background(), path); err != nil {
-		t.Fatal(err)
-	}
-	before, _ := os.ReadFile(path)
+	path, before := savedOldStore(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreCrashBeforeRename$")
 	cmd.Env = append(os.Environ(), "CTXKIT_TRUST_CRASH_PATH="+path)
 	err := cmd.Run()
@@ -227,7 +230,7 @@ func TestStoreCrashBeforeRename(t *testing.T) {
 	if string(after) != string(before) {
 		t.Fatal("old file changed by a crashed write")
 	}
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".trust.json.tmp-*"))
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".trust.json.tmp-*"))
 	if len(tmps) != 1 {
 		t.Fatalf("expected the crashed write's temporary file, found %v", tmps)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/cputime"
 )
 
 // BenchmarkSessionAppendExact: a 1,000-message Session with the exact
@@ -59,13 +61,13 @@ func BenchmarkSessionAppendExact(b *testing.B) {
 			s := NewSession(&SessionOptions{Model: "gpt-4o"})
 			s.Assess(msgs)
 			i := 0
-			start := cpuTime()
+			start := cputime.Process()
 			for b.Loop() {
 				next[1000] = added[i%distinct]
 				s.Assess(next)
 				i++
 			}
-			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64((cputime.Process()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(len(added[0])), "message-bytes")
 		})
 	}

@@ -322,18 +322,18 @@ func checkModels(models []Model) error {
 			return bad("match is empty")
 		case m.Window <= 0 || m.Window > maxTokens:
 			return bad("window out of range")
-		case m.MaxOutput < 0 || m.MaxOutput > maxTokens:
-			return bad("max_output out of range")
-		case m.InputLimit < 0 || m.InputLimit > maxTokens:
-			return bad("input_limit out of range")
-		case m.ImageTokens < 0 || m.ImageTokens > maxTokens:
-			return bad("image_tokens out of range")
-		case m.PageTokens < 0 || m.PageTokens > maxTokens:
-			return bad("page_tokens out of range")
-		case m.ImageLowTokens < 0 || m.ImageLowTokens > maxTokens:
-			return bad("image_low_tokens out of range")
-		case m.MaxPages < 0 || m.MaxPages > maxPDFPages:
-			return bad("max_pages out of range")
+		}
+		for _, f := range []struct {
+			name     string
+			v, limit int
+		}{
+			{"max_output", m.MaxOutput, maxTokens}, {"input_limit", m.InputLimit, maxTokens},
+			{"image_tokens", m.ImageTokens, maxTokens}, {"page_tokens", m.PageTokens, maxTokens},
+			{"image_low_tokens", m.ImageLowTokens, maxTokens}, {"max_pages", m.MaxPages, maxPDFPages},
+		} {
+			if f.v < 0 || f.v > f.limit {
+				return bad(f.name + " out of range")
+			}
 		}
 		if err := checkSources(m.Sources); err != nil {
 			return bad(err.Error())

@@ -51,25 +51,28 @@ func (m *media) strip(v any) {
 	case map[string]any:
 		m.object(x)
 		for k, child := range x {
-			if s, ok := child.(string); ok {
-				if m.dataURL(s, false) {
-					x[k] = ""
-				}
-				continue
+			if m.stripChild(child) {
+				x[k] = ""
 			}
-			m.strip(child)
 		}
 	case []any:
 		for i, child := range x {
-			if s, ok := child.(string); ok {
-				if m.dataURL(s, false) {
-					x[i] = ""
-				}
-				continue
+			if m.stripChild(child) {
+				x[i] = ""
 			}
-			m.strip(child)
 		}
 	}
+}
+
+// stripChild strips a member or element: a string is charged if it is a
+// data URL, and stripChild reports whether to blank it; anything else is
+// walked.
+func (m *media) stripChild(child any) bool {
+	if s, ok := child.(string); ok {
+		return m.dataURL(s, false)
+	}
+	m.strip(child)
+	return false
 }
 
 // object applies the rules for the shapes an object can take.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/roundtrip"
 	"github.com/ctxkit/ctxkit/tokens"
 )
 
@@ -430,17 +431,7 @@ func TestAssessmentJSONRoundTrips(t *testing.T) {
 		Assess(Inputs{Model: "mystery", Window: -1, Messages: append(msgs, json.RawMessage(`{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/a.png","detail":"low"}}]}`))}),
 		Assess(Inputs{Model: "gemini-2.5-pro", ThinkingBudget: 10}),
 	} {
-		b, err := json.Marshal(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Assessment
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatal(err)
-		}
-		if b2, _ := json.Marshal(back); string(b2) != string(b) {
-			t.Fatalf("round trip differs:\n%s\n%s", b, b2)
-		}
+		roundtrip.JSON[Assessment](t, a)
 	}
 }
 

@@ -303,3 +303,28 @@ func TestDecodeErrorNamesMemberAndProtocolType(t *testing.T) {
 		}
 	}
 }
+
+// A result's ctxkit:diagnostics member (a vendor member, U3) survives a
+// round trip; one that is not an object is not sent, and is no diagnostics
+// when received.
+func TestResultDiagnosticsVendorMember(t *testing.T) {
+	r := Result{Frames: []frame.Frame{}, Diagnostics: json.RawMessage(`{"skipped":{"binary":2}}`)}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"ctxkit:diagnostics":{"skipped":{"binary":2}}`) {
+		t.Fatalf("encoded %s", b)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || string(back.Diagnostics) != `{"skipped":{"binary":2}}` {
+		t.Fatalf("decoded %q, %v", back.Diagnostics, err)
+	}
+	if _, err := json.Marshal(Result{Diagnostics: json.RawMessage(`[1]`)}); err == nil {
+		t.Error("a diagnostics array was encoded")
+	}
+	var other Result
+	if err := json.Unmarshal([]byte(`{"frames":[],"truncated":false,"ctxkit:diagnostics":"x","acme:note":1}`), &other); err != nil || other.Diagnostics != nil {
+		t.Errorf("a non-object diagnostics member was kept: %q, %v", other.Diagnostics, err)
+	}
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,6 +180,13 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		w.Key("result_attestation")
 		r.ResultAttestation.write(&w)
 	}
+	if len(r.Diagnostics) > 0 {
+		if !json.Valid(r.Diagnostics) || bytes.TrimSpace(r.Diagnostics)[0] != '{' {
+			return dst, errors.New("ctxkit:diagnostics: not a JSON object")
+		}
+		w.Key("ctxkit:diagnostics")
+		w.Raw(bytes.TrimSpace(r.Diagnostics))
+	}
 	w.Close()
 	return w.B, w.Err
 }
@@ -194,6 +202,7 @@ type resultWire struct {
 	DroppedEstimate   *uint32            `json:"dropped_estimate"`
 	FrameAttestations []FrameAttestation `json:"frame_attestations"`
 	ResultAttestation *Attestation       `json:"result_attestation"`
+	Diagnostics       json.RawMessage    `json:"ctxkit:diagnostics"`
 }
 
 func (w *resultWire) to(r *Result) error {
@@ -205,6 +214,9 @@ func (w *resultWire) to(r *Result) error {
 	}
 	*r = Result{Frames: *w.Frames, Truncated: *w.Truncated, DroppedEstimate: w.DroppedEstimate,
 		FrameAttestations: w.FrameAttestations, ResultAttestation: w.ResultAttestation}
+	if d := bytes.TrimSpace(w.Diagnostics); len(d) > 0 && d[0] == '{' {
+		r.Diagnostics = w.Diagnostics // null, or anything but an object, is no diagnostics
+	}
 	return nil
 }
 

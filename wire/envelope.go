@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/ctxkit/ctxkit/frame"
+import (
+	"encoding/json"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
 
 // The envelope type tags of contextgraph/1.
 const (
@@ -123,6 +127,12 @@ type Result struct {
 	// canonical order; nil (omitted) when the result is not signed as a
 	// whole.
 	ResultAttestation *Attestation `json:"result_attestation,omitempty"`
+	// Diagnostics is the provider's account of how it answered, as a JSON
+	// object under ctxkit's vendor member "ctxkit:diagnostics" (U3); a
+	// receiver that does not know it ignores it (U1). The files provider
+	// puts its index state and the files it skipped, by reason, here. nil
+	// (omitted) when there is none.
+	Diagnostics json.RawMessage `json:"ctxkit:diagnostics,omitempty"`
 }
 
 // VerifyRequest lists the identities a host wants confirmed.

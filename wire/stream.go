@@ -38,14 +38,17 @@ type DecoderOptions struct {
 // Decoder reads NDJSON envelopes, one per line, from a stream. Trailing white
 // space (including CR) is trimmed from each line; blank lines are skipped; a
 // last line without a line feed still counts. A line over the limit is
-// skipped whole and reported as a *DecodeError wrapping *TooLongError, after
-// which decoding continues with the next line. A Decoder is not safe for
+// reported as a *DecodeError wrapping *TooLongError as soon as the limit is
+// passed, without waiting for the line's end (a peer streaming an endless
+// line is refused at once); the next read skips the rest of that line and
+// decoding continues with the line after it. A Decoder is not safe for
 // concurrent use.
 type Decoder struct {
 	r    *bufio.Reader
 	max  int
 	line int
 	buf  []byte
+	skip bool  // the rest of an over-long line is still to be discarded
 	err  error // sticky read error
 }
 
@@ -90,34 +93,38 @@ func (d *Decoder) readRaw() ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	if d.skip {
+		if err := d.skipLine(); err != nil {
+			return nil, err
+		}
+	}
 	d.buf = d.buf[:0]
-	tooLong := false
 	for {
 		chunk, err := d.r.ReadSlice('\n')
-		if !tooLong {
-			if len(d.buf)+len(bytes.TrimSuffix(chunk, []byte("\n"))) > d.max {
-				tooLong = true
-				d.buf = d.buf[:0]
-			} else {
-				d.grow(len(chunk))
-				d.buf = append(d.buf, chunk...)
+		if len(d.buf)+len(bytes.TrimSuffix(chunk, []byte("\n"))) > d.max {
+			d.line++
+			d.buf = d.buf[:0]
+			switch {
+			case err == nil:
+			case errors.Is(err, bufio.ErrBufferFull):
+				d.skip = true
+			case errors.Is(err, io.EOF):
+				d.err = io.EOF
+			default:
+				d.err = fmt.Errorf("read envelope: %w", err)
 			}
+			return nil, &DecodeError{Line: d.line, Err: &TooLongError{What: "line", Limit: int64(d.max)}}
 		}
+		d.grow(len(chunk))
+		d.buf = append(d.buf, chunk...)
 		switch {
 		case err == nil:
 			d.line++
-			if tooLong {
-				return nil, &DecodeError{Line: d.line, Err: &TooLongError{What: "line", Limit: int64(d.max)}}
-			}
 			return d.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
 			d.err = io.EOF
-			if tooLong {
-				d.line++
-				return nil, &DecodeError{Line: d.line, Err: &TooLongError{What: "line", Limit: int64(d.max)}}
-			}
 			if len(d.buf) == 0 {
 				return nil, io.EOF
 			}
@@ -126,6 +133,25 @@ func (d *Decoder) readRaw() ([]byte, error) {
 		default:
 			d.err = fmt.Errorf("read envelope: %w", err)
 			return nil, d.err
+		}
+	}
+}
+
+// skipLine discards the rest of the over-long line already reported.
+func (d *Decoder) skipLine() error {
+	for {
+		_, err := d.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			d.skip = false
+			return nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			d.err = io.EOF
+			return d.err
+		default:
+			d.err = fmt.Errorf("read envelope: %w", err)
+			return d.err
 		}
 	}
 }

@@ -49,24 +49,6 @@ func (c *cacheFlags) set(name, v string) error {
 	return nil
 }
 
-// apply sets the placement options, reading the previous layout.
-func (c *cacheFlags) apply(o *compose.Options) error {
-	if !c.haveAny {
-		return nil
-	}
-	o.Placement = c.placement
-	o.Cache = &compose.CacheOptions{MinPrefixTokens: c.minPrefix}
-	o.StickyMargin = c.stickyMargin
-	if c.havePrevious {
-		l, err := readPrevious(c.previous)
-		if err != nil {
-			return err
-		}
-		o.Previous = l
-	}
-	return nil
-}
-
 // maxPreviousBytes bounds the --previous file.
 const maxPreviousBytes = 64 << 20
 

@@ -11,30 +11,8 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/conformance"
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
-
-// buildCtxkit builds the command into a temporary directory of t: the
-// conformance suites start it as `ctxkit fixture-provider` in child
-// processes.
-func buildCtxkit(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxkit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// python returns the interpreter python3 resolves to (a version manager's
-// shim costs a shell start per run; the suite starts the host 13 times).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // runBinary runs the built binary and returns its exit status and output.
 func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
@@ -73,18 +51,18 @@ func jsonReport(t *testing.T, stdout string) *conformance.Report {
 // TestConformWithBinary runs the suites through the built command, which
 // the harness re-executes as the fixture provider.
 func TestConformWithBinary(t *testing.T) {
-	bin := buildCtxkit(t)
+	bin := sharedCtxkit(t)
 	t.Run("provider-honest-json", func(t *testing.T) { t.Parallel(); conformProviderHonestJSON(t, bin) })
 	t.Run("provider-misbehaving", func(t *testing.T) { t.Parallel(); conformProviderMisbehaving(t, bin) })
 	t.Run("composition-reference", func(t *testing.T) { t.Parallel(); conformCompositionReference(t, bin) })
 	t.Run("composition-broken-python", func(t *testing.T) { t.Parallel(); conformCompositionBrokenPythonHost(t, bin) })
 	t.Run("files-provider", func(t *testing.T) { t.Parallel(); conformFilesProvider(t, bin) })
 	for _, tc := range []struct{ mode, check, rule string }{
-		{"doc-for-every-kind", conformance.CheckKindsFilter, "Q1"},
-		{"ignore-max-frames", conformance.CheckBudgetHonesty, "B4"},
-		{"ignore-max-tokens", conformance.CheckBudgetHonesty, "B1"},
-		{"sdk-example", conformance.CheckKindsFilter, "Q1"},
-		{"sdk-example", conformance.CheckBudgetHonesty, "B4"},
+		{"doc-for-every-kind", "kinds-filter", "Q1"},
+		{"ignore-max-frames", "budget-honesty", "B4"},
+		{"ignore-max-tokens", "budget-honesty", "B1"},
+		{"sdk-example", "kinds-filter", "Q1"},
+		{"sdk-example", "budget-honesty", "B4"},
 	} {
 		t.Run("provider-"+tc.mode+"-"+tc.rule, func(t *testing.T) {
 			t.Parallel()
@@ -121,8 +99,8 @@ func conformFilesProvider(t *testing.T, bin string) {
 	if f := rep.Failed(); len(f) != 0 {
 		t.Fatalf("failed %v: %+v", f, rep.Checks)
 	}
-	for _, name := range []string{conformance.CheckFrameValidity, conformance.CheckBudgetHonesty, conformance.CheckVerifyHonesty,
-		conformance.CheckProvenanceConsistency, conformance.CheckMalformedInput, conformance.CheckCorrelation, conformance.CheckUnknownEnvelope} {
+	for _, name := range []string{"frame-validity", "budget-honesty", "verify-honesty",
+		"provenance-fixture-consistency", "malformed-input-tolerance", "correlation", "unknown-envelope"} {
 		if c, _ := rep.Check(name); c.Status != conformance.Pass {
 			t.Errorf("%s is %s: %s", name, c.Status, c.Evidence)
 		}
@@ -146,7 +124,7 @@ func conformProviderMisbehaving(t *testing.T, bin string) {
 		t.Fatalf("exit %d", code)
 	}
 	rep := jsonReport(t, out)
-	if c, _ := rep.Check(conformance.CheckBudgetHonesty); c.Status != conformance.Fail || !strings.Contains(c.Evidence, "B3") {
+	if c, _ := rep.Check("budget-honesty"); c.Status != conformance.Fail || !strings.Contains(c.Evidence, "B3") {
 		t.Fatalf("budget-honesty: %+v", c)
 	}
 }
@@ -200,15 +178,15 @@ func conformCompositionReference(t *testing.T, bin string) {
 // the same cost, by conformance.TestPythonExampleHostPasses.)
 func conformCompositionBrokenPythonHost(t *testing.T, bin string) {
 	// The issue's spelling: --json after the host command.
-	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", python(t), "examples/composing-host/broken_host.py", "--json")
+	code, out, errOut := runBinary(t, bin, "conform", "composition", "--exec", tooltest.Python(t), "examples/composing-host/broken_host.py", "--json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", code, out, errOut)
 	}
 	rep := jsonReport(t, out)
-	if f := rep.Failed(); len(f) != 1 || f[0] != conformance.CheckQuarantine {
+	if f := rep.Failed(); len(f) != 1 || f[0] != "composition-quarantine" {
 		t.Fatalf("failed %v", f)
 	}
-	c, _ := rep.Check(conformance.CheckQuarantine)
+	c, _ := rep.Check("composition-quarantine")
 	if !strings.Contains(c.Evidence, "flooder") || !strings.Contains(c.Evidence, "expected:") {
 		t.Fatalf("evidence %s", c.Evidence)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
@@ -117,7 +117,7 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 			kind = "policy"
 		}
 		if *scope == "" {
-			rec := host.ConsentRecord{ProviderID: rest[0], DataFlow: frame.DataFlow{Egress: true}, GrantedScope: "egress",
+			rec := consent.Record{ProviderID: rest[0], DataFlow: frame.DataFlow{Egress: true}, GrantedScope: "egress",
 				ProviderName: *pname, Endpoint: *endpoint, ExpiresAt: *expires}
 			if err := store.Record(rec); err != nil {
 				return bad("%v", err)
@@ -129,8 +129,8 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 		if !sc.Valid() {
 			return bad("scope %q is neither a base scope nor ns:name", *scope)
 		}
-		r := host.ConsentReceipt{ProviderID: rest[0], Scope: sc, ProviderName: *pname, ProviderVersion: *pversion,
-			Endpoint: *endpoint, Grantor: host.Grantor{Kind: kind, ID: *grantor}, ExpiresAt: *expires}
+		r := consent.Receipt{ProviderID: rest[0], Scope: sc, ProviderName: *pname, ProviderVersion: *pversion,
+			Endpoint: *endpoint, Grantor: consent.Grantor{Kind: kind, ID: *grantor}, ExpiresAt: *expires}
 		if err := store.Grant(r); err != nil {
 			return bad("%v", err)
 		}
@@ -160,14 +160,14 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 
 // listConsent prints the consent not revoked; an entry whose expiry has
 // passed is shown as expired (it no longer permits anything).
-func listConsent(s stdio, store *host.ConsentStore, path string, asJSON bool) int {
+func listConsent(s stdio, store *consent.Store, path string, asJSON bool) int {
 	if err := store.Err(); err != nil {
 		fmt.Fprintf(s.err, "consent list: %v\n", err)
 		return exitUsage
 	}
 	now := time.Now()
 	state := func(expires string) string {
-		if host.Expired(expires, now) {
+		if consent.Expired(expires, now) {
 			return "expired"
 		}
 		return "in_force"
@@ -175,11 +175,11 @@ func listConsent(s stdio, store *host.ConsentStore, path string, asJSON bool) in
 	records, receipts := store.Records(), store.Receipts()
 	if asJSON {
 		type record struct {
-			host.ConsentRecord
+			consent.Record
 			State string `json:"state"`
 		}
 		type receipt struct {
-			host.ConsentReceipt
+			consent.Receipt
 			State string `json:"state"`
 		}
 		out := struct {
@@ -205,7 +205,7 @@ func listConsent(s stdio, store *host.ConsentStore, path string, asJSON bool) in
 		switch {
 		case expires == "":
 			return ""
-		case host.Expired(expires, now):
+		case consent.Expired(expires, now):
 			return " EXPIRED " + expires
 		}
 		return " expires " + expires

@@ -86,7 +86,7 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 		b.ReportMetric(float64((selfCPU()-cpu0).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 	})
 	b.Run("stdio", func(b *testing.B) {
-		bin := sharedCtxkitB(b)
+		bin := sharedCtxkit(b)
 		cmd := exec.Command(bin, "mcp", docs)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
 			&mcp.CommandTransport{Command: cmd}, nil)
@@ -128,7 +128,7 @@ func BenchmarkQueryContextAdded(b *testing.B) {
 			docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 			query := inProcessQuery(b, docs, budget)
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-				&mcp.CommandTransport{Command: exec.Command(sharedCtxkitB(b), "mcp", docs)}, nil)
+				&mcp.CommandTransport{Command: exec.Command(sharedCtxkit(b), "mcp", docs)}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -205,14 +205,4 @@ func reportP50(b *testing.B, lat []time.Duration) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-}
-
-// sharedCtxkitB builds ctxkit for a benchmark.
-func sharedCtxkitB(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "ctxkit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

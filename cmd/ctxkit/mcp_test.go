@@ -41,8 +41,10 @@ func removeMCPBinary() {
 	}
 }
 
-// sharedCtxkit builds ctxkit once for every MCP test of the process.
-func sharedCtxkit(t *testing.T) string {
+// sharedCtxkit builds ctxkit once for every test and benchmark of the
+// process that runs the binary (the MCP clients, the conformance suites'
+// fixture providers, the serve and store tests).
+func sharedCtxkit(t testing.TB) string {
 	t.Helper()
 	mcpBinOnce.Do(func() {
 		mcpBinDir, mcpBinErr = os.MkdirTemp("", "ctxkit-mcp-test-")

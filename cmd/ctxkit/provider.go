@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/host/serve"
 )
 
 func providerCommand() command {
@@ -87,7 +87,7 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 		writeIndexReport(s.err, p)
 	}
 	if *addr == "" {
-		if err := host.ServeStdio(ctx, p, s.in, s.out); err != nil {
+		if err := serve.Stdio(ctx, p, s.in, s.out); err != nil {
 			fmt.Fprintf(s.err, "provider: %v\n", err)
 			return exitFailed
 		}
@@ -98,7 +98,7 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "provider: %v\n", err)
 		return exitFailed
 	}
-	srv := &http.Server{Handler: host.Handler(p), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: serve.HTTP(p), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(s.err, "provider: %s serving on http://%s/\n", p, ln.Addr())
 	if err := serveUntilDone(ctx, srv, ln, 5*time.Second); err != nil {
 		fmt.Fprintf(s.err, "provider: %v\n", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
@@ -117,7 +118,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func defaultConsentShown() string {
-	p, err := host.DefaultConsentPath()
+	p, err := consent.DefaultPath()
 	if err != nil {
 		return "<user config dir>/ctxkit/consent.ndjson"
 	}
@@ -129,7 +130,7 @@ func defaultConsentShown() string {
 //
 // A postgres:// URL opens the shared store instead (closed when the
 // process exits: the CLI's commands are short-lived); file:PATH is PATH.
-func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
+func openConsent(path string, create bool) (*consent.Store, string, error) {
 	local, ok := isLocalStore(path)
 	if !ok {
 		sc, err := openSharedConsent(context.Background(), path, false)
@@ -141,21 +142,21 @@ func openConsent(path string, create bool) (*host.ConsentStore, string, error) {
 	path = local
 	explicit := path != ""
 	if !explicit {
-		p, err := host.DefaultConsentPath()
+		p, err := consent.DefaultPath()
 		if err != nil {
 			return nil, "", err
 		}
 		path = p
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !create {
-		return host.NewConsentStore(), path, nil
+		return consent.NewStore(), path, nil
 	}
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, path, err
 		}
 	}
-	st, err := host.OpenConsentStore(path)
+	st, err := consent.Open(path)
 	return st, path, err
 }
 

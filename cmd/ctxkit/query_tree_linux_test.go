@@ -3,45 +3,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
+	"github.com/ctxkit/ctxkit/internal/proctest"
 )
-
-// liveWithArgv0 lists the running (non-zombie) processes whose argv[0]
-// starts with prefix.
-func liveWithArgv0(prefix string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 // escapingScript writes a stdio provider (bash) that starts sleepers
 // named marker…: one that leaves its process group and session by a double
@@ -65,28 +39,6 @@ sleep 30
 	return script
 }
 
-// assertNoneLeft fails t if a process named marker… is still running a
-// moment after the command returned (and kills it, for the next tests).
-func assertNoneLeft(t *testing.T, marker, after string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		left := liveWithArgv0(marker)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				if p, err := os.FindProcess(pid); err == nil {
-					_ = p.Kill()
-				}
-			}
-			t.Fatalf("%d process(es) of the provider outlived %s: %v", len(left), after, left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestQueryEndsProviderTree: once `ctxkit query` returns, no process of a
 // stdio provider is left, not even one that left the provider's process
 // group and session by a double fork and setsid.
@@ -97,7 +49,7 @@ func TestQueryEndsProviderTree(t *testing.T) {
 	if !strings.Contains(errs, "escaper") {
 		t.Fatalf("exit %d, no escaper leg:\n%s", code, errs)
 	}
-	assertNoneLeft(t, marker, "ctxkit query")
+	proctest.NoneLeft(t, marker, "ctxkit query")
 }
 
 // TestServeEndsProviderTree: the same for `ctxkit serve`, whose providers
@@ -135,9 +87,9 @@ func TestServeEndsProviderTree(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("query: %d %s", resp.StatusCode, b)
 	}
-	for start := time.Now(); len(liveWithArgv0(marker)) < 2; time.Sleep(10 * time.Millisecond) {
+	for start := time.Now(); len(proctest.Live(marker)) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Since(start) > 5*time.Second {
-			t.Fatalf("the provider's sleepers did not start: %v", liveWithArgv0(marker))
+			t.Fatalf("the provider's sleepers did not start: %v", proctest.Live(marker))
 		}
 	}
 	cancel()
@@ -146,5 +98,5 @@ func TestServeEndsProviderTree(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	assertNoneLeft(t, marker, "ctxkit serve's shutdown")
+	proctest.NoneLeft(t, marker, "ctxkit serve's shutdown")
 }

@@ -44,7 +44,7 @@ func statusKB(t *testing.T, pid int, field string) int64 {
 // /proc, peak included) must stay under 100 MB: the server must not size a
 // buffer from a Content-Length whose bytes have not arrived.
 func TestServeMemoryBoundedUnderUnsentBodies(t *testing.T) {
-	bin := buildCtxkit(t)
+	bin := sharedCtxkit(t)
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--timeout", "20s")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/trust"
@@ -74,7 +74,7 @@ func runStore(ctx context.Context, args []string, s stdio) int {
 type sharedConsent struct {
 	store   *pgstore.Store
 	log     *pgstore.ConsentLog
-	consent *host.ConsentStore
+	consent *consent.Store
 	usage   *pgstore.Usage // set by serveStore
 }
 
@@ -127,7 +127,7 @@ func openSharedConsent(ctx context.Context, url string, migrate bool) (*sharedCo
 		return nil, err
 	}
 	log := st.ConsentLog()
-	cs, err := host.OpenConsentLog(log)
+	cs, err := consent.OpenLog(log)
 	if err != nil {
 		log.Close()
 		st.Close()

@@ -23,7 +23,7 @@ import (
 // in the shared store afterwards, and a replica started after sees them.
 func TestKillDuringGrantsLosesNoAcknowledgedGrant(t *testing.T) {
 	pg := pgtest.Start(t)
-	bin := buildCtxkit(t)
+	bin := sharedCtxkit(t)
 	if code, _, errs := runBinary(t, bin, "store", "migrate", "--store", pg.URL()); code != exitOK {
 		t.Fatalf("migrate: %s", errs)
 	}

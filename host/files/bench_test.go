@@ -44,9 +44,10 @@ func BenchmarkIndex(b *testing.B) {
 }
 
 // BenchmarkQuery runs a set of queries against the tree's index and reports
-// latency percentiles.
+// latency percentiles. With $CTXKIT_BENCH_STORE the index is kept in that
+// file and mapped from it, as the CLI does, rather than built in memory.
 func BenchmarkQuery(b *testing.B) {
-	ix, err := Build(context.Background(), benchTree(b), nil)
+	ix, err := Build(context.Background(), benchTree(b), &IndexOptions{Store: os.Getenv("CTXKIT_BENCH_STORE")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -122,31 +124,7 @@ func TestProviderRules(t *testing.T) {
 	if s2 > 30 || len(small.Frames) > 1 || !small.Truncated || small.DroppedEstimate == nil || *small.DroppedEstimate == 0 {
 		t.Errorf("tight budget: %d tokens, %d frames, truncated=%v", s2, len(small.Frames), small.Truncated)
 	}
-	// verify-honesty
-	var ids, mutated []frame.ID
-	for _, f := range res.Frames {
-		id := f.Identity("files")
-		ids = append(ids, id)
-		m := id
-		m.Digest += "-contextgraph-conformance-mutated"
-		mutated = append(mutated, m)
-	}
-	vs, _ := p.Verify(ctx, ids)
-	for _, v := range vs {
-		if v.Status != wire.StatusValid {
-			t.Errorf("verify served digest: %+v", v)
-		}
-	}
-	vs, _ = p.Verify(ctx, mutated)
-	for _, v := range vs {
-		if v.Status != wire.StatusStale || v.ReplacementDigest == "" {
-			t.Errorf("verify mutated digest: %+v", v)
-		}
-	}
-	vs, _ = p.Verify(ctx, []frame.ID{{Provider: "files", Frame: "nope.md#L1-2", Digest: ids[0].Digest}, {Provider: "files", Frame: "../etc/passwd#L1-2"}, {Provider: "files", Frame: res.Frames[0].ID}})
-	if vs[0].Status != wire.StatusGone || vs[1].Status != wire.StatusGone || vs[2].Status != wire.StatusUnknown {
-		t.Errorf("verify gone/unknown: %+v", vs)
-	}
+	checkVerifyHonesty(t, p, res)
 	// kinds-filter
 	q = sample()
 	q.Kinds = []frame.Kind{frame.KindSnippet}
@@ -227,7 +205,7 @@ func TestServedOverStdioWire(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- host.ServeStdio(context.Background(), p, inR, outW); outW.Close() }()
+	go func() { done <- serve.Stdio(context.Background(), p, inR, outW); outW.Close() }()
 	dec := wire.NewDecoder(outR, nil)
 	send := func(s string) { io.WriteString(inW, s+"\n") }
 	send(`{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}`)
@@ -241,9 +219,11 @@ func TestServedOverStdioWire(t *testing.T) {
 	}
 	send(`{"type":"query","id":"cgp-conformance-h4-7f3a","query":{"goal":"retry","max_frames":2,"max_tokens":500}}`)
 	e, err = dec.Decode()
-	if f, ok := e.(*wire.Frames); err != nil || !ok || f.ID != "cgp-conformance-h4-7f3a" || len(f.Result.Frames) == 0 {
+	f, ok := e.(*wire.Frames)
+	if err != nil || !ok || f.ID != "cgp-conformance-h4-7f3a" || len(f.Result.Frames) == 0 {
 		t.Fatalf("correlated query: %v %v", e, err)
 	}
+	checkWireDiagnostics(t, f.Result)
 	send(`{"type":"query","id":"x","query":{"goal":"retry","max_frames":2,"max_tokens":500,"embedding":[0.5]}}`)
 	if e, _ = dec.Decode(); e.Type() != wire.TypeError {
 		t.Errorf("embedding without fingerprint answered %v", e.Type())
@@ -254,12 +234,121 @@ func TestServedOverStdioWire(t *testing.T) {
 	}
 }
 
+// checkVerifyHonesty verifies the frames of res as served, with mutated
+// digests, and for ids the provider never served.
+func checkVerifyHonesty(t *testing.T, p *files.Provider, res *wire.Result) {
+	t.Helper()
+	ctx := context.Background()
+	var ids, mutated []frame.ID
+	for _, f := range res.Frames {
+		id := f.Identity("files")
+		ids = append(ids, id)
+		m := id
+		m.Digest += "-contextgraph-conformance-mutated"
+		mutated = append(mutated, m)
+	}
+	vs, _ := p.Verify(ctx, ids)
+	for _, v := range vs {
+		if v.Status != wire.StatusValid {
+			t.Errorf("verify served digest: %+v", v)
+		}
+	}
+	vs, _ = p.Verify(ctx, mutated)
+	for _, v := range vs {
+		if v.Status != wire.StatusStale || v.ReplacementDigest == "" {
+			t.Errorf("verify mutated digest: %+v", v)
+		}
+	}
+	vs, _ = p.Verify(ctx, []frame.ID{{Provider: "files", Frame: "nope.md#L1-2", Digest: ids[0].Digest}, {Provider: "files", Frame: "../etc/passwd#L1-2"}, {Provider: "files", Frame: res.Frames[0].ID}})
+	if vs[0].Status != wire.StatusGone || vs[1].Status != wire.StatusGone || vs[2].Status != wire.StatusUnknown {
+		t.Errorf("verify gone/unknown: %+v", vs)
+	}
+}
+
+// Platform variants of one file (the same declaration in sibling files,
+// scoring alike) are offered once: the budget goes to other answers.
+func TestNearCopiesOfferedOnce(t *testing.T) {
+	dir := t.TempDir()
+	body := "// threadentry starts a new thread for the runtime on this platform.\nstatic void *threadentry(void *v) {\n\treturn v;\n}\n"
+	for _, name := range []string{"gcc_linux.c", "gcc_darwin.c", "gcc_freebsd.c"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#include <stdio.h>\n\n"+body+"\n// "+name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "threads.md"), []byte("# Threads\n\nA new thread starts at threadentry, one per platform.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := build(t, dir)
+	res, err := p.Query(context.Background(), &frame.Query{Goal: "where does a new thread start", MaxFrames: 8, MaxTokens: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := 0
+	for _, f := range res.Frames {
+		if strings.Contains(f.Content, "static void *threadentry") {
+			copies++
+		}
+	}
+	if copies != 1 || res.DroppedEstimate == nil || *res.DroppedEstimate < 2 {
+		t.Errorf("%d copies of the platform chunk offered, dropped %v: %v", copies, res.DroppedEstimate, res.Frames)
+	}
+}
+
+// Source that defines a thing ranks above tests, testdata, directories the
+// Go tool ignores (_gen) and data files that mention it as often.
+func TestDefinitionsOutrankTestsAndData(t *testing.T) {
+	dir := t.TempDir()
+	text := "// Backoff returns the retry delay: exponential backoff with jitter.\nfunc Backoff(n int) int { return n }\n"
+	for _, rel := range []string{"retry/backoff_test.go", "retry/testdata/backoff.go", "retry/_gen/backoff.go", "retry/backoff.json", "retry/backoff.go"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		content := "package retry\n\n" + text
+		if strings.HasSuffix(rel, ".json") {
+			content = `{"doc": "Backoff returns the retry delay: exponential backoff with jitter."}` + "\n"
+		}
+		if err := os.WriteFile(p, []byte(content+"\n// "+rel+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := build(t, dir).Query(context.Background(), &frame.Query{Goal: "exponential backoff delay", MaxFrames: 8, MaxTokens: 2000})
+	if err != nil || len(res.Frames) == 0 {
+		t.Fatalf("query: %v %v", res, err)
+	}
+	if !strings.HasPrefix(res.Frames[0].ID, "retry/backoff.go#") {
+		t.Errorf("first frame %s, want the defining source retry/backoff.go", res.Frames[0].ID)
+	}
+}
+
+// checkWireDiagnostics: the answer says, in its ctxkit:diagnostics member,
+// what the index left out by reason (tree has one binary file, one too
+// large, one symlink, one hidden directory) and what the answer held back.
+func checkWireDiagnostics(t *testing.T, r wire.Result) {
+	t.Helper()
+	var d files.Diagnostics
+	if err := json.Unmarshal(r.Diagnostics, &d); err != nil {
+		t.Fatalf("ctxkit:diagnostics %q: %v", r.Diagnostics, err)
+	}
+	sk := d.Index.Skipped
+	if d.Index.Files != 4 || d.Index.State != files.StateMemory || sk.Binary != 1 || sk.TooLarge != 1 || sk.Symlinks != 1 || sk.Hidden != 1 {
+		t.Errorf("index diagnostics %+v", d.Index)
+	}
+	held := d.HeldBack.Weak + d.HeldBack.Copies + d.HeldBack.OverLimits
+	if r.DroppedEstimate == nil && held != 0 || r.DroppedEstimate != nil && int(*r.DroppedEstimate) != held {
+		t.Errorf("held back %+v, dropped_estimate %v", d.HeldBack, r.DroppedEstimate)
+	}
+}
+
 // Identifiers yield their parts and the whole; English words are stemmed
 // so inflections meet; stop words are dropped.
 func TestTerms(t *testing.T) {
 	got := strings.Join(files.Terms("How is the BudgetSplit between HTTPServer providers? budgets max_file_size sniffing"), " ")
-	if got != "budget split budgetsplit http server httpserver provid budget max file size maxfilesize snif" {
+	if got != "budget split budgetsplit between http server httpserver provid budget max file size maxfilesize snif" {
 		t.Errorf("terms = %q", got)
+	}
+	// Words that name things in code are not stop words: FindAll's "all"
+	// and sync.Once's "once" are what a query asks for.
+	if got := strings.Join(files.Terms("FindAll runs once"), " "); got != "find all findall run onc" {
+		t.Errorf("terms of code words = %q", got)
 	}
 	if a, b := files.Terms("nested"), files.Terms("nesting"); len(a) != 1 || len(b) != 1 || a[0] != b[0] {
 		t.Errorf("nested %v and nesting %v do not meet", a, b)

@@ -51,7 +51,7 @@ func htmlText(src []byte) ([]byte, []heading) {
 		switch {
 		case name == "script" || name == "style":
 			if !closing {
-				stop := bytes.Index(bytes.ToLower(src[end:]), []byte("</"+name))
+				stop := indexCloseTag(src[end:], name)
 				if stop < 0 {
 					stop = len(src) - end
 				}
@@ -103,4 +103,20 @@ func scanTag(src []byte, i int) (end int, name string, closing bool) {
 		return len(src), strings.ToLower(string(src[j:k])), closing
 	}
 	return k + gt + 1, strings.ToLower(string(src[j:k])), closing
+}
+
+// indexCloseTag returns the offset of the first "</name" in b, in any
+// case, or -1. It looks at b once, without a lower-cased copy of it.
+func indexCloseTag(b []byte, name string) int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte("</"))
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		if rest := b[at+2:]; len(rest) >= len(name) && bytes.EqualFold(rest[:len(name)], []byte(name)) {
+			return at
+		}
+		off = at + 2
+	}
 }

@@ -113,16 +113,36 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
+	ix := &Index{root: abs, label: rootLabel(root)}
+	var stored chan storedIndex
+	if o.Store != "" {
+		if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
+			return nil, fmt.Errorf("files: index %s: %w", root, err)
+		}
+		unlock, err := lockFile(o.Store + ".lock")
+		if err != nil {
+			return nil, fmt.Errorf("files: index %s: %w", root, err)
+		}
+		defer unlock()
+		// The stored index is mapped and checked while the tree is walked:
+		// one is system calls, the other reads memory.
+		stored = make(chan storedIndex, 1)
+		go func() { stored <- mapStore(o.Store) }()
+	}
 	w := &walker{root: abs, opts: &o}
 	if err := w.walk(ctx); err != nil {
+		if stored != nil {
+			if st := <-stored; st.seg != nil {
+				_ = st.seg.unmap()
+			}
+		}
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	ix := &Index{root: abs, label: rootLabel(root)}
 	if o.Store == "" {
 		err = ix.rebuild(ctx, w.files, &o)
 		ix.stats.State = StateMemory
 	} else {
-		err = ix.open(ctx, w.files, &o)
+		err = ix.open(ctx, <-stored, w.files, &o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
@@ -168,35 +188,42 @@ func rootLabel(root string) string {
 	return c + "/"
 }
 
-// open reuses the stored index when it is sound, under the store's lock.
-func (ix *Index) open(ctx context.Context, files []walkFile, o *IndexOptions) error {
-	if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
-		return err
-	}
-	unlock, err := lockFile(o.Store + ".lock")
+// storedIndex is a store mapped and checked, or why it could not be.
+type storedIndex struct {
+	seg *segment // with unmap set; nil if err is set
+	err error    // os.ErrNotExist when there is none
+}
+
+// mapStore maps a stored index and checks its image.
+func mapStore(name string) storedIndex {
+	data, unmap, err := mapFile(name)
 	if err != nil {
-		return err
-	}
-	defer unlock()
-	data, unmap, err := mapFile(o.Store)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return ix.rebuildAndStore(ctx, files, o)
-	case err != nil:
-		ix.logf(o, "index %s unreadable (%v); rebuilding", o.Store, err)
-		return ix.rebuildAndStore(ctx, files, o)
+		return storedIndex{err: err}
 	}
 	seg, err := openSegment(data)
-	if err == nil && seg.optionsSum != o.fingerprint() {
-		err = errors.New("built with other options")
-	}
 	if err != nil {
 		_ = unmap()
-		ix.logf(o, "index %s not used (%v); rebuilding", o.Store, err)
-		return ix.rebuildAndStore(ctx, files, o)
+		return storedIndex{err: err}
 	}
 	seg.unmap = unmap
-	return ix.refresh(ctx, seg, files, o)
+	return storedIndex{seg: seg}
+}
+
+// open reuses the stored index when it is sound; the caller holds the
+// store's lock.
+func (ix *Index) open(ctx context.Context, st storedIndex, files []walkFile, o *IndexOptions) error {
+	switch {
+	case errors.Is(st.err, os.ErrNotExist):
+		return ix.rebuildAndStore(ctx, files, o)
+	case st.err != nil:
+		ix.logf(o, "index %s not used (%v); rebuilding", o.Store, st.err)
+		return ix.rebuildAndStore(ctx, files, o)
+	case st.seg.optionsSum != o.fingerprint():
+		_ = st.seg.unmap()
+		ix.logf(o, "index %s not used (built with other options); rebuilding", o.Store)
+		return ix.rebuildAndStore(ctx, files, o)
+	}
+	return ix.refresh(ctx, st.seg, files, o)
 }
 
 func (ix *Index) logf(o *IndexOptions, format string, a ...any) {
@@ -384,9 +411,9 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := newTokenizer()
+			tk, ids := newTokenizer(), b.dict.cached()
 			for i := range next {
-				slots[i] <- ix.analyzeFile(tk, files[i])
+				slots[i] <- ix.analyzeFile(tk, ids, files[i])
 			}
 		}()
 	}
@@ -447,7 +474,7 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 }
 
 // analyzeFile reads and analyses one file.
-func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
+func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFile {
 	data, err := os.ReadFile(f.abs)
 	if err != nil {
 		return analyzedFile{skipTo: "unreadable"}
@@ -456,7 +483,7 @@ func (ix *Index) analyzeFile(tk *tokenizer, f walkFile) analyzedFile {
 	if !ok {
 		return analyzedFile{skipTo: "binary"}
 	}
-	a := analyze(tk, f.rel, text)
+	a := analyze(tk, ids, f.rel, text)
 	a.hash = sha256.Sum256(data)
 	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}

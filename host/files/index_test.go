@@ -263,3 +263,39 @@ func TestConcurrentBuildsShareAStore(t *testing.T) {
 	}
 	ix.Close()
 }
+
+// The walk lists directories on several goroutines, yet an index of the
+// same tree is the same bytes every time, and nested ignore files still
+// apply to their own subtree only.
+func TestParallelWalkIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		for j := range 5 {
+			rel := filepath.ToSlash(filepath.Join("pkg"+strings.Repeat("x", i%7), "d"+string(rune('a'+i)), "sub"+string(rune('a'+j)), "f.md"))
+			write(t, dir, rel, "# Section "+rel+"\n\nText about retries and backoff number "+rel+".\n")
+		}
+	}
+	write(t, dir, "pkgx/db/.gitignore", "*.md\n")
+	store := func(name string) []byte {
+		s := filepath.Join(t.TempDir(), name)
+		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: s, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sk := ix.Skipped(); sk.Ignored != 5 {
+			t.Errorf("ignored %d files, want the 5 under pkgx/db", sk.Ignored)
+		}
+		ix.Close()
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := store("a.idx")
+	for k := range 3 {
+		if !bytes.Equal(store("b.idx"), first) {
+			t.Fatalf("build %d of the same tree differs from the first", k+2)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
@@ -220,22 +221,16 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 	if !wantDoc && !wantSnippet {
 		return res, nil
 	}
-	cands := p.rank(q)
-	// Chunks far weaker than the best bear little on the goal: they are
-	// not offered to fill the budget.
-	floor := float32(0)
-	for _, c := range cands {
-		if c.score < 1 || len(q.Anchors) == 0 {
-			floor = c.score * relativeFloor
-			break
-		}
-	}
+	// Chunks far weaker than the best bear little on the goal: rank holds
+	// them back (counted) rather than offer them to fill the budget.
+	cands, weak := p.rank(q)
 	// Walk the ranking. Each candidate's cost is first estimated from the
 	// index (its byte length at index time) so that ones that cannot fit are
 	// counted without touching the disk; a candidate that may fit is read
 	// back and charged its exact canonical cost.
 	var used uint64
-	dropped := uint32(0)
+	held := HeldBack{Weak: weak}
+	var kept []keptChunk
 	for i, c := range cands {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -249,19 +244,20 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		if (ct.doc && !wantDoc) || (!ct.doc && !wantSnippet) {
 			continue
 		}
-		if c.score < floor {
-			dropped += uint32(len(cands) - i) // held back as weak, counted
-			break
-		}
 		paths := ix.pathsOf(c.seg, ch.content)
 		if len(paths) == 0 {
+			continue
+		}
+		heading := seg.str(ch.headOff, ch.headN)
+		if nearCopy(kept, c, ch.content, heading) {
+			held.Copies++ // a sibling file's copy of a chunk already offered
 			continue
 		}
 		if pinned && time.Unix(0, modTimeOf(ct, paths[0])).After(asOf) {
 			continue
 		}
 		if len(res.Frames) >= int(q.MaxFrames) || used+uint64((ch.end-ch.start+3)/4) > uint64(q.MaxTokens)+64 {
-			dropped++
+			held.OverLimits++
 			continue
 		}
 		content, end, mod, ok := ix.readChunk(paths[0], ct.html, int(ch.startLine), int(ch.endLine))
@@ -270,17 +266,85 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		}
 		cost := frame.BudgetTokensBytes(content)
 		if used+uint64(cost) > uint64(q.MaxTokens) {
-			dropped++
+			held.OverLimits++
 			continue
 		}
 		used += uint64(cost)
-		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, seg.str(ch.headOff, ch.headN), int(ch.startLine), end, content, mod, c.score))
+		kept = append(kept, keptChunk{c, ch.content, heading})
+		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, heading, int(ch.startLine), end, content, mod, c.score))
 	}
-	if dropped > 0 {
+	if dropped := uint32(held.Weak + held.Copies + held.OverLimits); dropped > 0 {
 		res.Truncated = true
 		res.DroppedEstimate = &dropped
 	}
+	res.Diagnostics = p.diagnostics(held)
 	return res, nil
+}
+
+// Diagnostics is the files provider's account of one answer, sent as the
+// result's ctxkit:diagnostics member (docs/protocol.md, U3): the index it
+// answered from, with the files left out of it by reason, and the chunks
+// it held back, by reason.
+type Diagnostics struct {
+	Index    IndexSummary `json:"index"`
+	HeldBack HeldBack     `json:"held_back"`
+}
+
+// IndexSummary is what the provider's indexes hold, summed over roots.
+type IndexSummary struct {
+	State    State   `json:"state"`    // the least fresh of the roots' states
+	Roots    int     `json:"roots"`    // indexed root directories
+	Files    int     `json:"files"`    // indexed paths
+	Contents int     `json:"contents"` // distinct contents among them
+	Chunks   int     `json:"chunks"`   // ranked chunks
+	Bytes    int64   `json:"bytes"`    // bytes of text indexed
+	Skipped  Skipped `json:"skipped"`  // files left out or folded into another, by reason
+}
+
+// HeldBack counts the matching chunks a query's answer left out, by reason.
+type HeldBack struct {
+	Weak       int `json:"weak"`        // scored below relativeFloor of the best
+	Copies     int `json:"copies"`      // a sibling file's copy of a chunk offered (see nearCopy)
+	OverLimits int `json:"over_limits"` // did not fit max_tokens or max_frames
+}
+
+func (p *Provider) diagnostics(held HeldBack) []byte {
+	st := p.Stats()
+	d := Diagnostics{Index: IndexSummary{State: st.State, Roots: len(p.roots), Files: st.Files, Contents: st.Contents,
+		Chunks: st.Chunks, Bytes: st.Bytes, Skipped: st.Skipped}, HeldBack: held}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil // plain structs of numbers and strings: cannot fail
+	}
+	return b
+}
+
+// keptChunk is a chunk a query's answer holds, for nearCopy.
+type keptChunk struct {
+	cand
+	content uint32
+	heading string
+}
+
+// nearCopy reports a chunk that repeats one already kept from another
+// file: the same declaration or section name (spacing aside) scoring
+// within 3% of it, as platform variants of one file do (gcc_linux.c,
+// gcc_darwin.c...). Offering every copy would spend the budget on one
+// answer.
+func nearCopy(kept []keptChunk, c cand, content uint32, heading string) bool {
+	h := strings.Join(strings.Fields(heading), "")
+	if h == "" {
+		return false
+	}
+	for _, k := range kept {
+		if k.root == c.root && k.seg == c.seg && k.content == content {
+			continue // parts of one file's long section share its heading
+		}
+		if strings.Join(strings.Fields(k.heading), "") == h && c.score >= k.score*0.97 && c.score <= k.score*1.03 {
+			return true
+		}
+	}
+	return false
 }
 
 // relativeFloor is the share of the best chunk's score below which a chunk
@@ -295,50 +359,75 @@ type cand struct {
 }
 
 // rank orders the chunks of every root against the query: the best chunk
-// of each anchored file first (score 1), then the rest by score.
-func (p *Provider) rank(q *frame.Query) []cand {
+// of each anchored file first (score 1), then the rest by score, down to
+// relativeFloor of the best; it returns how many weaker ones it left out.
+// Only the chunks kept are sorted, so a query's cost does not grow with
+// the number of chunks that share one common word with it.
+func (p *Provider) rank(q *frame.Query) (out []cand, weak int) {
 	var all []cand
+	best := float32(0)
 	for ri, refs := range searchAll(p.roots, q.Goal+" "+q.QueryText) {
 		for _, r := range refs {
 			all = append(all, cand{ri, r.seg, r.chunk, float32(r.score)})
+			best = max(best, float32(r.score))
 		}
 	}
-	slices.SortStableFunc(all, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
-	var out []cand
 	placed := map[cand]bool{}
 	for _, a := range q.Anchors {
-		ri, rel, ok := p.anchorFile(a)
-		if !ok {
-			continue
-		}
-		ref := p.roots[ri].live[rel]
-		best, found := cand{}, false
-		for _, c := range all {
-			if c.root == ri && c.seg == ref.seg && p.roots[ri].segs[c.seg].chunk(c.chunk).content == ref.content {
-				best, found = c, true
-				break
-			}
-		}
-		if !found {
-			ct := p.roots[ri].segs[ref.seg].contents[ref.content]
-			if ct.nChunks == 0 {
-				continue
-			}
-			best = cand{ri, ref.seg, ct.firstChunk, 0}
-		}
-		key := cand{best.root, best.seg, best.chunk, 0}
-		if !placed[key] {
-			placed[key] = true
-			best.score = 1
-			out = append(out, best)
-		}
-	}
-	for _, c := range all {
-		if !placed[cand{c.root, c.seg, c.chunk, 0}] {
+		if c, ok := p.anchorChunk(a, all); ok && !placed[cand{c.root, c.seg, c.chunk, 0}] {
+			placed[cand{c.root, c.seg, c.chunk, 0}] = true
+			c.score = 1
 			out = append(out, c)
 		}
 	}
-	return out
+	anchored := len(out)
+	floor := best * relativeFloor
+	for _, c := range all {
+		switch {
+		case placed[cand{c.root, c.seg, c.chunk, 0}]:
+		case c.score < floor:
+			weak++
+		default:
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out[anchored:], func(a, b cand) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		if a.root != b.root {
+			return cmp.Compare(a.root, b.root)
+		}
+		if a.seg != b.seg {
+			return cmp.Compare(a.seg, b.seg)
+		}
+		return cmp.Compare(a.chunk, b.chunk)
+	})
+	return out, weak
+}
+
+// anchorChunk returns the best-scoring chunk of an anchored file, or its
+// first chunk when none matches the query.
+func (p *Provider) anchorChunk(anchor string, all []cand) (cand, bool) {
+	ri, rel, ok := p.anchorFile(anchor)
+	if !ok {
+		return cand{}, false
+	}
+	ref := p.roots[ri].live[rel]
+	best, found := cand{}, false
+	for _, c := range all {
+		if c.root == ri && c.seg == ref.seg && p.roots[ri].segs[c.seg].chunk(c.chunk).content == ref.content && (!found || c.score > best.score) {
+			best, found = c, true
+		}
+	}
+	if found {
+		return best, true
+	}
+	ct := p.roots[ri].segs[ref.seg].contents[ref.content]
+	if ct.nChunks == 0 {
+		return cand{}, false
+	}
+	return cand{ri, ref.seg, ct.firstChunk, 0}, true
 }
 
 // modTimeOf returns the stored modification time of a content's path.

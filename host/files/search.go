@@ -27,6 +27,7 @@ const (
 	pathWeight  = 0.8
 	generatedBy = 0.5 // generated files rank lower, not out
 	testBy      = 0.6 // so do tests: they use an API rather than explain it
+	dataBy      = 0.6 // and data files (JSON, YAML, CSV...): they hold values, not explanations
 	internalBy  = 0.7 // and code behind the public interface (unexported, internal/)
 )
 
@@ -92,7 +93,7 @@ func (ix *Index) Add(doc Document) {
 		c.paths = append(c.paths, pathEntry{rel: doc.Path})
 		return
 	}
-	a := analyze(ix.tk, doc.Path, doc.Content)
+	a := analyze(ix.tk, ix.pending.ids, doc.Path, doc.Content)
 	a.hash = h
 	ix.seen[h] = contentRef{uint32(len(ix.segs)), uint32(len(ix.pending.contents))}
 	ix.pending.add(a, []pathEntry{{rel: doc.Path}})
@@ -181,13 +182,28 @@ type queryTerm struct {
 
 // search scores every chunk sharing a term with the query.
 func (ix *Index) search(query string) []ref {
-	return searchAll([]*Index{ix}, query)[0]
+	refs := searchAll([]*Index{ix}, query)[0]
+	sortRefs(refs)
+	return refs
+}
+
+// sortRefs orders refs best first; ties go to segment then chunk order.
+func sortRefs(refs []ref) {
+	slices.SortFunc(refs, func(a, b ref) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		if c := cmp.Compare(a.seg, b.seg); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.chunk, b.chunk)
+	})
 }
 
 // searchAll scores the chunks of several indexes with shared collection
 // statistics (chunk count, document frequencies, field lengths), so their
 // scores compare: a small root's common words do not outrank a large one's.
-// It returns each index's matches, best first.
+// It returns each index's matches, in no particular order.
 func searchAll(ixs []*Index, query string) [][]ref {
 	st := collectionStats(ixs)
 	if st.n == 0 {
@@ -261,15 +277,6 @@ func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
 		for si, s := range ix.segs {
 			refs = append(refs, ix.scoreSegment(uint32(si), s, qts, st.avgBody, st.avgHead, bound)...)
 		}
-		slices.SortFunc(refs, func(a, b ref) int {
-			if a.score != b.score {
-				return cmp.Compare(b.score, a.score)
-			}
-			if c := cmp.Compare(a.seg, b.seg); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.chunk, b.chunk)
-		})
 		out[i] = refs
 	}
 	return out
@@ -350,6 +357,8 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, a
 			sc *= generatedBy
 		} else if ct.test {
 			sc *= testBy
+		} else if ct.data {
+			sc *= dataBy
 		}
 		out = append(out, ref{si, c, min(max(sc, 0), 1)})
 	}
@@ -415,7 +424,9 @@ func isHTML(name string) bool {
 
 // isTest reports a test file by the common naming conventions: Go's
 // _test.go, name.test.ext and name.spec.ext, test_name.py, and files under
-// a testdata, test or tests directory.
+// a testdata, test or tests directory, or under a directory whose name
+// starts with "_", which the Go tool leaves out of builds (generators'
+// inputs and scratch code live there).
 func isTest(rel string) bool {
 	base := path.Base(rel)
 	stem := strings.TrimSuffix(base, path.Ext(base))
@@ -425,9 +436,19 @@ func isTest(rel string) bool {
 		return true
 	}
 	for _, dir := range strings.Split(path.Dir(rel), "/") {
-		if dir == "testdata" || dir == "test" || dir == "tests" || dir == "__tests__" {
+		if dir == "testdata" || dir == "test" || dir == "tests" || dir == "__tests__" || strings.HasPrefix(dir, "_") {
 			return true
 		}
+	}
+	return false
+}
+
+// isData reports a file that holds data or configuration rather than code
+// or prose, by its extension.
+func isData(rel string) bool {
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".tsv", ".ini", ".cfg", ".conf", ".golden":
+		return true
 	}
 	return false
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // exportedDecl reports whether a Go chunk's symbol field names an exported
@@ -46,7 +47,7 @@ func exportedDecl(heading string) bool {
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 7
+	segVersion = 9
 	headerSize = 8 + 4*16
 	chunkRec   = 48
 )
@@ -73,6 +74,7 @@ type content struct {
 	html       bool // served as text made from HTML
 	binary     bool // not text: kept only so a refresh need not read it again
 	test       bool // a test file by its name (see isTest)
+	data       bool // a data or configuration file by its extension (see isData)
 	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
 	firstChunk uint32
 	nChunks    uint32
@@ -226,7 +228,7 @@ func (r *reader) content() (content, error) {
 	copy(c.hash[:], r.bytes(32))
 	flags := r.uvarint()
 	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
-	c.transcoded = flags&32 != 0
+	c.transcoded, c.data = flags&32 != 0, flags&64 != 0
 	c.firstChunk = uint32(r.uvarint())
 	c.nChunks = uint32(r.uvarint())
 	np := r.uvarint()
@@ -248,9 +250,9 @@ type builder struct {
 	chunks   []byte
 	nChunks  uint32
 	strs     []byte
-	termID   map[string]uint32
-	terms    []string
-	posts    [][]byte
+	dict     *termDict
+	ids      *termIDs // for documents added on the builder's own goroutine
+	posts    [][]byte // per term id
 	last     []uint32 // last chunk (or content) id appended per term, +1
 	bodyLen  uint64
 	headLen  uint64
@@ -259,13 +261,81 @@ type builder struct {
 }
 
 func newBuilder(keepText bool, options uint32) *builder {
-	return &builder{termID: make(map[string]uint32), keepText: keepText, options: options}
+	b := &builder{dict: &termDict{ids: make(map[string]uint32)}, keepText: keepText, options: options}
+	b.ids = b.dict.cached()
+	return b
+}
+
+// termDict numbers the distinct terms of one builder. The indexing
+// workers share it, so the merge appends postings by number without
+// hashing each term of each chunk again on one goroutine.
+type termDict struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	terms []string
+}
+
+func (d *termDict) id(t []byte) uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id, ok := d.ids[string(t)]; ok {
+		return id
+	}
+	s := string(t)
+	id := uint32(len(d.terms))
+	d.ids[s] = id
+	d.terms = append(d.terms, s)
+	return id
+}
+
+// cached returns a cache in front of d for one goroutine.
+func (d *termDict) cached() *termIDs {
+	return &termIDs{dict: d, cache: make(map[string]uint32)}
+}
+
+// termIDs is one goroutine's cache of a termDict: most terms of a tree
+// recur, so the shared dictionary's lock is seldom taken.
+type termIDs struct {
+	dict  *termDict
+	cache map[string]uint32
+}
+
+func (c *termIDs) id(t []byte) uint32 {
+	if id, ok := c.cache[string(t)]; ok {
+		return id
+	}
+	if len(c.cache) >= 4*maxStemCache {
+		clear(c.cache) // bounded, like the stem cache
+	}
+	id := c.dict.id(t)
+	c.cache[string(t)] = id
+	return id
 }
 
 // termFreq is one term's counts in one chunk.
 type termFreq struct {
-	term       string
+	term       uint32 // id in the builder's termDict
 	body, head uint32
+}
+
+// countTerms turns a chunk's term ids (id<<1, or id<<1|1 for a heading
+// term) into per-term counts, in id order. It sorts tids.
+func countTerms(tids []uint32) []termFreq {
+	slices.Sort(tids)
+	var out []termFreq
+	for i := 0; i < len(tids); {
+		id := tids[i] >> 1
+		tf := termFreq{term: id}
+		for ; i < len(tids) && tids[i]>>1 == id; i++ {
+			if tids[i]&1 == 0 {
+				tf.body++
+			} else {
+				tf.head++
+			}
+		}
+		out = append(out, tf)
+	}
+	return out
 }
 
 // analyzed is a document chunked and tokenised, ready to add.
@@ -280,64 +350,48 @@ type analyzed struct {
 	generated  bool
 	html       bool
 	test       bool
+	data       bool
 	transcoded bool
 	hash       [32]byte
 }
 
-// analyze chunks and tokenises one document; it is safe to run in
-// parallel with one tokenizer per goroutine.
-func analyze(tk *tokenizer, rel string, text []byte) *analyzed {
+// analyze chunks and tokenises one document, numbering its terms with
+// ids; it is safe to run in parallel with one tokenizer and one termIDs per
+// goroutine.
+func analyze(tk *tokenizer, ids *termIDs, rel string, text []byte) *analyzed {
 	a := &analyzed{chunks: Split(rel, text), doc: KindOf(rel) == "doc", generated: isGenerated(text)}
-	a.html, a.test = isHTML(rel), isTest(rel)
-	counts := make(map[string]*termFreq)
-	collect := func() []termFreq {
-		out := make([]termFreq, 0, len(counts))
-		for _, tf := range counts {
-			out = append(out, *tf)
-		}
-		slices.SortFunc(out, func(x, y termFreq) int {
-			if x.term < y.term {
-				return -1
-			}
-			if x.term > y.term {
-				return 1
-			}
-			return 0
-		})
-		clear(counts)
-		return out
-	}
-	get := func(t []byte) *termFreq {
-		tf := counts[string(t)]
-		if tf == nil {
-			tf = &termFreq{term: string(t)}
-			counts[tf.term] = tf
-		}
-		return tf
-	}
+	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
+	var tids []uint32
 	for _, c := range a.chunks {
-		var bl, hl uint32
-		tk.each([]byte(c.Text), func(t []byte) { get(t).body++; bl++ })
-		tk.each([]byte(c.Heading), func(t []byte) { get(t).head++; hl++ })
-		a.freqs = append(a.freqs, collect())
+		tids = tids[:0]
+		tk.eachID([]byte(c.Text), ids, func(id uint32) { tids = append(tids, id<<1) })
+		bl := len(tids)
+		tk.eachID([]byte(c.Heading), ids, func(id uint32) { tids = append(tids, id<<1|1) })
+		hl := len(tids) - bl
+		a.freqs = append(a.freqs, countTerms(tids))
 		var fl uint32
 		if internalPath || strings.HasSuffix(rel, ".go") && !exportedDecl(c.Heading) {
 			fl |= chunkInternal
 		}
 		a.flags = append(a.flags, fl)
-		a.bodyLens = append(a.bodyLens, bl)
-		a.headLens = append(a.headLens, hl)
+		a.bodyLens = append(a.bodyLens, uint32(bl))
+		a.headLens = append(a.headLens, uint32(hl))
 	}
-	tk.each([]byte(rel), func(t []byte) { get(t).body++ })
-	a.pathTerms = collect()
+	tids = tids[:0]
+	var key []byte
+	tk.each([]byte(rel), func(t []byte) {
+		key = append(append(key[:0], 0), t...) // path terms are kept apart by a 0x00 prefix
+		tids = append(tids, ids.id(key)<<1)
+	})
+	a.pathTerms = countTerms(tids)
 	return a
 }
 
 // add appends an analyzed document found at the given paths.
 func (b *builder) add(a *analyzed, paths []pathEntry) {
 	ci := uint32(len(b.contents))
-	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
+	c := content{hash: a.hash, doc: a.doc, generated: a.generated, html: a.html, test: a.test, data: a.data, transcoded: a.transcoded, firstChunk: b.nChunks, nChunks: uint32(len(a.chunks)), paths: paths}
 	b.contents = append(b.contents, c)
 	for i, ch := range a.chunks {
 		id := b.nChunks
@@ -353,7 +407,7 @@ func (b *builder) add(a *analyzed, paths []pathEntry) {
 		b.bodyLen += uint64(a.bodyLens[i])
 		b.headLen += uint64(a.headLens[i])
 		for _, tf := range a.freqs[i] {
-			t := b.intern(tf.term)
+			t := b.slot(tf.term)
 			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(id+1-b.last[t]))
 			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.body))
 			b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.head))
@@ -361,7 +415,7 @@ func (b *builder) add(a *analyzed, paths []pathEntry) {
 		}
 	}
 	for _, tf := range a.pathTerms {
-		t := b.intern("\x00" + tf.term)
+		t := b.slot(tf.term)
 		b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(ci+1-b.last[t]))
 		b.posts[t] = binary.AppendUvarint(b.posts[t], uint64(tf.body))
 		b.last[t] = ci + 1
@@ -382,37 +436,38 @@ func (b *builder) addStr(s string) (off, n uint32) {
 	return off, uint32(len(s))
 }
 
-func (b *builder) intern(t string) uint32 {
-	if id, ok := b.termID[t]; ok {
-		return id
+// slot makes room for a term id's postings and returns it.
+func (b *builder) slot(id uint32) uint32 {
+	if int(id) >= len(b.posts) {
+		n := max(int(id)+1, 2*len(b.posts))
+		b.posts = append(b.posts, make([][]byte, n-len(b.posts))...)
+		b.last = append(b.last, make([]uint32, n-len(b.last))...)
 	}
-	id := uint32(len(b.terms))
-	b.termID[t] = id
-	b.terms = append(b.terms, t)
-	b.posts = append(b.posts, nil)
-	b.last = append(b.last, 0)
 	return id
 }
 
 // encode writes the segment image. Postings are prefixed with their count
 // so a reader can compute document frequency without decoding them.
 func (b *builder) encode() []byte {
-	order := make([]uint32, len(b.terms))
-	for i := range order {
-		order[i] = uint32(i)
+	// The builder is spent after encode: what the image holds is let go
+	// as it is copied in, so the image and the builder are not both whole
+	// in memory (the peak of a cold index).
+	b.dict.mu.Lock()
+	terms := b.dict.terms
+	b.dict.ids = nil
+	b.dict.mu.Unlock()
+	// Terms no added document holds (a duplicate's, analysed before it was
+	// found to be one) have no postings and are left out.
+	var order []uint32
+	for id := range b.posts {
+		if len(b.posts[id]) > 0 {
+			order = append(order, uint32(id))
+		}
 	}
-	slices.SortFunc(order, func(x, y uint32) int {
-		if b.terms[x] < b.terms[y] {
-			return -1
-		}
-		if b.terms[x] > b.terms[y] {
-			return 1
-		}
-		return 0
-	})
-	size := headerSize + len(b.chunks) + len(b.strs) + 8*(len(b.terms)+1)
-	for i, t := range b.terms {
-		size += len(t) + len(b.posts[i]) + binary.MaxVarintLen32
+	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(terms[x], terms[y]) })
+	size := headerSize + len(b.chunks) + len(b.strs) + 8*(len(order)+1)
+	for _, id := range order {
+		size += len(terms[id]) + len(b.posts[id]) + binary.MaxVarintLen32
 	}
 	for _, c := range b.contents {
 		size += 32 + 4*binary.MaxVarintLen32
@@ -443,6 +498,9 @@ func (b *builder) encode() []byte {
 		if c.transcoded {
 			flags |= 32
 		}
+		if c.data {
+			flags |= 64
+		}
 		out = binary.AppendUvarint(out, flags)
 		out = binary.AppendUvarint(out, uint64(c.firstChunk))
 		out = binary.AppendUvarint(out, uint64(c.nChunks))
@@ -456,25 +514,27 @@ func (b *builder) encode() []byte {
 	}
 	chunkOff := len(out)
 	out = append(out, b.chunks...)
+	b.chunks = nil
 	strOff := len(out)
 	out = append(out, b.strs...)
+	b.strs = nil
 	termIdx := len(out)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0)
 	for _, id := range order {
-		n += uint32(len(b.terms[id]))
+		n += uint32(len(terms[id]))
 		out = binary.LittleEndian.AppendUint32(out, n)
 	}
 	termBytes := len(out)
 	for _, id := range order {
-		out = append(out, b.terms[id]...)
+		out = append(out, terms[id]...)
 	}
 	postIdx := len(out)
 	n = 0
 	out = binary.LittleEndian.AppendUint32(out, 0)
 	counts := make([][]byte, len(order))
 	for k, id := range order {
-		counts[k] = binary.AppendUvarint(nil, uint64(countPostings(b.terms[id], b.posts[id])))
+		counts[k] = binary.AppendUvarint(nil, uint64(countPostings(terms[id], b.posts[id])))
 		n += uint32(len(counts[k]) + len(b.posts[id]))
 		out = binary.LittleEndian.AppendUint32(out, n)
 	}
@@ -484,7 +544,7 @@ func (b *builder) encode() []byte {
 		out = append(out, b.posts[id]...)
 		b.posts[id] = nil // the image holds them now
 	}
-	hdr := []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(b.terms)), uint32(contentsOff),
+	hdr := []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(order)), uint32(contentsOff),
 		uint32(chunkOff), uint32(strOff), uint32(termIdx), uint32(termBytes), uint32(postIdx), uint32(postBytes),
 		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options}
 	copy(out, segMagic)

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,17 +26,55 @@ type tokenizer struct {
 	word  []rune
 	part  []byte
 	whole []byte
-	stems map[string]string
+	stems map[string]*stemEntry // lower-cased part -> its term; nil for a stop word
+	dict  *termDict             // whose ids the stem cache holds
+	// The current call's output: fn for each, ids and fnID for eachID.
+	fn   func([]byte)
+	ids  *termIDs
+	fnID func(uint32)
 }
 
 // maxStemCache bounds a tokenizer's stem cache.
 const maxStemCache = 1 << 16
 
-func newTokenizer() *tokenizer { return &tokenizer{stems: make(map[string]string)} }
+func newTokenizer() *tokenizer { return &tokenizer{stems: make(map[string]*stemEntry)} }
 
 // each calls fn with every term of b. The slice passed to fn is valid only
 // during the call.
 func (tk *tokenizer) each(b []byte, fn func([]byte)) {
+	tk.fn, tk.ids = fn, nil
+	tk.scan(b)
+}
+
+// eachID calls fn with the id in ids of every term of b. A part's id is
+// kept beside its stem in the cache, so most words cost one map access.
+func (tk *tokenizer) eachID(b []byte, ids *termIDs, fn func(uint32)) {
+	if tk.dict != ids.dict {
+		clear(tk.stems) // the ids cached are another dictionary's
+		tk.dict = ids.dict
+	}
+	tk.fn, tk.ids, tk.fnID = nil, ids, fn
+	tk.scan(b)
+}
+
+// emit passes a term on: to fn, or by id to fnID (e, when not nil, is the
+// term's stem-cache entry and holds its id once known).
+func (tk *tokenizer) emit(t []byte, e *stemEntry) {
+	if tk.ids == nil {
+		tk.fn(t)
+		return
+	}
+	if e == nil {
+		tk.fnID(tk.ids.id(t))
+		return
+	}
+	if !e.known {
+		e.id, e.known = tk.ids.id(t), true
+	}
+	tk.fnID(e.id)
+}
+
+func (tk *tokenizer) scan(b []byte) {
 	tk.word = tk.word[:0]
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -43,7 +82,7 @@ func (tk *tokenizer) each(b []byte, fn func([]byte)) {
 			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' {
 				tk.word = append(tk.word, rune(c))
 			} else {
-				tk.flush(fn)
+				tk.flush()
 			}
 			i++
 			continue
@@ -52,16 +91,16 @@ func (tk *tokenizer) each(b []byte, fn func([]byte)) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			tk.word = append(tk.word, r)
 		} else {
-			tk.flush(fn)
+			tk.flush()
 		}
 		i += n
 	}
-	tk.flush(fn)
+	tk.flush()
 }
 
 // flush emits the pending word's parts and, for a multi-part word, the
 // whole identifier.
-func (tk *tokenizer) flush(fn func([]byte)) {
+func (tk *tokenizer) flush() {
 	w := tk.word
 	if len(w) == 0 {
 		return
@@ -76,7 +115,7 @@ func (tk *tokenizer) flush(fn func([]byte)) {
 		if i > start {
 			parts++
 			tk.whole = appendLower(tk.whole, w[start:i])
-			tk.emitPart(w[start:i], fn)
+			tk.emitPart(w[start:i])
 		}
 		start = i
 		if i < len(w) && w[i] == '_' {
@@ -84,7 +123,7 @@ func (tk *tokenizer) flush(fn func([]byte)) {
 		}
 	}
 	if parts > 1 && len(tk.whole) >= 3 {
-		fn(tk.whole)
+		tk.emit(tk.whole, nil)
 	}
 	tk.word = tk.word[:0]
 }
@@ -112,18 +151,17 @@ func appendLower(dst []byte, rs []rune) []byte {
 	return dst
 }
 
-func (tk *tokenizer) emitPart(part []rune, fn func([]byte)) {
+func (tk *tokenizer) emitPart(part []rune) {
 	if len(part) < 2 {
 		return
 	}
 	t := appendLower(tk.part[:0], part)
 	tk.part = t
-	if stopwords[string(t)] {
-		return
-	}
-	if s, ok := tk.stems[string(t)]; ok {
-		if s != "" {
-			fn([]byte(s))
+	// One map access per word in the common case: the cache remembers stop
+	// words too (as nil).
+	if e, ok := tk.stems[string(t)]; ok {
+		if e != nil {
+			tk.emit(e.term, e)
 		}
 		return
 	}
@@ -131,13 +169,26 @@ func (tk *tokenizer) emitPart(part []rune, fn func([]byte)) {
 		clear(tk.stems) // bounded: a tree of generated names must not grow it without end
 	}
 	key := string(t)
-	st := stem(t)
-	if len(st) < 2 || stopwords[string(st)] {
-		tk.stems[key] = ""
+	if stopwords[key] {
+		tk.stems[key] = nil
 		return
 	}
-	tk.stems[key] = string(st)
-	fn(st)
+	st := stem(t)
+	if len(st) < 2 || stopwords[string(st)] {
+		tk.stems[key] = nil
+		return
+	}
+	e := &stemEntry{term: bytes.Clone(st)} // the cache keeps it; stem may return part's buffer
+	tk.stems[key] = e
+	tk.emit(e.term, e)
+}
+
+// stemEntry is a cached part: its term and, once looked up, the term's id
+// in the tokenizer's dictionary.
+type stemEntry struct {
+	term  []byte
+	id    uint32
+	known bool
 }
 
 func isUpper(r rune) bool {
@@ -155,20 +206,23 @@ func isLower(r rune) bool {
 }
 
 // stopwords are English function words: they carry no signal for ranking.
+// Words that also name things in code (All, Any, Each, Once, After, Before,
+// Until, Not, Up, Out, Get, Make, Use...) are not stop words: in an
+// identifier such as FindAll or sync.Once they are what a query asks for.
 var stopwords = func() map[string]bool {
 	m := make(map[string]bool)
 	for _, w := range []string{
-		"a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-		"be", "been", "before", "being", "between", "both", "but", "by", "can", "could",
-		"did", "do", "does", "doing", "each", "for", "from", "get", "had", "has", "have",
+		"a", "about", "also", "am", "an", "and", "are", "as", "at",
+		"be", "been", "being", "but", "by", "can", "could",
+		"did", "do", "does", "doing", "for", "from", "had", "has", "have",
 		"he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it",
-		"its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of",
-		"on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she",
-		"should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
-		"there", "these", "they", "this", "those", "through", "to", "too", "under",
-		"until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
+		"its", "itself", "just", "me", "my", "nor", "of",
+		"on", "or", "our", "she",
+		"should", "so", "such", "than", "that", "the", "their", "them", "then",
+		"there", "these", "they", "this", "those", "through", "to", "too",
+		"very", "was", "we", "were", "what", "when", "where", "which",
 		"while", "who", "whom", "why", "will", "with", "would", "you", "your", "want",
-		"way", "go", "golang", "use", "using", "used", "need", "make", "happen", "happens",
+		"way", "go", "golang", "need", "happen", "happens",
 	} {
 		m[w] = true
 	}

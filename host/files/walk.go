@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -61,8 +63,20 @@ type walker struct {
 	skipped Skipped
 	files   []walkFile
 	skipSet map[string]bool
+	sem     chan struct{} // tokens for listing a directory on another goroutine
 }
 
+// listing is what one directory's walk found, its subdirectories' included
+// in name order.
+type listing struct {
+	files   []walkFile
+	skipped Skipped
+	err     error
+}
+
+// walk lists the tree. Directories are listed on every core (the walk is
+// mostly system calls: one lstat per file), and the result is in name
+// order whatever the scheduling.
 func (w *walker) walk(ctx context.Context) error {
 	w.skipSet = make(map[string]bool)
 	if !w.opts.NoDefaultSkips {
@@ -70,75 +84,116 @@ func (w *walker) walk(ctx context.Context) error {
 			w.skipSet[d] = true
 		}
 	}
-	return w.dir(ctx, w.root, "", nil)
+	w.sem = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	l := w.dir(ctx, w.root, "", nil)
+	w.files, w.skipped = l.files, l.skipped
+	return l.err
 }
 
 // dir lists one directory, in name order, with the ignore rules in force.
-func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) error {
+func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) listing {
+	var out listing
 	if err := ctx.Err(); err != nil {
-		return err
+		out.err = err
+		return out
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		w.skipped.Unreadable++
-		return nil
+		out.skipped.Unreadable++
+		return out
 	}
 	if !w.opts.NoIgnoreFiles {
-		for _, name := range []string{".gitignore", ".ignore"} {
-			rules = append(rules, readIgnore(filepath.Join(abs, name), rel)...)
+		for _, e := range entries {
+			if name := e.Name(); (name == ".gitignore" || name == ".ignore") && e.Type().IsRegular() {
+				rules = append(slices.Clip(rules), readIgnore(filepath.Join(abs, name), rel)...)
+			}
 		}
 	}
+	// parts holds the files found so far and, in order, the pending
+	// listings of subdirectories.
+	type part struct {
+		files []walkFile
+		sub   chan listing
+	}
+	var parts []part
+	cur := &out.files
+	sk := &out.skipped
 	for _, e := range entries {
 		name := e.Name()
 		r := name
 		if rel != "" {
 			r = rel + "/" + name
 		}
-		childAbs := filepath.Join(abs, name)
 		if e.Type()&fs.ModeSymlink != 0 {
-			w.skipped.Symlinks++
+			sk.Symlinks++
 			continue
 		}
 		isDir := e.IsDir()
 		switch {
 		case strings.HasPrefix(name, ".") && !w.opts.NoDefaultSkips:
-			w.skipped.Hidden++
+			sk.Hidden++
 			continue
 		case ignored(rules, r, isDir):
-			w.skipped.Ignored++
+			sk.Ignored++
 			continue
 		case isDir && w.skipSet[name]:
-			w.skipped.DefaultDirs++
+			sk.DefaultDirs++
 			continue
 		case matchAny(w.opts.Exclude, r):
-			w.skipped.Excluded++
+			sk.Excluded++
 			continue
 		}
 		if isDir {
-			if err := w.dir(ctx, childAbs, r, rules); err != nil {
-				return err
+			ch := make(chan listing, 1)
+			childAbs := filepath.Join(abs, name)
+			select {
+			case w.sem <- struct{}{}:
+				go func() {
+					defer func() { <-w.sem }()
+					ch <- w.dir(ctx, childAbs, r, rules)
+				}()
+			default:
+				ch <- w.dir(ctx, childAbs, r, rules)
 			}
+			parts = append(parts, part{files: *cur, sub: ch})
+			var next []walkFile
+			cur = &next
 			continue
 		}
 		if !e.Type().IsRegular() {
 			continue
 		}
 		if len(w.opts.Include) > 0 && !matchAny(w.opts.Include, r) {
-			w.skipped.Excluded++
+			sk.Excluded++
 			continue
 		}
 		info, err := e.Info()
 		if err != nil {
-			w.skipped.Unreadable++
+			sk.Unreadable++
 			continue
 		}
 		if info.Size() > w.opts.maxFileSize() {
-			w.skipped.TooLarge++
+			sk.TooLarge++
 			continue
 		}
-		w.files = append(w.files, walkFile{rel: r, abs: childAbs, size: info.Size(), modTime: info.ModTime().UnixNano()})
+		*cur = append(*cur, walkFile{rel: r, abs: abs + string(filepath.Separator) + name, size: info.Size(), modTime: info.ModTime().UnixNano()})
 	}
-	return nil
+	if len(parts) == 0 {
+		return out
+	}
+	tail := *cur
+	var files []walkFile
+	for _, p := range parts {
+		files = append(files, p.files...)
+		l := <-p.sub
+		files = append(files, l.files...)
+		*sk = addSkipped(*sk, l.skipped)
+		if out.err == nil {
+			out.err = l.err
+		}
+	}
+	out.files = append(files, tail...)
+	return out
 }
 
 // readIgnore parses an ignore file; a missing one has no rules.

@@ -11,10 +11,14 @@
 // Shell blocks (sh, bash, shell) run with bash -e in a copy of the
 // repository, with a freshly built ctxkit first on PATH ("go run
 // ./cmd/ctxkit" is replaced by it, "go build -o X ./cmd/ctxkit" by a copy of
-// it) and a ctxkit server started by the test answering at the address
-// written in the docs, http://127.0.0.1:8787 (rewritten to the test
-// server's). Python blocks run with python3 and the standard library,
-// with CTXKIT_URL set to the test server. A block that shows a command which
+// it), the Go examples built likewise ("go run ./examples/X" becomes X),
+// the part of curl the docs use (package curl here, so the HTTP examples
+// need no curl installed) and a ctxkit server started by the test answering
+// at the address written in the docs, http://127.0.0.1:8787 (rewritten to
+// the test server's). Python blocks run with python3 and the standard
+// library, with CTXKIT_URL set to the test server; they and the shell blocks
+// piping into python3 are skipped where python3 is missing, except under CI
+// (CI set), where .ci/run installs it. A block that shows a command which
 // cannot run unattended (one that serves until stopped, or the test
 // command itself) is marked <!-- no-test: REASON -->. Every shell block
 // that runs ctxkit must carry one of the markers.

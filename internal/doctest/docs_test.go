@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
 // repoRoot is the repository root, relative to this package.
@@ -39,6 +40,79 @@ type block struct {
 }
 
 var includeRE = regexp.MustCompile(`^<!--\s*include:\s*(\S+)\s*-->$`)
+
+// exampleRE matches a block running one of the Go examples, which the test
+// replaces by the binary it built once.
+var exampleRE = regexp.MustCompile(`go run \./examples/([a-z]+)`)
+
+// tools is the directory buildTools filled, once per test process
+// (TestMain removes it).
+var tools struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the tools the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tools.dir != "" {
+		os.RemoveAll(tools.dir)
+	}
+	os.Exit(code)
+}
+
+// builtTools returns the directory holding ctxkit, every Go example under
+// examples/ (a go run in the copied tree would compile the module again,
+// block after block) and the docs' curl (internal/doctest/curl), built in
+// one go build for all the tests of the process, so the docs' blocks need
+// only Go and bash.
+func builtTools(t *testing.T) string {
+	t.Helper()
+	tools.once.Do(func() {
+		root, err := filepath.Abs(repoRoot)
+		if err == nil {
+			tools.dir, err = os.MkdirTemp("", "ctxkit-doctest-")
+		}
+		if err == nil {
+			err = buildTools(root, tools.dir)
+		}
+		tools.err = err
+	})
+	if tools.err != nil {
+		t.Fatal(tools.err)
+	}
+	return tools.dir
+}
+
+func buildTools(root, bin string) error {
+	mains, err := filepath.Glob(filepath.Join(root, "examples", "*", "main.go"))
+	if err != nil || len(mains) == 0 {
+		return fmt.Errorf("no Go example under examples/ (%v)", err)
+	}
+	args := []string{"build", "-o", bin + string(os.PathSeparator), "./cmd/ctxkit", "./internal/doctest/curl"}
+	for _, m := range mains {
+		args = append(args, "./examples/"+filepath.Base(filepath.Dir(m)))
+	}
+	build := exec.Command("go", args...)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// needPython skips a block that runs python3 where python3 is not
+// installed, except under CI (tooltest.Missing).
+func needPython(t *testing.T, b block) {
+	t.Helper()
+	if b.lang != "python" && !strings.Contains(b.body, "python3") {
+		return
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		tooltest.Missing(t, "python3", fmt.Errorf("%s:%d runs it: %w", b.file, b.line, err))
+	}
+}
 
 // buildRE matches a block building the CLI, which the test replaces by a
 // copy of the binary it built once.
@@ -231,14 +305,8 @@ func TestDocs(t *testing.T) {
 	if len(runnable) == 0 {
 		t.Fatal("no runnable blocks found in the docs")
 	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	tree := filepath.Join(work, "repo")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "ctxkit"), "./cmd/ctxkit")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtTools(t)
+	tree := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, root, tree)
 
 	url := startServer(t, filepath.Join(bin, "ctxkit"), tree)
@@ -248,9 +316,14 @@ func TestDocs(t *testing.T) {
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CTXKIT_URL="+url, "XDG_CACHE_HOME="+t.TempDir())
 	for _, b := range runnable {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
+			needPython(t, b)
 			body := strings.ReplaceAll(b.body, "go run ./cmd/ctxkit", "ctxkit")
+			body = exampleRE.ReplaceAllString(body, "$1")
 			body = buildRE.ReplaceAllString(body, `cp "$$(command -v ctxkit)" $1`)
 			body = strings.ReplaceAll(body, docAddr, addr)
+			if strings.Contains(body, "go run ") {
+				t.Fatalf("%s:%d: a go run the test does not replace would compile the module in the copied tree; build it in builtTools", b.file, b.line)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			var cmd *exec.Cmd

@@ -63,12 +63,7 @@ func TestServeShutsDownStdioProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxkit")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ctxkit")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := filepath.Join(builtTools(t), "ctxkit")
 	cfg := filepath.Join(dir, "ctxkit.json")
 	doc := fmt.Sprintf(`{"providers":[{"id":"docs","command":[%q,"provider","files",%q]}]}`, bin, filepath.Join(root, "docs"))
 	if err := os.WriteFile(cfg, []byte(doc), 0o644); err != nil {

@@ -87,6 +87,11 @@ type Scanner struct {
 	// slash, the name's first letter, an invisible control, or the start
 	// of a reference or escape); non-ASCII bytes are decided rune by rune.
 	follow [utf8.RuneSelf]bool
+	// follow2[c]: ASCII byte c may follow a raw '<' and the name's first
+	// letter in a token (the second letter, an invisible control, or the
+	// start of a reference); all false for a one-letter name, whose token
+	// the first letter completes.
+	follow2 [utf8.RuneSelf]bool
 	// class of each ASCII byte in the look-ahead.
 	class [utf8.RuneSelf]uint8
 }
@@ -134,6 +139,11 @@ func New(name string, opts Options) (*Scanner, error) {
 		case cls == clsSpace, cls == clsSlash, cls == clsIgnore, b|0x20 == lower[0], b == '&':
 			sc.follow[c] = true
 		}
+		switch cls := sc.class[c]; {
+		case len(lower) < 2:
+		case cls == clsIgnore, cls == clsLetter && b|0x20 == lower[1], b == '&':
+			sc.follow2[c] = true
+		}
 	}
 	return sc, nil
 }
@@ -170,51 +180,77 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 	nextAt, next := -1, unit{} // a less-than unit the look-ahead decoded
 	for i < len(s) {
 		c := s[i]
-		if !isTrigger(c) {
-			if i = sk.skip(s, i); i >= len(s) {
-				return
-			}
-			c = s[i]
-		}
 		var width int
 		var kind Kind
 		switch {
 		case i == nextAt:
 			width, kind = next.width, next.kind
-		case c == '<' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
-			if !sc.follow[s[i+1]] {
-				i++ // "<<", "<div", "< b": cannot start a token
-				continue
+		case c == '<':
+			if i+1 >= len(s) {
+				return // nothing follows: no token
 			}
-			width, kind = 1, Raw
-		case c == '<' && i+1 < len(s):
-			if r, w := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
-				i += 1 + w // "<日", "<😀": neither rune starts a token
-				continue
-			}
-			width, kind = 1, Raw
-		case c >= utf8.RuneSelf:
-			r, w := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case plainBlock(r) || !isLessThanRune(r) && !isAmpersandRune(r):
-				i += w
-				continue
-			case isLessThanRune(r):
-				width, kind = w, LookAlike
-			default:
-				if width, kind = sc.lessThanAt(s, i); width <= 0 {
-					i -= width
+			if d := s[i+1]; d < utf8.RuneSelf {
+				if !sc.follow[d] {
+					i++ // "<<", "<div", "< b": cannot start a token
+					continue
+				}
+				if d|0x20 == sc.name[0] && len(sc.name) > 1 && i+2 < len(s) && s[i+2] < utf8.RuneSelf && !sc.follow2[s[i+2]] {
+					i += 2 // "<f<", "<fx": neither the letter nor the '<' went on
+					continue
+				}
+			} else if d >= 0xE0 && d <= 0xF4 {
+				// Most three- and four-byte runes (CJK, emoji) are nothing
+				// a token is made of: a fast reject. The others are decoded
+				// again by the look-ahead.
+				if r, w := runeAt(s, i+1); classOf(r) == rcOther {
+					i += 1 + w // "<日", "<😀": neither rune starts a token
 					continue
 				}
 			}
-		case c == '&' && i+1 < len(s) && !mayStartRef(s[i+1]):
-			i++ // "& ", "&&", "&-": no reference
-			continue
-		default:
+			width, kind = 1, Raw
+		case c >= utf8.RuneSelf:
+			r, w := runeAt(s, i)
+			switch classOf(r) {
+			case rcLT:
+				width, kind = w, LookAlike
+			case rcAmp:
+				text, n := decodeRef(s, i+w, 1)
+				if n == 0 || !startsWithLT(text) {
+					i += w // no reference, or not to a less-than
+					continue
+				}
+				width, kind = w+n, Reference
+			default:
+				i += w // no less-than unit starts with it
+				continue
+			}
+		case c == '&':
+			if !mayBeRef(s, i+1) {
+				i++ // "& ", "&&", "&#<": no reference
+				continue
+			}
+			text, n := decodeRef(s, i+1, 1)
+			if n == 0 || !startsWithLT(text) {
+				i++ // no reference, or not to a less-than
+				continue
+			}
+			width, kind = 1+n, Reference
+		case c == '\\', c == '%':
 			if width, kind = sc.lessThanAt(s, i); width <= 0 {
 				i -= width // not a less-than unit: step over it
 				continue
 			}
+		default:
+			if i+1 < len(s) && isTrigger(s[i+1]) {
+				i++ // a short gap: no call to the skipper
+				continue
+			}
+			j := sk.skip(s, i)
+			if j == i {
+				j++ // the skipper stops early at a '$'
+			}
+			i = j
+			continue
 		}
 		at := i + width
 		ctx := ctxPlain
@@ -224,7 +260,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case Percent:
 			ctx = ctxPercent
 		}
-		ok, stop, u := sc.lookAheadASCII(s, at, ctx)
+		ok, stop, u := sc.lookAhead(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, Kind: kind})
 		}
@@ -235,44 +271,147 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 	}
 }
 
-// lookAheadASCII is lookAhead with its commonest case, plain ASCII bytes
-// after a plain less-than, in a loop of its own; it hands over to
-// lookAhead at the first byte that needs decoding or folding.
-func (sc *Scanner) lookAheadASCII(s string, pos, ctx int) (bool, int, unit) {
-	if ctx != ctxPlain {
-		return sc.lookAhead(s, pos, ctx, 0)
-	}
+// lookAhead reports whether, from s[at] (just after a less-than unit), s
+// goes on with skippable runes and then the name. stop is where the scan
+// may resume: the end of the name, the start of the unit that decided
+// against it when that unit may start a less-than unit itself, else the end
+// of that unit; next is that unit when it is a less-than unit the
+// look-ahead decoded. HTML references are decoded; JSON/JS or percent
+// escapes too when ctx says the less-than was one.
+//
+// ASCII bytes and the non-ASCII runes whose class says all (invisible,
+// whitespace, slash, one letter, a less-than or nothing) are read inline;
+// references, escapes and other folds go through lookAheadUnit.
+func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next unit) {
 	matched := 0
-	for ; pos < len(s); pos++ {
+	for pos < len(s) {
 		c := s[pos]
-		if c >= utf8.RuneSelf || c == '&' {
-			return sc.lookAhead(s, pos, ctx, matched)
+		var r rune // the non-ASCII rune at pos, of width w (0 for a byte)
+		var w int
+		if c < utf8.RuneSelf {
+			if c == '&' {
+				if !mayBeRef(s, pos+1) {
+					return false, pos + 1, unit{} // no reference: it ends the candidate
+				}
+				goto general
+			}
+			if c == '\\' && ctx == ctxJSON || c == '%' && ctx == ctxPercent {
+				goto general
+			}
+			switch sc.class[c] {
+			case clsIgnore:
+				pos++
+				continue
+			case clsSpace, clsSlash:
+				if matched == 0 {
+					pos++
+					continue
+				}
+			case clsLetter:
+				if c|0x20 == sc.name[matched] {
+					if matched == 0 && sc.hasName(s, pos) {
+						// The whole name in ASCII, the commonest token.
+						return true, pos + len(sc.name), unit{}
+					}
+					pos++
+					if matched++; matched == len(sc.name) {
+						return true, pos, unit{}
+					}
+					continue
+				}
+			}
+			if isTrigger(c) {
+				return false, pos, unit{} // '<', '\\' or '%' may start a unit
+			}
+			return false, pos + 1, unit{}
 		}
-		switch sc.class[c] {
-		case clsIgnore:
+		r, w = runeAt(s, pos)
+		switch cls := classOf(r); cls {
+		case rcInvisible:
+			pos += w
 			continue
-		case clsSpace, clsSlash:
+		case rcSpace, rcSlash:
 			if matched == 0 {
+				pos += w
 				continue
 			}
-		case clsLetter:
-			if c|0x20 == sc.name[matched] {
-				if matched == 0 && sc.hasName(s, pos) {
-					// The whole name in ASCII, the commonest token.
-					return true, pos + len(sc.name), unit{}
-				}
-				if matched++; matched == len(sc.name) {
-					return true, pos + 1, unit{}
-				}
-				continue
+			return false, pos + w, unit{}
+		case rcLT:
+			// It ends the candidate and starts the next: hand it over.
+			return false, pos, unit{width: w, kind: LookAlike}
+		case rcOther:
+			return false, pos + w, unit{}
+		case rcAmp, rcSlow:
+		default: // a letter
+			if cls != sc.name[matched] {
+				return false, pos + w, unit{}
 			}
+			pos += w
+			if matched++; matched == len(sc.name) {
+				return true, pos, unit{}
+			}
+			continue
 		}
-		if isTrigger(c) {
-			return false, pos, unit{} // '<', '\\' or '%' may start a unit
+	general:
+		m := matcher{sc: sc, matched: matched}
+		start := pos
+		res, end, canLT, hand, kind := sc.lookAheadUnit(s, pos, ctx, r, w, &m)
+		matched, pos = m.matched, end
+		switch res {
+		case done:
+			return true, pos, unit{}
+		case dead:
+			if hand {
+				// The unit that ended the candidate starts the next one:
+				// hand it over, decoded, so it is not decoded twice.
+				return false, start, unit{width: pos - start, kind: kind}
+			}
+			if canLT {
+				return false, start, unit{}
+			}
+			return false, pos, unit{}
 		}
-		return false, pos + 1, unit{}
 	}
 	return false, len(s), unit{}
+}
+
+// lookAheadUnit feeds m the unit at s[pos] that needs decoding or a fold
+// lookup: a reference, an escape (in its ctx), or a non-ASCII rune (r, of
+// width w, already decoded). It returns the matcher's result, the end of
+// the unit, whether a less-than unit may start at pos (canLT), and whether
+// s[pos:end] is one of kind (hand).
+func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *matcher) (res, end int, canLT, hand bool, kind Kind) {
+	canLT = true
+	switch c := s[pos]; {
+	case c >= utf8.RuneSelf:
+		if classOf(r) == rcAmp {
+			if text, n := decodeRef(s, pos+w, 1); n > 0 {
+				canLT = startsWithLT(text)
+				return m.feedText(text), pos + w + n, canLT, canLT, Reference
+			}
+		}
+		// An ampersand whose reference did not decode is no less-than
+		// unit: lessThanAt would decode it the same way.
+		return m.feedRune(r), pos + w, false, false, 0
+	case c == '&':
+		if text, n := decodeRef(s, pos+1, 1); n > 0 {
+			canLT = startsWithLT(text)
+			return m.feedText(text), pos + 1 + n, canLT, canLT, Reference
+		}
+		return m.feed('&'), pos + 1, false, false, 0 // no reference: no less-than unit either
+	case c == '\\':
+		// canLT stays true: a unit may start inside an escape that decodes
+		// to something else, so the scan resumes at pos.
+		if r, w := decodeBackslash(s, pos); w > 0 {
+			return m.feedRuneText(r), pos + w, true, foldsToLT(r), Escape
+		}
+		return m.feed(c), pos + 1, true, false, 0
+	default: // '%'
+		if r, w := decodePercent(s, pos); w > 0 {
+			return m.feedRuneText(r), pos + w, true, foldsToLT(r), Percent
+		}
+		return m.feed(c), pos + 1, true, false, 0
+	}
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of
@@ -313,37 +452,10 @@ func (sc *Scanner) Count(s string) int {
 }
 
 // lessThanAt returns the width and kind of the less-than unit starting at
-// s[i]; when none starts there (or one that does cannot start a token, a
-// fast reject) it returns minus the width of the byte or rune at s[i].
+// s[i], an ASCII '\\' or '%' (Scan decides the other triggers itself);
+// when none starts there it returns -1.
 func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
-	c := s[i]
-	if c >= utf8.RuneSelf {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case plainBlock(r):
-		case isLessThanRune(r):
-			return w, LookAlike
-		case isAmpersandRune(r):
-			if text, n := decodeRef(s, i+w, 1); n > 0 && startsWithLT(text) {
-				return w + n, Reference
-			}
-		}
-		return -w, 0
-	}
-	switch c {
-	case '<':
-		if i+1 < len(s) && s[i+1] >= utf8.RuneSelf {
-			if r, _ := utf8.DecodeRuneInString(s[i+1:]); plainBlock(r) {
-				return -1, 0 // "<日", "<😀"
-			}
-		}
-		return 1, Raw
-	case '&':
-		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '&' {
-			if text, n := decodeRef(s, i+1, 1); n > 0 && startsWithLT(text) {
-				return n + 1, Reference
-			}
-		}
+	switch s[i] {
 	case '\\':
 		if r, w := decodeBackslash(s, i); w > 0 && foldsToLT(r) {
 			return w, Escape
@@ -360,7 +472,43 @@ func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
 // character reference: '#', a letter or digit, or a byte that may belong to
 // a rune that folds to one or that a view removes.
 func mayStartRef(c byte) bool {
-	return c == '#' || isAlnum(c) || c >= utf8.RuneSelf || c < 0x20 && !isASCIISpace(c) || c == 0x7F
+	return c == '#' || isAlnum(c) || c >= utf8.RuneSelf || isASCIIInvisible(c)
+}
+
+// mayBeRef reports whether a character reference may start at s[j], just
+// after an ampersand: a fast reject, inline, for the ampersands most text
+// holds ("& ", "&&") and for "&#" followed by what cannot begin a number.
+func mayBeRef(s string, j int) bool {
+	return j < len(s) && refByte[s[j]]&refStart != 0 && (s[j] != '#' || j+1 < len(s) && refByte[s[j+1]]&refDigit != 0)
+}
+
+// refByte classifies bytes for mayBeRef: refStart, the byte may begin a
+// reference after '&' (mayStartRef); refDigit, it may begin the number after
+// "&#" (a digit, 'x', a byte of a rune that folds to one, or one a view
+// removes).
+var refByte = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if mayStartRef(b) {
+			t[c] |= refStart
+		}
+		if '0' <= b && b <= '9' || b|0x20 == 'x' || b >= utf8.RuneSelf || isASCIIInvisible(b) {
+			t[c] |= refDigit
+		}
+	}
+	return t
+}()
+
+// Bits of refByte.
+const (
+	refStart = 1 << iota
+	refDigit
+)
+
+// isASCIIInvisible reports whether ASCII byte c is a control other than
+// whitespace, which the views that drop invisible characters remove.
+func isASCIIInvisible(c byte) bool {
+	return c < 0x20 && !isASCIISpace(c) || c == 0x7F
 }
 
 // foldsToLT reports whether r is, or folds to, a less-than sign.
@@ -375,6 +523,15 @@ func foldsToLT(r rune) bool {
 // startsWithLT reports whether the first visible rune of decoded text folds
 // to a less-than sign.
 func startsWithLT(text string) bool {
+	if text != "" && text[0] < utf8.RuneSelf {
+		return text[0] == '<' // the commonest case, inline
+	}
+	return startsWithLTRune(text)
+}
+
+// startsWithLTRune is startsWithLT for text that starts with a non-ASCII
+// rune (or is empty).
+func startsWithLTRune(text string) bool {
 	for _, r := range text {
 		if r < utf8.RuneSelf {
 			return r == '<'
@@ -458,109 +615,6 @@ func (m *matcher) feedText(text string) int {
 		}
 	}
 	return more
-}
-
-// lookAhead reports whether, from s[at] (just after a less-than unit), s
-// goes on with skippable runes and then the name. stop is where the scan
-// may resume: the end of the name, the start of the unit that decided
-// against it when that unit may start a less-than unit itself, else the end
-// of that unit. HTML references are decoded; JSON/JS or percent escapes too
-// when ctx says the less-than was one. matched is how many letters of the
-// name the bytes before at already matched.
-func (sc *Scanner) lookAhead(s string, at, ctx, matched int) (ok bool, stop int, next unit) {
-	m := matcher{sc: sc, matched: matched}
-	for pos := at; pos < len(s); {
-		start := pos
-		c := s[pos]
-		if c < utf8.RuneSelf && c != '&' && !(c == '\\' && ctx == ctxJSON) && !(c == '%' && ctx == ctxPercent) {
-			// The common case, inline: one ASCII byte.
-			pos++
-			switch sc.class[c] {
-			case clsIgnore:
-				continue
-			case clsSpace, clsSlash:
-				if m.matched == 0 {
-					continue
-				}
-			case clsLetter:
-				if c|0x20 == sc.name[m.matched] {
-					if m.matched++; m.matched == len(sc.name) {
-						return true, pos, unit{}
-					}
-					continue
-				}
-			}
-			if isTrigger(c) {
-				return false, start, unit{} // '<', '\\' or '%' may start a unit
-			}
-			return false, pos, unit{}
-		}
-		res, canLT := more, true
-		hand, kind := false, Kind(0) // s[start:pos] is a less-than unit of that kind
-		switch {
-		case c >= utf8.RuneSelf:
-			r, w := utf8.DecodeRuneInString(s[pos:])
-			if isAmpersandRune(r) {
-				if text, n := decodeRef(s, pos+w, 1); n > 0 {
-					pos += w + n
-					res, canLT = m.feedText(text), startsWithLT(text)
-					hand, kind = canLT, Reference
-					break
-				}
-			}
-			pos += w
-			if res = m.feedRune(r); res == dead {
-				// An ampersand whose reference did not decode is no
-				// less-than unit: lessThanAt would decode it the same way.
-				canLT = isLessThanRune(r) && !plainBlock(r)
-				hand, kind = canLT, LookAlike
-			}
-		case c == '&':
-			if text, n := decodeRef(s, pos+1, 1); n > 0 {
-				pos += 1 + n
-				res, canLT = m.feedText(text), startsWithLT(text)
-				hand, kind = canLT, Reference
-				break
-			}
-			pos++
-			res, canLT = m.feed('&'), false // no reference: no less-than unit either
-		case c == '\\':
-			// canLT stays true: a unit may start inside an escape that
-			// decodes to something else, so the scan resumes at start.
-			if r, w := decodeBackslash(s, pos); w > 0 {
-				pos += w
-				res = m.feedRuneText(r)
-				hand, kind = foldsToLT(r), Escape
-				break
-			}
-			pos++
-			res = m.feed(c)
-		default: // '%'
-			if r, w := decodePercent(s, pos); w > 0 {
-				pos += w
-				res = m.feedRuneText(r)
-				hand, kind = foldsToLT(r), Percent
-				break
-			}
-			pos++
-			res = m.feed(c)
-		}
-		switch res {
-		case done:
-			return true, pos, unit{}
-		case dead:
-			if hand {
-				// The unit that ended the candidate starts the next one:
-				// hand it over, decoded, so it is not decoded twice.
-				return false, start, unit{width: pos - start, kind: kind}
-			}
-			if canLT {
-				return false, start, unit{}
-			}
-			return false, pos, unit{}
-		}
-	}
-	return false, len(s), unit{}
 }
 
 // feedRuneText feeds one decoded rune.

@@ -16,11 +16,29 @@ const (
 	idxFirstFold = 2 // foldRunes[v-idxFirstFold] holds the rune's fold
 )
 
-// runeIndex maps a rune to its index value: pages[page[r>>8]][r&0xFF].
+// runeIndex maps a rune to its index value: pages[page[r>>8]][r&0xFF],
+// and to its class: classes[page[r>>8]<<8 | r&0xFF], an array the
+// compiler indexes without a bounds check.
 type runeIndex struct {
-	page  [(utf8.MaxRune + 1) >> 8]uint8
-	pages [][256]uint16
+	page    [(utf8.MaxRune + 1) >> 8]uint8
+	pages   [][256]uint16
+	classes [256 * 256]uint8
+	texts   []string // texts[v-idxFirstFold] is foldRunes[v-idxFirstFold] in UTF-8
 }
+
+// Rune classes: what a non-ASCII rune is to the scanner, in one load, so
+// that the commonest runes of adversarial text (invisible ones, look-alike
+// letters, less-than signs) need no fold lookup. A class from 'a' to 'z' is
+// that letter: the rune folds to it and to nothing else.
+const (
+	rcOther     = iota // nothing a token is made of: ends a candidate, starts no unit
+	rcInvisible        // skipped everywhere
+	rcSpace            // folds to whitespace
+	rcSlash            // folds to '/'
+	rcLT               // a look-alike less-than: a unit of its own
+	rcAmp              // an ampersand look-alike: may start a reference
+	rcSlow             // any other fold: read it with foldAlt
+)
 
 var index = buildIndex()
 
@@ -40,13 +58,104 @@ func buildIndex() *runeIndex {
 			set(r, idxInvisible)
 		}
 	}
+	x.texts = make([]string, len(foldRunes))
 	for i, r := range foldRunes {
 		set(r, uint16(i+idxFirstFold))
+		x.texts[i] = string(r)
 	}
 	if len(x.pages) > 255 {
 		panic("fence: rune index needs more than 255 pages")
 	}
+	for hi, p := range x.page {
+		if p == 0 {
+			continue
+		}
+		for lo := range 256 {
+			x.classes[int(p)<<8|lo] = x.classify(rune(hi<<8 | lo))
+		}
+	}
+	// U+FFFD stands for an invalid byte, which foldAlt reads as invisible.
+	x.classes[int(x.page[utf8.RuneError>>8])<<8|utf8.RuneError&0xFF] = rcInvisible
 	return x
+}
+
+// classify computes the class of non-ASCII rune r from its fold.
+func (x *runeIndex) classify(r rune) uint8 {
+	switch {
+	case isLessThanRune(r) && !plainBlock(r):
+		return rcLT
+	case isAmpersandRune(r):
+		return rcAmp
+	}
+	f, _, alt := x.foldAlt(r)
+	switch {
+	case f == "":
+		return rcInvisible
+	case alt != 0 || len(f) != 1:
+		return rcSlow
+	case f[0] == ' ':
+		return rcSpace
+	case f[0] == '/':
+		return rcSlash
+	case 'a' <= f[0]|0x20 && f[0]|0x20 <= 'z':
+		return f[0] | 0x20
+	case f[0] == '?', f[0] == '<', f[0] == '&':
+		return rcOther
+	}
+	// Digits, '#' and ';' continue a reference, '\\' may be a slash: the
+	// few runes that fold to one take the slow path.
+	return rcSlow
+}
+
+// runeText returns r in UTF-8, or a string the scanner reads exactly as it
+// reads r (the same fold), without allocating: "" for an invisible rune,
+// "?" for one that folds to nothing a token is made of.
+func runeText(r rune) string {
+	if r < utf8.RuneSelf {
+		return asciiFold[r : r+1]
+	}
+	if r == utf8.RuneError {
+		return "\uFFFD"
+	}
+	if plainBlock(r) {
+		return "?"
+	}
+	switch v := index.pages[index.page[r>>8]][r&0xFF]; v {
+	case idxOther:
+		return "?"
+	case idxInvisible:
+		return ""
+	default:
+		return index.texts[v-idxFirstFold]
+	}
+}
+
+// classOf returns the class of non-ASCII rune r.
+func classOf(r rune) uint8 {
+	return index.classes[int(index.page[r>>8])<<8|int(r&0xFF)]
+}
+
+// runeAt decodes the rune at s[i] (a non-ASCII byte), the two- and
+// three-byte forms inline; an invalid byte is utf8.RuneError of width 1.
+func runeAt(s string, i int) (rune, int) {
+	c0 := s[i]
+	switch {
+	case c0 < 0xC2 || c0 > 0xF4:
+		return utf8.RuneError, 1 // a continuation byte or a byte no rune starts with
+	case c0 < 0xE0 && i+1 < len(s):
+		if c1 := s[i+1]; c1&0xC0 == 0x80 {
+			return rune(c0&0x1F)<<6 | rune(c1&0x3F), 2
+		}
+	case c0 >= 0xE0 && c0 < 0xF0 && i+2 < len(s):
+		c1, c2 := s[i+1], s[i+2]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 {
+			r := rune(c0&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return r, 3
+			}
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }
 
 // asciiFold holds every ASCII byte's own fold (a one-byte string of it).
@@ -69,13 +178,18 @@ func foldOf(r rune) (fold string, visual bool) {
 // foldAlt is foldOf and, for a rune that reads as an ASCII letter its fold
 // is not (U+017F LONG S: "s" to NFKC, "f" to the eye), that letter.
 func foldAlt(r rune) (fold string, visual bool, alt byte) {
+	return index.foldAlt(r)
+}
+
+// foldAlt is foldAlt read from x.
+func (x *runeIndex) foldAlt(r rune) (fold string, visual bool, alt byte) {
 	if r == utf8.RuneError {
 		return "", false, 0 // an invalid byte, which some readers drop
 	}
 	if plainBlock(r) || r > utf8.MaxRune || r < 0 {
 		return "?", false, 0
 	}
-	v := index.pages[index.page[r>>8]][r&0xFF]
+	v := x.pages[x.page[r>>8]][r&0xFF]
 	switch v {
 	case idxOther:
 		return "?", false, 0

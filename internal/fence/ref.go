@@ -3,7 +3,6 @@ package fence
 import (
 	"html"
 	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -34,7 +33,7 @@ func decodeRef(s string, j, depth int) (string, int) {
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
 		k++
 	}
-	if k < len(s) && mayContinueRef(s, k) {
+	if k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded.
 		return decodeFoldedRef(s, j, depth)
@@ -53,6 +52,9 @@ func decodeRef(s string, j, depth int) (string, int) {
 	if n == 0 {
 		return "", 0
 	}
+	if text != "&" {
+		return text, n
+	}
 	return decodedRef(s, j, n, text, depth)
 }
 
@@ -63,37 +65,47 @@ func decodeRef(s string, j, depth int) (string, int) {
 func mayContinueRef(s string, k int) bool {
 	c := s[k]
 	if c < utf8.RuneSelf {
-		return c < 0x20 && !isASCIISpace(c) || c == 0x7F
+		return isASCIIInvisible(c)
 	}
-	r, _ := utf8.DecodeRuneInString(s[k:])
+	r, _ := runeAt(s, k)
+	switch classOf(r) {
+	case rcOther, rcLT, rcAmp, rcSpace, rcSlash:
+		return false
+	case rcInvisible:
+		return true
+	}
 	f, visual := foldOf(r)
 	return f == "" || !visual && (isAlnum(f[0]) || f[0] == ';' || f[0] == '#')
 }
 
-// decodeNamed decodes a named reference: name is the alphanumeric run after
-// the ampersand plus an optional semicolon. It returns the text and how many
-// bytes of name it used (0: none).
+// decodeNamed decodes a named reference as html.UnescapeString does: name
+// is the alphanumeric run after the ampersand plus an optional semicolon;
+// the whole name is looked up, then (for the references that may go without
+// a semicolon) its prefixes of at most longestWithoutSemicolon bytes, the
+// longest first. It returns the text and how many bytes of name it used
+// (0: none). Nothing is allocated: the texts are entityTexts'.
 func decodeNamed(name string) (string, int) {
 	if len(name) > longestEntityName {
-		// Only a no-semicolon prefix (at most six letters) can match.
-		name = name[:7]
+		// Only a no-semicolon prefix can match.
+		name = name[:longestWithoutSemicolon+1]
 	}
 	if t, ok := commonRef(name); ok {
 		return t, len(name)
 	}
-	ref := "&" + name
-	out := html.UnescapeString(ref)
-	if out == ref {
-		return "", 0
+	if t, ok := entityTexts[name]; ok {
+		return t, len(name)
 	}
-	if _, sz := utf8.DecodeRuneInString(out); sz < len(out) {
-		// A no-semicolon prefix match leaves the rest of the name verbatim.
-		if rest := out[sz:]; strings.HasSuffix(ref, rest) {
-			return out[:sz], len(name) - len(rest)
+	for j := min(len(name)-1, longestWithoutSemicolon); j > 1; j-- {
+		if t, ok := entityTexts[name[:j]]; ok {
+			return t, j
 		}
 	}
-	return out, len(name)
+	return "", 0
 }
+
+// longestWithoutSemicolon is the length of the longest reference name that
+// may be written without its semicolon (html's own bound).
+const longestWithoutSemicolon = 6
 
 // decodedRef finishes a decoded reference: one that decodes to '&' is looked
 // through once more when depth allows.
@@ -110,19 +122,42 @@ func decodedRef(s string, j, n int, text string, depth int) (string, int) {
 // round trip through html.UnescapeString. name is the full alphanumeric run
 // plus an optional semicolon.
 func commonRef(name string) (string, bool) {
-	switch name {
-	case "lt;", "lt", "LT;", "LT":
-		return "<", true
-	case "gt;", "gt", "GT;", "GT":
-		return ">", true
-	case "amp;", "amp", "AMP;", "AMP":
-		return "&", true
-	case "quot;", "quot", "QUOT;", "QUOT":
-		return "\"", true
-	case "sol;":
-		return "/", true
-	case "nbsp;", "nbsp":
-		return "\u00a0", true
+	// By length, then by constant comparisons (no string-switch search).
+	switch len(name) {
+	case 2:
+		switch {
+		case name == "lt" || name == "LT":
+			return "<", true
+		case name == "gt" || name == "GT":
+			return ">", true
+		}
+	case 3:
+		switch {
+		case name == "lt;" || name == "LT;":
+			return "<", true
+		case name == "gt;" || name == "GT;":
+			return ">", true
+		case name == "amp" || name == "AMP":
+			return "&", true
+		}
+	case 4:
+		switch {
+		case name == "amp;" || name == "AMP;":
+			return "&", true
+		case name == "quot" || name == "QUOT":
+			return "\"", true
+		case name == "sol;":
+			return "/", true
+		case name == "nbsp":
+			return "\u00a0", true
+		}
+	case 5:
+		switch {
+		case name == "quot;" || name == "QUOT;":
+			return "\"", true
+		case name == "nbsp;":
+			return "\u00a0", true
+		}
 	}
 	return "", false
 }
@@ -174,20 +209,30 @@ scan:
 }
 
 // numericText is the text of a numeric reference to x (as Go's decoder
-// computes it; big says Python's saw a value past every code point).
+// computes it; big says Python's saw a value past every code point), as the
+// scanner needs it: a rune with the same fold stands for x (see runeText),
+// so that decoding a reference never allocates.
 func numericText(x rune, big bool) string {
 	if !big && pythonDeletes(x) {
 		return ""
 	}
 	if 0x80 <= x && x <= 0x9F {
-		// Windows-1252 remapping, delegated to the standard library.
-		return html.UnescapeString("&#" + strconv.Itoa(int(x)) + ";")
+		return windows1252[x-0x80]
 	}
 	if x == 0 || (0xD800 <= x && x <= 0xDFFF) || x > unicode.MaxRune || x < 0 {
 		x = utf8.RuneError
 	}
-	return string(x)
+	return runeText(x)
 }
+
+// windows1252 is the text Go's html.UnescapeString gives a numeric
+// reference to each C1 value (its Windows-1252 meaning, or the value).
+var windows1252 = func() (t [0x20]string) {
+	for k := range t {
+		t[k] = html.UnescapeString("&#" + strconv.Itoa(0x80+k) + ";")
+	}
+	return t
+}()
 
 // pythonDeletes reports whether Python's html.unescape decodes a numeric
 // reference to x as nothing: C0 controls other than tab, line feed, form

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ctxkit/ctxkit/host/transport"
 )
 
 // MaxDuration bounds Options.Duration.
@@ -102,11 +104,51 @@ func (r *Report) String() string {
 // Run sends requests until the duration passes, MaxRequests is reached or
 // ctx is done, and reports what it saw.
 func Run(ctx context.Context, o Options) (*Report, error) {
+	u, err := o.check()
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{
+		MaxIdleConns:        o.Conns,
+		MaxIdleConnsPerHost: o.Conns,
+		MaxConnsPerHost:     o.Conns,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	r := &run{o: o, u: u, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second},
+		rep: &Report{Statuses: map[int]int64{}}, started: time.Now()}
+	if o.Rate > 0 {
+		r.due = make(chan time.Time)
+		go r.pace(ctx)
+	}
+	var wg sync.WaitGroup
+	for range o.Conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx)
+		}()
+	}
+	wg.Wait()
+	rep := r.rep
+	rep.Elapsed = time.Since(r.started)
+	slices.Sort(r.lat)
+	rep.P50, rep.P90, rep.P99 = pct(r.lat, 50), pct(r.lat, 90), pct(r.lat, 99)
+	if len(r.lat) > 0 {
+		rep.Max = r.lat[len(r.lat)-1]
+	}
+	return rep, nil
+}
+
+// check validates o, fills in its defaults and returns the parsed URL.
+func (o *Options) check() (*url.URL, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: url: %w", err)
 	}
-	if !isLoopback(u.Hostname()) {
+	if !transport.IsLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("loadgen: url %q: only loopback hosts are allowed", o.URL)
 	}
 	if o.Raw && u.Scheme != "http" {
@@ -121,150 +163,142 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Duration > MaxDuration {
 		return nil, fmt.Errorf("loadgen: duration %v exceeds %v", o.Duration, MaxDuration)
 	}
-	tr := &http.Transport{
-		MaxIdleConns:        o.Conns,
-		MaxIdleConnsPerHost: o.Conns,
-		MaxConnsPerHost:     o.Conns,
-		DisableCompression:  true,
-	}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	return u, nil
+}
 
-	ctx, cancel := context.WithTimeout(ctx, o.Duration)
-	defer cancel()
-	var (
-		mu      sync.Mutex
-		rep     = &Report{Statuses: map[int]int64{}}
-		lat     []time.Duration
-		issued  int64
-		wg      sync.WaitGroup
-		started = time.Now()
-	)
-	// take claims the next request: its sequence number (from 0), or
-	// false when the run has sent all it may.
-	take := func() (int64, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if o.MaxRequests > 0 && issued >= o.MaxRequests {
-			return 0, false
+// run is one Run's shared state: the workers' tally and the pacing.
+type run struct {
+	o       Options
+	u       *url.URL
+	hc      *http.Client
+	started time.Time
+	due     chan time.Time // with a rate: each request's due time
+
+	mu     sync.Mutex
+	rep    *Report
+	lat    []time.Duration
+	issued int64
+}
+
+// take claims the next request: its sequence number (from 0), or false
+// when the run has sent all it may.
+func (r *run) take() (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.o.MaxRequests > 0 && r.issued >= r.o.MaxRequests {
+		return 0, false
+	}
+	r.issued++
+	return r.issued - 1, true
+}
+
+// pace hands each request's due time to the first free worker: one timer
+// for the run instead of one per request, so the generator's own wake-ups
+// add less to the latencies it reports.
+func (r *run) pace(ctx context.Context) {
+	defer close(r.due)
+	for {
+		k, ok := r.take()
+		if !ok {
+			return
 		}
-		issued++
-		return issued - 1, true
+		t := r.started.Add(time.Duration(float64(k) / r.o.Rate * float64(time.Second)))
+		if end, ok := ctx.Deadline(); ok && !t.Before(end) {
+			return // due after the run ends
+		}
+		if !sleepUntil(ctx, t) {
+			return
+		}
+		select {
+		case r.due <- t:
+		case <-ctx.Done():
+			return
+		}
 	}
-	// With a rate, one pacer hands each request's due time to the first
-	// free worker: one timer for the run instead of one per request, so
-	// the generator's own wake-ups add less to the latencies it reports.
-	var due chan time.Time
-	if o.Rate > 0 {
-		due = make(chan time.Time)
-		go func() {
-			defer close(due)
-			for {
-				k, ok := take()
-				if !ok {
-					return
-				}
-				t := started.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
-				if end, ok := ctx.Deadline(); ok && !t.Before(end) {
-					return // due after the run ends
-				}
-				if !sleepUntil(ctx, t) {
-					return
-				}
-				select {
-				case due <- t:
-				case <-ctx.Done():
-					return
-				}
+}
+
+// next waits for the worker's next request and returns the time its
+// latency counts from, or false when the run is over.
+func (r *run) next() (time.Time, bool) {
+	if r.due != nil {
+		t, ok := <-r.due
+		return t, ok
+	}
+	_, ok := r.take()
+	return time.Now(), ok
+}
+
+// work is one worker: it sends until the run is over.
+func (r *run) work(ctx context.Context) {
+	var local []time.Duration
+	buf := new(bytes.Buffer)
+	var raw *rawConn
+	if r.o.Raw {
+		raw = &rawConn{addr: hostPort(r.u), req: rawRequest(r.u, r.o.Body, r.o.Idempotent)}
+		defer raw.close()
+	}
+	for ctx.Err() == nil {
+		t0, ok := r.next()
+		if !ok {
+			break
+		}
+		var status int
+		var body []byte
+		var err error
+		if raw != nil {
+			status, body, err = raw.send(ctx)
+		} else {
+			status, err = send(ctx, r.hc, r.o.URL, r.o.Body, buf, r.o.Idempotent)
+			body = buf.Bytes()
+		}
+		d := time.Since(t0)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
+			break // the run ended mid-request: not the server's fault
+		}
+		if err == nil && status/100 == 2 && r.o.Check != nil {
+			if cerr := r.o.Check(body); cerr != nil {
+				err = fmt.Errorf("status %d: %w", status, cerr)
 			}
-		}()
+		}
+		r.record(status, err)
+		switch {
+		case err == nil:
+			local = append(local, d)
+		case isRefused(err):
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
-	for range o.Conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var local []time.Duration
-			buf := new(bytes.Buffer)
-			var raw *rawConn
-			if o.Raw {
-				raw = &rawConn{addr: hostPort(u), req: rawRequest(u, o.Body, o.Idempotent)}
-				defer raw.close()
-			}
-			for ctx.Err() == nil {
-				var t0 time.Time
-				if due != nil {
-					var ok bool
-					if t0, ok = <-due; !ok {
-						break
-					}
-				} else {
-					if _, ok := take(); !ok {
-						break
-					}
-					t0 = time.Now()
-				}
-				var status int
-				var body []byte
-				var err error
-				if raw != nil {
-					status, body, err = raw.send(ctx)
-				} else {
-					status, err = send(ctx, hc, o.URL, o.Body, buf, o.Idempotent)
-					body = buf.Bytes()
-				}
-				d := time.Since(t0)
-				if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
-					break // the run ended mid-request: not the server's fault
-				}
-				if err == nil && status/100 == 2 && o.Check != nil {
-					if cerr := o.Check(body); cerr != nil {
-						err = fmt.Errorf("status %d: %w", status, cerr)
-					}
-				}
-				refused := isRefused(err)
-				var noResp *noResponseError
-				mu.Lock()
-				switch {
-				case refused:
-					rep.Refused++
-				case errors.As(err, &noResp):
-					rep.Dropped++
-					if rep.FirstDropped == nil {
-						rep.FirstDropped = err
-					}
-				case err != nil:
-					rep.Broken++
-					if rep.FirstErr == nil {
-						rep.FirstErr = err
-					}
-				default:
-					rep.Requests++
-					rep.Statuses[status]++
-					if status/100 == 2 {
-						rep.OK++
-					}
-				}
-				mu.Unlock()
-				switch {
-				case err == nil:
-					local = append(local, d)
-				case refused:
-					time.Sleep(5 * time.Millisecond)
-				}
-			}
-			mu.Lock()
-			lat = append(lat, local...)
-			mu.Unlock()
-		}()
+	r.mu.Lock()
+	r.lat = append(r.lat, local...)
+	r.mu.Unlock()
+}
+
+// record counts one request's outcome.
+func (r *run) record(status int, err error) {
+	var noResp *noResponseError
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := r.rep
+	switch {
+	case isRefused(err):
+		rep.Refused++
+	case errors.As(err, &noResp):
+		rep.Dropped++
+		if rep.FirstDropped == nil {
+			rep.FirstDropped = err
+		}
+	case err != nil:
+		rep.Broken++
+		if rep.FirstErr == nil {
+			rep.FirstErr = err
+		}
+	default:
+		rep.Requests++
+		rep.Statuses[status]++
+		if status/100 == 2 {
+			rep.OK++
+		}
 	}
-	wg.Wait()
-	rep.Elapsed = time.Since(started)
-	slices.Sort(lat)
-	rep.P50, rep.P90, rep.P99 = pct(lat, 50), pct(lat, 90), pct(lat, 99)
-	if len(lat) > 0 {
-		rep.Max = lat[len(lat)-1]
-	}
-	return rep, nil
 }
 
 // sleepUntil waits until t, or reports false when ctx ends first.
@@ -366,12 +400,4 @@ func hostPort(u *url.URL) string {
 		return net.JoinHostPort(u.Hostname(), "80")
 	}
 	return u.Host
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

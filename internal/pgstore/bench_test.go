@@ -34,11 +34,11 @@ func BenchmarkPerRequest(b *testing.B) {
 		for !log.Listening() {
 			time.Sleep(5 * time.Millisecond)
 		}
-		cs.EvaluateSubject(subject(), scoped)
+		cs.Evaluate(subject(), scoped)
 		b.ResetTimer()
 		cpu := cpuTime()
 		for i := 0; i < b.N; i++ {
-			if !cs.EvaluateSubject(subject(), scoped).Permitted {
+			if !cs.Evaluate(subject(), scoped).Permitted {
 				b.Fatal("not permitted")
 			}
 		}

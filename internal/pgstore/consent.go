@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
@@ -27,7 +27,7 @@ const consentLock = 0x636f6e73656e74 // "consent"
 // database.
 const heartbeat = 300 * time.Millisecond
 
-// ConsentLog is the consent log in the database (a host.ConsentLog). It
+// ConsentLog is the consent log in the database (a consent.Log). It
 // listens for appends on a connection of its own: while that connection
 // is up, a read with nothing new since the last answers without a round
 // trip; while it is down, every read queries the database, never the
@@ -67,7 +67,7 @@ func (l *ConsentLog) Close() {
 func (l *ConsentLog) Listening() bool { return l.listening.Load() }
 
 // Append commits e; the commit signals every replica's listener.
-func (l *ConsentLog) Append(ctx context.Context, e host.ConsentEntry) error {
+func (l *ConsentLog) Append(ctx context.Context, e consent.Entry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (l *ConsentLog) Append(ctx context.Context, e host.ConsentEntry) error {
 // Since returns the entries after pos. Unless fresh, a read while the
 // listener is up and nothing was signalled since the last read returns
 // nothing without querying.
-func (l *ConsentLog) Since(ctx context.Context, pos int64, fresh bool) ([]host.ConsentEntry, int64, error) {
+func (l *ConsentLog) Since(ctx context.Context, pos int64, fresh bool) ([]consent.Entry, int64, error) {
 	if !fresh && l.listening.Load() && !l.dirty.Load() {
 		return nil, pos, nil
 	}
@@ -108,13 +108,13 @@ func (l *ConsentLog) Since(ctx context.Context, pos int64, fresh bool) ([]host.C
 	return out, next, nil
 }
 
-func (l *ConsentLog) query(ctx context.Context, pos int64) ([]host.ConsentEntry, int64, error) {
+func (l *ConsentLog) query(ctx context.Context, pos int64) ([]consent.Entry, int64, error) {
 	rows, err := l.s.pool.Query(ctx, `SELECT seq, entry FROM ctxkit_consent_log WHERE seq > $1 ORDER BY seq`, pos)
 	if err != nil {
 		return nil, pos, err
 	}
 	defer rows.Close()
-	var out []host.ConsentEntry
+	var out []consent.Entry
 	next := pos
 	for rows.Next() {
 		var seq int64
@@ -122,7 +122,7 @@ func (l *ConsentLog) query(ctx context.Context, pos int64) ([]host.ConsentEntry,
 		if err := rows.Scan(&seq, &raw); err != nil {
 			return nil, pos, err
 		}
-		var e host.ConsentEntry
+		var e consent.Entry
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return nil, pos, fmt.Errorf("consent log row %d: %w", seq, err)
 		}

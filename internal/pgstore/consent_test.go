@@ -8,25 +8,25 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
 )
 
 var scoped = frame.ProviderInfo{Name: "wiki", DataFlow: frame.DataFlow{Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyIndex}}}
 
-func subject() host.ConsentSubject {
-	return host.ConsentSubject{ID: "wiki", Name: "wiki", Endpoint: "https://wiki.example/cgp"}
+func subject() consent.Subject {
+	return consent.Subject{ID: "wiki", Name: "wiki", Endpoint: "https://wiki.example/cgp"}
 }
 
-func receipt() host.ConsentReceipt {
-	return host.ConsentReceipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex, ProviderName: "wiki",
-		Endpoint: "https://wiki.example/cgp", Grantor: host.Grantor{Kind: "human", ID: "alice"}}
+func receipt() consent.Receipt {
+	return consent.Receipt{ProviderID: "wiki", Scope: frame.ScopeThirdPartyIndex, ProviderName: "wiki",
+		Endpoint: "https://wiki.example/cgp", Grantor: consent.Grantor{Kind: "human", ID: "alice"}}
 }
 
 // replica opens a consent store on the shared database as one replica of
 // ctxkit serve would.
-func replica(t testing.TB, url string) (*host.ConsentStore, *pgstore.ConsentLog) {
+func replica(t testing.TB, url string) (*consent.Store, *pgstore.ConsentLog) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -37,7 +37,7 @@ func replica(t testing.TB, url string) (*host.ConsentStore, *pgstore.ConsentLog)
 	t.Cleanup(st.Close)
 	log := st.ConsentLog()
 	t.Cleanup(log.Close)
-	cs, err := host.OpenConsentLog(log)
+	cs, err := consent.OpenLog(log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	return time.Since(start)
 }
 
-func permitted(cs *host.ConsentStore) bool { return cs.EvaluateSubject(subject(), scoped).Permitted }
+func permitted(cs *consent.Store) bool { return cs.Evaluate(subject(), scoped).Permitted }
 
 // A grant on one replica permits on the other, a revocation on the other
 // stops the first within a second, and the listener's cache is what
@@ -98,12 +98,12 @@ func TestConsentFailsClosedWhileTheDatabaseIsDown(t *testing.T) {
 	}
 	pg.Stop()
 	waitFor(t, 2*time.Second, "fail closed", func() bool { return !permitted(a) })
-	d := a.EvaluateSubject(subject(), scoped)
+	d := a.Evaluate(subject(), scoped)
 	if !strings.Contains(d.Reason, "shared consent store cannot be read") {
 		t.Fatalf("reason %q does not say the store is unreadable", d.Reason)
 	}
 	local := frame.ProviderInfo{Name: "files"}
-	if !a.EvaluateSubject(host.ConsentSubject{ID: "files"}, local).Permitted {
+	if !a.Evaluate(consent.Subject{ID: "files"}, local).Permitted {
 		t.Fatal("a provider needing no consent was refused while the database was down")
 	}
 	if err := a.Grant(receipt()); err == nil {

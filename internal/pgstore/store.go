@@ -1,5 +1,5 @@
 // Package pgstore keeps ctxkit's shared state in PostgreSQL: the consent
-// log (host.ConsentLog), served-frame usage and the trust key log, so that
+// log (consent.Log), served-frame usage and the trust key log, so that
 // several replicas of ctxkit serve behind a load balancer agree on them.
 //
 // Every table is append-only and ordered by the database's sequences.

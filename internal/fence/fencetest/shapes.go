@@ -11,8 +11,9 @@ type Shape struct {
 // benign prose first, then one adversarial shape per way the scanner can be
 // made to work per byte: a trigger every byte, a look-ahead that reads one
 // more unit, a reference decoded per unit (plain, compatibility-spelt, or
-// deleted by a decoder), an escape, a folded or overlaid rune per unit, and
-// every unit a real token. The ratio of each shape's cost per byte to the
+// deleted by a decoder), an escape, a folded or overlaid rune per unit,
+// every unit a real token, a numeric or a rarer named reference per unit,
+// and invalid UTF-8. The ratio of each shape's cost per byte to the
 // benign one's is the adversarial/benign ratio.
 func Shapes(name string) []Shape {
 	first := name[:1]
@@ -34,5 +35,8 @@ func Shapes(name string) []Shape {
 		{"deleted-ref", "<&#xFDD0;"},
 		{"fullwidth-lt-letter", "\uFF1C" + strings.ToUpper(first)},
 		{"lt-newer-letter", "<\U0001CCE4"},
+		{"numeric-lt", "&#60;"},
+		{"named-ref", "&frac12;"},
+		{"invalid-utf8", "<\xff"},
 	}
 }

@@ -1,0 +1,23 @@
+// Package cputime measures CPU time for the tests and benchmarks of ctxkit's
+// packages. On a shared, oversubscribed machine wall time counts the time
+// other processes ran; CPU time counts the work done, so speed figures and
+// cost comparisons use it.
+package cputime
+
+import (
+	"runtime"
+	"time"
+)
+
+// Func runs fn on a locked OS thread and returns the CPU time that thread
+// spent in it, or the wall time where thread CPU time is unavailable.
+func Func(fn func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, w0 := Thread(), time.Now()
+	fn()
+	if t0 == 0 {
+		return time.Since(w0)
+	}
+	return Thread() - t0
+}

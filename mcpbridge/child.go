@@ -1,0 +1,62 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxkit/ctxkit/host/transport"
+)
+
+// childTransport starts a stdio MCP server as mcp.CommandTransport does, with
+// the host's process handling (transport.Command: a cleared environment, a
+// process group of its own) and under the process-tree tracker stdio CGP
+// providers use (transport.Tree), so that ending it ends every descendant,
+// also those that left its group (setsid, double fork).
+type childTransport struct {
+	command []string
+	env     []string // the caller's KEY=VALUE entries (transport.Command adds PATH and HOME)
+
+	cmd  *exec.Cmd // set once started
+	tree *transport.Tree
+}
+
+// Connect starts the server, in a cgroup of its own where one can be made.
+// Starting into a cgroup can fail where making it did not (a kernel
+// without clone3): then it is started once more under the fallback.
+func (c *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	var err error
+	for _, withCgroup := range []bool{true, false} {
+		cmd := transport.Command(c.command[0], c.command[1:], c.env)
+		tree := transport.PrepareTree(cmd, withCgroup)
+		var conn mcp.Connection
+		conn, err = (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
+		if cmd.Process != nil {
+			// Tracked from the moment it runs: what it starts during the
+			// handshake is ended with it.
+			tree.Started(cmd.Process.Pid)
+			c.cmd, c.tree = cmd, tree
+			return conn, err
+		}
+		triedCgroup := tree.UsesCgroup()
+		tree.Abandon()
+		if !triedCgroup || errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			break // no cgroup was tried, or the program is missing: no retry helps
+		}
+	}
+	return nil, err
+}
+
+// kill ends the server's whole tree: its descendants, then its group and
+// itself.
+func (c *childTransport) kill() {
+	if c.cmd == nil {
+		return
+	}
+	c.tree.Kill()
+	transport.KillGroup(c.cmd)
+}
