@@ -14,7 +14,7 @@ import (
 // bytes). A chunk is never cut inside a line, so one very long line can
 // exceed MaxChunkTokens; every other chunk stays within it.
 const (
-	MaxChunkTokens = 256 // a section or declaration longer than this is split
+	MaxChunkTokens = 192 // a section or declaration longer than this is split
 	minChunkTokens = 24  // a unit shorter than this joins a neighbour
 	maxHeadingLen  = 160 // bytes of heading/symbol text kept per chunk
 )

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
 // lockWait bounds how long Install waits for another process's install.
@@ -47,13 +49,11 @@ func Install(t testing.TB, pkgs ...string) string {
 	return dir
 }
 
-// Unavailable fails the test in CI and skips it elsewhere, with err.
+// Unavailable fails the test in CI and skips it elsewhere, with err
+// (tooltest.Missing).
 func Unavailable(t testing.TB, err error) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("npm interop: %v", err)
-	}
-	t.Skipf("npm interop unavailable (set CI=true to fail instead): %v", err)
+	tooltest.Missing(t, "node with npm", err)
 }
 
 func install(pkgs []string) (string, error) {

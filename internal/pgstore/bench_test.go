@@ -2,11 +2,11 @@ package pgstore_test
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cputime"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server"
@@ -36,13 +36,13 @@ func BenchmarkPerRequest(b *testing.B) {
 		}
 		cs.Evaluate(subject(), scoped)
 		b.ResetTimer()
-		cpu := cpuTime()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			if !cs.Evaluate(subject(), scoped).Permitted {
 				b.Fatal("not permitted")
 			}
 		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("usage-record-4-frames", func(b *testing.B) {
 		u := st.Usage()
@@ -52,18 +52,10 @@ func BenchmarkPerRequest(b *testing.B) {
 			ev[i] = server.UsageEvent{Frame: frame.ID{Provider: "wiki", Frame: "f"}, TokenCost: 4, RequestID: "r", ServedAt: time.Now()}
 		}
 		b.ResetTimer()
-		cpu := cpuTime()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			u.Record(ev)
 		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 	})
-}
-
-// cpuTime is the process's user and system CPU time in nanoseconds: on a
-// shared box it is the cost, where wall time is mostly waiting for a core.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
