@@ -12,22 +12,34 @@ const shortPiece = 128
 
 // pieceParts merges piece p and returns the number of tokens. When starts
 // is not nil, the parts' start offsets are appended to it and returned.
+//
+// Counting passes nil, and nothing is allocated: most pieces are one
+// token, and an append to a nil slice per piece once cost a quarter of
+// the counting time.
 func (v *vocab) pieceParts(p string, starts []int32) (int, []int32) {
 	switch {
 	case len(p) == 1:
-		return 1, append(starts, 0)
+		return 1, appendStarts(starts, 0)
 	case len(p) == 2:
 		if v.pairs[uint16(p[0])<<8|uint16(p[1])] != noRank {
-			return 1, append(starts, 0)
+			return 1, appendStarts(starts, 0)
 		}
-		return 2, append(starts, 0, 1)
+		return 2, appendStarts(starts, 0, 1)
 	case v.rank(p) != noRank:
-		return 1, append(starts, 0)
+		return 1, appendStarts(starts, 0)
 	}
 	if len(p) <= shortPiece {
 		return v.mergeShort(p, starts)
 	}
 	return v.mergeLong(p, starts)
+}
+
+// appendStarts appends offsets to starts unless starts is nil (counting).
+func appendStarts(starts []int32, offsets ...int32) []int32 {
+	if starts == nil {
+		return nil
+	}
+	return append(starts, offsets...)
 }
 
 func (v *vocab) mergeShort(p string, out []int32) (int, []int32) {

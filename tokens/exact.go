@@ -45,8 +45,17 @@ import (
 type Exact struct {
 	name  string
 	vocab *lazyVocab
-	piece func(sc *scanner, i int) int
+	o200k bool // o200k_base's pattern, else cl100k_base's
 	cache countCache
+}
+
+// piece returns the end of the piece at i. A branch, not a function
+// value: an indirect call would move the scanner to the heap.
+func (e *Exact) piece(sc *scanner, i int) int {
+	if e.o200k {
+		return sc.pieceO200k(i)
+	}
+	return sc.pieceCl100k(i)
 }
 
 // Cache limits of an [Exact] counter.
@@ -61,13 +70,13 @@ const (
 // O200kBase returns an exact counter for OpenAI's o200k_base encoding
 // (GPT-4o, GPT-4.1, GPT-5, o1/o3/o4).
 func O200kBase() *Exact {
-	return &Exact{name: NameO200kBase, vocab: o200kVocab, piece: (*scanner).pieceO200k, cache: countCache{limit: CacheBytes}}
+	return &Exact{name: NameO200kBase, vocab: o200kVocab, o200k: true, cache: countCache{limit: CacheBytes}}
 }
 
 // Cl100kBase returns an exact counter for OpenAI's cl100k_base encoding
 // (GPT-4, GPT-3.5-turbo, text-embedding-3).
 func Cl100kBase() *Exact {
-	return &Exact{name: NameCl100kBase, vocab: cl100kVocab, piece: (*scanner).pieceCl100k, cache: countCache{limit: CacheBytes}}
+	return &Exact{name: NameCl100kBase, vocab: cl100kVocab, cache: countCache{limit: CacheBytes}}
 }
 
 // Name returns the encoding's name, "o200k_base" or "cl100k_base".
@@ -111,28 +120,31 @@ func (e *Exact) run(text string, wantIDs bool) (int, []uint32) {
 		text = string(replaceInvalid(text))
 	}
 	sc := scanner{s: text, bmp: bmpTable()}
-	total := 0
+	if !wantIDs {
+		total := 0
+		for i := 0; i < len(text); {
+			j := e.piece(&sc, i)
+			n, _ := v.pieceParts(text[i:j], nil)
+			total += n
+			i = j
+		}
+		return total, nil
+	}
 	var ids []uint32
 	starts := make([]int32, 0, 64)
 	for i := 0; i < len(text); {
 		j := e.piece(&sc, i)
 		p := text[i:j]
-		if !wantIDs {
-			n, _ := v.pieceParts(p, nil)
-			total += n
-		} else {
-			var n int
-			n, starts = v.pieceParts(p, starts[:0])
-			total += n
-			for k, s := range starts {
-				end := len(p)
-				if k+1 < len(starts) {
-					end = int(starts[k+1])
-				}
-				ids = append(ids, v.rank(p[s:end]))
+		starts = starts[:0]
+		_, starts = v.pieceParts(p, starts)
+		for k, s := range starts {
+			end := len(p)
+			if k+1 < len(starts) {
+				end = int(starts[k+1])
 			}
+			ids = append(ids, v.rank(p[s:end]))
 		}
 		i = j
 	}
-	return total, ids
+	return len(ids), ids
 }

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -179,5 +180,49 @@ func TestRankTablesParse(t *testing.T) {
 	}
 	if _, err := parseRanks([]byte("not gzip")); err == nil {
 		t.Error("a damaged table parsed")
+	}
+}
+
+// Counting valid UTF-8 allocates nothing: a message's count is on the
+// path of every Session append, where an allocation per piece once cost a
+// quarter of the time. (A piece over 128 bytes allocates its merge heap;
+// merging it costs far more.)
+func TestExactCountDoesNotAllocate(t *testing.T) {
+	texts := map[string]string{
+		"prose": "The budget is split between providers by their declared share, and what is left goes back to the pool.",
+		"json":  `{"id":12345,"name":"ledger","ok":true},{"id":7,"name":"Ünïcode ✓","tags":["a","b"]}`,
+		"short": strings.Repeat("x", 100) + " " + strings.Repeat("ab", 60),
+	}
+	for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
+		for name, s := range texts {
+			if n := testing.AllocsPerRun(50, func() { e.count(s) }); n != 0 {
+				t.Errorf("%s %s: %.1f allocations per count, want 0", e.Name(), name, n)
+			}
+		}
+	}
+}
+
+// The ASCII fast path of the o200k_base scanner splits exactly as the
+// general scanner does, on text that is mostly ASCII with the non-ASCII
+// characters that could change its decisions (letters of each case
+// class, a combining mark, white space, punctuation, long s).
+func TestO200kASCIIPathMatchesGeneralScanner(t *testing.T) {
+	alphabet := []string{"a", "z", "A", "Z", "0", "9", " ", "  ", "\t", "\n", "\r", "'", "'s", "'LL", "\"", "{", "/", ".", "_", "\x7f",
+		"é", "É", "中", "ǅ", "ʰ", "\u0301", "\u00a0", "\u2028", "“", "ſ", "٣"}
+	r := rand.New(rand.NewPCG(4, 20))
+	for range 20000 {
+		var sb strings.Builder
+		for n := 1 + r.IntN(12); n > 0; n-- {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := sb.String()
+		sc := scanner{s: s, bmp: bmpTable()}
+		for i := 0; i < len(s); {
+			want := sc.pieceO200kAny(i)
+			if got := sc.pieceO200k(i); got != want {
+				t.Fatalf("%q at %d: piece ends at %d, general scanner %d", s, i, got, want)
+			}
+			i = want
+		}
 	}
 }

@@ -51,6 +51,68 @@ func (sc *scanner) pieceCl100k(i int) int {
 
 // pieceO200k returns the end of the o200k_base piece that starts at i.
 func (sc *scanner) pieceO200k(i int) int {
+	if j := sc.asciiO200k(i); j > i {
+		return j
+	}
+	return sc.pieceO200kAny(i)
+}
+
+// asciiO200k is pieceO200k for the common case where the piece is decided
+// by ASCII characters alone; it returns -1 when a character it would have
+// to look at is not ASCII. It takes the same decisions as pieceO200kAny
+// without trying alternatives that cannot match ASCII: a word needs a
+// letter at i or, after a one-character prefix, at i+1 (ASCII has no
+// marks, and no letter of both case classes).
+func (sc *scanner) asciiO200k(i int) int {
+	s := sc.s
+	if s[i] >= utf8.RuneSelf {
+		return -1
+	}
+	switch c := asciiClass[s[i]]; {
+	case c&clLetter != 0:
+		return sc.asciiWord(i)
+	case c&clNumber != 0:
+		return sc.digits(i)
+	case c&clNewline != 0:
+		return sc.whitespace(i)
+	}
+	if i+1 < len(s) {
+		if s[i+1] >= utf8.RuneSelf {
+			return -1
+		}
+		if asciiClass[s[i+1]]&clLetter != 0 {
+			return sc.asciiWord(i + 1)
+		}
+	}
+	if j := sc.punctuation(i, true); j > i {
+		return j
+	}
+	return sc.whitespace(i)
+}
+
+// asciiWord matches o200k_base's two word alternatives on ASCII at i,
+// which holds a letter: capitals, then small letters, then a
+// contraction; -1 when a non-ASCII character ends either run (it could be
+// a letter or a mark, which pieceO200kAny decides).
+func (sc *scanner) asciiWord(i int) int {
+	s := sc.s
+	j := i
+	for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&clUpper != 0 {
+		j++
+	}
+	k := j
+	for k < len(s) && s[k] < utf8.RuneSelf && asciiClass[s[k]]&clLower != 0 {
+		k++
+	}
+	if k < len(s) && s[k] >= utf8.RuneSelf {
+		return -1
+	}
+	return k + contraction(s, k)
+}
+
+// pieceO200kAny is pieceO200k on any text: the pattern's alternatives in
+// order.
+func (sc *scanner) pieceO200kAny(i int) int {
 	c, n := sc.at(i)
 	prefix := c&(clLetter|clNumber|clNewline) == 0 // [^\r\n\p{L}\p{N}]
 	if prefix && i+n < len(sc.s) {

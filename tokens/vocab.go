@@ -176,12 +176,24 @@ func pack8(s string) uint64 {
 		return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 	}
-	var x uint64
-	for i := 0; i < len(s); i++ {
-		x |= uint64(s[i]) << (8 * i)
+	// Two overlapping loads instead of a loop: where they overlap both
+	// hold the same bytes at the same places, so OR keeps them.
+	switch n := len(s); {
+	case n >= 4:
+		return uint64(load32(s)) | uint64(load32(s[n-4:]))<<(8*(n-4))
+	case n >= 2:
+		return uint64(load16(s)) | uint64(load16(s[n-2:]))<<(8*(n-2))
+	case n == 1:
+		return uint64(s[0])
 	}
-	return x
+	return 0
 }
+
+func load32(s string) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func load16(s string) uint16 { return uint16(s[0]) | uint16(s[1])<<8 }
 
 // hashString mixes s, whose first 8 bytes are head, 8 bytes at a time (a
 // multiply-xorshift hash); the low bits pick a slot and the high 24 are

@@ -94,6 +94,7 @@ type Session struct {
 type cachedMessage struct {
 	msg  json.RawMessage
 	cost messageCost
+	sums costSums // of this message and every one before it
 }
 
 type anchorState struct {
@@ -266,7 +267,9 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	rewrite := len(messages) < len(s.cache)
 	for i, m := range messages {
 		if i < len(s.cache) && sameBytes(s.cache[i].msg, m) {
-			s.cache[i].msg = m // later calls compare pointers first
+			if !samePointer(s.cache[i].msg, m) {
+				s.cache[i].msg = m // later calls compare pointers first
+			}
 			continue
 		}
 		if i < len(s.cache) {
@@ -276,7 +279,12 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 			}
 			s.cache = s.cache[:i]
 		}
-		s.cache = append(s.cache, cachedMessage{msg: m, cost: estimateMessage(r.counter, m, r.charges())})
+		c := cachedMessage{msg: m, cost: estimateMessage(r.counter, m, r.charges())}
+		if i > 0 {
+			c.sums = s.cache[i-1].sums
+		}
+		c.sums = c.sums.plus(i, &c.cost)
+		s.cache = append(s.cache, c)
 	}
 	if len(messages) < len(s.cache) {
 		s.cache = s.cache[:len(messages)]
@@ -284,7 +292,7 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	if s.anchor != nil && len(messages) < s.anchor.messages {
 		s.anchor = nil
 	}
-	h := r.totals(len(s.cache), func(i int) *messageCost { return &s.cache[i].cost })
+	h := s.totals(r, len(s.cache))
 
 	if !s.lanesValid {
 		n := len(r.warnings)
@@ -328,6 +336,18 @@ func (s *Session) Assess(messages []json.RawMessage) Assessment {
 	return a
 }
 
+// totals sums the first n cached messages from their running sums.
+func (s *Session) totals(r *resolved, n int) historyTotals {
+	return r.sumTotals(n,
+		func(k int) *costSums { return &s.cache[k-1].sums },
+		func(i int) *messageCost { return &s.cache[i].cost })
+}
+
+// samePointer reports whether a and b are the same slice of memory.
+func samePointer(a, b json.RawMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // sameBytes reports whether a and b hold the same bytes, comparing the
 // pointers first so an unchanged history costs no memory comparison.
 func sameBytes(a, b json.RawMessage) bool {
@@ -363,7 +383,7 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 		s.laneWarnings = append([]string(nil), r.warnings[n:]...)
 		s.lanesValid = true
 	}
-	h := r.totals(messageCount, func(i int) *messageCost { return &s.cache[i].cost })
+	h := s.totals(r, messageCount)
 	est := satAdd(s.lanes.Total(), satAdd(h.tokens, h.system))
 	est = satAdd(est, satMul(FramingTokensPerMessage, h.messages))
 	if est > 0 {
