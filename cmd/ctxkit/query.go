@@ -132,7 +132,10 @@ func defaultConsentShown() string {
 // A postgres:// URL opens the shared store instead (closed when the
 // process exits: the CLI's commands are short-lived); file:PATH is PATH.
 func openConsent(path string, create bool) (*consent.Store, string, error) {
-	local, ok := isLocalStore(path)
+	local, ok, err := isLocalStore(path)
+	if err != nil {
+		return nil, "", err
+	}
 	if !ok {
 		sc, err := openSharedConsent(context.Background(), path, false)
 		if err != nil {
@@ -498,7 +501,11 @@ func legLimits(fo *host.FanOut, o *host.Outcome) string {
 // a missing default store is empty.
 // A postgres:// URL loads the shared store's keys.
 func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
-	if !isLocal(path) {
+	local, ok, err := isLocalStore(path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		ks, closeKeys, err := openKeyStore(ctx, path)
 		if err != nil {
 			return nil, err
@@ -506,7 +513,7 @@ func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
 		defer closeKeys()
 		return ks.Load(ctx)
 	}
-	path = strings.TrimPrefix(path, "file:")
+	path = local
 	explicit := path != ""
 	if !explicit {
 		p, err := defaultStorePath()

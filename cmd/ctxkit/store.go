@@ -50,6 +50,10 @@ func runStore(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "store migrate: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
+	if _, _, err := isLocalStore(url); err != nil {
+		fmt.Fprintf(s.err, "store migrate: %v\n", err)
+		return exitUsage
+	}
 	if !pgstore.IsURL(url) {
 		fmt.Fprintln(s.err, "store migrate: --store postgres://... is required (the local store needs no migration)")
 		return exitUsage
@@ -101,7 +105,12 @@ func serveStore(ctx context.Context, s stdio, config, flagURL string, migrate bo
 		}
 		url = cfg.Store
 	}
-	if isLocal(url) {
+	_, ok, err := isLocalStore(url)
+	if err != nil {
+		fmt.Fprintf(s.err, "serve: %v\n", err)
+		return nil, exitUsage, false
+	}
+	if ok {
 		if migrate {
 			fmt.Fprintln(s.err, "serve: --store-migrate needs --store postgres://... (the local store has no schema)")
 			return nil, exitUsage, false
@@ -136,21 +145,29 @@ func openSharedConsent(ctx context.Context, url string, migrate bool) (*sharedCo
 	return &sharedConsent{store: st, log: log, consent: cs}, nil
 }
 
-// isLocalStore reports whether a --store value names the local journal
-// (a path, file:PATH or nothing), and the path.
-func isLocalStore(v string) (string, bool) {
+// isLocalStore classifies a --store value (or a config's "store"): the
+// local journal at a path, file:PATH or nothing (ok), or the shared database
+// at a postgres:// URL (not ok). Any other URL scheme is an error rather than
+// a file of that name: "mysql://db" is a mistake, not a journal path. The
+// error names only the scheme, since the rest may carry a password (C8).
+func isLocalStore(v string) (string, bool, error) {
 	if pgstore.IsURL(v) {
-		return "", false
+		return "", false, nil
 	}
-	return strings.TrimPrefix(v, "file:"), true
+	if scheme, _, ok := strings.Cut(v, "://"); ok {
+		return "", false, fmt.Errorf("--store: unsupported scheme %q: want postgres://..., file:PATH or a path", scheme+"://")
+	}
+	return strings.TrimPrefix(v, "file:"), true, nil
 }
-
-func isLocal(v string) bool { _, ok := isLocalStore(v); return ok }
 
 // openKeyStore opens the trust key store named by a --store value: the
 // file at a path (or file:PATH), the shared database at a postgres:// URL.
 func openKeyStore(ctx context.Context, v string) (trust.KeyStore, func(), error) {
-	if local, ok := isLocalStore(v); ok {
+	local, ok, err := isLocalStore(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
 		return trust.FileKeys{Path: local}, func() {}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -169,8 +186,8 @@ func localStorePath(flagValue, configValue string) string {
 	if v == "" {
 		v = configValue
 	}
-	p, ok := isLocalStore(v)
-	if !ok {
+	p, ok, err := isLocalStore(v)
+	if err != nil || !ok {
 		return ""
 	}
 	return p

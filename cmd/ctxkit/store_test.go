@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -302,5 +303,37 @@ func TestStorePasswordNeverPrinted(t *testing.T) {
 				t.Errorf("%v: the error does not name the database it could not reach:\n%s", args, errs)
 			}
 		}
+	}
+}
+
+// A --store URL of a scheme ctxkit does not speak is refused by name on
+// every command that takes one, never opened as a local journal file of
+// that name, and its password is not echoed.
+func TestStoreUnknownSchemeRefused(t *testing.T) {
+	const url = "mysql://ctx:pw-4k2j@db.internal/ctx"
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"consent", "list", "--store", url},
+		{"consent", "grant", "wiki", "--store", url, "--scope", "third-party-index", "--grantor", "ada"},
+		{"trust", "list", "--store", url},
+		{"store", "migrate", "--store", url},
+		{"mcp", "--store", url, "."},
+		{"query", "--goal", "g", "--store", url, "."},
+		{"serve", "--addr", "127.0.0.1:0", "--store", url},
+	} {
+		code, out, errs := runCLI(t, "", args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (usage)\n%s%s", args, code, exitUsage, out, errs)
+		}
+		if !strings.Contains(errs, `unsupported scheme "mysql://"`) {
+			t.Errorf("%v: the error does not name the scheme:\n%s", args, errs)
+		}
+		if strings.Contains(out+errs, "pw-4k2j") {
+			t.Errorf("%v printed the password:\n%s%s", args, out, errs)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("a file was created for the URL: %v", entries)
 	}
 }
