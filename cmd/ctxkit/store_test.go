@@ -284,14 +284,7 @@ func TestStorePasswordNeverPrinted(t *testing.T) {
 	t.Setenv("PGPASSWORD", envPW)
 	t.Setenv("PGCONNECT_TIMEOUT", "1")
 	for _, url := range []string{"postgres://ctx:" + pw + "@127.0.0.1:1/db?sslmode=disable", "postgres://ctx@127.0.0.1:1/db?sslmode=disable"} {
-		for _, args := range [][]string{
-			{"consent", "list", "--store", url},
-			{"trust", "list", "--store", url},
-			{"store", "migrate", "--store", url},
-			{"mcp", "--store", url, "."},
-			{"query", "--goal", "g", "--store", url, "."},
-			{"serve", "--addr", "127.0.0.1:0", "--store", url},
-		} {
+		for _, args := range storeCommands(url) {
 			code, out, errs := runCLI(t, "", args...)
 			if code == exitOK {
 				t.Fatalf("%v succeeded against a closed port", args)
@@ -313,15 +306,7 @@ func TestStoreUnknownSchemeRefused(t *testing.T) {
 	const url = "mysql://ctx:pw-4k2j@db.internal/ctx"
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, args := range [][]string{
-		{"consent", "list", "--store", url},
-		{"consent", "grant", "wiki", "--store", url, "--scope", "third-party-index", "--grantor", "ada"},
-		{"trust", "list", "--store", url},
-		{"store", "migrate", "--store", url},
-		{"mcp", "--store", url, "."},
-		{"query", "--goal", "g", "--store", url, "."},
-		{"serve", "--addr", "127.0.0.1:0", "--store", url},
-	} {
+	for _, args := range storeCommands(url) {
 		code, out, errs := runCLI(t, "", args...)
 		if code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (usage)\n%s%s", args, code, exitUsage, out, errs)
@@ -335,5 +320,19 @@ func TestStoreUnknownSchemeRefused(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Errorf("a file was created for the URL: %v", entries)
+	}
+}
+
+// storeCommands is every command line that takes a --store value, pointed
+// at url.
+func storeCommands(url string) [][]string {
+	return [][]string{
+		{"consent", "list", "--store", url},
+		{"consent", "grant", "wiki", "--store", url, "--scope", "third-party-index", "--grantor", "ada"},
+		{"trust", "list", "--store", url},
+		{"store", "migrate", "--store", url},
+		{"mcp", "--store", url, "."},
+		{"query", "--goal", "g", "--store", url, "."},
+		{"serve", "--addr", "127.0.0.1:0", "--store", url},
 	}
 }
