@@ -233,21 +233,42 @@ func (ix *Index) logf(o *IndexOptions, format string, a ...any) {
 }
 
 func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *IndexOptions) error {
-	if err := ix.rebuild(ctx, files, o); err != nil {
+	b, err := ix.indexAll(ctx, files, o)
+	if err != nil {
 		return err
 	}
+	if err := writeAtomic(o.Store, b.encodeTo); err != nil {
+		return err
+	}
+	// The image just written is served from the file, mapped, as a later
+	// query would be: the process does not hold it in its heap as well.
+	data, unmap, err := mapFile(o.Store)
+	if err != nil {
+		return err
+	}
+	seg, err := parseSegment(data)
+	if err != nil {
+		_ = unmap()
+		return err
+	}
+	seg.unmap = unmap
+	ix.useBase(seg)
 	ix.stats.State = StateRebuilt
-	return writeAtomic(o.Store, ix.segs[0].data)
+	return nil
 }
 
-// writeAtomic writes data beside name and renames it into place, so a
-// reader sees the old index or the new one, never a torn one.
-func writeAtomic(name string, data []byte) error {
+// writeAtomic writes an image beside name and renames it into place, so a
+// reader sees the old index or the new one, never a torn one. encode
+// writes the image after a header of zeros and returns the header.
+func writeAtomic(name string, encode func(io.Writer) ([]byte, error)) error {
 	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
+	hdr, werr := encode(f)
+	if werr == nil {
+		_, werr = f.WriteAt(hdr, 0)
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}
@@ -263,16 +284,31 @@ func writeAtomic(name string, data []byte) error {
 	return werr
 }
 
-// rebuild indexes every file into one segment.
-func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions) error {
+// indexAll indexes every file into a new builder.
+func (ix *Index) indexAll(ctx context.Context, files []walkFile, o *IndexOptions) (*builder, error) {
 	b := newBuilder(false, o.fingerprint())
 	if err := ix.indexFiles(ctx, b, files, o); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// rebuild indexes every file into one segment in memory.
+func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions) error {
+	b, err := ix.indexAll(ctx, files, o)
+	if err != nil {
 		return err
 	}
 	seg, err := openSegment(b.encode())
 	if err != nil {
 		return err
 	}
+	ix.useBase(seg)
+	return nil
+}
+
+// useBase makes seg the index's only segment, every text path in it live.
+func (ix *Index) useBase(seg *segment) {
 	ix.segs = []*segment{seg}
 	ix.dead = [][]bool{make([]bool, len(seg.contents))}
 	ix.live = make(map[string]contentRef)
@@ -284,7 +320,6 @@ func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions)
 			ix.live[p.rel] = contentRef{0, uint32(ci)}
 		}
 	}
-	return nil
 }
 
 // refresh compares the tree with a stored segment and indexes what changed
@@ -411,9 +446,9 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk, ids := newTokenizer(), b.dict.cached()
+			tk := newTokenizer()
 			for i := range next {
-				slots[i] <- ix.analyzeFile(tk, ids, files[i])
+				slots[i] <- ix.analyzeFile(tk, b.dict, files[i])
 			}
 		}()
 	}
@@ -474,7 +509,7 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 }
 
 // analyzeFile reads and analyses one file.
-func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFile {
+func (ix *Index) analyzeFile(tk *tokenizer, dict *termDict, f walkFile) analyzedFile {
 	data, err := os.ReadFile(f.abs)
 	if err != nil {
 		return analyzedFile{skipTo: "unreadable"}
@@ -483,7 +518,7 @@ func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFi
 	if !ok {
 		return analyzedFile{skipTo: "binary"}
 	}
-	a := analyze(tk, ids, f.rel, text)
+	a := analyze(tk, dict, f.rel, text)
 	a.hash = sha256.Sum256(data)
 	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}
