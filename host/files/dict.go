@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 )
 
 // dictShards is how many independently locked parts a termDict has: with
@@ -18,11 +19,14 @@ const dictShards = 64
 // dictionary keeps them compactly rather than as a map of strings (which
 // cost four times as much, the largest part of a cold index's peak
 // memory): each shard stores its terms back to back in one byte slice and
-// finds them through an open-addressing table of 4-byte slots. A term's id
-// is its number within its shard times dictShards, plus the shard.
+// finds them through an open-addressing table of 4-byte slots. Ids are
+// dense, in the order terms were first seen, so the builder's per-term
+// tables have no holes.
 type termDict struct {
 	seed   maphash.Seed
+	next   atomic.Uint32 // the id the next new term gets
 	shards [dictShards]dictShard
+	where  []uint32 // id -> shard<<26 | number in shard; made by term
 }
 
 // dictShard is one locked part of a termDict.
@@ -30,7 +34,8 @@ type dictShard struct {
 	mu    sync.Mutex
 	data  []byte   // the shard's terms, back to back
 	ends  []uint32 // end offset in data of each term
-	table []uint32 // local id + 1 of the term hashed there, 0 if free
+	ids   []uint32 // the dictionary's id of each term
+	table []uint32 // number in the shard + 1 of the term hashed there, 0 if free
 }
 
 func newTermDict() *termDict { return &termDict{seed: maphash.MakeSeed()} }
@@ -41,15 +46,24 @@ func (d *termDict) id(t []byte) uint32 {
 	si := h % dictShards
 	s := &d.shards[si]
 	s.mu.Lock()
-	local := s.lookup(d.seed, t, h/dictShards)
+	id := s.lookup(d, t, h/dictShards)
 	s.mu.Unlock()
-	return local*dictShards + uint32(si)
+	return id
 }
 
-// term returns the bytes of the term numbered id. The builder calls it
-// once the workers are done.
+// term returns the bytes of the term numbered id. Only the builder calls
+// it, once the workers are done.
 func (d *termDict) term(id uint32) []byte {
-	return d.shards[id%dictShards].term(id / dictShards)
+	if len(d.where) != int(d.next.Load()) {
+		d.where = make([]uint32, d.next.Load())
+		for si := range d.shards {
+			for local, id := range d.shards[si].ids {
+				d.where[id] = uint32(si)<<26 | uint32(local)
+			}
+		}
+	}
+	w := d.where[id]
+	return d.shards[w>>26].term(w & (1<<26 - 1))
 }
 
 func (s *dictShard) term(local uint32) []byte {
@@ -60,10 +74,11 @@ func (s *dictShard) term(local uint32) []byte {
 	return s.data[start:s.ends[local]]
 }
 
-// lookup finds or adds t, whose hash (within the shard) is h.
-func (s *dictShard) lookup(seed maphash.Seed, t []byte, h uint64) uint32 {
+// lookup finds or adds t, whose hash (within the shard) is h, and returns
+// its id.
+func (s *dictShard) lookup(d *termDict, t []byte, h uint64) uint32 {
 	if 2*(len(s.ends)+1) > len(s.table) {
-		s.grow(seed)
+		s.grow(d.seed)
 	}
 	mask := uint64(len(s.table) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -72,10 +87,12 @@ func (s *dictShard) lookup(seed maphash.Seed, t []byte, h uint64) uint32 {
 			s.data = append(s.data, t...)
 			s.ends = append(s.ends, uint32(len(s.data)))
 			s.table[i] = uint32(len(s.ends))
-			return uint32(len(s.ends) - 1)
+			id := d.next.Add(1) - 1
+			s.ids = append(s.ids, id)
+			return id
 		}
 		if bytes.Equal(s.term(v-1), t) {
-			return v - 1
+			return s.ids[v-1]
 		}
 	}
 }

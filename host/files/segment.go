@@ -406,9 +406,11 @@ func (b *builder) addStr(s string) (off, n uint32) {
 // slot makes room for a term id's postings and returns it.
 func (b *builder) slot(id uint32) uint32 {
 	if int(id) >= len(b.posts) {
-		n := max(int(id)+1, 2*len(b.posts))
-		b.posts = append(b.posts, make([][]byte, n-len(b.posts))...)
-		b.last = append(b.last, make([]uint32, n-len(b.last))...)
+		// Ids are dense and the dictionary knows how many the workers have
+		// handed out, so the tables grow to that rather than doubling.
+		n := max(int(id)+1, len(b.posts)*5/4, int(b.dict.next.Load()))
+		b.posts = append(make([][]byte, 0, n), b.posts...)[:n]
+		b.last = append(make([]uint32, 0, n), b.last...)[:n]
 	}
 	return id
 }
