@@ -355,7 +355,7 @@ func (ix *Index) refresh(ctx context.Context, base *segment, files []walkFile, o
 	}
 	var changed []walkFile
 	for _, f := range suspect {
-		data, err := os.ReadFile(f.abs)
+		data, err := os.ReadFile(f.path(ix.root))
 		if err != nil {
 			changed = append(changed, f) // counted as unreadable when indexed
 			continue
@@ -510,7 +510,7 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 
 // analyzeFile reads and analyses one file.
 func (ix *Index) analyzeFile(tk *tokenizer, dict *termDict, f walkFile) analyzedFile {
-	data, err := os.ReadFile(f.abs)
+	data, err := os.ReadFile(f.path(ix.root))
 	if err != nil {
 		return analyzedFile{skipTo: "unreadable"}
 	}
