@@ -132,9 +132,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	w := &walker{root: abs, opts: &o}
 	if err := w.walk(ctx); err != nil {
 		if stored != nil {
-			if st := <-stored; st.seg != nil {
-				_ = st.seg.unmap()
-			}
+			(<-stored).release()
 		}
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
@@ -188,100 +186,10 @@ func rootLabel(root string) string {
 	return c + "/"
 }
 
-// storedIndex is a store mapped and checked, or why it could not be.
-type storedIndex struct {
-	seg *segment // with unmap set; nil if err is set
-	err error    // os.ErrNotExist when there is none
-}
-
-// mapStore maps a stored index and checks its image.
-func mapStore(name string) storedIndex {
-	data, unmap, err := mapFile(name)
-	if err != nil {
-		return storedIndex{err: err}
-	}
-	seg, err := openSegment(data)
-	if err != nil {
-		_ = unmap()
-		return storedIndex{err: err}
-	}
-	seg.unmap = unmap
-	return storedIndex{seg: seg}
-}
-
-// open reuses the stored index when it is sound; the caller holds the
-// store's lock.
-func (ix *Index) open(ctx context.Context, st storedIndex, files []walkFile, o *IndexOptions) error {
-	switch {
-	case errors.Is(st.err, os.ErrNotExist):
-		return ix.rebuildAndStore(ctx, files, o)
-	case st.err != nil:
-		ix.logf(o, "index %s not used (%v); rebuilding", o.Store, st.err)
-		return ix.rebuildAndStore(ctx, files, o)
-	case st.seg.optionsSum != o.fingerprint():
-		_ = st.seg.unmap()
-		ix.logf(o, "index %s not used (built with other options); rebuilding", o.Store)
-		return ix.rebuildAndStore(ctx, files, o)
-	}
-	return ix.refresh(ctx, st.seg, files, o)
-}
-
 func (ix *Index) logf(o *IndexOptions, format string, a ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "files: "+format+"\n", a...)
 	}
-}
-
-func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *IndexOptions) error {
-	b, err := ix.indexAll(ctx, files, o)
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(o.Store, b.encodeTo); err != nil {
-		return err
-	}
-	// The image just written is served from the file, mapped, as a later
-	// query would be: the process does not hold it in its heap as well.
-	data, unmap, err := mapFile(o.Store)
-	if err != nil {
-		return err
-	}
-	seg, err := parseSegment(data)
-	if err != nil {
-		_ = unmap()
-		return err
-	}
-	seg.unmap = unmap
-	ix.useBase(seg)
-	ix.stats.State = StateRebuilt
-	return nil
-}
-
-// writeAtomic writes an image beside name and renames it into place, so a
-// reader sees the old index or the new one, never a torn one. encode
-// writes the image after a header of zeros and returns the header.
-func writeAtomic(name string, encode func(io.Writer) ([]byte, error)) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	hdr, werr := encode(f)
-	if werr == nil {
-		_, werr = f.WriteAt(hdr, 0)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
 }
 
 // indexAll indexes every file into a new builder.
@@ -320,87 +228,6 @@ func (ix *Index) useBase(seg *segment) {
 			ix.live[p.rel] = contentRef{0, uint32(ci)}
 		}
 	}
-}
-
-// refresh compares the tree with a stored segment and indexes what changed
-// over it.
-func (ix *Index) refresh(ctx context.Context, base *segment, files []walkFile, o *IndexOptions) error {
-	stored := make(map[string]contentRef, len(files))
-	meta := make(map[string]pathEntry, len(files))
-	for ci, c := range base.contents {
-		for _, p := range c.paths {
-			stored[p.rel] = contentRef{0, uint32(ci)}
-			meta[p.rel] = p
-		}
-	}
-	live := make(map[string]contentRef, len(files))
-	var suspect []walkFile
-	for _, f := range files {
-		m, ok := meta[f.rel]
-		if ok && m.size == f.size && m.modTime == f.modTime {
-			if r := stored[f.rel]; base.contents[r.content].binary {
-				ix.stats.Skipped.Binary++
-			} else {
-				live[f.rel] = r
-			}
-			continue
-		}
-		suspect = append(suspect, f)
-	}
-	// A file whose size or time changed is read and hashed; if its content
-	// is one the index holds, nothing is reindexed.
-	byHash := make(map[[32]byte]uint32, len(base.contents))
-	for ci, c := range base.contents {
-		byHash[c.hash] = uint32(ci)
-	}
-	var changed []walkFile
-	for _, f := range suspect {
-		data, err := os.ReadFile(f.path(ix.root))
-		if err != nil {
-			changed = append(changed, f) // counted as unreadable when indexed
-			continue
-		}
-		if ci, ok := byHash[sha256.Sum256(data)]; ok && stored[f.rel] == (contentRef{0, ci}) {
-			live[f.rel] = contentRef{0, ci}
-			continue
-		}
-		changed = append(changed, f)
-	}
-	ix.segs = []*segment{base}
-	ix.dead = [][]bool{make([]bool, len(base.contents))}
-	ix.live = live
-	ix.stats.State = StateFresh
-	if len(changed) == 0 && len(live)+ix.stats.Skipped.Binary == len(stored) {
-		ix.markDead()
-		return nil
-	}
-	// Many changes: a rebuild costs little more than the overlay, and keeps
-	// the next query fast.
-	if len(changed) > 256 && len(changed)*10 > len(files) {
-		_ = base.unmap()
-		return ix.rebuildAndStore(ctx, files, o)
-	}
-	ix.stats.State = StateRefreshed
-	b := newBuilder(false, o.fingerprint())
-	if err := ix.indexFiles(ctx, b, changed, o); err != nil {
-		return err
-	}
-	seg, err := openSegment(b.encode())
-	if err != nil {
-		return err
-	}
-	ix.segs = append(ix.segs, seg)
-	ix.dead = append(ix.dead, make([]bool, len(seg.contents)))
-	for ci, c := range seg.contents {
-		if c.binary {
-			continue
-		}
-		for _, p := range c.paths {
-			ix.live[p.rel] = contentRef{1, uint32(ci)}
-		}
-	}
-	ix.markDead()
-	return nil
 }
 
 // markDead tombstones every content no live path refers to.

@@ -36,9 +36,10 @@ func exportedDecl(heading string) bool {
 // provider, written to and mapped from disk, so a query reads only the
 // postings of its own terms. Layout (little-endian):
 //
-//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C
-//	contents offset table, then per content: hash, kind, flags, chunk
-//	         range, paths (each with size and modification time)
+//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C,
+//	         and for a delta the CRC-32C of the base it applies to
+//	contents per content: hash, flags, chunk range, paths (each with size
+//	         and modification time)
 //	chunks   fixed-size records (content, lines, bytes, field lengths,
 //	         heading and text references into the string pool)
 //	strings  headings and, for in-memory documents, chunk texts
@@ -47,8 +48,8 @@ func exportedDecl(heading string) bool {
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 9
-	headerSize = 8 + 4*16
+	segVersion = 10
+	headerSize = 8 + 4*17
 	chunkRec   = 48
 )
 
@@ -63,6 +64,8 @@ type segment struct {
 	avgBody, avgHead            float64
 	totalBodyLen, totalHeadLen  uint64
 	optionsSum                  uint32
+	sum                         uint32 // CRC-32C of the image after the header
+	baseSum                     uint32 // for a delta, the sum of its base; 0 for a base
 	unmap                       func() error
 }
 
@@ -76,6 +79,7 @@ type content struct {
 	test       bool // a test file by its name (see isTest)
 	data       bool // a data or configuration file by its extension (see isData)
 	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
+	gone       bool // in a delta: its paths were removed from the tree since the base
 	firstChunk uint32
 	nChunks    uint32
 	paths      []pathEntry
@@ -178,6 +182,7 @@ func parseSegment(data []byte) (*segment, error) {
 	s.totalBodyLen = uint64(h(11)) | uint64(h(12))<<32
 	s.totalHeadLen = uint64(h(13))
 	s.optionsSum = h(14)
+	s.sum, s.baseSum = h(15), h(16)
 	for _, off := range []int{contentsOff, s.chunkOff, s.strOff, s.termIdx, s.termBytes, s.postIdx, s.postBytes} {
 		if off < headerSize || off > len(data) {
 			return nil, fmt.Errorf("%w: section offset out of range", errCorrupt)
@@ -244,7 +249,7 @@ func (r *reader) content() (content, error) {
 	copy(c.hash[:], r.bytes(32))
 	flags := r.uvarint()
 	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
-	c.transcoded, c.data = flags&32 != 0, flags&64 != 0
+	c.transcoded, c.data, c.gone = flags&32 != 0, flags&64 != 0, flags&128 != 0
 	c.firstChunk = uint32(r.uvarint())
 	c.nChunks = uint32(r.uvarint())
 	np := r.uvarint()
@@ -273,6 +278,7 @@ type builder struct {
 	headLen  uint64
 	keepText bool
 	options  uint32
+	baseSum  uint32 // set for a delta: the sum of the base it applies to
 }
 
 func newBuilder(keepText bool, options uint32) *builder {
@@ -394,6 +400,19 @@ func (b *builder) addBinary(p pathEntry) {
 	b.contents = append(b.contents, content{binary: true, firstChunk: b.nChunks, paths: []pathEntry{p}})
 }
 
+// addGone records, in a delta, paths of the base that are no longer in
+// the tree.
+func (b *builder) addGone(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
+	c := content{gone: true, firstChunk: b.nChunks}
+	for _, rel := range rels {
+		c.paths = append(c.paths, pathEntry{rel: rel})
+	}
+	b.contents = append(b.contents, c)
+}
+
 func (b *builder) addStr(s string) (off, n uint32) {
 	if s == "" {
 		return 0, 0
@@ -511,7 +530,7 @@ func (b *builder) encodeTo(w io.Writer) ([]byte, error) {
 	copy(hdr, segMagic)
 	for k, v := range []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(order)), uint32(contentsOff),
 		uint32(chunkOff), uint32(strOff), uint32(termIdx), uint32(termBytes), uint32(postIdx), uint32(postBytes),
-		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options, iw.crc} {
+		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options, iw.crc, b.baseSum} {
 		binary.LittleEndian.PutUint32(hdr[8+4*k:], v)
 	}
 	return hdr, iw.err
@@ -520,7 +539,7 @@ func (b *builder) encodeTo(w io.Writer) ([]byte, error) {
 // contentFlags packs a content's booleans as the image stores them.
 func contentFlags(c *content) uint64 {
 	var flags uint64
-	for bit, set := range []bool{c.doc, c.generated, c.html, c.binary, c.test, c.transcoded, c.data} {
+	for bit, set := range []bool{c.doc, c.generated, c.html, c.binary, c.test, c.transcoded, c.data, c.gone} {
 		if set {
 			flags |= 1 << bit
 		}
