@@ -165,15 +165,7 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 		write(t, dir, "f"+string(rune('a'+i))+".md", "# Topic\n\nplain words about nothing in particular\n")
 	}
 	write(t, dir, "target.md", "# Target\n\nthe old answer is seven\n")
-	build := func() (*files.Index, string) {
-		var log bytes.Buffer
-		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ix.Close() })
-		return ix, log.String()
-	}
+	build := func() (*files.Index, string) { return buildStored(t, dir, store) }
 	if ix, _ := build(); ix.Stats().State != files.StateRebuilt {
 		t.Fatalf("first build: %s", ix.Stats().State)
 	}

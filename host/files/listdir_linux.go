@@ -78,23 +78,28 @@ func appendDirents(out []dirEntry, b []byte) []dirEntry {
 		if i := slices.Index(name, 0); i >= 0 {
 			name = name[:i]
 		}
-		kind := entryOther
-		switch b[18] {
-		case unix.DT_REG:
-			kind = entryFile
-		case unix.DT_DIR:
-			kind = entryDir
-		case unix.DT_LNK:
-			kind = entrySymlink
-		case unix.DT_UNKNOWN:
-			kind = entryUnknown
-		}
+		kind := direntKind(b[18])
 		if s := string(name); s != "." && s != ".." {
 			out = append(out, dirEntry{name: s, kind: kind})
 		}
 		b = b[reclen:]
 	}
 	return out
+}
+
+// direntKind reads a directory entry's type (DT_REG, ...).
+func direntKind(t uint8) entryKind {
+	switch t {
+	case unix.DT_REG:
+		return entryFile
+	case unix.DT_DIR:
+		return entryDir
+	case unix.DT_LNK:
+		return entrySymlink
+	case unix.DT_UNKNOWN:
+		return entryUnknown
+	}
+	return entryOther
 }
 
 // stat returns the kind, size and modification time (Unix nanoseconds) of
@@ -110,15 +115,7 @@ func (d *dirHandle) stat(name string) (kind entryKind, size, modTime int64, err 
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		kind = entryFile
-	case unix.S_IFDIR:
-		kind = entryDir
-	case unix.S_IFLNK:
-		kind = entrySymlink
-	default:
-		kind = entryOther
-	}
+	// A directory entry's type is its file mode's format bits, shifted.
+	kind = direntKind(uint8((st.Mode & unix.S_IFMT) >> 12))
 	return kind, st.Size, st.Mtim.Nano(), nil
 }

@@ -25,16 +25,11 @@ func TestRefreshIsStored(t *testing.T) {
 	write(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
 	build := func(want files.State, reindexed int) (*files.Index, string) {
 		t.Helper()
-		var log bytes.Buffer
-		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ix.Close() })
+		ix, log := buildStored(t, dir, store)
 		if st := ix.Stats(); st.State != want || st.Reindexed != reindexed {
 			t.Fatalf("state %s, %d reindexed; want %s, %d (%+v)", st.State, st.Reindexed, want, reindexed, st)
 		}
-		return ix, log.String()
+		return ix, log
 	}
 	build(files.StateRebuilt, 21)
 	write(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
@@ -84,16 +79,7 @@ func TestDeltaOfAnotherBaseIsNotTrusted(t *testing.T) {
 		write(t, dir, "n"+string(rune('a'+i))+".md", "# Note\n\nfiller words\n")
 	}
 	write(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
-	build := func() (*files.Index, string) {
-		t.Helper()
-		var log bytes.Buffer
-		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ix.Close() })
-		return ix, log.String()
-	}
+	build := func() (*files.Index, string) { t.Helper(); return buildStored(t, dir, store) }
 	build()
 	write(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
 	build()
@@ -147,4 +133,17 @@ func first(t *testing.T, p *files.Provider, goal string) string {
 // the others' (identical contents are indexed once).
 func filler(i int) string {
 	return "# Note\n\nfiller words about nothing " + strings.Repeat("x", i+1) + "\n"
+}
+
+// buildStored builds the index of dir kept in store, closed when the test
+// ends, and returns it with what it logged.
+func buildStored(t *testing.T, dir, store string) (*files.Index, string) {
+	t.Helper()
+	var log bytes.Buffer
+	ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix, log.String()
 }
