@@ -312,11 +312,11 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		switch {
 		case r.skipTo == "binary":
 			ix.stats.Skipped.Binary++
-			b.addBinary(pathEntry{rel: f.rel, size: f.size, modTime: f.modTime})
+			b.addBinary(pathEntry(f))
 		case r.skipTo == "unreadable":
 			ix.stats.Skipped.Unreadable++
 		case r.a != nil:
-			pe := pathEntry{rel: f.rel, size: f.size, modTime: f.modTime}
+			pe := pathEntry(f)
 			if ci, dup := byHash[r.a.hash]; dup {
 				b.contents[ci].paths = append(b.contents[ci].paths, pe)
 				continue
