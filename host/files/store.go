@@ -29,6 +29,10 @@ type storedIndex struct {
 	delta *segment // the delta over seg, with unmap set; nil if there is none usable
 	err   error    // os.ErrNotExist when there is none
 	note  string   // why a delta present was not used
+	// Every stored path, by path (see storedPaths): listed while the tree
+	// is walked, as it needs only the store.
+	at    map[string]int32
+	paths []storedPath
 }
 
 // release unmaps what was mapped.
@@ -73,6 +77,7 @@ func mapStore(name string) storedIndex {
 	default:
 		st.delta = delta
 	}
+	st.at, st.paths = storedPaths(st.seg, st.delta)
 	return st
 }
 
@@ -93,7 +98,7 @@ func (ix *Index) open(ctx context.Context, st storedIndex, files []walkFile, o *
 	if st.note != "" {
 		ix.logf(o, "index %s not used (%s); reindexing what changed since its base", deltaPath(o.Store), st.note)
 	}
-	return ix.refresh(ctx, st.seg, st.delta, files, o)
+	return ix.refresh(ctx, st, files, o)
 }
 
 func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *IndexOptions) error {
@@ -183,7 +188,11 @@ func (p pathState) matches(f walkFile) bool {
 
 // storedPaths lists every path of the base and the delta (which may be
 // nil), by path.
-func storedPaths(base, delta *segment, n int) (map[string]int32, []storedPath) {
+func storedPaths(base, delta *segment) (map[string]int32, []storedPath) {
+	n := 0
+	for _, c := range base.contents {
+		n += len(c.paths)
+	}
 	at := make(map[string]int32, n)
 	paths := make([]storedPath, 0, n)
 	for si, s := range []*segment{base, delta} {
@@ -210,12 +219,11 @@ func storedPaths(base, delta *segment, n int) (map[string]int32, []storedPath) {
 	return at, paths
 }
 
-// refresh compares the tree with the stored base and delta (nil if none)
-// by size and modification time. When every file is as the store says,
+// refresh compares the tree with the stored base and delta (if any) by size and modification time. When every file is as the store says,
 // the store is used as it is; otherwise every file that differs from the
 // base is indexed into a new delta, which is stored.
-func (ix *Index) refresh(ctx context.Context, base, delta *segment, files []walkFile, o *IndexOptions) error {
-	at, paths := storedPaths(base, delta, len(files))
+func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, o *IndexOptions) error {
+	base, delta, at, paths := st.seg, st.delta, st.at, st.paths
 	ix.live = make(map[string]contentRef, len(files))
 	var changed []walkFile // differ from the base: what a new delta holds
 	fresh := true
