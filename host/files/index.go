@@ -98,11 +98,13 @@ func DefaultIndexPath(root string) (string, error) {
 
 // Build indexes every text file under root that the walk keeps (see
 // IndexOptions and Skipped). With Store set, a stored index is reused:
-// files whose size and modification time are unchanged are not read, files
-// whose content hash is unchanged are not reindexed, and the rest are
-// indexed over it; a missing, corrupt or incompatible store is rebuilt
-// (with a message to Log) and written atomically. Symbolic links are never
-// followed, so nothing outside root is read.
+// files whose size and modification time are as stored are not read, and
+// the files that differ from the store's last full build are indexed into
+// a delta stored beside it (Store + ".delta"), so the next Build on an
+// unchanged tree reads no file; a missing, corrupt or incompatible store is
+// rebuilt (with a message to Log). Both are written atomically under a lock
+// on Store + ".lock". Symbolic links are never followed, so nothing
+// outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
 	start := time.Now()
 	var o IndexOptions
