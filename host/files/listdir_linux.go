@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,14 +39,9 @@ func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) {
 
 func (d *dirHandle) close() { _ = unix.Close(d.fd) }
 
-// direntBufs holds getdents buffers for reuse across directories.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// list returns the directory's entries in name order, without "." and "..".
-func (d *dirHandle) list() ([]dirEntry, error) {
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
+// list returns the directory's entries in name order, without "." and
+// "..", reading them through buf.
+func (d *dirHandle) list(buf []byte) ([]dirEntry, error) {
 	var out []dirEntry
 	for {
 		n, err := unix.Getdents(d.fd, buf)

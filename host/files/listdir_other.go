@@ -18,7 +18,7 @@ func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) { return &dirH
 
 func (d *dirHandle) close() {}
 
-func (d *dirHandle) list() ([]dirEntry, error) {
+func (d *dirHandle) list([]byte) ([]dirEntry, error) {
 	entries, err := os.ReadDir(d.abs)
 	if err != nil {
 		return nil, err

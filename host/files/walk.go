@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DefaultSkipDirs are directory names not descended into unless
@@ -67,6 +68,7 @@ type walker struct {
 	files   []walkFile
 	skipSet map[string]bool
 	sem     chan struct{} // tokens for listing a directory on another goroutine
+	bufs    sync.Pool     // of *[]byte, for reading directory listings
 }
 
 // listing is what one directory's walk found, its subdirectories' included
@@ -125,7 +127,13 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 		out.err = err
 		return out
 	}
-	entries, err := d.list()
+	bp, _ := w.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 32<<10)
+		bp = &b
+	}
+	entries, err := d.list(*bp)
+	w.bufs.Put(bp)
 	if err != nil {
 		out.skipped.Unreadable++
 		return out
