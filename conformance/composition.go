@@ -36,8 +36,8 @@ const (
 	checkInvalidFrames = "composition-invalid-frames"
 )
 
-// CompositionChecks lists the composition checks in report order.
-func CompositionChecks() []string {
+// compositionChecks lists the composition checks in report order.
+func compositionChecks() []string {
 	return []string{checkBudgetBound, checkTotalPartition, checkQuarantine, checkDeterminism,
 		checkArrivalOrder, checkDuplicateEvidence, checkInvalidFrames}
 }
@@ -131,7 +131,7 @@ type CompositionOptions struct {
 }
 
 // RunComposition runs every composition check against h and returns the
-// report, checks in CompositionChecks order. Each check composes its
+// report, checks in compositionChecks order. Each check composes its
 // adversarial scenario and a well-behaved counterpart; a host error or a
 // cancelled ctx fails the check that was running, with the error as
 // evidence.

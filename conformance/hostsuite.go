@@ -32,8 +32,8 @@ const (
 	checkHostCrashIsolation   = "host-crash-isolation"
 )
 
-// HostChecks lists the host checks in report order.
-func HostChecks() []string {
+// hostChecks lists the host checks in report order.
+func hostChecks() []string {
 	return []string{checkHostVersionReject, checkHostBudgetDrop, checkHostFrameLimit, checkHostConsentGate,
 		checkHostScopeReceipt, checkHostProvenanceBytes, checkHostContentQuoting, checkHostCompositionAudit,
 		checkHostCrashIsolation}
@@ -56,7 +56,7 @@ func hostProbeQuery() frame.Query {
 // RunHost runs the host scenarios of docs/protocol.md §5.3 against ctxkit's own
 // host (package host, with package compose for the two composition
 // scenarios), each adversarial with a counterpart, and returns the report in
-// HostChecks order. Real child processes play the stdio providers.
+// hostChecks order. Real child processes play the stdio providers.
 func RunHost(ctx context.Context, opts *HostOptions) Report {
 	shell := "sh"
 	if opts != nil && opts.Shell != "" {

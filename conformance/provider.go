@@ -38,8 +38,8 @@ const (
 	checkUnknownEnvelope = "unknown-envelope"
 )
 
-// ProviderChecks lists the provider checks in report order.
-func ProviderChecks() []string {
+// providerChecks lists the provider checks in report order.
+func providerChecks() []string {
 	return []string{checkHandshake, checkConsentScope, checkFrameValidity, checkVerifyHonesty,
 		checkBudgetHonesty, checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency,
 		checkShutdownClean, checkMalformedInput, checkEmbedding, checkCorrelation, checkUnknownEnvelope}
@@ -93,18 +93,18 @@ type ProviderOptions struct {
 	Stderr io.Writer
 }
 
-// ErrTarget reports a provider target the harness cannot use at all (no
+// errTarget reports a provider target the harness cannot use at all (no
 // command and no URL, or both). RunProvider reports other failures as checks.
-var ErrTarget = errors.New("conformance: provider target needs exactly one of a command and a URL")
+var errTarget = errors.New("conformance: provider target needs exactly one of a command and a URL")
 
 // RunProvider drives the provider through every provider check and returns
-// the report, checks in ProviderChecks order. A provider that cannot be
+// the report, checks in providerChecks order. A provider that cannot be
 // started or fails its handshake fails the handshake check; the checks that
 // need a session are then skipped and the wire probes still run. Over HTTP
 // the three stdio wire probes are skipped.
 func RunProvider(ctx context.Context, t ProviderTarget, opts *ProviderOptions) (Report, error) {
 	if (len(t.Command) == 0) == (t.URL == "") {
-		return Report{}, ErrTarget
+		return Report{}, errTarget
 	}
 	o := ProviderOptions{Timeout: 10 * time.Second}
 	if opts != nil {

@@ -14,12 +14,12 @@ import (
 
 func checkStatuses(t *testing.T, rep Report, want map[string]Status) {
 	t.Helper()
-	if got, names := len(rep.Checks), ProviderChecks(); got != len(names) {
+	if got, names := len(rep.Checks), providerChecks(); got != len(names) {
 		t.Fatalf("report has %d checks, want %d: %+v", got, len(names), rep.Checks)
 	}
 	for i, c := range rep.Checks {
-		if c.Name != ProviderChecks()[i] {
-			t.Errorf("check %d is %q, want %q", i, c.Name, ProviderChecks()[i])
+		if c.Name != providerChecks()[i] {
+			t.Errorf("check %d is %q, want %q", i, c.Name, providerChecks()[i])
 		}
 		if w, ok := want[c.Name]; ok && c.Status != w {
 			t.Errorf("%s: %s, want %s; evidence: %s", c.Name, c.Status, w, c.Evidence)
@@ -33,7 +33,7 @@ func TestHonestFixturePassesEveryProviderCheckOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Status{}
-	for _, n := range ProviderChecks() {
+	for _, n := range providerChecks() {
 		want[n] = Pass
 	}
 	checkStatuses(t, rep, want)
@@ -52,7 +52,7 @@ func TestHonestFixturePassesOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Status{}
-	for _, n := range ProviderChecks() {
+	for _, n := range providerChecks() {
 		want[n] = Pass
 	}
 	for _, n := range []string{checkMalformedInput, checkEmbedding, checkCorrelation} {
@@ -106,10 +106,10 @@ func TestRedRun(t *testing.T) {
 }
 
 func TestRunProviderRejectsBadTarget(t *testing.T) {
-	if _, err := RunProvider(context.Background(), ProviderTarget{}, nil); err != ErrTarget {
+	if _, err := RunProvider(context.Background(), ProviderTarget{}, nil); err != errTarget {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"x"}, URL: "http://x"}, nil); err != ErrTarget {
+	if _, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"x"}, URL: "http://x"}, nil); err != errTarget {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func FuzzProviderSuiteReplies(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Checks) != len(ProviderChecks()) {
+		if len(rep.Checks) != len(providerChecks()) {
 			t.Fatalf("%d checks", len(rep.Checks))
 		}
 	})

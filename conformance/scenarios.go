@@ -147,8 +147,8 @@ func LookupScenario(name string) (*Scenario, bool) {
 	return s, true
 }
 
-// Provider returns the scenario's provider with the given id.
-func (s *Scenario) Provider(id string) (ScenarioProvider, bool) {
+// provider returns the scenario's provider with the given id.
+func (s *Scenario) provider(id string) (ScenarioProvider, bool) {
 	for _, p := range s.Providers {
 		if p.ID == id {
 			return p, true
