@@ -504,18 +504,17 @@ func (r *hostRun) provenanceBytes() {
 		r.fail(name, "a temporary file", err.Error(), "a file to re-read")
 		return
 	}
-	h := host.New(&host.Options{TrustedRoots: []string{dir}})
-	defer h.Close(context.WithoutCancel(r.ctx))
+	roots := []string{dir}
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 	wrong := "sha256:" + strings.Repeat("a", 64)
-	got := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: wrong})
+	got := host.VerifyFileProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: wrong}, roots)
 	sent := fmt.Sprintf("file provenance %s (bytes \"abc\") declaring %s", uri, wrong)
 	if got.Status != host.ProvenanceMismatch {
 		r.fail(name, sent, fmt.Sprintf("%s %s", got.Status, got.Reason), "mismatch")
 		return
 	}
 	real := digestOf("abc")
-	ok := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: real})
+	ok := host.VerifyFileProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: real}, roots)
 	if ok.Status != host.ProvenanceVerified {
 		r.fail(name, "counterpart: the same file declaring its real digest "+real, fmt.Sprintf("%s %s", ok.Status, ok.Reason), "verified")
 		return

@@ -77,6 +77,15 @@ type ExcludedFrame struct {
 	Detail string `json:"detail"`
 }
 
+// spell is the stable spelling of the i-th value of an enumeration, or
+// kind(i) for a value out of its range.
+func spell(names []string, i int, kind string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s(%d)", kind, i)
+}
+
 // Outcome is one provider's leg of a fan-out.
 type Outcome struct {
 	// Provider is the host's id for the leg's provider.

@@ -81,9 +81,6 @@ type Options struct {
 	Trust *trust.Store
 	// Policy is the per-frame audit policy (default ExcludeFrames).
 	Policy AuditPolicy
-	// TrustedRoots are the directories under which file provenance may be
-	// re-read by VerifyProvenance. Empty: nothing is re-read.
-	TrustedRoots []string
 }
 
 // entry is one registered provider.
@@ -135,9 +132,6 @@ func New(opts *Options) *Host {
 
 // Consent returns the host's consent store.
 func (h *Host) Consent() *consent.Store { return h.opts.Consent }
-
-// Policy returns the host's per-frame audit policy.
-func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 
 // Register adds p under the host-side id (the routing and consent key, and
 // the provider part of every FrameID it serves). The handshake happens on
