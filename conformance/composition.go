@@ -268,23 +268,35 @@ func admittedFrom(admitted []FrameRef, provider string) []FrameRef {
 	return out
 }
 
+// honestRef is the well-behaved provider's frame in the quarantine and
+// invalid-frames scenarios: the counterpart that must be admitted.
+var honestRef = FrameRef{Provider: providerHonest, Frame: "honest-f"}
+
+// composeWithBad composes scenario for check and returns, beside the
+// scenario and its composition, the frames admitted from provider bad.
+func (r *compRun) composeWithBad(check, scenario, bad string) (*Scenario, *Composition, []FrameRef, bool) {
+	s, c, ok := r.compose(check, scenario)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	return s, c, admittedFrom(c.Admitted, bad), true
+}
+
 func (r *compRun) quarantine() {
 	const check = checkQuarantine
-	s, c, ok := r.compose(check, scenarioQuarantine)
+	s, c, leaked, ok := r.composeWithBad(check, scenarioQuarantine, providerFlooder)
 	if !ok {
 		return
 	}
-	leaked := admittedFrom(c.Admitted, providerFlooder)
-	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(leaked) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame of %q, which returned %d frames for max_frames %d (B4 flood), admitted; leaked %s",
 			providerFlooder, len(s.Providers[0].Frames), s.Query.MaxFrames, refList(leaked)))
-	case !contains(c.Admitted, honest):
-		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honest))
+	case !contains(c.Admitted, honestRef):
+		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honestRef))
 	default:
 		r.rep.add(check, Pass, "flooder (%d frames for max_frames %d) contributed nothing; honest frame %s admitted",
-			len(s.Providers[0].Frames), s.Query.MaxFrames, honest)
+			len(s.Providers[0].Frames), s.Query.MaxFrames, honestRef)
 	}
 }
 
@@ -376,18 +388,16 @@ func (r *compRun) duplicateEvidence() {
 
 func (r *compRun) invalidFrames() {
 	const check = checkInvalidFrames
-	s, c, ok := r.compose(check, scenarioInvalid)
+	s, c, bad, ok := r.composeWithBad(check, scenarioInvalid, providerDefective)
 	if !ok {
 		return
 	}
-	bad := admittedFrom(c.Admitted, providerDefective)
-	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(bad) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame breaking F1 (score 1.5), F3 (blank citation_label) or B3 (token_cost 1 for 100 tokens of content) admitted; admitted %s", refList(bad)))
 		return
-	case !contains(c.Admitted, honest):
-		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honest))
+	case !contains(c.Admitted, honestRef):
+		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honestRef))
 		return
 	}
 	cc, ok := r.counterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted")

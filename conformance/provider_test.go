@@ -40,14 +40,7 @@ func TestHonestFixturePassesEveryProviderCheckOverStdio(t *testing.T) {
 }
 
 func TestHonestFixturePassesOverHTTP(t *testing.T) {
-	p, err := NewFixtureProvider(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	srv := httptest.NewServer(p)
-	defer srv.Close()
-	rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 5 * time.Second})
+	rep, err := RunProvider(context.Background(), ProviderTarget{URL: fixtureURL(t, nil)}, &ProviderOptions{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,14 +132,7 @@ func TestRedRunOverHTTP(t *testing.T) {
 		}
 		n++
 		t.Run(m.Name, func(t *testing.T) {
-			p, err := NewFixtureProvider(&FixtureOptions{Misbehave: m.Name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			srv := httptest.NewServer(p)
-			defer srv.Close()
-			rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 3 * time.Second})
+			rep, err := RunProvider(context.Background(), ProviderTarget{URL: fixtureURL(t, &FixtureOptions{Misbehave: m.Name})}, &ProviderOptions{Timeout: 3 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,4 +174,18 @@ func FuzzProviderSuiteReplies(f *testing.F) {
 			t.Fatalf("%d checks", len(rep.Checks))
 		}
 	})
+}
+
+// fixtureURL serves a fixture provider made with o over HTTP for the rest of
+// the test and returns its URL.
+func fixtureURL(t *testing.T, o *FixtureOptions) string {
+	t.Helper()
+	p, err := NewFixtureProvider(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

@@ -458,15 +458,8 @@ func TestConcurrentCorrelatedQueries(t *testing.T) {
 	if _, err := h.Connect(context.Background(), "child"); err != nil {
 		t.Fatal(err)
 	}
-	errs := make(chan error, 20)
-	for range 20 {
-		go func() {
-			_, err := h.QueryProvider(context.Background(), "child", probe())
-			errs <- err
-		}()
-	}
-	for range 20 {
-		if err := <-errs; err != nil {
+	for _, err := range queryConcurrently(h, "child", 20) {
+		if err != nil {
 			t.Error(err)
 		}
 	}
@@ -605,15 +598,8 @@ func TestCrashFailsEveryWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	errs := make(chan error, 10)
-	for range 10 {
-		go func() {
-			_, err := h.QueryProvider(context.Background(), "c", probe())
-			errs <- err
-		}()
-	}
-	for range 10 {
-		if err := <-errs; !errors.Is(err, ErrProviderCrashed) {
+	for _, err := range queryConcurrently(h, "c", 10) {
+		if !errors.Is(err, ErrProviderCrashed) {
 			t.Errorf("waiter got %v", err)
 		}
 	}
@@ -666,4 +652,21 @@ func TestBudgetLieAndFloodOverStdio(t *testing.T) {
 	if n := len(fo.Accepted()); n != 1 {
 		t.Errorf("accepted %d", n)
 	}
+}
+
+// queryConcurrently sends n probe queries to provider id at once and returns
+// their errors when all have answered.
+func queryConcurrently(h *Host, id string, n int) []error {
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := h.QueryProvider(context.Background(), id, probe())
+			errs <- err
+		}()
+	}
+	out := make([]error, n)
+	for i := range out {
+		out[i] = <-errs
+	}
+	return out
 }
