@@ -59,9 +59,6 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("host: unknown leg status %q", b)
 }
 
-// Accepted reports whether the leg contributes frames.
-func (s Status) Accepted() bool { return s == StatusFrames }
-
 // Skipped reports whether the host did not query the provider because the
 // query gave it nothing to do (none of its kinds asked for, or a share too
 // small for one frame). A skipped leg is not a failure of the provider.

@@ -33,7 +33,8 @@ type VerifyDrop struct {
 	// Frame is the dropped identity.
 	Frame frame.ID `json:"frame"`
 	// Reason says why the frame must not be reused, one of "stale" and
-	// "gone" (the provider's verdict, V4), "unknown" (an unknown or missing
+	// "gone" (the provider's verdict, V4; after "gone" alone a requery
+	// cannot bring the evidence back), "unknown" (an unknown or missing
 	// verdict, V2), "no_digest" (never reused unchecked, D3), and, without
 	// asking the provider, "verify_unsupported", "unknown_provider",
 	// "consent_required" or "verify_failed".
@@ -45,10 +46,6 @@ type VerifyDrop struct {
 	// empty (omitted) when there is none.
 	Detail string `json:"detail,omitempty"`
 }
-
-// WarrantsRequery reports whether re-querying could bring the evidence back
-// (every reason but gone).
-func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != dropGone }
 
 // VerifyOutcome partitions the held identities: every one is either retained
 // (its provider answered valid) or dropped with a reason. Default deny.

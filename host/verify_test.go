@@ -162,9 +162,6 @@ func TestVerify(t *testing.T) {
 		if dr.Frame.Frame == "stale" && dr.ReplacementDigest != d('1') {
 			t.Errorf("stale replacement = %q", dr.ReplacementDigest)
 		}
-		if dr.Frame.Frame == "gone" && dr.WarrantsRequery() {
-			t.Errorf("gone warrants requery")
-		}
 	}
 	sent := <-asked
 	for _, id := range sent {
