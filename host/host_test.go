@@ -455,10 +455,8 @@ func TestConcurrentCorrelatedQueries(t *testing.T) {
 	h := New(testOpts(nil))
 	defer closeAndCheck(t, h)
 	addFake(t, h, "child", "healthy", "CTXKIT_CORR=1")
-	if _, err := h.Connect(context.Background(), "child"); err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range queryConcurrently(h, "child", 20) {
+	errs, _ := queryConcurrently(t, h, "child", 20)
+	for _, err := range errs {
 		if err != nil {
 			t.Error(err)
 		}
@@ -594,16 +592,13 @@ func TestCrashFailsEveryWaiter(t *testing.T) {
 	defer closeAndCheck(t, h)
 	// The child reads the first query and dies; the others are in flight.
 	addFake(t, h, "c", "crash", "CTXKIT_CORR=1")
-	if _, err := h.Connect(context.Background(), "c"); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	for _, err := range queryConcurrently(h, "c", 10) {
+	errs, d := queryConcurrently(t, h, "c", 10)
+	for _, err := range errs {
 		if !errors.Is(err, ErrProviderCrashed) {
 			t.Errorf("waiter got %v", err)
 		}
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d > 3*time.Second {
 		t.Errorf("waiters failed after %v", d)
 	}
 }
@@ -654,9 +649,15 @@ func TestBudgetLieAndFloodOverStdio(t *testing.T) {
 	}
 }
 
-// queryConcurrently sends n probe queries to provider id at once and returns
-// their errors when all have answered.
-func queryConcurrently(h *Host, id string, n int) []error {
+// queryConcurrently handshakes with provider id, then sends it n probe
+// queries at once and returns their errors when all have answered, and how
+// long that took.
+func queryConcurrently(t *testing.T, h *Host, id string, n int) ([]error, time.Duration) {
+	t.Helper()
+	if _, err := h.Connect(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
 	errs := make(chan error, n)
 	for range n {
 		go func() {
@@ -668,5 +669,5 @@ func queryConcurrently(h *Host, id string, n int) []error {
 	for i := range out {
 		out[i] = <-errs
 	}
-	return out
+	return out, time.Since(start)
 }
