@@ -181,20 +181,22 @@ func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
 	return s, c, true
 }
 
-// counterpart composes the scenario that differs from the check's own only
-// in the property under test, and fails the check unless the host admits
-// every frame it offers: a host that admits nothing must not pass a check
-// about what it leaves out. want says what the counterpart shows.
-func (r *compRun) counterpart(check, name, want string) (*Composition, bool) {
+// passWithCounterpart composes the counterpart of check, scenario name,
+// which differs from the check's own only in the property under test, and
+// fails the check unless the host admits every frame it offers (want says
+// what that shows): a host that admits nothing must not pass a check about
+// what it leaves out. Otherwise the check passes, citing found and how the
+// counterpart differs (desc).
+func (r *compRun) passWithCounterpart(check, name, want, found, desc string) {
 	cs, cc, ok := r.compose(check, name)
 	if !ok {
-		return nil, false
+		return
 	}
 	if missing := notAdmitted(cs, cc); len(missing) > 0 {
 		r.fail(check, cs, cc, fmt.Sprintf("counterpart: %s; missing %s", want, refList(missing)))
-		return nil, false
+		return
 	}
-	return cc, true
+	r.rep.add(check, Pass, "%s; counterpart %s: all %d admitted", found, desc, len(cc.Admitted))
 }
 
 func (r *compRun) fail(check string, s *Scenario, c *Composition, expected string) {
@@ -378,12 +380,9 @@ func (r *compRun) duplicateEvidence() {
 		r.fail(check, s, c, fmt.Sprintf("the distinct frame %s admitted", g))
 		return
 	}
-	cc, ok := r.counterpart(check, scenarioDuplicateDistinct, "distinct evidence (different digests) all admitted")
-	if !ok {
-		return
-	}
-	r.rep.add(check, Pass, "shared evidence admitted once (%s), the copy reported dropped; counterpart with distinct digests: all %d admitted",
-		refList(intersect(c.Admitted, []FrameRef{a, b})), len(cc.Admitted))
+	r.passWithCounterpart(check, scenarioDuplicateDistinct, "distinct evidence (different digests) all admitted",
+		fmt.Sprintf("shared evidence admitted once (%s), the copy reported dropped", refList(intersect(c.Admitted, []FrameRef{a, b}))),
+		"with distinct digests")
 }
 
 func (r *compRun) invalidFrames() {
@@ -400,12 +399,8 @@ func (r *compRun) invalidFrames() {
 		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honestRef))
 		return
 	}
-	cc, ok := r.counterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted")
-	if !ok {
-		return
-	}
-	r.rep.add(check, Pass, "no rule-breaking frame admitted (admitted %s); counterpart with the frames repaired: all %d admitted",
-		refList(c.Admitted), len(cc.Admitted))
+	r.passWithCounterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted",
+		fmt.Sprintf("no rule-breaking frame admitted (admitted %s)", refList(c.Admitted)), "with the frames repaired")
 }
 
 // partitionViolation returns "" when every offered frame appears exactly
