@@ -161,7 +161,7 @@ type compRun struct {
 // compose runs one scenario; on a host error it records the failure of
 // check and returns ok=false.
 func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
-	s, ok := LookupScenario(name)
+	s, ok := lookupScenario(name)
 	if !ok {
 		r.rep.add(check, Fail, "sent: nothing; got: no scenario %q in this harness; expected: a known scenario", name)
 		return nil, nil, false

@@ -103,7 +103,7 @@ func TestExecInputNamesFixtureCommands(t *testing.T) {
 
 func mustScenario(t *testing.T, name string) *Scenario {
 	t.Helper()
-	s, ok := LookupScenario(name)
+	s, ok := lookupScenario(name)
 	if !ok {
 		t.Fatalf("no scenario %s", name)
 	}

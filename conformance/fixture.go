@@ -126,9 +126,9 @@ func NewFixtureProvider(opts *FixtureOptions) (*FixtureProvider, error) {
 		}
 	}
 	if o.Scenario != "" || o.Provider != "" {
-		s, ok := LookupScenario(o.Scenario)
+		s, ok := lookupScenario(o.Scenario)
 		if !ok {
-			return nil, fmt.Errorf("fixture provider: unknown scenario %q (known: %s)", o.Scenario, strings.Join(ScenarioNames(), ", "))
+			return nil, fmt.Errorf("fixture provider: unknown scenario %q (known: %s)", o.Scenario, strings.Join(scenarioNames(), ", "))
 		}
 		sp, ok := s.provider(o.Provider)
 		if !ok {

@@ -34,13 +34,12 @@ func fixtureProviderUsage(fs *flag.FlagSet) func() {
 			fmt.Fprintf(w, "  %-24s %s [%s]\n", m.Name, m.Summary, strings.Join(m.Targets, ", "))
 		}
 		fmt.Fprintln(w, "\ncomposition scenarios:")
-		for _, name := range conformance.ScenarioNames() {
-			s, _ := conformance.LookupScenario(name)
+		for _, s := range conformance.Scenarios() {
 			ids := make([]string, len(s.Providers))
 			for i, p := range s.Providers {
 				ids[i] = p.ID
 			}
-			fmt.Fprintf(w, "  %-22s providers %s\n", name, strings.Join(ids, ", "))
+			fmt.Fprintf(w, "  %-22s providers %s\n", s.Name, strings.Join(ids, ", "))
 		}
 		fmt.Fprintln(w, "\nexamples:")
 		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider\n", programName, programName)
