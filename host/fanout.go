@@ -50,13 +50,11 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a spelling produced by MarshalText.
 func (s *Status) UnmarshalText(b []byte) error {
-	for i, n := range statusNames {
-		if n == string(b) {
-			*s = Status(i)
-			return nil
-		}
+	i, err := unspell(statusNames[:], b, "leg status")
+	if err == nil {
+		*s = Status(i)
 	}
-	return fmt.Errorf("host: unknown leg status %q", b)
+	return err
 }
 
 // Skipped reports whether the host did not query the provider because the
@@ -81,6 +79,16 @@ func spell(names []string, i int, kind string) string {
 		return names[i]
 	}
 	return fmt.Sprintf("%s(%d)", kind, i)
+}
+
+// unspell is the index of spelling b in names, or an error naming kind.
+func unspell(names []string, b []byte, kind string) (int, error) {
+	for i, n := range names {
+		if n == string(b) {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("host: unknown %s %q", kind, b)
 }
 
 // Outcome is one provider's leg of a fan-out.

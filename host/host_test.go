@@ -661,3 +661,30 @@ func queryConcurrently(t *testing.T, h *Host, id string, n int, want error) time
 	}
 	return time.Since(start)
 }
+
+// The audit policy and the leg status read back every spelling they write,
+// and refuse others by name, leaving the value as it was.
+func TestEnumSpellingsRoundTrip(t *testing.T) {
+	for _, p := range []AuditPolicy{ExcludeFrames, DropLeg} {
+		b, _ := p.MarshalText()
+		var q AuditPolicy
+		if err := q.UnmarshalText(b); err != nil || q != p {
+			t.Errorf("policy %s read back as %v, %v", b, q, err)
+		}
+	}
+	for i := range statusNames {
+		b, _ := Status(i).MarshalText()
+		var s Status
+		if err := s.UnmarshalText(b); err != nil || s != Status(i) {
+			t.Errorf("status %s read back as %v, %v", b, s, err)
+		}
+	}
+	p := DropLeg
+	if err := p.UnmarshalText([]byte("drop")); err == nil || !strings.Contains(err.Error(), `audit policy "drop"`) || p != DropLeg {
+		t.Errorf("unknown policy: %v, value %v", err, p)
+	}
+	s := StatusTimeout
+	if err := s.UnmarshalText([]byte("late")); err == nil || !strings.Contains(err.Error(), `leg status "late"`) || s != StatusTimeout {
+		t.Errorf("unknown status: %v, value %v", err, s)
+	}
+}
