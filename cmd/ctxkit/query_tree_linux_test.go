@@ -87,11 +87,7 @@ func TestServeEndsProviderTree(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("query: %d %s", resp.StatusCode, b)
 	}
-	for start := time.Now(); len(proctest.Live(marker)) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("the provider's sleepers did not start: %v", proctest.Live(marker))
-		}
-	}
+	proctest.WaitLive(t, marker, 2)
 	cancel()
 	select {
 	case <-done:
