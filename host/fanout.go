@@ -191,13 +191,14 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 // statusOf maps a leg error to its outcome status.
 func statusOf(err error) Status {
 	var ce *ConsentError
+	var vm *VersionMismatchError
 	switch {
 	case errors.As(err, &ce):
 		if len(ce.Missing) > 0 {
 			return StatusScopeReceiptRequired
 		}
 		return StatusConsentRequired
-	case errors.Is(err, errVersionMismatch):
+	case errors.As(err, &vm):
 		return StatusVersionMismatch
 	case errors.Is(err, ErrNotStarted):
 		return StatusNotStarted
