@@ -63,7 +63,7 @@ type Limits struct {
 	Timeout Duration `json:"timeout,omitempty"`
 	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
 	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
-	// MaxConnections is ServeOptions.MaxConnections.
+	// MaxConnections is Options.MaxConnections.
 	MaxConnections int `json:"max_connections,omitempty"`
 }
 
@@ -81,10 +81,6 @@ func (l Limits) Apply(o *Options) {
 	if l.MaxBodyBytesInFlight > 0 {
 		o.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
 	}
-}
-
-// ApplyServe copies the non-zero connection limit into o.
-func (l Limits) ApplyServe(o *ServeOptions) {
 	if l.MaxConnections > 0 {
 		o.MaxConnections = l.MaxConnections
 	}
@@ -145,7 +141,7 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := ParseConfig(b)
+	c, err := parseConfig(b)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -168,9 +164,9 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// ParseConfig decodes a config document, refusing unknown members (a typo
+// parseConfig decodes a config document, refusing unknown members (a typo
 // in a config file should not be silently ignored) and checking providers.
-func ParseConfig(b []byte) (*Config, error) {
+func parseConfig(b []byte) (*Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var c Config

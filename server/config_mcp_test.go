@@ -7,7 +7,7 @@ import (
 )
 
 func TestConfigMCPProvider(t *testing.T) {
-	c, err := ParseConfig([]byte(`{"providers": [{"id": "ev", "mcp": "mcp:stdio:npx -y server", "mcp_tool": "echo:message"}]}`))
+	c, err := parseConfig([]byte(`{"providers": [{"id": "ev", "mcp": "mcp:stdio:npx -y server", "mcp_tool": "echo:message"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestConfigMCPProvider(t *testing.T) {
 		`{"providers": [{"id": "a", "mcp": "mcp:http://h.example/mcp"}]}`:        "loopback",
 		`{"providers": [{"id": "a", "mcp": "mcp:stdio:x", "mcp_tool": ":arg"}]}`: "names no tool",
 	} {
-		c, err := ParseConfig([]byte(cfg))
+		c, err := parseConfig([]byte(cfg))
 		if err == nil {
 			var h interface{ Close(context.Context) error }
 			h, err = c.NewHost(context.Background(), nil)

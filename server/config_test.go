@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	c, err := ParseConfig([]byte(`{"limits":{"max_body_bytes":1000,"max_frames":10,"timeout":"2s"},
+	c, err := parseConfig([]byte(`{"limits":{"max_body_bytes":1000,"max_frames":10,"timeout":"2s"},
 		"providers":[{"id":"docs","files":"./docs"},{"id":"t","command":["prov","--stdio"]},{"id":"w","url":"https://x.example/cgp","token_env":"W"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestParseConfig(t *testing.T) {
 		{`{"limits":{"max_frames":-1}}`, "negative"},
 		{`{} {}`, "unexpected data"},
 	} {
-		if _, err := ParseConfig([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := parseConfig([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: error %v, want one containing %q", bad.doc, err, bad.want)
 		}
 	}

@@ -55,7 +55,7 @@ func TestQueryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(ctx)
-	c, _ := newTestClient(t, &server.Options{Query: h})
+	c, sh := newTestClient(t, &server.Options{Query: h})
 	res, err := c.Query(ctx, &api.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestQueryRoute(t *testing.T) {
 	if res.Composition.Audit.TokensUsed > 600 || len(res.Composition.Audit.Entries) == 0 {
 		t.Fatalf("audit %+v", res.Composition.Audit)
 	}
-	m, _ := c.Metrics(ctx)
+	m := metricsOf(sh)
 	if !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) ||
 		!strings.Contains(m, `ctxkit_provider_outcomes_total{kind="`+res.FanOut.Outcomes[1].Status.String()+`"} 1`) {
 		t.Fatalf("provider outcome metrics:\n%s", m)
@@ -110,7 +110,11 @@ func TestConfigNewHostRefusesBadProviders(t *testing.T) {
 		`{"providers":[{"id":"w","url":"http://192.0.2.1/cgp"}]}`,
 		`{"providers":[{"id":"w","url":"https://wiki.example/cgp","token_env":"CTXKIT_TEST_UNSET_TOKEN"}]}`,
 	} {
-		c, err := server.ParseConfig([]byte(doc))
+		p := filepath.Join(t.TempDir(), "ctxkit.json")
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := server.LoadConfig(p)
 		if err != nil {
 			t.Fatal(err)
 		}

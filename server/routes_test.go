@@ -27,6 +27,13 @@ func newTestClient(t *testing.T, opts *server.Options) (*client.Client, *server.
 	return c, h
 }
 
+// metricsOf returns h's GET /metrics text.
+func metricsOf(h *server.Handler) string {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", api.PathMetrics, nil))
+	return rec.Body.String()
+}
+
 func wantError(t *testing.T, err error, status int, code, field, rule string) *api.Error {
 	t.Helper()
 	var e *api.Error
