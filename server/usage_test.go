@@ -38,13 +38,8 @@ func getUsage(t *testing.T, url string) (int, host.UsageReport) {
 // token_cost, and the report passes the UR1 check; since filters by time
 // and a malformed since is a 400 naming the parameter.
 func TestUsageCountsServedFrames(t *testing.T) {
-	cfg := docsHost(t, false)
+	h := docsHost(t, false)
 	ctx := context.Background()
-	h, err := cfg.NewHost(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
 	ts := httptest.NewServer(server.New(&server.Options{Query: h}))
 	defer ts.Close()
 	c, err := client.New(ts.URL, nil)

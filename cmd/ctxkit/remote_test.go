@@ -24,11 +24,11 @@ func remoteServer(t *testing.T, opts *server.Options) string {
 // serves docs; config adds members to its configuration.
 func filesService(t *testing.T, docs, config string) string {
 	t.Helper()
-	cfg, err := server.ParseConfig([]byte(`{` + config + `"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
+	cfg, err := parseServeConfig([]byte(`{` + config + `"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := cfg.NewHost(context.Background(), nil)
+	h, err := cfg.newHost(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

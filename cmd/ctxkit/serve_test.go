@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,11 +84,12 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	for i := range many {
 		many[i] = offer
 	}
-	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !client.IsCode(err, api.CodeTooManyFrames) {
+	var tooMany *api.Error
+	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !errors.As(err, &tooMany) || tooMany.Code != api.CodeTooManyFrames {
 		t.Fatalf("51 offers with max_frames 50: %v", err)
 	}
-	m, err := c.Metrics(bg)
-	if err != nil || !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) {
+	m, err := getText(url + api.PathMetrics)
+	if err != nil || !strings.Contains(string(m), `ctxkit_provider_outcomes_total{kind="frames"} 1`) {
 		t.Fatalf("metrics: %v\n%s", err, m)
 	}
 	cancel()

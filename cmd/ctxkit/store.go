@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
-	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/trust"
 )
 
@@ -98,7 +97,7 @@ func (c *sharedConsent) Close() {
 func serveStore(ctx context.Context, s stdio, config, flagURL string, migrate bool) (*sharedConsent, int, bool) {
 	url := flagURL
 	if url == "" && config != "" {
-		cfg, err := server.LoadConfig(config)
+		cfg, err := loadServeConfig(config)
 		if err != nil {
 			fmt.Fprintf(s.err, "serve: %v\n", err)
 			return nil, exitUsage, false

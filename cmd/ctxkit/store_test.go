@@ -153,15 +153,25 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 	}
 }
 
-func getJSON(url string, v any) error {
+// getText GETs url and returns the body of a 200 answer.
+func getText(url string) ([]byte, error) {
 	resp, err := http.Get(url)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		return &httpStatusError{resp.StatusCode, string(b)}
+		return nil, &httpStatusError{resp.StatusCode, string(b)}
+	}
+	return b, nil
+}
+
+// getJSON GETs url and decodes a 200 answer into v.
+func getJSON(url string, v any) error {
+	b, err := getText(url)
+	if err != nil {
+		return err
 	}
 	return json.Unmarshal(b, v)
 }

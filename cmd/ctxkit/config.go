@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"bytes"
@@ -15,9 +15,10 @@ import (
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/mcpbridge"
+	"github.com/ctxkit/ctxkit/server"
 )
 
-// Config is the JSON file read by `ctxkit serve --config FILE`:
+// serveConfig is the JSON file read by `ctxkit serve --config FILE`:
 //
 //	{
 //	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s",
@@ -32,11 +33,11 @@ import (
 // A relative "files" directory or command path is resolved against the
 // config file's directory. Credentials are never written in the file: a
 // provider names the environment variable that holds its bearer token.
-type Config struct {
+type serveConfig struct {
 	// Limits are the request limits; zero fields keep the defaults.
-	Limits Limits `json:"limits"`
+	Limits configLimits `json:"limits"`
 	// Providers are the providers POST /v1/query fans out to, in order.
-	Providers []ProviderConfig `json:"providers"`
+	Providers []providerConfig `json:"providers"`
 	// ConsentStore is the consent journal egress providers are checked
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
@@ -45,30 +46,30 @@ type Config struct {
 	// URL (docs/deploy.md). When set it replaces ConsentStore; the
 	// command that reads the file opens it (see Consent).
 	Store string `json:"store,omitempty"`
-	// Consent, when set, is the consent store NewHost uses instead of
+	// Consent, when set, is the consent store newHost uses instead of
 	// opening ConsentStore (ctxkit serve sets it to the shared store).
 	Consent *consent.Store `json:"-"`
 	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
 	// its query each (default 30s).
-	QueryTimeout Duration `json:"query_timeout,omitempty"`
+	QueryTimeout jsonDuration `json:"query_timeout,omitempty"`
 }
 
-// Limits are the request limits of a config file; zero means the default.
-type Limits struct {
-	// MaxBodyBytes is Options.MaxBodyBytes.
+// configLimits are the request limits of a config file; zero means the default.
+type configLimits struct {
+	// MaxBodyBytes is server.Options.MaxBodyBytes.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
-	// MaxFrames is Options.MaxFrames.
+	// MaxFrames is server.Options.MaxFrames.
 	MaxFrames int `json:"max_frames,omitempty"`
-	// Timeout is Options.Timeout, as a duration string ("30s").
-	Timeout Duration `json:"timeout,omitempty"`
-	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
+	// Timeout is server.Options.Timeout, as a duration string ("30s").
+	Timeout jsonDuration `json:"timeout,omitempty"`
+	// MaxBodyBytesInFlight is server.Options.MaxBodyBytesInFlight.
 	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
-	// MaxConnections is Options.MaxConnections.
+	// MaxConnections is server.Options.MaxConnections.
 	MaxConnections int `json:"max_connections,omitempty"`
 }
 
-// Apply copies the non-zero limits into o.
-func (l Limits) Apply(o *Options) {
+// apply copies the non-zero limits into o.
+func (l configLimits) apply(o *server.Options) {
 	if l.MaxBodyBytes > 0 {
 		o.MaxBodyBytes = l.MaxBodyBytes
 	}
@@ -86,9 +87,9 @@ func (l Limits) Apply(o *Options) {
 	}
 }
 
-// ProviderConfig configures one provider of /v1/query. Exactly one of
+// providerConfig configures one provider of /v1/query. Exactly one of
 // Files, Command and URL is set.
-type ProviderConfig struct {
+type providerConfig struct {
 	// ID is the provider id used in frame identities and citations.
 	ID string `json:"id"`
 	// Files is a directory served by the built-in files provider.
@@ -110,12 +111,12 @@ type ProviderConfig struct {
 	MCPTool string `json:"mcp_tool,omitempty"`
 }
 
-// Duration is a time.Duration written in JSON as a Go duration string
+// jsonDuration is a time.Duration written in JSON as a Go duration string
 // ("30s", "1m30s").
-type Duration time.Duration
+type jsonDuration time.Duration
 
 // UnmarshalJSON reads a duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("duration: want a string such as \"30s\": %w", err)
@@ -127,21 +128,18 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if v < 0 {
 		return fmt.Errorf("duration: %q is negative", s)
 	}
-	*d = Duration(v)
+	*d = jsonDuration(v)
 	return nil
 }
 
-// MarshalJSON writes the duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// LoadConfig reads and checks a config file, resolving relative paths
+// loadServeConfig reads and checks a config file, resolving relative paths
 // against its directory.
-func LoadConfig(path string) (*Config, error) {
+func loadServeConfig(path string) (*serveConfig, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := parseConfig(b)
+	c, err := parseServeConfig(b)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -164,12 +162,12 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// parseConfig decodes a config document, refusing unknown members (a typo
+// parseServeConfig decodes a config document, refusing unknown members (a typo
 // in a config file should not be silently ignored) and checking providers.
-func parseConfig(b []byte) (*Config, error) {
+func parseServeConfig(b []byte) (*serveConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var c Config
+	var c serveConfig
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
@@ -207,12 +205,12 @@ func parseConfig(b []byte) (*Config, error) {
 	return &c, nil
 }
 
-// NewHost builds the host that serves /v1/query from the configured
+// newHost builds the host that serves /v1/query from the configured
 // providers: files directories are indexed now (progress, if any, goes to
 // progress), stdio children are registered (and spawned on first use),
 // HTTP providers get their bearer token from the named environment
 // variable. The caller owns the host and must Close it.
-func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, error) {
+func (c *serveConfig) newHost(ctx context.Context, progress io.Writer) (*host.Host, error) {
 	consent, err := c.openConsent()
 	if err != nil {
 		return nil, err
@@ -265,7 +263,7 @@ func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, e
 	return h, nil
 }
 
-func (c *Config) openConsent() (*consent.Store, error) {
+func (c *serveConfig) openConsent() (*consent.Store, error) {
 	if c.Consent != nil {
 		return c.Consent, nil
 	}
@@ -288,7 +286,7 @@ func (c *Config) openConsent() (*consent.Store, error) {
 }
 
 // addMCP registers an MCP server bridged as a provider.
-func addMCP(h *host.Host, p ProviderConfig) error {
+func addMCP(h *host.Host, p providerConfig) error {
 	t, err := mcpbridge.ParseTarget(p.MCP)
 	if err != nil {
 		return err
