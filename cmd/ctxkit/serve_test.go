@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,22 +33,8 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(`{"limits":{"max_frames":50,"timeout":"5s"},"consent_store":"consent.ndjson","providers":[{"id":"docs","files":"docs"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfg, "--log-format", "json"}, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
-		pw.Close()
-	}()
-	urlc, _ := announce.Watch(pr, nil)
-	var url string
-	select {
-	case url = <-urlc:
-	case code := <-done:
-		t.Fatalf("serve exited %d before listening", code)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	srv := serveInProcess(t, "--config", cfg, "--log-format", "json")
+	url := srv.url
 	c, err := client.New(url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,13 +78,34 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	if err != nil || !strings.Contains(string(m), `ctxkit_provider_outcomes_total{kind="frames"} 1`) {
 		t.Fatalf("metrics: %v\n%s", err, m)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Fatalf("serve exited %d after cancel", code)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(); code != exitOK {
+		t.Fatalf("serve exited %d after cancel (-1: did not stop within 20 s)", code)
 	}
+}
+
+// serveBinary starts `BIN serve --addr 127.0.0.1:0 ARGS...` as a child
+// process and returns it with the URL it announced. The child is killed
+// with the test at the latest.
+func serveBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	urls, _ := announce.Watch(stderr, nil)
+	select {
+	case url := <-urls:
+		return cmd, url
+	case <-time.After(30 * time.Second):
+		t.Fatal("ctxkit serve did not announce its address")
+	}
+	return nil, ""
 }
