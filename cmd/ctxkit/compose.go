@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -245,17 +244,12 @@ func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "compose: %v\n\n%s", err, composeUsage)
 		return exitUsage
 	}
-	name, in := "-", s.in
-	if fl.file != "" && fl.file != "-" {
-		name = fl.file
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(s.err, "compose: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		in = f
+	name, in, err := openInput(fl.file, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n", err)
+		return exitUsage
 	}
+	defer in.Close()
 	offers, lines, err := wire.ReadOffers(in, nil)
 	if err != nil {
 		fmt.Fprintf(s.err, "compose: %s: %v\n", name, err)

@@ -129,3 +129,16 @@ func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio)
 	}
 	return store, top.Arg(0), top.Args()[1:], exitOK, true
 }
+
+// openInput opens a command's FILE argument, "" or "-" meaning in (standard
+// input), and returns the name to report it by ("-" for standard input).
+func openInput(path string, in io.Reader) (string, io.ReadCloser, error) {
+	if path == "" || path == "-" {
+		return "-", io.NopCloser(in), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, f, nil
+}
