@@ -18,10 +18,7 @@ import (
 // listener's address; the server stops with the test.
 func serveHandler(t *testing.T, h *Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, ln, h) }()
