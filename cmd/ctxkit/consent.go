@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -73,14 +72,9 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 	pversion := fs.String("provider-version", "", "")
 	asJSON := fs.Bool("json", false, "")
 	subStore := fs.String("store", "", "")
-	pos, err := parseInterleaved(fs, rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "consent %s: %v\n", sub, err)
-		return exitUsage
+	pos, code, ok := parseCommand(fs, rest, s, usage)
+	if !ok {
+		return code
 	}
 	if *subStore != "" {
 		*storePath = *subStore

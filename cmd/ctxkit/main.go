@@ -130,6 +130,44 @@ func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio)
 	return store, top.Arg(0), top.Args()[1:], exitOK, true
 }
 
+// parseInterleaved parses flags that may appear before, between or after
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseCommand parses a command's flags and positional arguments, in any
+// order, and returns the positional ones. Help prints usage on stdout (exit
+// 0); a bad flag prints the error and usage on stderr (exit 2). When ok is
+// false the caller returns code.
+func parseCommand(fs *flag.FlagSet, args []string, s stdio, usage func(io.Writer)) (pos []string, code int, ok bool) {
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case err == nil:
+		return pos, exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		usage(s.out)
+		return nil, exitOK, false
+	}
+	fmt.Fprintf(s.err, "%s: %v\n\n", fs.Name(), err)
+	usage(s.err)
+	return nil, exitUsage, false
+}
+
 // openInput opens a command's FILE argument, "" or "-" meaning in (standard
 // input), and returns the name to report it by ("-" for standard input).
 func openInput(path string, in io.Reader) (string, io.ReadCloser, error) {

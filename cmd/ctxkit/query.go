@@ -98,26 +98,6 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-// parseInterleaved parses flags that may appear before, between or after
-// positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func defaultConsentShown() string {
 	p, err := consent.DefaultPath()
 	if err != nil {
@@ -203,15 +183,9 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	pf.register(fs)
 	var kinds repeated
 	fs.Var(&kinds, "kind", "")
-	dirs, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "query: %v\n\n", err)
-		usage(s.err)
-		return exitUsage
+	dirs, code, ok := parseCommand(fs, args, s, usage)
+	if !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
@@ -291,7 +265,7 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if err != nil {
 		return requestFailed("query", s, err)
 	}
-	code := writeQueryResult(s, *format == "json", fp, fo, res)
+	code = writeQueryResult(s, *format == "json", fp, fo, res)
 	writeBridgeReports(s.err, bridges)
 	return code
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,15 +22,9 @@ import (
 // config file, calls every route through the client, then cancels the
 // context (what SIGTERM does) and expects a clean exit.
 func TestServeCommandAnswersEveryRoute(t *testing.T) {
-	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(docs, "shutdown.md"), []byte("# Shutdown\n\nOn SIGTERM in-flight requests finish.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "ctxkit.json")
+	docs := writeDocs(t, map[string]string{"shutdown.md": "# Shutdown\n\nOn SIGTERM in-flight requests finish.\n"})
+	// The config sits beside docs and names it and the journal relatively.
+	cfg := filepath.Join(filepath.Dir(docs), "ctxkit.json")
 	if err := os.WriteFile(cfg, []byte(`{"limits":{"max_frames":50,"timeout":"5s"},"consent_store":"consent.ndjson","providers":[{"id":"docs","files":"docs"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -88,19 +83,20 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 // with the test at the latest.
 func serveBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	// A pipe of our own rather than StderrPipe: the log is read until the
+	// child exits, and Wait must not close the pipe under that reader.
+	pr, pw := io.Pipe()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		pw.Close()
 	})
-	urls, _ := announce.Watch(stderr, nil)
+	urls, _ := announce.Watch(pr, nil)
 	select {
 	case url := <-urls:
 		return cmd, url

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
-	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -19,16 +18,13 @@ import (
 //
 //	go test -run='^$' -bench=StoreLoad -benchtime=1x ./cmd/ctxkit/
 func BenchmarkStoreLoad(b *testing.B) {
-	pg := pgtest.Start(b)
+	pg := migratedStore(b)
 	p := newScopedProvider(b)
 	journal := filepath.Join(b.TempDir(), "consent.ndjson")
 	grant := func(store string) {
 		if code, _, errs := runCLI(b, "", p.grantArgs(store)...); code != exitOK {
 			b.Fatalf("grant: %s", errs)
 		}
-	}
-	if code, _, errs := runCLI(b, "", "store", "migrate", "--store", pg.URL()); code != exitOK {
-		b.Fatalf("migrate: %s", errs)
 	}
 	grant(journal)
 	grant(pg.URL())

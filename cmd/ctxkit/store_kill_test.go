@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
@@ -21,11 +20,8 @@ import (
 // of a stream of grants: every grant whose acknowledgement was printed is
 // in the shared store afterwards, and a replica started after sees them.
 func TestKillDuringGrantsLosesNoAcknowledgedGrant(t *testing.T) {
-	pg := pgtest.Start(t)
+	pg := migratedStore(t)
 	bin := sharedCtxkit(t)
-	if code, _, errs := runBinary(t, bin, "store", "migrate", "--store", pg.URL()); code != exitOK {
-		t.Fatalf("migrate: %s", errs)
-	}
 	p := newScopedProvider(t)
 	cfg := p.config(t, "store", pg.URL())
 	if code, _, errs := runBinary(t, bin, p.grantArgs(pg.URL())...); code != exitOK {

@@ -67,6 +67,17 @@ func (p *scopedProvider) config(t testing.TB, member, store string) string {
 	return writeConfig(t, map[string]any{member: store, "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
 }
 
+// migratedStore starts a PostgreSQL for the test and applies the shared
+// store's schema to it with ctxkit store migrate.
+func migratedStore(t testing.TB) *pgtest.Server {
+	t.Helper()
+	pg := pgtest.Start(t)
+	if code, out, errs := runCLI(t, "", "store", "migrate", "--store", pg.URL()); code != exitOK || !strings.Contains(out, "to 1") {
+		t.Fatalf("store migrate: %d %s %s", code, out, errs)
+	}
+	return pg
+}
+
 func queryLeg(t *testing.T, c *client.Client) string {
 	t.Helper()
 	q, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
@@ -82,10 +93,7 @@ func queryLeg(t *testing.T, c *client.Client) string {
 // fails closed and restarted recovers without restarting the replicas,
 // and GET /v1/usage sums both replicas' served frames (UR1).
 func TestReplicasShareConsentAndUsage(t *testing.T) {
-	pg := pgtest.Start(t)
-	if code, out, errs := runCLI(t, "", "store", "migrate", "--store", pg.URL()); code != exitOK || !strings.Contains(out, "to 1") {
-		t.Fatalf("store migrate: %d %s %s", code, out, errs)
-	}
+	pg := migratedStore(t)
 	p := newScopedProvider(t)
 	cfg := p.config(t, "store", pg.URL())
 	urlA, logA := startServe(t, cfg)

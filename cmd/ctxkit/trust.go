@@ -78,15 +78,9 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 	asJSON := fs.Bool("json", false, "")
 	keyID := fs.String("key-id", "", "")
 	// Flags may come before, between or after the subcommand's arguments.
-	pos, err := parseInterleaved(fs, rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "trust %s: %v\n\n", sub, err)
-		usage(s.err)
-		return exitUsage
+	pos, code, ok := parseCommand(fs, rest, s, usage)
+	if !ok {
+		return code
 	}
 	path := *store
 	if path == "" && sub != "keygen" {
