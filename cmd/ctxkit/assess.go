@@ -17,10 +17,6 @@ import (
 // images fits easily).
 const maxRequestBytes = 512 << 20
 
-func assessCommand() command {
-	return command{name: "assess", summary: "assess a provider request against the model's context window", run: runAssess}
-}
-
 // assessFlags are the flags `assess` takes, locally and with --remote.
 type assessFlags struct {
 	model, wire, format                        *string

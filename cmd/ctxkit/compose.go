@@ -63,10 +63,6 @@ Example:
   ctxkit compose --budget 200 cmd/ctxkit/testdata/compose/worked-vector.ndjson
 `
 
-func composeCommand() command {
-	return command{name: "compose", summary: "compose offered frames into a fenced, budgeted, audited prompt", run: runCompose}
-}
-
 // composeFlags are the parsed arguments of ctxkit compose.
 type composeFlags struct {
 	file        string

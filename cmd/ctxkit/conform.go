@@ -13,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/conformance"
 )
 
-func conformCommand() command {
-	return command{name: "conform", summary: "certify a provider, our host, or a composing host in any language", run: runConform}
-}
-
 func conformUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: %[1]s conform provider [--json] [--timeout D] -- CMD [ARGS...]
        %[1]s conform provider --http URL [--json] [--timeout D]

@@ -15,10 +15,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
-func consentCommand() command {
-	return command{name: "consent", summary: "grant, list and revoke consent for egress providers", run: runConsent}
-}
-
 const consentUsage = `usage: ctxkit consent [--store PATH] SUBCOMMAND [ARGS]
 
 ctxkit never sends a query to a provider that declares egress until consent

@@ -42,18 +42,18 @@ type command struct {
 // commands lists every subcommand. Each is implemented in its own file.
 func commands() []command {
 	return []command{
-		validateCommand(),
-		serveCommand(),
-		trustCommand(),
-		composeCommand(),
-		queryCommand(),
+		{name: "validate", summary: "check CGP frames and envelopes against the protocol rules", run: runValidate},
+		{name: "serve", summary: "serve the HTTP API (compose, context, assess, prompt, query)", run: runServe},
+		{name: "trust", summary: "manage the attestation trust store (add, list, revoke, keygen)", run: runTrust},
+		{name: "compose", summary: "compose offered frames into a fenced, budgeted, audited prompt", run: runCompose},
+		{name: "query", summary: "fan a goal out to providers (local dirs, stdio, https) and print the composed prompt", run: runQuery},
 		mcpCommand(),
-		assessCommand(),
-		providerCommand(),
-		consentCommand(),
-		storeCommand(),
-		conformCommand(),
-		fixtureProviderCommand(),
+		{name: "assess", summary: "assess a provider request against the model's context window", run: runAssess},
+		{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider},
+		{name: "consent", summary: "grant, list and revoke consent for egress providers", run: runConsent},
+		{name: "store", summary: "manage the shared PostgreSQL store (migrate)", run: runStore},
+		{name: "conform", summary: "certify a provider, our host, or a composing host in any language", run: runConform},
+		{name: "fixture-provider", summary: "a CGP provider for conformance runs: honest, misbehaving on purpose, or serving a composition scenario", run: runFixtureProvider},
 	}
 }
 

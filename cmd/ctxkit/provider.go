@@ -13,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/host/serve"
 )
 
-func providerCommand() command {
-	return command{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider}
-}
-
 const providerUsage = `usage: ctxkit provider files [flags] DIR...
 
 Serves the built-in files provider (BM25F over chunks that follow each

@@ -23,10 +23,6 @@ import (
 	"github.com/ctxkit/ctxkit/trust"
 )
 
-func queryCommand() command {
-	return command{name: "query", summary: "fan a goal out to providers (local dirs, stdio, https) and print the composed prompt", run: runQuery}
-}
-
 const queryUsage = `usage: ctxkit query --goal G [flags] [DIR...]
 
 Queries context providers concurrently, audits each reply, composes the

@@ -37,10 +37,6 @@ shutdown failed; 2 usage error, unreadable config or address in use.
 Flags:
 `
 
-func serveCommand() command {
-	return command{name: "serve", summary: "serve the HTTP API (compose, context, assess, prompt, query)", run: runServe}
-}
-
 func runServe(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(s.err)

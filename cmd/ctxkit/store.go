@@ -12,10 +12,6 @@ import (
 	"github.com/ctxkit/ctxkit/trust"
 )
 
-func storeCommand() command {
-	return command{name: "store", summary: "manage the shared PostgreSQL store (migrate)", run: runStore}
-}
-
 const storeUsage = `usage: ctxkit store migrate --store URL
 
 Applies the schema migrations built into this ctxkit to the PostgreSQL

@@ -15,12 +15,6 @@ import (
 	"github.com/ctxkit/ctxkit/trust"
 )
 
-// trustCommand manages the operator's trust store: the only place ctxkit
-// learns which provider keys to trust for attestation checks.
-func trustCommand() command {
-	return command{name: "trust", summary: "manage the attestation trust store (add, list, revoke, keygen)", run: runTrust}
-}
-
 const trustUsage = `usage: ctxkit trust [--store PATH] SUBCOMMAND [ARGS]
 
 Manage the keys this operator trusts to sign CGP frame attestations.

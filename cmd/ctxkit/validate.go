@@ -39,10 +39,6 @@ Example:
   ctxkit validate internal/fixtures/cgp/context-frame.valid.json
 `
 
-func validateCommand() command {
-	return command{name: "validate", summary: "check CGP frames and envelopes against the protocol rules", run: runValidate}
-}
-
 func runValidate(_ context.Context, args []string, s stdio) int {
 	asJSON := false
 	var opts wire.CheckOptions
