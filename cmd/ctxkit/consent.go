@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -52,13 +51,11 @@ exit codes: 0 ok; 1 nothing to revoke; 2 usage error or unreadable journal.
 
 func runConsent(ctx context.Context, args []string, s stdio) int {
 	usage := func(w io.Writer) { fmt.Fprintf(w, consentUsage, defaultConsentShown()) }
-	storeArg, sub, rest, code, ok := splitSubcommand("consent", args, usage, s)
+	subc, code, ok := splitSubcommand("consent", args, usage, s)
 	if !ok {
 		return code
 	}
-	storePath := &storeArg
-	fs := flag.NewFlagSet("consent "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	sub, fs := subc.name, subc.flags
 	grantor := fs.String("grantor", "", "")
 	scope := fs.String("scope", "", "")
 	policy := fs.Bool("policy", false, "")
@@ -67,20 +64,16 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 	endpoint := fs.String("endpoint", "", "")
 	pversion := fs.String("provider-version", "", "")
 	asJSON := fs.Bool("json", false, "")
-	subStore := fs.String("store", "", "")
-	pos, code, ok := parseCommand(fs, rest, s, usage)
+	pos, code, ok := parseCommand(fs, subc.args, s, usage)
 	if !ok {
 		return code
 	}
-	if *subStore != "" {
-		*storePath = *subStore
-	}
-	rest = pos
+	rest := pos
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "consent "+sub+": "+format+"\n", a...)
 		return exitUsage
 	}
-	store, path, err := openConsent(*storePath, sub == "grant" || sub == "revoke")
+	store, path, err := openConsent(subc.store, sub == "grant" || sub == "revoke")
 	if err != nil {
 		return bad("%v", err)
 	}

@@ -106,28 +106,43 @@ func usage(w io.Writer) {
 		"Exit codes: 0 ok, 1 rule violated or check failed, 2 usage or unreadable input.\n", programName)
 }
 
-// splitSubcommand reads the flags a store-backed command (consent, trust)
-// takes before its subcommand — only --store — and returns the store path,
-// the subcommand and its arguments. When ok is false the caller returns code:
-// help was asked for (printed to stdout) or the words were wrong.
-func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio) (store, sub string, rest []string, code int, ok bool) {
+// subcommand is a store-backed command's subcommand (consent, trust,
+// store) as splitSubcommand reads it.
+type subcommand struct {
+	name  string        // the subcommand: grant, list, migrate, ...
+	store string        // --store, given before the subcommand or among its flags
+	flags *flag.FlagSet // the subcommand's flags, "--store" defined on store
+	args  []string      // the words after the subcommand, for flags to parse
+}
+
+// splitSubcommand reads the flags a store-backed command takes before its
+// subcommand — only --store — and returns the subcommand with a flag set
+// of its own on which --store may be given again. When ok is false the
+// caller returns code: help was asked for (printed to stdout) or the
+// words were wrong.
+func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio) (sc *subcommand, code int, ok bool) {
+	sc = &subcommand{}
 	top := flag.NewFlagSet(name, flag.ContinueOnError)
 	top.SetOutput(io.Discard)
-	top.StringVar(&store, "store", "", "")
+	top.StringVar(&sc.store, "store", "", "")
 	if err := top.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(s.out)
-			return "", "", nil, exitOK, false
+			return nil, exitOK, false
 		}
 		fmt.Fprintf(s.err, "%s: %v\n\n", name, err)
 		usage(s.err)
-		return "", "", nil, exitUsage, false
+		return nil, exitUsage, false
 	}
 	if top.NArg() == 0 {
 		usage(s.err)
-		return "", "", nil, exitUsage, false
+		return nil, exitUsage, false
 	}
-	return store, top.Arg(0), top.Args()[1:], exitOK, true
+	sc.name, sc.args = top.Arg(0), top.Args()[1:]
+	sc.flags = flag.NewFlagSet(name+" "+sc.name, flag.ContinueOnError)
+	sc.flags.SetOutput(io.Discard)
+	sc.flags.StringVar(&sc.store, "store", sc.store, "")
+	return sc, exitOK, true
 }
 
 // parseInterleaved parses flags that may appear before, between or after

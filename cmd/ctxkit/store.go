@@ -29,22 +29,24 @@ exit codes: 0 the schema is current; 2 usage error or the migration failed.
 
 func runStore(ctx context.Context, args []string, s stdio) int {
 	usage := func(w io.Writer) { fmt.Fprint(w, storeUsage) }
-	url, sub, rest, code, ok := splitSubcommand("store", args, usage, s)
+	sc, code, ok := splitSubcommand("store", args, usage, s)
 	if !ok {
 		return code
 	}
-	if sub != "migrate" {
-		fmt.Fprintf(s.err, "store: unknown subcommand %q\n\n", sub)
+	if sc.name != "migrate" {
+		fmt.Fprintf(s.err, "store: unknown subcommand %q\n\n", sc.name)
 		usage(s.err)
 		return exitUsage
 	}
-	if len(rest) == 2 && rest[0] == "--store" {
-		url, rest = rest[1], nil
+	rest, code, ok := parseCommand(sc.flags, sc.args, s, usage)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(s.err, "store migrate: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
+	url := sc.store
 	if _, _, err := isLocalStore(url); err != nil {
 		fmt.Fprintf(s.err, "store migrate: %v\n", err)
 		return exitUsage

@@ -61,22 +61,19 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 	}
 	usage := func(w io.Writer) { fmt.Fprintf(w, trustUsage, shown) }
 
-	storeFlag, sub, rest, code, ok := splitSubcommand("trust", args, usage, s)
+	sc, code, ok := splitSubcommand("trust", args, usage, s)
 	if !ok {
 		return code
 	}
-	store := &storeFlag
-	fs := flag.NewFlagSet("trust "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(store, "store", *store, "")
+	sub, fs := sc.name, sc.flags
 	asJSON := fs.Bool("json", false, "")
 	keyID := fs.String("key-id", "", "")
 	// Flags may come before, between or after the subcommand's arguments.
-	pos, code, ok := parseCommand(fs, rest, s, usage)
+	pos, code, ok := parseCommand(fs, sc.args, s, usage)
 	if !ok {
 		return code
 	}
-	path := *store
+	path := sc.store
 	if path == "" && sub != "keygen" {
 		if derr != nil {
 			fmt.Fprintf(s.err, "trust: no --store given and no user config directory: %v\n", derr)
