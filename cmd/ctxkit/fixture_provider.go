@@ -16,10 +16,6 @@ import (
 // exitCrash is the status a crash-mode fixture provider exits with.
 const exitCrash = 3
 
-func fixtureProviderCommand() command {
-	return command{name: "fixture-provider", summary: "a CGP provider for conformance runs: honest, misbehaving on purpose, or serving a composition scenario", run: runFixtureProvider}
-}
-
 func fixtureProviderUsage(fs *flag.FlagSet) func() {
 	return func() {
 		w := fs.Output()
