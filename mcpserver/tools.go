@@ -184,7 +184,13 @@ func (t *tools) call(ctx context.Context, route string, body []byte) ([]byte, er
 	rec := &recorder{header: http.Header{}}
 	t.api.ServeHTTP(rec, req)
 	if rec.status == 0 || rec.status == http.StatusOK {
-		return rec.body.Bytes(), nil
+		// Compact, as every encodedResult is: the stdio connection writes
+		// it on one line as it is.
+		var b bytes.Buffer
+		if err := json.Compact(&b, rec.body.Bytes()); err != nil {
+			return nil, fmt.Errorf("%s answered: %w", route, err)
+		}
+		return b.Bytes(), nil
 	}
 	var env struct {
 		Error *api.Error `json:"error"`
@@ -245,7 +251,7 @@ func promptResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
 
 // jsonResult is an answer whose text is its JSON.
 func jsonResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
-	return json.RawMessage(answer), jsonString(string(bytes.TrimSpace(answer))), nil
+	return json.RawMessage(answer), jsonString(string(answer)), nil
 }
 
 // leg is one provider's outcome in query_context's structured content,
