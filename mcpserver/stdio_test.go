@@ -175,7 +175,7 @@ func TestServeStdioEndsOnGarbage(t *testing.T) {
 	for line, want := range map[string]string{
 		`hello`: "not one JSON value",
 		`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`: "not one JSON value",
-		`{"jsonrpc":"1.0","id":1,"method":"ping"}`:                                           "version",
+		`{"jsonrpc":"1.0","id":1,"method":"ping"}`:                                          "version",
 		`[]`: "empty batch",
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`: "duplicate",
 	} {
