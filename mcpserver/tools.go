@@ -141,10 +141,6 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 		}
 		return nil, nil, err
 	}
-	comp, err := res.MarshalJSON()
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode result: %w", err)
-	}
 	legs := make([]leg, 0, len(fo.Outcomes))
 	for i := range fo.Outcomes {
 		o := &fo.Outcomes[i]
@@ -162,14 +158,17 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	if err != nil {
 		return nil, nil, err
 	}
-	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...]
-	comp = bytes.TrimSpace(comp)
-	out := make([]byte, 0, len(comp)+len(lb)+9)
-	out = append(out, comp[:len(comp)-1]...)
-	out = append(out, `,"legs":`...)
+	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...], written
+	// by compose's own encoder (what MarshalJSON writes, without its
+	// reflection) into a buffer with room for the legs.
+	out, err := res.AppendJSON(make([]byte, 0, 2*len(res.Prompt)+2048+len(lb)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode result: %w", err)
+	}
+	prompt := promptMember(out, res.Prompt)
+	out = append(out[:len(out)-1], `,"legs":`...)
 	out = append(out, lb...)
-	out = append(out, '}')
-	return out, promptMember(comp, res.Prompt), nil
+	return append(out, '}'), prompt, nil
 }
 
 // call serves body on the API route in process and returns the answer's
