@@ -43,14 +43,21 @@ func writeDocs(t *testing.T, n int) string {
 	return dir
 }
 
-// serve serves ctxkit over an in-memory transport and returns the
-// client's end.
-func serve(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.InMemoryTransport {
+// newServer is mcpserver.NewServer, failing the test on an error.
+func newServer(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.Server {
 	t.Helper()
 	srv, err := mcpserver.NewServer(h, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// serve serves ctxkit over an in-memory transport and returns the
+// client's end.
+func serve(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.InMemoryTransport {
+	t.Helper()
+	srv := newServer(t, h, opts)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {
@@ -75,10 +82,7 @@ func eachTransport(t *testing.T, test func(*testing.T, connector)) {
 // checked to be clean.
 func connectStdio(t *testing.T, h *host.Host, opts *mcpserver.ServerOptions) *mcp.ClientSession {
 	t.Helper()
-	srv, err := mcpserver.NewServer(h, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newServer(t, h, opts)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	served := make(chan error, 1)
@@ -447,13 +451,20 @@ func (d *droppable) Connect(ctx context.Context) (mcp.Connection, error) {
 	return c, err
 }
 
-func TestCancellationAndDisconnect(t *testing.T) {
+// slowHost is a host whose one provider is a slowServer.
+func slowHost(t *testing.T) (*host.Host, *slowServer) {
+	t.Helper()
 	slow := &slowServer{started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
 	h := host.New(&host.Options{QueryTimeout: time.Minute})
 	t.Cleanup(func() { _ = h.Close(context.Background()) })
 	if err := h.AddInProcess("slow", slow); err != nil {
 		t.Fatal(err)
 	}
+	return h, slow
+}
+
+func TestCancellationAndDisconnect(t *testing.T) {
+	h, slow := slowHost(t)
 	cs := connect(t, h, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -482,10 +493,7 @@ func TestCancellationAndDisconnect(t *testing.T) {
 	}
 
 	// A client whose connection drops mid-call: the provider's context ends.
-	srv, err := mcpserver.NewServer(h, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newServer(t, h, nil)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {

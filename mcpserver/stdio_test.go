@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/mcpserver"
 )
 
@@ -114,11 +113,7 @@ func TestServeStdioMatchesSDKTransport(t *testing.T) {
 	h := filesHost(t, dir)
 	peers := map[string]*stdioPeer{}
 	for name, serveFn := range map[string]func(*mcp.Server) func(context.Context, io.Reader, io.Writer) error{"sdk": sdkStdio, "ctxkit": ctxkitStdio} {
-		srv, err := mcpserver.NewServer(h, &mcpserver.ServerOptions{Roots: []string{dir}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers[name] = startStdio(t, serveFn(srv))
+		peers[name] = startStdio(t, serveFn(newServer(t, h, &mcpserver.ServerOptions{Roots: []string{dir}})))
 	}
 	for _, step := range stdioScript {
 		want := peers["sdk"].send(t, step.line, step.answers)
@@ -143,10 +138,7 @@ func TestServeStdioMatchesSDKTransport(t *testing.T) {
 // answer to the notification too, and so never answers such a batch).
 func TestServeStdioBatchOnlyBefore20250618(t *testing.T) {
 	for _, version := range []string{"2025-03-26", "2025-06-18"} {
-		srv, err := mcpserver.NewServer(nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := newServer(t, nil, nil)
 		p := startStdio(t, ctxkitStdio(srv))
 		p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
 		p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
@@ -179,10 +171,7 @@ func TestServeStdioEndsOnGarbage(t *testing.T) {
 		`[]`: "empty batch",
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`: "duplicate",
 	} {
-		srv, err := mcpserver.NewServer(nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := newServer(t, nil, nil)
 		p := startStdio(t, ctxkitStdio(srv))
 		p.send(t, line, 0)
 		if err := p.end(t); err == nil || !strings.Contains(err.Error(), want) {
@@ -194,10 +183,7 @@ func TestServeStdioEndsOnGarbage(t *testing.T) {
 // TestServeStdioContextEndsSession: a cancelled context ends the session
 // at once, even with the client silent and its pipe open.
 func TestServeStdioContextEndsSession(t *testing.T) {
-	srv, err := mcpserver.NewServer(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newServer(t, nil, nil)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -218,17 +204,8 @@ func TestServeStdioContextEndsSession(t *testing.T) {
 // TestServeStdioClientGoneMidCall: when the client's end closes during a
 // call, the provider's context ends and the session returns.
 func TestServeStdioClientGoneMidCall(t *testing.T) {
-	slow := &slowServer{started: make(chan struct{}, 1), ended: make(chan struct{}, 1)}
-	h := host.New(&host.Options{QueryTimeout: time.Minute})
-	t.Cleanup(func() { _ = h.Close(context.Background()) })
-	if err := h.AddInProcess("slow", slow); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mcpserver.NewServer(h, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startStdio(t, ctxkitStdio(srv))
+	h, slow := slowHost(t)
+	p := startStdio(t, ctxkitStdio(newServer(t, h, nil)))
 	p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)
