@@ -25,14 +25,19 @@ type encodedResult struct {
 	// own result types.
 	complete bool
 	// held, when set, keeps the encoding for the stdio connection that
-	// writes it, and MarshalJSON returns its token (see heldResults).
-	held *heldResults
+	// writes it, and MarshalJSON returns its token (see heldResults), the
+	// same token however often it is called.
+	held  *heldResults
+	token []byte
 }
 
 // MarshalJSON writes the CallToolResult wire shape: one text content, the
 // structured content when there is one, isError and resultType when set,
 // and any _meta the SDK added (its serverInfo in the per-request protocol).
 func (r *encodedResult) MarshalJSON() ([]byte, error) {
+	if r.token != nil {
+		return r.token, nil
+	}
 	var meta []byte
 	if len(r.Meta) > 0 {
 		m, err := json.Marshal(r.Meta)
@@ -61,7 +66,8 @@ func (r *encodedResult) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, '}')
 	if r.held != nil {
-		return r.held.hold(b), nil
+		r.token = r.held.hold(b)
+		return r.token, nil
 	}
 	return b, nil
 }

@@ -60,6 +60,21 @@ func TestHeldResults(t *testing.T) {
 	}
 }
 
+// TestHeldResultMarshalledTwice: a result the SDK would marshal twice is
+// held once, and its one token stands for it.
+func TestHeldResultMarshalledTwice(t *testing.T) {
+	var h heldResults
+	r := &encodedResult{text: jsonString("a"), structured: json.RawMessage(`{"prompt":"a"}`), held: &h}
+	first, _ := r.MarshalJSON()
+	second, _ := r.MarshalJSON()
+	if !bytes.Equal(first, second) || len(h.m) != 1 {
+		t.Fatalf("tokens %s %s, %d held: want one token for one result", first, second, len(h.m))
+	}
+	if got, err := h.take(first); err != nil || !strings.Contains(string(got), `"structuredContent":{"prompt":"a"}`) {
+		t.Errorf("take = %s, %v", got, err)
+	}
+}
+
 // FuzzStdioEncode: whatever message a line decodes to, the connection
 // writes it byte for byte as the SDK's jsonrpc.EncodeMessage does (for an
 // answer, given its result compact, as the SDK always hands it over).
