@@ -93,14 +93,14 @@ func FuzzValidate(f *testing.F) {
 			if _, ok := top[m.String()]; ok != fr.Has(m) {
 				t.Fatalf("frame %s: member %v written %v, Has %v", enc1, m, ok, fr.Has(m))
 			}
-			if m == MemberContent {
+			if m == memberContent {
 				continue // "content": "" is carried content, which no rule refuses in a full frame
 			}
 			rule := "F4 " // a timestamp; the digests are held to D1, the enumerations to the schema
 			switch m {
-			case MemberContentDigest, MemberCanonicalContentHash:
+			case MemberContentDigest, memberCanonicalContentHash:
 				rule = "D1 "
-			case MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity, MemberInlineContentRequirement:
+			case memberRepresentation, memberContentFidelity, memberMinimumContentFidelity, memberInlineContentRequirement:
 				rule = "schema "
 			}
 			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), rule+m.String()+":") {
@@ -114,8 +114,8 @@ func FuzzValidate(f *testing.F) {
 			if back.Relations[i] != r {
 				t.Fatalf("relation %d changed in the round trip: %#v became %#v", i, r, back.Relations[i])
 			}
-			writesWhatItHas(t, r, r.Has, MemberDisplayName)
-			if r.Has(MemberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
+			writesWhatItHas(t, r, r.has, memberDisplayName)
+			if r.has(memberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
 				t.Fatalf("empty display_name of relation %d not reported: %v", i, v1)
 			}
 		}
@@ -152,7 +152,7 @@ func FuzzGrammars(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if CheckTimestamp(s) == nil {
+		if checkTimestamp(s) == nil {
 			if !strings.HasSuffix(s, "Z") || len(s) < 20 || s[10] != 'T' {
 				t.Fatalf("accepted %q", s)
 			}

@@ -348,7 +348,7 @@ func TestLedger(t *testing.T) {
 	}
 	es := l.Entries()
 	for i := 1; i < len(es); i++ {
-		if !es[i-1].Frame.Less(es[i].Frame) {
+		if es[i-1].Frame.Compare(es[i].Frame) >= 0 {
 			t.Fatal("entries not in canonical order")
 		}
 	}

@@ -78,7 +78,7 @@ func resultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, [
 		idx[i] = i
 		ids[i] = frames[i].Identity(providerName)
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ids[idx[a]].Less(ids[idx[b]]) })
+	sort.SliceStable(idx, func(a, b int) bool { return ids[idx[a]].Compare(ids[idx[b]]) < 0 })
 	outIDs := make([]frame.ID, len(frames))
 	out := make([]digest, len(frames))
 	c := newChainer()

@@ -69,7 +69,7 @@ func (l *Ledger) Entries() []LedgerEntry {
 			out = append(out, LedgerEntry{Frame: id, State: s})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Frame.Less(out[j].Frame) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Frame.Compare(out[j].Frame) < 0 })
 	return out
 }
 
