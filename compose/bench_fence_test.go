@@ -41,7 +41,7 @@ func BenchmarkNeutralizeBenign(b *testing.B) {
 	defer runtime.UnlockOSThread()
 	t0 := cputime.Thread()
 	for b.Loop() {
-		if Neutralize(s) != s {
+		if neutralize(s) != s {
 			b.Fatal("benign text changed")
 		}
 	}

@@ -295,7 +295,7 @@ func rankOffers(strategy Strategy, offers []Offer) []int {
 	if _, ok := strategy.(ScoreDescending); ok {
 		return scoreOrderStrict(offers)
 	}
-	return RankWith(strategy, offers)
+	return rankWith(strategy, offers)
 }
 
 // measureKept measures every kept offer's rendered fence before the walk

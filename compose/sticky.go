@@ -59,7 +59,7 @@ func (o *Options) stickyMargin() float32 {
 // when the previous layout is absent or invalid: then the margin changes
 // nothing.
 func incumbents(ids []frame.ID, prev *Layout, margin float32) []bool {
-	if margin == 0 || prev == nil || len(prev.Frames) == 0 || prev.Validate() != nil {
+	if margin == 0 || prev == nil || len(prev.Frames) == 0 || prev.validate() != nil {
 		return nil
 	}
 	// The set is only looked up, never ranged over.
