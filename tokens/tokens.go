@@ -29,26 +29,26 @@ type Counter interface {
 
 // Names of the counters in this package, as returned by Name.
 const (
-	NameCanonical    = "canonical"
-	NameConservative = "conservative"
-	NameSafe         = "safe"
-	NameO200kBase    = "o200k_base"
-	NameCl100kBase   = "cl100k_base"
+	nameCanonical    = "canonical"
+	nameConservative = "conservative"
+	nameSafe         = "safe"
+	nameO200kBase    = "o200k_base"
+	nameCl100kBase   = "cl100k_base"
 )
 
-// Canonical counts CGP budget tokens: ceil(len(text)/4) over the UTF-8
+// canonical counts CGP budget tokens: ceil(len(text)/4) over the UTF-8
 // bytes. It agrees with the frame package's budget-token rule.
-type Canonical struct{}
+type canonical struct{}
 
 // Count returns ceil(len(text)/4).
-func (Canonical) Count(text string) int { return CanonicalBytes(len(text)) }
+func (canonical) Count(text string) int { return canonicalBytes(len(text)) }
 
 // Name returns "canonical".
-func (Canonical) Name() string { return NameCanonical }
+func (canonical) Name() string { return nameCanonical }
 
-// CanonicalBytes is the CGP budget-token cost of n bytes: ceil(n/4).
+// canonicalBytes is the CGP budget-token cost of n bytes: ceil(n/4).
 // A negative n costs 0.
-func CanonicalBytes(n int) int {
+func canonicalBytes(n int) int {
 	if n <= 0 {
 		return 0
 	}
@@ -79,7 +79,7 @@ func (Conservative) Count(text string) int {
 }
 
 // Name returns "conservative".
-func (Conservative) Name() string { return NameConservative }
+func (Conservative) Name() string { return nameConservative }
 
 func boolInt(b bool) int {
 	if b {

@@ -36,13 +36,13 @@ const (
 	// stacked on a counter that already over-counts made compaction fire
 	// with the content at a quarter to two thirds of the window.
 	SafetyMarginPercent = 5
-	// DefaultOutputCap bounds the output reserve taken from the catalog
+	// defaultOutputCap bounds the output reserve taken from the catalog
 	// when the request sets none: a reply is rarely longer, and reserving a
 	// model's whole maximum output (100K–128K on reasoning models) would
 	// hold half the window back. Claude Code and opencode cap their
 	// reserve at the same 20,000. A request's own max_tokens is always
 	// reserved in full, since the provider reserves it too.
-	DefaultOutputCap = 20_000
+	defaultOutputCap = 20_000
 	// MinCompactionMessages is the shortest history for which compaction
 	// is advised: a freshly compacted conversation (summary plus
 	// acknowledgement) sits below it.
@@ -50,9 +50,9 @@ const (
 	// FramingTokensPerMessage is charged per message for role tags and
 	// message boundaries.
 	FramingTokensPerMessage = 4
-	// ToolResultBytesPerToken converts the next tool result's byte cap to
+	// toolResultBytesPerToken converts the next tool result's byte cap to
 	// a token reserve, rounding up.
-	ToolResultBytesPerToken = 3
+	toolResultBytesPerToken = 3
 	// DefaultWindow is the window assumed, with a warning, for a model
 	// missing from the catalog when Inputs.Window is 0: the smallest window
 	// of the current families of the three wires (GPT-4o's), so that an
@@ -93,7 +93,7 @@ type Inputs struct {
 	// ThinkingBudget is the requested thinking budget in tokens.
 	ThinkingBudget int
 	// NextToolResultBytes caps the next tool result; it is reserved at
-	// ToolResultBytesPerToken bytes per token.
+	// toolResultBytesPerToken bytes per token.
 	NextToolResultBytes int
 	// OutputReserve is the requested output (max_tokens); 0 means the
 	// catalog's MaxOutput for the model capped at DefaultOutputCap
@@ -143,7 +143,7 @@ func (b Breakdown) Total() int {
 
 // Reserves are carved out of the window before any context is admitted.
 type Reserves struct {
-	// Thinking is reserved in addition to Output; 0 on wires where
+	// thinking is reserved in addition to Output; 0 on wires where
 	// thinking spends from the output envelope.
 	Thinking int `json:"thinking"`
 	// ToolResult is the next tool result's byte cap in tokens.
@@ -405,7 +405,7 @@ func resolve(in *Inputs) *resolved {
 	if r.output == 0 {
 		r.output = DefaultMaxOutput
 		if r.known {
-			r.output = min(r.model.MaxOutput, DefaultOutputCap)
+			r.output = min(r.model.MaxOutput, defaultOutputCap)
 		}
 	}
 	if !r.known {
@@ -572,9 +572,9 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor f
 func (r *resolved) reserves(in *Inputs) Reserves {
 	thinking := r.clamp("thinking budget", in.ThinkingBudget)
 	toolBytes := r.clamp("next tool result bytes", in.NextToolResultBytes)
-	acc := r.wire.Thinking()
+	acc := r.wire.thinking()
 	res := Reserves{
-		ToolResult:   toolBytes/ToolResultBytesPerToken + boolInt(toolBytes%ToolResultBytesPerToken != 0),
+		ToolResult:   toolBytes/toolResultBytesPerToken + boolInt(toolBytes%toolResultBytesPerToken != 0),
 		SafetyMargin: r.window * SafetyMarginPercent / 100,
 		Accounting:   acc,
 	}

@@ -58,12 +58,12 @@ func ParseWire(s string) (Wire, error) {
 	return WireUnknown, fmt.Errorf("window: unknown wire %q (want anthropic, openai or gemini)", s)
 }
 
-// Thinking returns how the wire accounts thinking tokens against the
+// thinking returns how the wire accounts thinking tokens against the
 // output limit. Anthropic, OpenAI and Gemini all spend thinking from the
 // request's output cap (Gemini's maxOutputTokens caps thoughts and answer
 // together, so reserving thinking separately double-counts it); an unknown
 // wire reserves both, erring toward earlier compaction.
-func (w Wire) Thinking() ThinkingAccounting {
+func (w Wire) thinking() ThinkingAccounting {
 	switch w {
 	case WireAnthropic, WireOpenAI, WireGemini:
 		return InsideOutput
@@ -71,10 +71,10 @@ func (w Wire) Thinking() ThinkingAccounting {
 	return SeparateFromOutput
 }
 
-// DefaultImageTokens is the charge for one image on the wire when neither
+// defaultImageTokens is the charge for one image on the wire when neither
 // the model's catalog entry nor the request sets one: the embedded
 // catalog's figure for the wire (see [WireRules]).
-func (w Wire) DefaultImageTokens() int { return DefaultCatalog().Rules(w).ImageTokens }
+func (w Wire) defaultImageTokens() int { return DefaultCatalog().Rules(w).ImageTokens }
 
 // ThinkingAccounting says whether thinking tokens spend from the output
 // envelope or need a reserve of their own.
@@ -222,8 +222,8 @@ func DefaultCatalog() *Catalog { return defaultCatalog() }
 // starting point for a catalog of your own.
 func DefaultCatalogJSON() []byte { return bytes.Clone(defaultCatalogJSON) }
 
-// ErrInvalidCatalog is wrapped by every LoadCatalog validation error.
-var ErrInvalidCatalog = errors.New("invalid catalog")
+// errInvalidCatalog is wrapped by every LoadCatalog validation error.
+var errInvalidCatalog = errors.New("invalid catalog")
 
 // LoadCatalog reads a catalog in the format of window/catalog.json:
 // {"wires": [{"wire", "image_tokens", "page_tokens", "max_pages",
@@ -251,7 +251,7 @@ func loadCatalog(r io.Reader, base map[Wire]WireRules) (*Catalog, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("window: load catalog: %w: %w", ErrInvalidCatalog, err)
+		return nil, fmt.Errorf("window: load catalog: %w: %w", errInvalidCatalog, err)
 	}
 	wires, err := loadWires(doc.Wires, base)
 	if err != nil {
@@ -271,7 +271,7 @@ func loadWires(list []WireRules, base map[Wire]WireRules) (map[Wire]WireRules, e
 	}
 	for i, r := range list {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", ErrInvalidCatalog, i, r.Wire, detail)
+			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", errInvalidCatalog, i, r.Wire, detail)
 		}
 		switch {
 		case r.ImageTokens <= 0 || r.ImageTokens > maxTokens:
@@ -294,7 +294,7 @@ func loadWires(list []WireRules, base map[Wire]WireRules) (map[Wire]WireRules, e
 	}
 	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
 		if _, ok := wires[w]; !ok {
-			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", ErrInvalidCatalog, w)
+			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", errInvalidCatalog, w)
 		}
 	}
 	return wires, nil
@@ -313,7 +313,7 @@ func checkSources(sources map[string]string) error {
 func checkModels(models []Model) error {
 	for i, m := range models {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", ErrInvalidCatalog, i, m.Name, detail)
+			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", errInvalidCatalog, i, m.Name, detail)
 		}
 		switch {
 		case m.Name == "":
@@ -352,16 +352,6 @@ func checkModels(models []Model) error {
 		}
 	}
 	return nil
-}
-
-// Models returns a copy of the catalog's entries.
-func (c *Catalog) Models() []Model {
-	out := make([]Model, len(c.models))
-	for i, m := range c.models {
-		m.Match = append([]string(nil), m.Match...)
-		out[i] = m
-	}
-	return out
 }
 
 // Lookup finds the entry for a model name. A provider path

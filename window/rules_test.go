@@ -99,7 +99,7 @@ func TestPDFPagesPerWire(t *testing.T) {
 	}
 }
 
-// Models whose provider publishes a larger per-image cost than the wire's
+// models whose provider publishes a larger per-image cost than the wire's
 // default are charged it (OpenAI's patch models, gpt-4o-mini's tiles).
 func TestPerModelImageFigures(t *testing.T) {
 	img := obj{"role": "user", "content": []any{obj{"type": "image_url", "image_url": obj{"url": "data:image/png;base64," + strings.Repeat("QUJD", 100)}}}}
@@ -300,7 +300,7 @@ func TestSessionCalibrationMovesBothWays(t *testing.T) {
 // reaches 75% of the window (the input side for models with an input
 // limit).
 func TestCompactionThresholdAgainstTheReserves(t *testing.T) {
-	for _, m := range DefaultCatalog().Models() {
+	for _, m := range DefaultCatalog().models {
 		model := m.Match[0]
 		a := Assess(Inputs{Model: model})
 		side := a.Window
@@ -310,7 +310,7 @@ func TestCompactionThresholdAgainstTheReserves(t *testing.T) {
 		if got := a.Budget() + a.Reserves.Total(); a.InputLimit == 0 && got != a.Window {
 			t.Errorf("%s: budget %d + reserves %d ≠ window %d", model, a.Budget(), a.Reserves.Total(), a.Window)
 		}
-		if a.Reserves.SafetyMargin != a.Window*SafetyMarginPercent/100 || a.Reserves.Output != min(m.MaxOutput, DefaultOutputCap) {
+		if a.Reserves.SafetyMargin != a.Window*SafetyMarginPercent/100 || a.Reserves.Output != min(m.MaxOutput, defaultOutputCap) {
 			t.Errorf("%s: reserves %+v", model, a.Reserves)
 		}
 		if side >= 100_000 && a.Budget()*100 < side*75 {
@@ -405,14 +405,14 @@ func TestCatalogCitesEveryRule(t *testing.T) {
 			t.Errorf("wire %s: prior_reasoning has no source", w)
 		}
 	}
-	for _, m := range cat.Models() {
+	for _, m := range cat.models {
 		for k, v := range map[string]int{"image_tokens": m.ImageTokens, "image_low_tokens": m.ImageLowTokens, "page_tokens": m.PageTokens, "max_pages": m.MaxPages} {
 			if v != 0 && m.Sources[k] == "" {
 				t.Errorf("model %s: %s %d has no source", m.Name, k, v)
 			}
 		}
 	}
-	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, ErrInvalidCatalog) {
+	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, errInvalidCatalog) {
 		t.Errorf("a source that is not an https URL was accepted: %v", err)
 	}
 }

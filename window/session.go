@@ -47,8 +47,8 @@ func (e *ProjectMismatchError) Error() string {
 	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
 }
 
-// ErrUsage is wrapped by ObserveUsage's errors.
-var ErrUsage = errors.New("invalid usage report")
+// errUsage is wrapped by ObserveUsage's errors.
+var errUsage = errors.New("invalid usage report")
 
 // Session is the per-conversation surface: it holds the system prompt,
 // exposed tools, window override, request parameters and a memory
@@ -231,9 +231,9 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 // the bounds keep a broken report (0 tokens, or a figure for another
 // request) from scaling estimates past what any counter is off by.
 const (
-	CalibrationWeight = 0.3
-	CalibrationMin    = 0.5
-	CalibrationMax    = 4.0
+	calibrationWeight = 0.3
+	calibrationMin    = 0.5
+	calibrationMax    = 4.0
 )
 
 // Calibration returns the session's calibration factor for its model (1
@@ -362,7 +362,7 @@ func sameBytes(a, b json.RawMessage) bool {
 // last assessed history (with the session's current system prompt, tools,
 // skills and memory). Later assessments use that figure plus the estimate
 // of what was added since, and the model's calibration factor moves
-// CalibrationWeight of the way toward reported ÷ estimated, within
+// calibrationWeight of the way toward reported ÷ estimated, within
 // [CalibrationMin, CalibrationMax]. It fails, wrapping ErrUsage,
 // for a negative figure or a messageCount beyond the last assessed
 // history.
@@ -371,9 +371,9 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	defer s.mu.Unlock()
 	switch {
 	case reportedInputTokens < 0 || reportedInputTokens > maxTokens:
-		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", ErrUsage, reportedInputTokens)
+		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", errUsage, reportedInputTokens)
 	case messageCount < 0 || messageCount > len(s.cache):
-		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", ErrUsage, messageCount, len(s.cache))
+		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", errUsage, messageCount, len(s.cache))
 	}
 	in := s.inputs(nil)
 	r := resolve(&in)
@@ -389,8 +389,8 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	if est > 0 {
 		ratio := float64(reportedInputTokens) / float64(est)
 		f := s.factor(s.in.Model)
-		f += CalibrationWeight * (ratio - f)
-		s.calibration[s.in.Model] = min(max(f, CalibrationMin), CalibrationMax)
+		f += calibrationWeight * (ratio - f)
+		s.calibration[s.in.Model] = min(max(f, calibrationMin), calibrationMax)
 	}
 	s.anchor = &anchorState{model: s.in.Model, reported: reportedInputTokens, messages: messageCount, estimate: est}
 	return nil

@@ -234,7 +234,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	a1 := s.Assess(msgs)
-	down := 1 + CalibrationWeight*(float64(est/2)/float64(est)-1)
+	down := 1 + calibrationWeight*(float64(est/2)/float64(est)-1)
 	if a1.Anchor == nil || a1.Used() != est/2 || !near(a1.Calibration, down) || !near(s.Calibration(), down) {
 		t.Fatalf("anchored used %d (est %d), calibration %v (want %v), anchor %+v", a1.Used(), est, a1.Calibration, down, a1.Anchor)
 	}
@@ -255,7 +255,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	if err := s.ObserveUsage(est*3, len(msgs)); err != nil {
 		t.Fatal(err)
 	}
-	up := down + CalibrationWeight*(3-down)
+	up := down + calibrationWeight*(3-down)
 	if f := s.Calibration(); !near(f, up) || f <= 1 {
 		t.Fatalf("calibration %v, want %v", f, up)
 	}
@@ -278,7 +278,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if f := s.Calibration(); f < CalibrationMin || f > CalibrationMax {
+		if f := s.Calibration(); f < calibrationMin || f > calibrationMax {
 			t.Fatalf("calibration %v out of bounds after reports of %d", f, rep)
 		}
 	}
@@ -288,7 +288,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 		t.Fatalf("stale anchor kept: %+v", a.Anchor)
 	}
 	for _, bad := range [][2]int{{-1, 0}, {10, 99}, {10, -1}} {
-		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, ErrUsage) {
+		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, errUsage) {
 			t.Errorf("ObserveUsage(%d, %d) = %v", bad[0], bad[1], err)
 		}
 	}
@@ -374,7 +374,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal("catalog mutated through Lookup")
 	}
 	// The embedded JSON round-trips through LoadCatalog.
-	if c, err := LoadCatalog(bytes.NewReader(DefaultCatalogJSON())); err != nil || len(c.Models()) != len(cat.Models()) {
+	if c, err := LoadCatalog(bytes.NewReader(DefaultCatalogJSON())); err != nil || len(c.models) != len(cat.models) {
 		t.Fatalf("reload: %v", err)
 	}
 	for _, bad := range []string{
@@ -385,7 +385,7 @@ func TestCatalog(t *testing.T) {
 		`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"windwo":5}]}`,
 		`[]`,
 	} {
-		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, ErrInvalidCatalog) {
+		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, errInvalidCatalog) {
 			t.Errorf("LoadCatalog(%s) = %v", bad, err)
 		}
 	}
@@ -489,12 +489,12 @@ func FuzzLoadCatalog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cat, err := LoadCatalog(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, ErrInvalidCatalog) {
+			if !errors.Is(err, errInvalidCatalog) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
 		}
-		for _, m := range cat.Models() {
+		for _, m := range cat.models {
 			if m.Window <= 0 || m.MaxOutput < 0 || len(m.Match) == 0 {
 				t.Fatalf("invalid entry accepted: %+v", m)
 			}
