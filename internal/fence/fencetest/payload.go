@@ -25,10 +25,10 @@ var Classes = []Class{
 	{"mixed", genMixed},
 }
 
-// Deleted are numeric values whose reference Python's html.unescape
+// deleted are numeric values whose reference Python's html.unescape
 // deletes: C0 controls but tab, LF, FF, CR (and NUL), DEL, the 66
 // noncharacters.
-var Deleted = func() []rune {
+var deleted = func() []rune {
 	var out []rune
 	for v := rune(1); v <= 0x1F; v++ {
 		if v != '\t' && v != '\n' && v != '\f' && v != '\r' {
@@ -59,7 +59,7 @@ func numericRef(rng *rand.Rand, v rune) string {
 }
 
 func vanishing(rng *rand.Rand) string {
-	return numericRef(rng, Deleted[rng.IntN(len(Deleted))])
+	return numericRef(rng, deleted[rng.IntN(len(deleted))])
 }
 
 // genVanishing hides deleted references between the less-than, the slash
@@ -167,7 +167,7 @@ func genCompatRef(rng *rand.Rand, name string) string {
 // (Unicode versions golang.org/x/text does not know) that decompose to it.
 var newerLetters = func() map[byte][]rune {
 	m := map[byte][]rune{}
-	for r, d := range NewerDecompositions {
+	for r, d := range newerDecompositions {
 		if len(d) == 1 && ('A' <= d[0] && d[0] <= 'Z' || 'a' <= d[0] && d[0] <= 'z') {
 			m[d[0]|0x20] = append(m[d[0]|0x20], r)
 		}
