@@ -126,7 +126,7 @@ func TestFastDecoderDeclines(t *testing.T) {
 		`{"offers":[{"provider":"p","frame":{"id":"\ud800","kind":"doc","title":"t","score":1,"token_cost":0}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{}]}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":` + frame + `,"frame":` + frame + `}],"budget":1}`,
-		`{"offers":[],"budget":1,"previous":` + deep(maxFastDepth+2) + `}`,
+		`{"offers":[],"budget":1,"previous":` + deep(66) + `}`, // deeper than cgpjson.Reader walks (64)
 		// A timestamp sent as "" is present (rule F4); the slow path marks it.
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":""}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_to":""}}],"budget":1}`,
