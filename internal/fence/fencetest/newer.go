@@ -2,7 +2,7 @@
 
 package fencetest
 
-// newerVersion is the Unicode version of NewerDecompositions.
+// newerVersion is the Unicode version of newerDecompositions.
 const newerVersion = "17.0.0"
 
 // newerDecompositions maps each rune whose full compatibility
