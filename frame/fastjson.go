@@ -29,69 +29,73 @@ func (f *Frame) ReadJSON(r *cgpjson.Reader) bool {
 	return ok && seen&requiredFast == requiredFast
 }
 
-// readMember reads the value of member name into f.
+// readMember reads the value of member name into f. A member FrameMember
+// names, sent as "", declines: UnmarshalJSON marks it present (Set), which
+// Validate then holds to its rule (D1, F4, an unknown enumeration value,
+// or P1-P3 for content).
 func (f *Frame) readMember(r *cgpjson.Reader, name string) bool {
-	switch name {
-	case "id":
-		return r.Value(&f.ID)
-	case "kind":
-		return r.Value((*string)(&f.Kind))
-	case "title":
-		return r.Value(&f.Title)
-	case "score":
-		return r.Value(&f.Score)
-	case "token_cost":
-		return r.Value(&f.TokenCost)
-	case "uri":
-		return r.Value(&f.URI)
-	case "tokenizer_ref":
-		return r.Value(&f.TokenizerRef)
-	case "citation_label":
-		return r.Value(&f.CitationLabel)
-	case "canonical_token_cost":
-		return r.Value(&f.CanonicalTokenCost)
-	case "content_ref":
-		return r.Value(&f.ContentRef)
-	case "transform":
-		return r.Value(&f.Transform)
-	case "provenance":
-		return r.Value(&f.Provenance)
-	case "embedding":
-		return r.Value(&f.Embedding)
-	case "relations":
-		return r.Value(&f.Relations)
+	dst, marked := f.fastField(name)
+	switch {
+	case marked != nil:
+		return r.Value(marked) && *marked != ""
+	case dst != nil:
+		return r.Value(dst)
 	}
-	// A member FrameMember names, sent as "", declines: UnmarshalJSON
-	// marks it present (Set), which Validate then holds to its rule (D1,
-	// F4, an unknown enumeration value, or P1-P3 for content).
-	dst := f.presenceMember(name)
-	return dst != nil && r.Value(dst) && *dst != ""
+	return false
 }
 
-// presenceMember returns the field of the string member name that
-// FrameMember marks present when sent as "", or nil.
-func (f *Frame) presenceMember(name string) *string {
+// fastField returns the field of member name: a string field FrameMember
+// marks present when sent as "" as marked, any other as dst.
+func (f *Frame) fastField(name string) (dst any, marked *string) {
 	switch name {
+	case "id":
+		return &f.ID, nil
+	case "kind":
+		return (*string)(&f.Kind), nil
+	case "title":
+		return &f.Title, nil
+	case "score":
+		return &f.Score, nil
+	case "token_cost":
+		return &f.TokenCost, nil
+	case "uri":
+		return &f.URI, nil
+	case "tokenizer_ref":
+		return &f.TokenizerRef, nil
+	case "citation_label":
+		return &f.CitationLabel, nil
+	case "canonical_token_cost":
+		return &f.CanonicalTokenCost, nil
+	case "content_ref":
+		return &f.ContentRef, nil
+	case "transform":
+		return &f.Transform, nil
+	case "provenance":
+		return &f.Provenance, nil
+	case "embedding":
+		return &f.Embedding, nil
+	case "relations":
+		return &f.Relations, nil
 	case "content":
-		return &f.Content
+		return nil, &f.Content
 	case "content_digest":
-		return &f.ContentDigest
+		return nil, &f.ContentDigest
 	case "representation":
-		return (*string)(&f.Representation)
+		return nil, (*string)(&f.Representation)
 	case "content_fidelity":
-		return (*string)(&f.ContentFidelity)
+		return nil, (*string)(&f.ContentFidelity)
 	case "canonical_content_hash":
-		return &f.CanonicalContentHash
+		return nil, &f.CanonicalContentHash
 	case "minimum_content_fidelity":
-		return (*string)(&f.MinimumContentFidelity)
+		return nil, (*string)(&f.MinimumContentFidelity)
 	case "inline_content_requirement":
-		return (*string)(&f.InlineContentRequirement)
+		return nil, (*string)(&f.InlineContentRequirement)
 	case "valid_from":
-		return &f.ValidFrom
+		return nil, &f.ValidFrom
 	case "valid_to":
-		return &f.ValidTo
+		return nil, &f.ValidTo
 	case "recorded_at":
-		return &f.RecordedAt
+		return nil, &f.RecordedAt
 	}
-	return nil
+	return nil, nil
 }

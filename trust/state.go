@@ -207,12 +207,12 @@ func (s State) String() string { return s.kind.String() }
 // stateJSON is the wire shape of a State. Member order is fixed; members a
 // kind does not carry are omitted.
 type stateJSON struct {
-	State         string  `json:"state"`
-	KeyID         *string `json:"key_id,omitempty"`
-	AttesterID    *string `json:"attester_id,omitempty"`
-	CoversContent *bool   `json:"covers_content,omitempty"`
-	Algorithm     *string `json:"algorithm,omitempty"`
-	Verdict       Verdict `json:"verdict,omitempty"`
+	State         string   `json:"state"`
+	KeyID         *string  `json:"key_id,omitempty"`
+	AttesterID    *string  `json:"attester_id,omitempty"`
+	CoversContent *bool    `json:"covers_content,omitempty"`
+	Algorithm     *string  `json:"algorithm,omitempty"`
+	Verdict       *Verdict `json:"verdict,omitempty"`
 }
 
 // MarshalJSON encodes s as an object whose "state" member is the kind's
@@ -235,7 +235,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 		if !s.verdict.known() {
 			return nil, fmt.Errorf("trust: marshal state: invalid state without a verdict")
 		}
-		j.Verdict = s.verdict
+		j.Verdict = &s.verdict
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -249,14 +249,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes what MarshalJSON writes. Members the kind does not
 // carry are an error, as are missing required members.
 func (s *State) UnmarshalJSON(b []byte) error {
-	var j struct {
-		State         string   `json:"state"`
-		KeyID         *string  `json:"key_id"`
-		AttesterID    *string  `json:"attester_id"`
-		CoversContent *bool    `json:"covers_content"`
-		Algorithm     *string  `json:"algorithm"`
-		Verdict       *Verdict `json:"verdict"`
-	}
+	var j stateJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return fmt.Errorf("trust: unmarshal state: %w", err)
 	}

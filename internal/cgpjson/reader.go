@@ -104,8 +104,8 @@ func (r *Reader) End() bool {
 // Object reads an object, calling fn for each member after its name and
 // colon; fn must consume the value. Every name must be one of names
 // (encoding/json would also match it without regard to case, or ignore
-// it) and come at most once; a name with escapes is declined. seen has bit
-// i set for each names[i] read.
+// it) and come at most once, unless names is nil; a name with escapes is
+// declined. seen has bit i set for each names[i] read.
 func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64, ok bool) {
 	if !r.eat('{') {
 		return 0, false
@@ -121,11 +121,13 @@ func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64,
 		if !ok || escaped || !r.eat(':') {
 			return 0, false
 		}
-		k := slices.Index(names, name)
-		if k < 0 || seen&(1<<k) != 0 {
-			return 0, false
+		if names != nil {
+			k := slices.Index(names, name)
+			if k < 0 || seen&(1<<k) != 0 {
+				return 0, false
+			}
+			seen |= 1 << k
 		}
-		seen |= 1 << k
 		if !fn(name) {
 			return 0, false
 		}
@@ -133,29 +135,6 @@ func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64,
 			continue
 		}
 		return seen, r.eat('}')
-	}
-}
-
-// object reads an object of any members, for skip; a name with escapes is
-// declined.
-func (r *Reader) object(fn func() bool) bool {
-	if !r.eat('{') {
-		return false
-	}
-	if r.eat('}') {
-		return true
-	}
-	for {
-		if r.peek() != '"' {
-			return false
-		}
-		if _, escaped, ok := r.rawString(); !ok || escaped || !r.eat(':') || !fn() {
-			return false
-		}
-		if r.eat(',') {
-			continue
-		}
-		return r.eat('}')
 	}
 }
 
@@ -340,7 +319,8 @@ func (r *Reader) skip(depth int) bool {
 	}
 	switch r.peek() {
 	case '{':
-		return r.object(func() bool { return r.skip(depth + 1) })
+		_, ok := r.Object(nil, func(string) bool { return r.skip(depth + 1) })
+		return ok
 	case '[':
 		return r.Array(func() bool { return r.skip(depth + 1) })
 	case '"':
