@@ -34,7 +34,7 @@ func ExampleAssess() {
 
 func ExampleSession() {
 	s := window.NewSession(&window.SessionOptions{Model: "claude-sonnet-4-5", ProjectID: "acme"})
-	s.SetSystemPrompt("You are a careful assistant.")
+	s.Update(func(in *window.Inputs) { in.System = "You are a careful assistant." })
 	history := []json.RawMessage{json.RawMessage(`{"role":"user","content":"hello"}`)}
 	first := s.Assess(history)
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ctxkit/ctxkit/tokens"
@@ -126,48 +127,28 @@ func NewSession(opts *SessionOptions) *Session {
 	return s
 }
 
-// SetSystemPrompt sets the effective system prompt.
-func (s *Session) SetSystemPrompt(p string) { s.update(func() { s.in.System = p }) }
-
-// SetTools sets the exposed tool schemas (the slice is copied).
-func (s *Session) SetTools(schemas []json.RawMessage) {
-	s.update(func() { s.in.Tools = append([]json.RawMessage(nil), schemas...) })
-}
-
-// SetSkills sets the loaded skill bodies (the slice is copied).
-func (s *Session) SetSkills(bodies []string) {
-	s.update(func() { s.in.Skills = append([]string(nil), bodies...) })
-}
-
-// SetWindow overrides the model's window; 0 restores the catalog's.
-func (s *Session) SetWindow(tokens int) { s.set(func() { s.in.Window = tokens }) }
-
-// SetThinkingBudget sets the thinking budget of the next requests.
-func (s *Session) SetThinkingBudget(tokens int) { s.set(func() { s.in.ThinkingBudget = tokens }) }
-
-// SetMaxToolResultBytes sets the byte cap of the next tool result.
-func (s *Session) SetMaxToolResultBytes(n int) { s.set(func() { s.in.NextToolResultBytes = n }) }
-
-// SetOutputReserve sets the requested output (max_tokens); 0 restores the
-// default: the model's maximum output, at most DefaultOutputCap.
-func (s *Session) SetOutputReserve(tokens int) { s.set(func() { s.in.OutputReserve = tokens }) }
-
-// SetWire overrides the catalog's wire for the model.
-func (s *Session) SetWire(w Wire) {
-	s.update(func() {
-		s.in.Wire = w
-		s.cache = nil // image charges may change
-	})
-}
-
-// SetModel switches the model. Message estimates are recounted with the
-// new model's counter; calibration factors are kept per model.
-func (s *Session) SetModel(model string) {
-	s.update(func() {
-		s.in.Model = model
+// Update changes what the session assesses with: f gets the session's
+// Inputs (system prompt, tools, skills, window override, thinking budget,
+// next tool-result cap, output reserve, wire and model) to change in
+// place. Messages, Memory, Catalog and Counter are the session's own and
+// are reset after f; the tool and skill slices are copied. Switching the model or
+// the wire recounts the message estimates (calibration factors are kept
+// per model). A zero Window or OutputReserve restores the catalog's
+// default.
+func (s *Session) Update(f func(in *Inputs)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.in
+	f(&s.in)
+	s.in.Messages, s.in.Memory, s.in.Catalog = nil, nil, s.catalog
+	s.in.Tools = slices.Clone(s.in.Tools)
+	s.in.Skills = slices.Clone(s.in.Skills)
+	s.in.Counter = old.Counter
+	if s.in.Model != old.Model || s.in.Wire != old.Wire {
 		s.in.Counter = s.counter
-		s.cache = nil
-	})
+		s.cache = nil // message estimates and image charges change
+	}
+	s.lanesValid = false
 }
 
 // HoldMemoryContribution holds c for the next assessments, charged to the
@@ -190,12 +171,6 @@ func (s *Session) update(f func()) {
 	defer s.mu.Unlock()
 	f()
 	s.lanesValid = false
-}
-
-func (s *Session) set(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f()
 }
 
 // Inputs returns the exact Inputs the session assesses messages with;

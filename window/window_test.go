@@ -189,7 +189,7 @@ func history(t testing.TB, n int, text string) []json.RawMessage {
 func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 	cc := &countingCounter{Counter: tokens.Safe{}}
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", Counter: cc})
-	s.SetSystemPrompt(strings.Repeat("be helpful. ", 500))
+	s.Update(func(in *Inputs) { in.System = strings.Repeat("be helpful. ", 500) })
 	msgs := history(t, 1000, strings.Repeat("some words of history ", 10))
 	first := s.Assess(msgs)
 	before := cc.bytes.Load()
@@ -222,7 +222,7 @@ func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 
 func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"})
-	s.SetWindow(200_000)
+	s.Update(func(in *Inputs) { in.Window = 200_000 })
 	msgs := history(t, 6, "a message of history")
 	a0 := s.Assess(msgs)
 	est := a0.Breakdown.Total()
@@ -298,8 +298,10 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 // ShouldCompact off until the history grows again.
 func TestCompactionLoopGuard(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"})
-	s.SetWindow(3_000)
-	s.SetOutputReserve(100)
+	s.Update(func(in *Inputs) {
+		in.Window = 3_000
+		in.OutputReserve = 100
+	})
 	msgs := history(t, 8, strings.Repeat("long history text ", 100))
 	a := s.Assess(msgs)
 	if !a.ShouldCompact() {
@@ -469,7 +471,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 					t.Error("empty assessment")
 				}
 				_ = s.ObserveUsage(a.Used(), 1)
-				s.SetSystemPrompt(fmt.Sprint("prompt ", i))
+				s.Update(func(in *Inputs) { in.System = fmt.Sprint("prompt ", i) })
 				_ = s.HoldMemoryContribution(MemoryContribution{ProjectID: "p", Rendered: "m"})
 			}
 			done <- true
@@ -508,4 +510,22 @@ func FuzzLoadCatalog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSessionUpdateSwitchesModel: switching the model through Update
+// recounts the cached message estimates with the new model's counter, and
+// the session's own Messages are not taken from f.
+func TestSessionUpdateSwitchesModel(t *testing.T) {
+	msgs := []json.RawMessage{raw(t, obj{"role": "user", "content": strings.Repeat("The harbour town woke slowly that winter. ", 40)})}
+	s := NewSession(&SessionOptions{Model: "gpt-4o"})
+	before := s.Assess(msgs).Used()
+	s.Update(func(in *Inputs) { in.Model = "claude-sonnet-4-6"; in.Messages = msgs })
+	got := s.Assess(msgs).Used()
+	want := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"}).Assess(msgs).Used()
+	if got != want || got == before {
+		t.Errorf("after switching to claude used = %d, want %d (a fresh session), before %d", got, want, before)
+	}
+	if in := s.inputs(nil); in.Messages != nil || in.Model != "claude-sonnet-4-6" {
+		t.Errorf("session inputs after Update: model %q, %d messages", in.Model, len(in.Messages))
+	}
 }
