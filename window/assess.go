@@ -12,7 +12,7 @@
 // and guards against compaction loops; on the same segments it returns
 // exactly what Assess returns.
 //
-// Model tokens are counted with a [tokens.Counter]: exact where the model's
+// catalogModel tokens are counted with a [tokens.Counter]: exact where the model's
 // encoding is available offline (OpenAI families), [tokens.Safe] otherwise.
 // The package does no I/O.
 package window
@@ -70,7 +70,7 @@ const maxTokens = 1 << 40
 // Inputs is everything the calculation needs about the next request.
 // Callers pass the segments they will actually send.
 type Inputs struct {
-	// Model the request targets; selects the catalog entry and counter.
+	// catalogModel the request targets; selects the catalog entry and counter.
 	Model string
 	// Window is the effective context window in tokens; 0 means the
 	// catalog's (DefaultWindow for an unknown model). An explicit window
@@ -189,7 +189,7 @@ type CompactionCheck struct {
 // Assessment is one request-aware budget assessment: pure data, read by
 // every frontend, never recomputed by them.
 type Assessment struct {
-	// Model is the model name the assessment was made for, as given.
+	// catalogModel is the model name the assessment was made for, as given.
 	Model string `json:"model"`
 	// Wire is the API family the request is shaped for.
 	Wire Wire `json:"wire"`
@@ -369,10 +369,10 @@ func (r *resolved) totals(n int, cost func(int) *messageCost) historyTotals {
 
 // resolved is what the inputs resolve to once the catalog is consulted.
 type resolved struct {
-	model    Model
+	model    catalogModel
 	known    bool
 	wire     Wire
-	rules    WireRules
+	rules    wireRules
 	counter  tokens.Counter
 	ch       charges
 	window   int
@@ -386,12 +386,12 @@ func resolve(in *Inputs) *resolved {
 		cat = DefaultCatalog()
 	}
 	r := &resolved{}
-	r.model, r.known = cat.Lookup(in.Model)
+	r.model, r.known = cat.lookup(in.Model)
 	r.wire = r.model.Wire
 	if in.Wire != WireUnknown {
 		r.wire = in.Wire
 	}
-	r.rules = cat.Rules(r.wire)
+	r.rules = cat.rules(r.wire)
 	r.counter = in.Counter
 	if r.counter == nil {
 		r.counter = counterFor(r.model, r.known)
@@ -477,7 +477,7 @@ func (r *resolved) warnUnknown(in *Inputs) {
 }
 
 // counterFor returns the counter a catalog entry names, or nil.
-func counterFor(m Model, known bool) tokens.Counter {
+func counterFor(m catalogModel, known bool) tokens.Counter {
 	if known && m.Tokenizer != "" {
 		if c, ok := tokens.ByName(m.Tokenizer); ok {
 			return c

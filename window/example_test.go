@@ -89,16 +89,6 @@ func ExampleAssess_pdf() {
 	// history: 6030
 }
 
-// Each wire's charging rules come from the catalog, with their sources.
-func ExampleCatalog_Rules() {
-	r := window.DefaultCatalog().Rules(window.WireGemini)
-	fmt.Println(r.PageTokens, "tokens per page, up to", r.MaxPages, "pages; earlier reasoning", r.PriorReasoning)
-	fmt.Println(r.Sources["page_tokens"])
-	// Output:
-	// 258 tokens per page, up to 1000 pages; earlier reasoning charged
-	// https://ai.google.dev/gemini-api/docs/document-processing
-}
-
 // A wire that does not fit the body is a *ShapeError naming the mismatch.
 func ExampleInputsFromRequestBody_shapeError() {
 	body := []byte(`{"model":"gpt-4o","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}`)

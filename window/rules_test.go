@@ -395,7 +395,7 @@ func TestUnknownModelWarns(t *testing.T) {
 func TestCatalogCitesEveryRule(t *testing.T) {
 	cat := DefaultCatalog()
 	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
-		r := cat.Rules(w)
+		r := cat.rules(w)
 		for _, k := range []string{"image_tokens", "page_tokens", "max_pages", "opaque_bytes_per_token"} {
 			if !strings.HasPrefix(r.Sources[k], "https://") {
 				t.Errorf("wire %s: rule %s has no source", w, k)
@@ -468,5 +468,17 @@ func TestOpenAISystemMessagePassedAsAMessage(t *testing.T) {
 	// On Anthropic a system-role message is not the system prompt.
 	if c := Assess(Inputs{Model: "claude-sonnet-4-5", Messages: msgs}); c.HistoryMessages != 2 || c.Breakdown.System != 0 {
 		t.Fatalf("anthropic: %d history messages, lanes %+v", c.HistoryMessages, c.Breakdown)
+	}
+}
+
+// TestCatalogRulesCarrySources: each wire's charging rules come from the
+// catalog with the source of each figure (Gemini's page charge here).
+func TestCatalogRulesCarrySources(t *testing.T) {
+	r := DefaultCatalog().rules(WireGemini)
+	if r.PageTokens != 258 || r.MaxPages != 1000 || r.PriorReasoning != "charged" {
+		t.Errorf("gemini rules: %d tokens per page, up to %d pages, earlier reasoning %s", r.PageTokens, r.MaxPages, r.PriorReasoning)
+	}
+	if got, want := r.Sources["page_tokens"], "https://ai.google.dev/gemini-api/docs/document-processing"; got != want {
+		t.Errorf("page_tokens source = %q, want %q", got, want)
 	}
 }

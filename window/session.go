@@ -14,7 +14,7 @@ import (
 // SessionOptions configures a [Session]. A nil *SessionOptions or zero
 // fields mean the documented defaults.
 type SessionOptions struct {
-	// Model the session's requests target.
+	// catalogModel the session's requests target.
 	Model string
 	// ProjectID is the host's project identity; memory contributions for
 	// any other project are refused. Empty: every contribution is refused.
@@ -186,7 +186,7 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 	if in.Counter == nil {
 		// Resolve the model's counter once, so exact counters keep their
 		// cache across assessments.
-		in.Counter = counterFor(s.catalog.Lookup(in.Model))
+		in.Counter = counterFor(s.catalog.lookup(in.Model))
 		if in.Counter == nil {
 			in.Counter = tokens.ForModel(in.Model)
 		}

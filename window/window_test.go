@@ -361,18 +361,18 @@ func TestCatalog(t *testing.T) {
 		"o3-mini":                      "o-series",
 		"google-gemini/gemini-2.5-pro": "gemini-2.5",
 	} {
-		m, ok := cat.Lookup(model)
+		m, ok := cat.lookup(model)
 		if !ok || m.Name != want {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", model, m.Name, ok, want)
 		}
 	}
-	if _, ok := cat.Lookup("totally/unroutable-model"); ok {
+	if _, ok := cat.lookup("totally/unroutable-model"); ok {
 		t.Error("unknown model found")
 	}
-	// Lookup returns copies: mutating one does not change the catalog.
-	m, _ := cat.Lookup("gpt-4o")
+	// lookup returns copies: mutating one does not change the catalog.
+	m, _ := cat.lookup("gpt-4o")
 	m.Match[0] = "zzz"
-	if again, _ := cat.Lookup("gpt-4o"); again.Match[0] != "gpt-4o" {
+	if again, _ := cat.lookup("gpt-4o"); again.Match[0] != "gpt-4o" {
 		t.Fatal("catalog mutated through Lookup")
 	}
 	// The embedded JSON round-trips through LoadCatalog.
@@ -500,7 +500,7 @@ func FuzzLoadCatalog(f *testing.F) {
 			if m.Window <= 0 || m.MaxOutput < 0 || len(m.Match) == 0 {
 				t.Fatalf("invalid entry accepted: %+v", m)
 			}
-			got, ok := cat.Lookup(m.Match[0])
+			got, ok := cat.lookup(m.Match[0])
 			if !ok || got.Window <= 0 {
 				t.Fatalf("entry %q not found by its own prefix", m.Name)
 			}
