@@ -419,7 +419,7 @@ func (a *ID) UnmarshalJSON(b []byte) error {
 }
 
 // appendJSON appends the CGP encoding of q (a ContextQuery) to dst.
-func (q *Query) AppendJSON(dst []byte) ([]byte, error) {
+func (q *Query) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	q.write(&w)
 	return w.B, w.Err
@@ -444,7 +444,7 @@ func (q *Query) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of q.
-func (q Query) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil) }
+func (q Query) MarshalJSON() ([]byte, error) { return q.appendJSON(nil) }
 
 // UnmarshalJSON decodes a query; goal, max_frames and max_tokens are
 // required. An as_of sent as "" is marked present-and-empty (see Has), so
@@ -498,7 +498,7 @@ func (d *DataFlow) write(w *cgpjson.W) {
 func (d DataFlow) MarshalJSON() ([]byte, error) { return d.appendJSON(nil), nil }
 
 // appendJSON appends the CGP encoding of p to dst.
-func (p *ProviderInfo) AppendJSON(dst []byte) []byte {
+func (p *ProviderInfo) appendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	p.write(&w)
 	return w.B
@@ -514,7 +514,7 @@ func (p *ProviderInfo) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of p.
-func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
+func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
 
 // UnmarshalJSON decodes provider info; name, version and data_flow are required.
 func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
@@ -540,7 +540,7 @@ func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
 
 // appendJSON appends the CGP encoding of c to dst. The query kinds list is
 // always written, as [] when empty.
-func (c *Capabilities) AppendJSON(dst []byte) []byte {
+func (c *Capabilities) appendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	c.write(&w)
 	return w.B
@@ -562,4 +562,4 @@ func (c *Capabilities) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of c.
-func (c Capabilities) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+func (c Capabilities) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }

@@ -108,9 +108,9 @@ func appendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	case *HandshakeAck:
 		w.Str("protocol_version", e.ProtocolVersion)
 		w.Key("provider")
-		w.B = e.Provider.AppendJSON(w.B)
+		err = raw(&w, e.Provider)
 		w.Key("capabilities")
-		w.B = e.Capabilities.AppendJSON(w.B)
+		err = errors.Join(err, raw(&w, e.Capabilities))
 		if len(e.AttesterKeys) > 0 {
 			w.Key("attester_keys")
 			w.OpenArray()
@@ -123,7 +123,7 @@ func appendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	case *Query:
 		w.OptStr("id", e.ID)
 		w.Key("query")
-		w.B, err = e.Query.AppendJSON(w.B)
+		err = raw(&w, e.Query)
 	case *Frames:
 		w.OptStr("id", e.ID)
 		w.Key("result")
@@ -621,4 +621,12 @@ func firstByte(b []byte) byte {
 		return c
 	}
 	return 0
+}
+
+// raw writes v's own encoding as the current value; the handshake and
+// query shapes are frame's, and rare enough that the copy costs nothing.
+func raw(w *cgpjson.W, v json.Marshaler) error {
+	b, err := v.MarshalJSON()
+	w.Raw(b)
+	return err
 }
