@@ -87,8 +87,8 @@ func TestBudgetTokens(t *testing.T) {
 		if got := BudgetTokens(s); got != want {
 			t.Errorf("BudgetTokens(%q) = %d, want %d", s, got, want)
 		}
-		if got := BudgetTokensBytes([]byte(s)); got != want {
-			t.Errorf("BudgetTokensBytes(%q) = %d, want %d", s, got, want)
+		if got := BudgetTokens([]byte(s)); got != want {
+			t.Errorf("BudgetTokens([]byte(%q)) = %d, want %d", s, got, want)
 		}
 	}
 	ref := Frame{Representation: RepresentationReference}

@@ -36,7 +36,7 @@ func BenchmarkCount(b *testing.B) {
 		count func(string) int
 	}{
 		{"canonical", canonical{}.Count},
-		{"conservative", Conservative{}.Count},
+		{"conservative", conservative{}.Count},
 		{"safe", Safe{}.Count},
 		{"o200k_base", o.count},
 		{"cl100k_base", c.count},

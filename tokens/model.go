@@ -59,7 +59,7 @@ func ByName(name string) (Counter, bool) {
 	case nameCanonical:
 		return canonical{}, true
 	case nameConservative:
-		return Conservative{}, true
+		return conservative{}, true
 	case nameSafe:
 		return Safe{}, true
 	case nameO200kBase:

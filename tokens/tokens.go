@@ -55,18 +55,18 @@ func canonicalBytes(n int) int {
 	return n/4 + boolInt(n%4 != 0)
 }
 
-// Conservative is the seed design's estimator, kept unchanged so results can
+// conservative is the seed design's estimator, kept unchanged so results can
 // be compared with it: every ASCII character costs 2/5 of a token (1 token
 // per 2.5 characters) and every byte of a non-ASCII character costs a whole
 // token, summed in fifths and rounded up once.
 //
 // The seed claims this never under-counts; it does, on high-entropy text
 // (base64, UUIDs, hex) — see BENCHMARKS.md. Use [Safe] for budgeting.
-type Conservative struct{}
+type conservative struct{}
 
 // Count applies the seed's rule to text. Bytes of invalid UTF-8 cost a
 // whole token each, like any other non-ASCII byte.
-func (Conservative) Count(text string) int {
+func (conservative) Count(text string) int {
 	fifths := 0
 	for i := 0; i < len(text); i++ {
 		if text[i] < 0x80 {
@@ -79,7 +79,7 @@ func (Conservative) Count(text string) int {
 }
 
 // Name returns "conservative".
-func (Conservative) Name() string { return nameConservative }
+func (conservative) Name() string { return nameConservative }
 
 func boolInt(b bool) int {
 	if b {

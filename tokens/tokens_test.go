@@ -35,13 +35,13 @@ func TestCanonicalIsCeilBytesOverFour(t *testing.T) {
 
 // Seed: ascii_is_charged_at_the_dense_bpe_rate.
 func TestConservativeASCIIIsChargedAtTwoAndAHalfCharsPerToken(t *testing.T) {
-	if got := (Conservative{}).Count(strings.Repeat("a", 25)); got != 10 {
+	if got := (conservative{}).Count(strings.Repeat("a", 25)); got != 10 {
 		t.Errorf("25 ASCII chars = %d tokens, want 10", got)
 	}
-	if got := (Conservative{}).Count(""); got != 0 {
+	if got := (conservative{}).Count(""); got != 0 {
 		t.Errorf("empty = %d, want 0", got)
 	}
-	if got := (Conservative{}).Count("abc"); got != 2 { // 6 fifths, rounded up
+	if got := (conservative{}).Count("abc"); got != 2 { // 6 fifths, rounded up
 		t.Errorf("3 ASCII chars = %d, want 2", got)
 	}
 }
@@ -49,7 +49,7 @@ func TestConservativeASCIIIsChargedAtTwoAndAHalfCharsPerToken(t *testing.T) {
 // Seed: non_ascii_is_charged_per_utf8_byte.
 func TestConservativeNonASCIIIsChargedPerUTF8Byte(t *testing.T) {
 	for text, want := range map[string]int{"你好": 6, "😀": 4, "да": 4, "a你": 4} {
-		if got := (Conservative{}).Count(text); got != want {
+		if got := (conservative{}).Count(text); got != want {
 			t.Errorf("Conservative(%q) = %d, want %d", text, got, want)
 		}
 	}
@@ -141,7 +141,7 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 		if class == "prose" && ratio > 1.5 {
 			t.Errorf("prose: Safe over-counts %.2f×, limit 1.5×", ratio)
 		}
-		cons := Conservative{}.Count(text)
+		cons := conservative{}.Count(text)
 		t.Logf("| %s | %d | %d | %d | %d | %d | %.2f | %.2f |", class, len(text), o.Count(text), c.Count(text), cons, safe, ratio, float64(cons)/float64(exact))
 		switch class {
 		case "hex", "uuid", "base64":
@@ -241,7 +241,7 @@ func TestSafeClasses(t *testing.T) {
 }
 
 // FuzzCounters: no counter panics or goes negative; Canonical and
-// Conservative follow their formulas; an exact count never exceeds the
+// conservative follow their formulas; an exact count never exceeds the
 // byte count (byte-level BPE; ill-formed bytes become the 3-byte U+FFFD)
 // and is positive for non-empty text.
 func FuzzCounters(f *testing.F) {
@@ -256,7 +256,7 @@ func FuzzCounters(f *testing.F) {
 		if len(text) > 4096 {
 			return
 		}
-		for _, k := range []Counter{canonical{}, Conservative{}, Safe{}, o, c} {
+		for _, k := range []Counter{canonical{}, conservative{}, Safe{}, o, c} {
 			if n := k.Count(text); n < 0 {
 				t.Fatalf("%s: negative count %d", k.Name(), n)
 			}
@@ -264,7 +264,7 @@ func FuzzCounters(f *testing.F) {
 		if got, want := (canonical{}).Count(text), (len(text)+3)/4; got != want {
 			t.Fatalf("canonical %d, want %d", got, want)
 		}
-		if (Conservative{}).Count(text)*5 < 2*len(text) {
+		if (conservative{}).Count(text)*5 < 2*len(text) {
 			t.Fatal("conservative below 2/5 token per byte")
 		}
 		for _, e := range []*exact{o, c} {

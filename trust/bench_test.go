@@ -99,7 +99,7 @@ func BenchmarkResultRoot(b *testing.B) {
 			b.Run(fmt.Sprintf("check-result-%s/n=%d", kind.name, n), func(b *testing.B) {
 				c0 := cputime.Process()
 				for b.Loop() {
-					CheckResult(st, "prov", "prov", res)
+					checkResult(st, "prov", "prov", res)
 				}
 				reportRates(b, b.N*n, cputime.Process()-c0)
 			})

@@ -130,7 +130,7 @@ func checkInclusion(store *Store, providerID, providerName string, f *frame.Fram
 	return stateOf(verifyFrameInclusion(providerName, f, proof, result, key), result, f)
 }
 
-// CheckResult returns one State per frame of res, in res.Frames order. A
+// checkResult returns one State per frame of res, in res.Frames order. A
 // frame is matched to the first frame_attestations entry naming its frame
 // id and content digest (the entry's provider_id is the provider's own
 // name and is not compared); at most len(res.Frames) entries are examined,
@@ -138,7 +138,7 @@ func checkInclusion(store *Store, providerID, providerName string, f *frame.Fram
 // per-frame attestation is checked with CheckNamed; one with only an
 // inclusion proof is checked against result_attestation with
 // checkInclusion; a frame with no usable entry is Unattested.
-func CheckResult(store *Store, providerID, providerName string, res *wire.Result) []State {
+func checkResult(store *Store, providerID, providerName string, res *wire.Result) []State {
 	if res == nil {
 		return nil
 	}

@@ -270,7 +270,7 @@ func TestCheckResult(t *testing.T) {
 	frames := []frame.Frame{sampleFrame("z", true), sampleFrame("a", true), sampleFrame("m", false)}
 	for _, perFrame := range []bool{true, false} {
 		res := signedResult(t, s, "declared-name", frames, perFrame)
-		states := CheckResult(st, "local-id", "declared-name", res)
+		states := checkResult(st, "local-id", "declared-name", res)
 		if len(states) != len(frames) {
 			t.Fatalf("%d states for %d frames", len(states), len(frames))
 		}
@@ -281,7 +281,7 @@ func TestCheckResult(t *testing.T) {
 			}
 		}
 		// Checked under the wrong name: every commitment differs.
-		for _, st2 := range CheckResult(st, "local-id", "local-id", res) {
+		for _, st2 := range checkResult(st, "local-id", "local-id", res) {
 			if st2 != NewInvalid(CommitmentMismatch) {
 				t.Errorf("perFrame=%v wrong name: %#v", perFrame, st2)
 			}
@@ -290,21 +290,21 @@ func TestCheckResult(t *testing.T) {
 		tampered := *res
 		tampered.Frames = append([]frame.Frame(nil), res.Frames...)
 		tampered.Frames[1].Provenance = nil
-		got := CheckResult(st, "local-id", "declared-name", &tampered)
+		got := checkResult(st, "local-id", "declared-name", &tampered)
 		if got[1] != NewInvalid(CommitmentMismatch) || !got[0].IsAttested() || !got[2].IsAttested() {
 			t.Errorf("perFrame=%v tampered: %v", perFrame, got)
 		}
 	}
 	// A result with no attestations: every frame Unattested, none dropped.
 	plain := &wire.Result{Frames: frames}
-	for _, s := range CheckResult(st, "local-id", "declared-name", plain) {
+	for _, s := range checkResult(st, "local-id", "declared-name", plain) {
 		if s != NewUnattested() {
 			t.Errorf("plain: %#v", s)
 		}
 	}
 	// An entry with neither signature nor proof is noise: Unattested.
 	noise := &wire.Result{Frames: frames[:1], FrameAttestations: []wire.FrameAttestation{{Frame: frames[0].Identity("x")}}}
-	if got := CheckResult(st, "local-id", "declared-name", noise); got[0] != NewUnattested() {
+	if got := checkResult(st, "local-id", "declared-name", noise); got[0] != NewUnattested() {
 		t.Errorf("noise entry: %#v", got[0])
 	}
 	// Entries beyond len(frames) are not examined.
@@ -314,7 +314,7 @@ func TestCheckResult(t *testing.T) {
 		flood.FrameAttestations = append(flood.FrameAttestations, res.FrameAttestations[1])
 	}
 	flood.FrameAttestations = append(flood.FrameAttestations, res.FrameAttestations[0])
-	if got := CheckResult(st, "local-id", "declared-name", flood); got[0] != NewUnattested() {
+	if got := checkResult(st, "local-id", "declared-name", flood); got[0] != NewUnattested() {
 		t.Errorf("flood: entry beyond len(frames) was used: %#v", got[0])
 	}
 }
@@ -394,7 +394,7 @@ func TestCheckResultRootOnceAgreesWithCheckInclusion(t *testing.T) {
 	unknownKey.ResultAttestation = &uk
 
 	for name, res := range map[string]*wire.Result{"good": good, "forged": &forged, "tampered": &tampered, "unknown key": &unknownKey} {
-		states := CheckResult(st, "prov", "prov", res)
+		states := checkResult(st, "prov", "prov", res)
 		for i := range res.Frames {
 			f := &res.Frames[i]
 			var proof *wire.InclusionProof

@@ -108,7 +108,7 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 		res := &wire.Result{Frames: []frame.Frame{fr, fr}, FrameAttestations: []wire.FrameAttestation{{Frame: fr.Identity("prov"), Attestation: &a, InclusionProof: &proof}}, ResultAttestation: &a}
-		states := CheckResult(st, "prov", "prov", res)
+		states := checkResult(st, "prov", "prov", res)
 		if len(states) != 2 || states[0] != got || states[1] != got {
 			t.Fatalf("CheckResult %v, Check %v", states, got)
 		}

@@ -77,7 +77,7 @@ func (l *Ledger) Entries() []LedgerEntry {
 // records each state under the frame's identity with the host's local
 // providerID. It returns the states in res.Frames order.
 func (l *Ledger) AddResult(store *Store, providerID, providerName string, res *wire.Result) []State {
-	states := CheckResult(store, providerID, providerName, res)
+	states := checkResult(store, providerID, providerName, res)
 	for i, s := range states {
 		l.Set(res.Frames[i].Identity(providerID), s)
 	}

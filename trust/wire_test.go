@@ -57,7 +57,7 @@ func TestAttestationsOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := env.(*wire.Frames).Result
-	states := CheckResult(store, "local-docs", "docs", &got)
+	states := checkResult(store, "local-docs", "docs", &got)
 	for i, st := range states {
 		if !st.IsAttested() || st.CoversContent() != (got.Frames[i].ContentDigest != "") {
 			t.Fatalf("frame %s after the wire: %#v", got.Frames[i].ID, st)
