@@ -60,9 +60,6 @@ func GenerateSigner(random io.Reader, keyID, attesterID string) (*Signer, []byte
 // PublicKey returns the verifying key.
 func (s *Signer) PublicKey() PublicKey { return s.pub }
 
-// seed returns a copy of the 32-byte private seed.
-func (s *Signer) seed() []byte { return append([]byte(nil), s.priv.Seed()...) }
-
 // signCommitment signs the 32 bytes of c and returns the attestation record
 // with the given issue time (an F4 timestamp; the signer has no clock).
 func (s *Signer) signCommitment(c digest, issuedAt string) wire.Attestation {

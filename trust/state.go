@@ -183,9 +183,6 @@ func (s State) kindOf() stateKind { return s.kind }
 // KeyID is the key id of an Attested or NoTrustedKey state, else "".
 func (s State) KeyID() string { return s.keyID }
 
-// attester is the (unsigned) attester id of an Attested state, else "".
-func (s State) attester() string { return s.attesterID }
-
 // CoversContent reports whether an Attested state's signature binds the
 // frame's content (the frame had a content digest). False for other states.
 func (s State) CoversContent() bool { return s.coversContent }

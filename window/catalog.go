@@ -71,11 +71,6 @@ func (w Wire) thinking() ThinkingAccounting {
 	return SeparateFromOutput
 }
 
-// defaultImageTokens is the charge for one image on the wire when neither
-// the model's catalog entry nor the request sets one: the embedded
-// catalog's figure for the wire (see [WireRules]).
-func (w Wire) defaultImageTokens() int { return DefaultCatalog().rules(w).ImageTokens }
-
 // ThinkingAccounting says whether thinking tokens spend from the output
 // envelope or need a reserve of their own.
 type ThinkingAccounting int
@@ -238,10 +233,10 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 }
 
 type catalogDoc struct {
-	Version int         `json:"version"`
-	Note    string      `json:"note"`
-	Wires   []wireRules `json:"wires"`
-	Models  []catalogModel     `json:"models"`
+	Version int            `json:"version"`
+	Note    string         `json:"note"`
+	Wires   []wireRules    `json:"wires"`
+	Models  []catalogModel `json:"models"`
 }
 
 // loadCatalog reads a catalog; wires the document does not list come from

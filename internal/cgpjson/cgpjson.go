@@ -127,13 +127,6 @@ func OptStrs[S ~string](w *W, k string, vs []S) {
 // Raw appends already-encoded JSON as the current value.
 func (w *W) Raw(b []byte) { w.B = append(w.B, b...) }
 
-// fail records err unless an earlier failure is already recorded.
-func (w *W) fail(err error) {
-	if w.Err == nil {
-		w.Err = err
-	}
-}
-
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string. It escapes '"', '\\' and the
