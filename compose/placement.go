@@ -42,29 +42,16 @@ const (
 	StableFirst
 )
 
+var placementNames = [...]string{EdgesByRank: "edges-by-rank", Canonical: "canonical", StableFirst: "stable-first"}
+
 // String returns "edges-by-rank", "canonical" or "stable-first".
 func (p Placement) String() string {
-	switch p {
-	case EdgesByRank:
-		return "edges-by-rank"
-	case Canonical:
-		return "canonical"
-	case StableFirst:
-		return "stable-first"
-	}
-	return "placement(" + strconv.Itoa(int(p)) + ")"
+	return enumName(p, EdgesByRank, placementNames[:], "placement")
 }
 
 // ParsePlacement returns the placement spelled s ("edges-by-rank",
 // "canonical" or "stable-first").
-func ParsePlacement(s string) (Placement, bool) {
-	for _, p := range [...]Placement{EdgesByRank, Canonical, StableFirst} {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return 0, false
-}
+func ParsePlacement(s string) (Placement, bool) { return parseName(s, EdgesByRank, StableFirst) }
 
 // Placements lists every placement, the default first.
 func Placements() []Placement { return []Placement{EdgesByRank, Canonical, StableFirst} }
@@ -113,19 +100,12 @@ const (
 	RelayDropped
 )
 
+var relayNames = [...]string{NotRelaid: "", RelayNoPrevious: "no_previous",
+	RelayInvalidLayout: "invalid_layout", RelayDropped: "dropped"}
+
 // String returns "", "no_previous", "invalid_layout" or "dropped".
 func (r RelayReason) String() string {
-	switch r {
-	case NotRelaid:
-		return ""
-	case RelayNoPrevious:
-		return "no_previous"
-	case RelayInvalidLayout:
-		return "invalid_layout"
-	case RelayDropped:
-		return "dropped"
-	}
-	return "relay(" + strconv.Itoa(int(r)) + ")"
+	return enumName(r, NotRelaid, relayNames[:], "relay")
 }
 
 // CacheReport describes the prompt's split into a stable prefix, which a

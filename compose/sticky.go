@@ -2,7 +2,6 @@ package compose
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -31,17 +30,11 @@ const (
 	StickyDisplaced
 )
 
+var stickyNames = [...]string{NotSticky: "", StickyHeld: "held", StickyDisplaced: "displaced"}
+
 // String returns "", "held" or "displaced".
 func (s StickyEffect) String() string {
-	switch s {
-	case NotSticky:
-		return ""
-	case StickyHeld:
-		return "held"
-	case StickyDisplaced:
-		return "displaced"
-	}
-	return "sticky(" + strconv.Itoa(int(s)) + ")"
+	return enumName(s, NotSticky, stickyNames[:], "sticky")
 }
 
 // stickyMargin is Options.StickyMargin when it is in force (positive and
