@@ -44,8 +44,9 @@ func (f *Frame) readMember(r *cgpjson.Reader, name string) bool {
 	return false
 }
 
-// fastField returns the field of member name: a string field FrameMember
-// marks present when sent as "" as marked, any other as dst.
+// fastField returns the field of member name: one of frameMembers (a
+// string FrameMember marks present when sent as "") as marked, any other
+// as dst.
 func (f *Frame) fastField(name string) (dst any, marked *string) {
 	switch name {
 	case "id":
@@ -76,26 +77,13 @@ func (f *Frame) fastField(name string) (dst any, marked *string) {
 		return &f.Embedding, nil
 	case "relations":
 		return &f.Relations, nil
-	case "content":
+	case "content": // the one marked member every frame sends, without the search
 		return nil, &f.Content
-	case "content_digest":
-		return nil, &f.ContentDigest
-	case "representation":
-		return nil, (*string)(&f.Representation)
-	case "content_fidelity":
-		return nil, (*string)(&f.ContentFidelity)
-	case "canonical_content_hash":
-		return nil, &f.CanonicalContentHash
-	case "minimum_content_fidelity":
-		return nil, (*string)(&f.MinimumContentFidelity)
-	case "inline_content_requirement":
-		return nil, (*string)(&f.InlineContentRequirement)
-	case "valid_from":
-		return nil, &f.ValidFrom
-	case "valid_to":
-		return nil, &f.ValidTo
-	case "recorded_at":
-		return nil, &f.RecordedAt
+	}
+	for _, m := range frameMembers {
+		if m.String() == name {
+			return nil, f.field(m)
+		}
 	}
 	return nil, nil
 }
