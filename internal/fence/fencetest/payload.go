@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // A Class is a family of fence-like payloads: Gen writes one payload that
@@ -289,4 +290,14 @@ func Text(rng *rand.Rand, name string, c *Class) string {
 	}
 	b.WriteString(benign[rng.IntN(len(benign))])
 	return b.String()
+}
+
+// EachClass runs fn as a subtest per payload class, each with its own
+// random source drawn from seed and the class's position, so a failure
+// replays alone.
+func EachClass(t *testing.T, seed uint64, fn func(t *testing.T, rng *rand.Rand, c *Class)) {
+	for i := range Classes {
+		c := &Classes[i]
+		t.Run(c.Name, func(t *testing.T) { fn(t, rand.New(rand.NewPCG(seed, uint64(i))), c) })
+	}
 }
