@@ -336,19 +336,19 @@ func (r *Result) Stable() string { return r.Prompt[:r.stableBytes()] }
 func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
 
 // Blocks splits the prompt into content blocks: the preamble, then one
-// block per rendered frame in render order (see SplitBlocks). The first
+// block per rendered frame in render order (see splitBlocks). The first
 // 1 + Cache.StableFrames blocks make up Stable(). A host on explicit cache
 // breakpoints (Anthropic's cache_control) sends each block as its own
 // content block and marks the last stable one and the last one.
-func (r *Result) Blocks() []string { return SplitBlocks(r.Prompt) }
+func (r *Result) Blocks() []string { return splitBlocks(r.Prompt) }
 
-// SplitBlocks splits a prompt that ForPrompt rendered into content blocks:
+// splitBlocks splits a prompt that ForPrompt rendered into content blocks:
 // Preamble, then one block per frame in render order, each ending with its
 // closing fence line. Joined, the blocks are the prompt. The split is
 // unambiguous because no frame's content or attributes can contain a
 // closing fence (the fence guarantee). Text that does not start with
 // Preamble is returned whole, as one block.
-func SplitBlocks(prompt string) []string {
+func splitBlocks(prompt string) []string {
 	if !strings.HasPrefix(prompt, Preamble) {
 		return []string{prompt}
 	}

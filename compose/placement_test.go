@@ -492,7 +492,7 @@ func TestSplitBlocksEdges(t *testing.T) {
 		{Preamble + block + block, []string{Preamble, block, block}},
 		{Preamble + block + "torn", []string{Preamble, block, "torn"}},
 	} {
-		if got := SplitBlocks(tc.in); !slices.Equal(got, tc.want) {
+		if got := splitBlocks(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitBlocks(%.60q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

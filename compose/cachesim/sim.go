@@ -385,7 +385,7 @@ func (s *Session) walk(c Config, p compose.Placement, fn func(t int, tr turn)) {
 		if prev != nil {
 			tr.SharedPrefixBytes = commonPrefix(prev.Prompt, res.Prompt)
 		}
-		bounds := boundaries(res.Prompt)
+		bounds := boundaries(res.Blocks())
 		read := 0
 		if prev != nil {
 			read = frameBoundary(bounds, tr.SharedPrefixBytes)
@@ -450,10 +450,10 @@ func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]b
 	return next
 }
 
-// boundaries returns the content-block boundaries of prompt: the end of the
-// preamble and the end of each frame block (compose.SplitBlocks).
-func boundaries(prompt string) []int {
-	blocks := compose.SplitBlocks(prompt)
+// boundaries returns the content-block boundaries of a prompt's blocks
+// (compose.Result.Blocks): the end of the preamble and the end of each
+// frame block.
+func boundaries(blocks []string) []int {
 	out := make([]int, len(blocks))
 	end := 0
 	for i, b := range blocks {

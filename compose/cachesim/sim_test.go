@@ -227,7 +227,7 @@ func TestStableSplitMatchesMeasuredReuse(t *testing.T) {
 						tr.MarkedReadTokens, tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens, tr.ReadTokens)
 				}
 				if turn > 0 {
-					if got := frameBoundary(boundaries(res.Prompt), tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
+					if got := frameBoundary(boundaries(res.Blocks()), tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
 						t.Fatalf("%s turn %d: reusable prefix %d bytes, stable split %d", p, turn, got, res.Cache.StablePrefixBytes)
 					}
 					if p == compose.StableFirst {
