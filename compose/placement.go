@@ -338,8 +338,9 @@ func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
 // Blocks splits the prompt into content blocks: the preamble, then one
 // block per rendered frame in render order, each ending with its closing
 // fence line. The first 1 + Cache.StableFrames blocks make up Stable(). A
-// host on explicit cache breakpoints (Anthropic's cache_control) sends each block as its own
-// content block and marks the last stable one and the last one.
+// host on explicit cache breakpoints (Anthropic's cache_control) sends
+// each block as its own content block and marks the last stable one and
+// the last one.
 func (r *Result) Blocks() []string { return splitBlocks(r.Prompt) }
 
 // splitBlocks splits a prompt that ForPrompt rendered into content blocks:
