@@ -34,6 +34,18 @@ func (f *Frame) ReadJSON(r *cgpjson.Reader) bool {
 // Validate then holds to its rule (D1, F4, an unknown enumeration value,
 // or P1-P3 for content).
 func (f *Frame) readMember(r *cgpjson.Reader, name string) bool {
+	switch name {
+	case "content_ref":
+		return r.Into(&f.ContentRef)
+	case "transform":
+		return r.Into(&f.Transform)
+	case "provenance":
+		return r.Into(&f.Provenance)
+	case "embedding":
+		return r.Into(&f.Embedding)
+	case "relations":
+		return r.Into(&f.Relations)
+	}
 	dst, marked := f.fastField(name)
 	switch {
 	case marked != nil:
@@ -44,9 +56,9 @@ func (f *Frame) readMember(r *cgpjson.Reader, name string) bool {
 	return false
 }
 
-// fastField returns the field of member name: one of frameMembers (a
-// string FrameMember marks present when sent as "") as marked, any other
-// as dst.
+// fastField returns the field of the scalar member name: one of
+// frameMembers (a string FrameMember marks present when sent as "") as
+// marked, any other as dst.
 func (f *Frame) fastField(name string) (dst any, marked *string) {
 	switch name {
 	case "id":
@@ -67,16 +79,6 @@ func (f *Frame) fastField(name string) (dst any, marked *string) {
 		return &f.CitationLabel, nil
 	case "canonical_token_cost":
 		return &f.CanonicalTokenCost, nil
-	case "content_ref":
-		return &f.ContentRef, nil
-	case "transform":
-		return &f.Transform, nil
-	case "provenance":
-		return &f.Provenance, nil
-	case "embedding":
-		return &f.Embedding, nil
-	case "relations":
-		return &f.Relations, nil
 	case "content": // the one marked member every frame sends, without the search
 		return nil, &f.Content
 	}

@@ -58,7 +58,7 @@ func (b *composeBody) decodeFast(body []byte) bool {
 		case "quota":
 			return r.Value(&req.Quota)
 		case "weights":
-			return r.Value(&req.Weights)
+			return r.Into(&req.Weights)
 		case "default_weight":
 			return r.Value(&req.DefaultWeight)
 		case "packer":
@@ -66,7 +66,7 @@ func (b *composeBody) decodeFast(body []byte) bool {
 		case "placement":
 			return r.Value(&req.Placement)
 		case "previous":
-			return r.Value(&req.Previous)
+			return r.Into(&req.Previous)
 		case "sticky_margin":
 			return r.Value(&req.StickyMargin)
 		}

@@ -197,3 +197,24 @@ func FuzzFastContextMatchesJSON(f *testing.F) {
 		checkFastContext(t, body)
 	})
 }
+
+// TestFastDecoderAllocatesOneFramePerOffer: beyond the offers slice, the
+// fast compose decoder allocates each offer's frame and nothing else per
+// offer (its strings are substrings of one copy of the body), so a member
+// read that moved a value to the heap shows here before it shows in the
+// load test.
+func TestFastDecoderAllocatesOneFramePerOffer(t *testing.T) {
+	allocs := func(n int) float64 {
+		body := loadgen.ComposeBody(n, 64)
+		return testing.AllocsPerRun(20, func() {
+			var b composeBody
+			if !b.decodeFast(body) {
+				t.Fatal("the fast decoder declined the load test's body")
+			}
+		})
+	}
+	small, large := allocs(100), allocs(200)
+	if perOffer := (large - small) / 100; perOffer > 1.1 {
+		t.Errorf("%.2f allocations per offer (%v for 100 offers, %v for 200), want about 1", perOffer, small, large)
+	}
+}

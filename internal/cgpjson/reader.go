@@ -36,8 +36,8 @@ func NewReader(body []byte) *Reader {
 
 // Value reads one value into dst: a *string, *bool, *int, **int, *float32,
 // *float64, *uint32 or **uint32 as encoding/json would (a pointer is set
-// even for a zero value), anything else by delimiting the value and
-// handing it to encoding/json.
+// even for a zero value). Any other dst declines; Into takes those. (dst
+// does not escape, so a caller's variables stay on its stack.)
 func (r *Reader) Value(dst any) bool {
 	var ok bool
 	switch d := dst.(type) {
@@ -59,10 +59,15 @@ func (r *Reader) Value(dst any) bool {
 	case **uint32:
 		v, vok := r.uint32()
 		*d, ok = &v, vok
-	default:
-		ok = r.into(dst)
 	}
 	return ok
+}
+
+// Into delimits one value and hands it to encoding/json to decode into v,
+// for members whose types have their own UnmarshalJSON.
+func (r *Reader) Into(v any) bool {
+	b, ok := r.raw()
+	return ok && json.Unmarshal(b, v) == nil
 }
 
 // ws skips JSON whitespace.
@@ -338,8 +343,3 @@ func (r *Reader) skip(depth int) bool {
 	}
 }
 
-// into delimits one value and decodes it with encoding/json into v.
-func (r *Reader) into(v any) bool {
-	b, ok := r.raw()
-	return ok && json.Unmarshal(b, v) == nil
-}
