@@ -2,17 +2,57 @@ package frame
 
 import "github.com/ctxkit/ctxkit/internal/cgpjson"
 
-// fastMembers are the frame members ReadJSON takes; the first five are the
-// required ones (requiredFast), as bits of what Reader.Object returns.
+// The frame members ReadJSON takes, as positions in fastMembers, in the
+// order the reference serializer (and so AppendJSON) writes them.
+const (
+	fmID = iota
+	fmKind
+	fmTitle
+	fmContent
+	fmContentDigest
+	fmURI
+	fmRepresentation
+	fmContentFidelity
+	fmCanonicalContentHash
+	fmContentRef
+	fmTransform
+	fmMinimumContentFidelity
+	fmInlineContentRequirement
+	fmScore
+	fmTokenCost
+	fmCanonicalTokenCost
+	fmTokenizerRef
+	fmProvenance
+	fmCitationLabel
+	fmEmbedding
+	fmRelations
+	fmValidFrom
+	fmValidTo
+	fmRecordedAt
+)
+
 var fastMembers = []string{
-	"id", "kind", "title", "score", "token_cost",
-	"content", "content_digest", "uri", "representation", "content_fidelity",
-	"canonical_content_hash", "minimum_content_fidelity", "inline_content_requirement",
-	"tokenizer_ref", "valid_from", "valid_to", "recorded_at", "citation_label",
-	"canonical_token_cost", "content_ref", "transform", "provenance", "embedding", "relations",
+	fmID: "id", fmKind: "kind", fmTitle: "title", fmContent: "content", fmContentDigest: "content_digest",
+	fmURI: "uri", fmRepresentation: "representation", fmContentFidelity: "content_fidelity",
+	fmCanonicalContentHash: "canonical_content_hash", fmContentRef: "content_ref", fmTransform: "transform",
+	fmMinimumContentFidelity: "minimum_content_fidelity", fmInlineContentRequirement: "inline_content_requirement",
+	fmScore: "score", fmTokenCost: "token_cost", fmCanonicalTokenCost: "canonical_token_cost",
+	fmTokenizerRef: "tokenizer_ref", fmProvenance: "provenance", fmCitationLabel: "citation_label",
+	fmEmbedding: "embedding", fmRelations: "relations", fmValidFrom: "valid_from", fmValidTo: "valid_to",
+	fmRecordedAt: "recorded_at",
 }
 
-const requiredFast = 1<<5 - 1
+// fastMarked maps the positions of the members FrameMember marks present
+// when sent as "" to their FrameMember (the zero value elsewhere).
+var fastMarked = [...]FrameMember{
+	fmContent: memberContent, fmContentDigest: MemberContentDigest, fmRepresentation: memberRepresentation,
+	fmContentFidelity: memberContentFidelity, fmCanonicalContentHash: memberCanonicalContentHash,
+	fmMinimumContentFidelity: memberMinimumContentFidelity, fmInlineContentRequirement: memberInlineContentRequirement,
+	fmValidFrom: MemberValidFrom, fmValidTo: memberValidTo, fmRecordedAt: memberRecordedAt,
+}
+
+// requiredFast has the bits of the required members.
+const requiredFast = 1<<fmID | 1<<fmKind | 1<<fmTitle | 1<<fmScore | 1<<fmTokenCost
 
 // ReadJSON reads one frame object from r, the fast path of UnmarshalJSON
 // for the HTTP service's request decoders. It reports false, and the
@@ -25,67 +65,45 @@ const requiredFast = 1<<5 - 1
 // here and decoded by those methods, so their rules live in one place.
 // FuzzReadJSONMatchesUnmarshal holds it to that.
 func (f *Frame) ReadJSON(r *cgpjson.Reader) bool {
-	seen, ok := r.Object(fastMembers, func(name string) bool { return f.readMember(r, name) })
+	seen, ok := r.Object(fastMembers, func(k int) bool { return f.readMember(r, k) })
 	return ok && seen&requiredFast == requiredFast
 }
 
-// readMember reads the value of member name into f. A member FrameMember
-// names, sent as "", declines: UnmarshalJSON marks it present (Set), which
-// Validate then holds to its rule (D1, F4, an unknown enumeration value,
-// or P1-P3 for content).
-func (f *Frame) readMember(r *cgpjson.Reader, name string) bool {
-	switch name {
-	case "content_ref":
+// readMember reads the value of member fastMembers[k] into f. A member
+// FrameMember names, sent as "", declines: UnmarshalJSON marks it present
+// (Set), which Validate then holds to its rule (D1, F4, an unknown
+// enumeration value, or P1-P3 for content).
+func (f *Frame) readMember(r *cgpjson.Reader, k int) bool {
+	switch k {
+	case fmID:
+		return r.Value(&f.ID)
+	case fmKind:
+		return r.Value((*string)(&f.Kind))
+	case fmTitle:
+		return r.Value(&f.Title)
+	case fmURI:
+		return r.Value(&f.URI)
+	case fmScore:
+		return r.Value(&f.Score)
+	case fmTokenCost:
+		return r.Value(&f.TokenCost)
+	case fmCanonicalTokenCost:
+		return r.Value(&f.CanonicalTokenCost)
+	case fmTokenizerRef:
+		return r.Value(&f.TokenizerRef)
+	case fmCitationLabel:
+		return r.Value(&f.CitationLabel)
+	case fmContentRef:
 		return r.Into(&f.ContentRef)
-	case "transform":
+	case fmTransform:
 		return r.Into(&f.Transform)
-	case "provenance":
+	case fmProvenance:
 		return r.Into(&f.Provenance)
-	case "embedding":
+	case fmEmbedding:
 		return r.Into(&f.Embedding)
-	case "relations":
+	case fmRelations:
 		return r.Into(&f.Relations)
 	}
-	dst, marked := f.fastField(name)
-	switch {
-	case marked != nil:
-		return r.Value(marked) && *marked != ""
-	case dst != nil:
-		return r.Value(dst)
-	}
-	return false
-}
-
-// fastField returns the field of the scalar member name: one of
-// frameMembers (a string FrameMember marks present when sent as "") as
-// marked, any other as dst.
-func (f *Frame) fastField(name string) (dst any, marked *string) {
-	switch name {
-	case "id":
-		return &f.ID, nil
-	case "kind":
-		return (*string)(&f.Kind), nil
-	case "title":
-		return &f.Title, nil
-	case "score":
-		return &f.Score, nil
-	case "token_cost":
-		return &f.TokenCost, nil
-	case "uri":
-		return &f.URI, nil
-	case "tokenizer_ref":
-		return &f.TokenizerRef, nil
-	case "citation_label":
-		return &f.CitationLabel, nil
-	case "canonical_token_cost":
-		return &f.CanonicalTokenCost, nil
-	case "content": // the one marked member every frame sends, without the search
-		return nil, &f.Content
-	}
-	for _, m := range frameMembers {
-		if m.String() == name {
-			return nil, f.field(m)
-		}
-	}
-	return nil, nil
+	dst := f.field(fastMarked[k])
+	return dst != nil && r.Value(dst) && *dst != ""
 }

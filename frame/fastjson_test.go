@@ -3,6 +3,7 @@ package frame
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -89,4 +90,18 @@ func FuzzReadJSONMatchesUnmarshal(f *testing.F) {
 			checkReadJSON(t, b)
 		}
 	})
+}
+
+// TestRequiredFastNamesTheRequiredMembers keeps requiredFast's bits on the
+// five required members wherever fastMembers lists them.
+func TestRequiredFastNamesTheRequiredMembers(t *testing.T) {
+	var got []string
+	for k, n := range fastMembers {
+		if requiredFast&(1<<k) != 0 {
+			got = append(got, n)
+		}
+	}
+	if want := []string{"id", "kind", "title", "score", "token_cost"}; !slices.Equal(got, want) {
+		t.Errorf("requiredFast names %q, want %q", got, want)
+	}
 }

@@ -21,8 +21,8 @@ func readOffers(r *cgpjson.Reader, out *[]compose.Offer) bool {
 	offers := []compose.Offer{}
 	ok := r.Array(func() bool {
 		var o compose.Offer
-		_, ok := r.Object(offerMembers, func(name string) bool {
-			if name == "provider" {
+		_, ok := r.Object(offerMembers, func(k int) bool {
+			if offerMembers[k] == "provider" {
 				return r.Value(&o.Provider)
 			}
 			o.Frame = new(frame.Frame)
@@ -45,8 +45,8 @@ var composeMembers = []string{"offers", "skip_invalid", "budget", "strategy", "q
 func (b *composeBody) decodeFast(body []byte) bool {
 	r := cgpjson.NewReader(body)
 	req := &b.ComposeRequest
-	seen, ok := r.Object(composeMembers, func(name string) bool {
-		switch name {
+	seen, ok := r.Object(composeMembers, func(k int) bool {
+		switch composeMembers[k] {
 		case "offers":
 			return readOffers(r, &req.Offers)
 		case "skip_invalid":
@@ -85,8 +85,8 @@ var contextMembers = composeMembers[:2]
 func (b *contextBody) decodeFast(body []byte) bool {
 	r := cgpjson.NewReader(body)
 	req := &b.ContextRequest
-	seen, ok := r.Object(contextMembers, func(name string) bool {
-		if name == "offers" {
+	seen, ok := r.Object(contextMembers, func(k int) bool {
+		if contextMembers[k] == "offers" {
 			return readOffers(r, &req.Offers)
 		}
 		return r.Value(&req.SkipInvalid)

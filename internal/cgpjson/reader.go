@@ -106,12 +106,15 @@ func (r *Reader) End() bool {
 	return r.i == len(r.b)
 }
 
-// Object reads an object, calling fn for each member after its name and
-// colon; fn must consume the value. Every name must be one of names
+// Object reads an object, calling fn with the position in names of each
+// member after its name and colon (-1 when names is nil); fn must consume
+// the value. Every name must be one of names
 // (encoding/json would also match it without regard to case, or ignore
 // it) and come at most once, unless names is nil; a name with escapes is
-// declined. seen has bit i set for each names[i] read.
-func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64, ok bool) {
+// declined. seen has bit i set for each names[i] read. Listing names in
+// the order senders write them makes the lookup one comparison.
+func (r *Reader) Object(names []string, fn func(k int) bool) (seen uint64, ok bool) {
+	next := 0 // where the next name most likely is: senders keep one order
 	if !r.eat('{') {
 		return 0, false
 	}
@@ -126,14 +129,15 @@ func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64,
 		if !ok || escaped || !r.eat(':') {
 			return 0, false
 		}
+		k := -1
 		if names != nil {
-			k := slices.Index(names, name)
-			if k < 0 || seen&(1<<k) != 0 {
+			if k = index(names, name, next); k < 0 || seen&(1<<k) != 0 {
 				return 0, false
 			}
 			seen |= 1 << k
+			next = k + 1
 		}
-		if !fn(name) {
+		if !fn(k) {
 			return 0, false
 		}
 		if r.eat(',') {
@@ -141,6 +145,18 @@ func (r *Reader) Object(names []string, fn func(name string) bool) (seen uint64,
 		}
 		return seen, r.eat('}')
 	}
+}
+
+// index returns the position of name in names, searching from names[from]
+// on and then from the start, or -1.
+func index(names []string, name string, from int) int {
+	if from > len(names) {
+		from = len(names)
+	}
+	if k := slices.Index(names[from:], name); k >= 0 {
+		return from + k
+	}
+	return slices.Index(names[:from], name)
 }
 
 // Array calls fn for each element of an array; fn must consume it.
@@ -324,7 +340,7 @@ func (r *Reader) skip(depth int) bool {
 	}
 	switch r.peek() {
 	case '{':
-		_, ok := r.Object(nil, func(string) bool { return r.skip(depth + 1) })
+		_, ok := r.Object(nil, func(int) bool { return r.skip(depth + 1) })
 		return ok
 	case '[':
 		return r.Array(func() bool { return r.skip(depth + 1) })
@@ -342,4 +358,3 @@ func (r *Reader) skip(depth int) bool {
 		return ok
 	}
 }
-
