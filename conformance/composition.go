@@ -36,8 +36,8 @@ const (
 	checkInvalidFrames = "composition-invalid-frames"
 )
 
-// CompositionChecks lists the composition checks in report order.
-func CompositionChecks() []string {
+// compositionChecks lists the composition checks in report order.
+func compositionChecks() []string {
 	return []string{checkBudgetBound, checkTotalPartition, checkQuarantine, checkDeterminism,
 		checkArrivalOrder, checkDuplicateEvidence, checkInvalidFrames}
 }
@@ -131,7 +131,7 @@ type CompositionOptions struct {
 }
 
 // RunComposition runs every composition check against h and returns the
-// report, checks in CompositionChecks order. Each check composes its
+// report, checks in compositionChecks order. Each check composes its
 // adversarial scenario and a well-behaved counterpart; a host error or a
 // cancelled ctx fails the check that was running, with the error as
 // evidence.
@@ -161,7 +161,7 @@ type compRun struct {
 // compose runs one scenario; on a host error it records the failure of
 // check and returns ok=false.
 func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
-	s, ok := LookupScenario(name)
+	s, ok := lookupScenario(name)
 	if !ok {
 		r.rep.add(check, Fail, "sent: nothing; got: no scenario %q in this harness; expected: a known scenario", name)
 		return nil, nil, false
@@ -181,20 +181,22 @@ func (r *compRun) compose(check, name string) (*Scenario, *Composition, bool) {
 	return s, c, true
 }
 
-// counterpart composes the scenario that differs from the check's own only
-// in the property under test, and fails the check unless the host admits
-// every frame it offers: a host that admits nothing must not pass a check
-// about what it leaves out. want says what the counterpart shows.
-func (r *compRun) counterpart(check, name, want string) (*Composition, bool) {
+// passWithCounterpart composes the counterpart of check, scenario name,
+// which differs from the check's own only in the property under test, and
+// fails the check unless the host admits every frame it offers (want says
+// what that shows): a host that admits nothing must not pass a check about
+// what it leaves out. Otherwise the check passes, citing found and how the
+// counterpart differs (desc).
+func (r *compRun) passWithCounterpart(check, name, want, found, desc string) {
 	cs, cc, ok := r.compose(check, name)
 	if !ok {
-		return nil, false
+		return
 	}
 	if missing := notAdmitted(cs, cc); len(missing) > 0 {
 		r.fail(check, cs, cc, fmt.Sprintf("counterpart: %s; missing %s", want, refList(missing)))
-		return nil, false
+		return
 	}
-	return cc, true
+	r.rep.add(check, Pass, "%s; counterpart %s: all %d admitted", found, desc, len(cc.Admitted))
 }
 
 func (r *compRun) fail(check string, s *Scenario, c *Composition, expected string) {
@@ -268,23 +270,35 @@ func admittedFrom(admitted []FrameRef, provider string) []FrameRef {
 	return out
 }
 
+// honestRef is the well-behaved provider's frame in the quarantine and
+// invalid-frames scenarios: the counterpart that must be admitted.
+var honestRef = FrameRef{Provider: providerHonest, Frame: "honest-f"}
+
+// composeWithBad composes scenario for check and returns, beside the
+// scenario and its composition, the frames admitted from provider bad.
+func (r *compRun) composeWithBad(check, scenario, bad string) (*Scenario, *Composition, []FrameRef, bool) {
+	s, c, ok := r.compose(check, scenario)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	return s, c, admittedFrom(c.Admitted, bad), true
+}
+
 func (r *compRun) quarantine() {
 	const check = checkQuarantine
-	s, c, ok := r.compose(check, scenarioQuarantine)
+	s, c, leaked, ok := r.composeWithBad(check, scenarioQuarantine, providerFlooder)
 	if !ok {
 		return
 	}
-	leaked := admittedFrom(c.Admitted, providerFlooder)
-	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(leaked) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame of %q, which returned %d frames for max_frames %d (B4 flood), admitted; leaked %s",
 			providerFlooder, len(s.Providers[0].Frames), s.Query.MaxFrames, refList(leaked)))
-	case !contains(c.Admitted, honest):
-		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honest))
+	case !contains(c.Admitted, honestRef):
+		r.fail(check, s, c, fmt.Sprintf("counterpart: the honest frame %s admitted beside the quarantined flooder", honestRef))
 	default:
 		r.rep.add(check, Pass, "flooder (%d frames for max_frames %d) contributed nothing; honest frame %s admitted",
-			len(s.Providers[0].Frames), s.Query.MaxFrames, honest)
+			len(s.Providers[0].Frames), s.Query.MaxFrames, honestRef)
 	}
 }
 
@@ -366,36 +380,27 @@ func (r *compRun) duplicateEvidence() {
 		r.fail(check, s, c, fmt.Sprintf("the distinct frame %s admitted", g))
 		return
 	}
-	cc, ok := r.counterpart(check, scenarioDuplicateDistinct, "distinct evidence (different digests) all admitted")
-	if !ok {
-		return
-	}
-	r.rep.add(check, Pass, "shared evidence admitted once (%s), the copy reported dropped; counterpart with distinct digests: all %d admitted",
-		refList(intersect(c.Admitted, []FrameRef{a, b})), len(cc.Admitted))
+	r.passWithCounterpart(check, scenarioDuplicateDistinct, "distinct evidence (different digests) all admitted",
+		fmt.Sprintf("shared evidence admitted once (%s), the copy reported dropped", refList(intersect(c.Admitted, []FrameRef{a, b}))),
+		"with distinct digests")
 }
 
 func (r *compRun) invalidFrames() {
 	const check = checkInvalidFrames
-	s, c, ok := r.compose(check, scenarioInvalid)
+	s, c, bad, ok := r.composeWithBad(check, scenarioInvalid, providerDefective)
 	if !ok {
 		return
 	}
-	bad := admittedFrom(c.Admitted, providerDefective)
-	honest := FrameRef{Provider: providerHonest, Frame: "honest-f"}
 	switch {
 	case len(bad) > 0:
 		r.fail(check, s, c, fmt.Sprintf("no frame breaking F1 (score 1.5), F3 (blank citation_label) or B3 (token_cost 1 for 100 tokens of content) admitted; admitted %s", refList(bad)))
 		return
-	case !contains(c.Admitted, honest):
-		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honest))
+	case !contains(c.Admitted, honestRef):
+		r.fail(check, s, c, fmt.Sprintf("the valid frame %s admitted", honestRef))
 		return
 	}
-	cc, ok := r.counterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted")
-	if !ok {
-		return
-	}
-	r.rep.add(check, Pass, "no rule-breaking frame admitted (admitted %s); counterpart with the frames repaired: all %d admitted",
-		refList(c.Admitted), len(cc.Admitted))
+	r.passWithCounterpart(check, scenarioInvalidRepaired, "the same frames made valid all admitted",
+		fmt.Sprintf("no rule-breaking frame admitted (admitted %s)", refList(c.Admitted)), "with the frames repaired")
 }
 
 // partitionViolation returns "" when every offered frame appears exactly

@@ -72,12 +72,6 @@ func ExampleReport_WriteJSON() {
 	// Output: {"target":"demo","checks":[{"name":"handshake","status":"pass","evidence":"acknowledged contextgraph/1.0-draft"},{"name":"budget-honesty","status":"fail","evidence":"sent: query; got: token_cost 1 for 100 tokens; expected: token_cost 100"}]}
 }
 
-func ExampleParseComposition() {
-	c, err := conformance.ParseComposition([]byte(`{"admitted":[["honest","honest-f"]],"dropped":[["p2","p2-f"]]}`))
-	fmt.Println(c.Admitted, c.Dropped, err)
-	// Output: [honest/honest-f] [p2/p2-f] <nil>
-}
-
 func ExampleRunHost() {
 	rep := conformance.RunHost(context.Background(), nil)
 	for _, c := range rep.Checks[:3] {

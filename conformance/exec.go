@@ -15,26 +15,26 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 )
 
-// ExecProtocol names the cross-language composing-host protocol spoken by
+// execProtocol names the cross-language composing-host protocol spoken by
 // ExecComposingHost (docs/conformance.md).
-const ExecProtocol = "ctxkit-composition/1"
+const execProtocol = "ctxkit-composition/1"
 
-// ExecScenario is what ExecComposingHost writes to the host's stdin: one
+// execScenario is what ExecComposingHost writes to the host's stdin: one
 // scenario, with the command that starts each fixture provider as a CGP
 // stdio provider.
-type ExecScenario struct {
-	// Protocol is ExecProtocol, the version of this exchange.
+type execScenario struct {
+	// Protocol is execProtocol, the version of this exchange.
 	Protocol string `json:"protocol"`
 	// Scenario is the scenario's name.
 	Scenario string `json:"scenario"`
 	// Query is the query to fan out.
 	Query frame.Query `json:"query"`
 	// Providers are the fixture providers, in registration order.
-	Providers []ExecProvider `json:"providers"`
+	Providers []execProvider `json:"providers"`
 }
 
-// ExecProvider is one provider of an ExecScenario, in registration order.
-type ExecProvider struct {
+// execProvider is one provider of an execScenario, in registration order.
+type execProvider struct {
 	// ID is the id to register the provider under.
 	ID string `json:"id"`
 	// Command starts the provider as a CGP stdio provider: program and
@@ -44,7 +44,7 @@ type ExecProvider struct {
 
 // ExecComposingHost certifies a composing host written in any language. For
 // each scenario it runs Command with the scenario as JSON on stdin (an
-// ExecScenario); the host starts the providers with the given commands,
+// execScenario); the host starts the providers with the given commands,
 // speaks CGP to them over stdio, composes, and prints its Composition as
 // one JSON object on stdout: {"admitted": [[provider, frame_id]…],
 // "dropped": [[provider, frame_id]…]}, exiting 0.
@@ -66,12 +66,12 @@ type ExecComposingHost struct {
 // Target describes the host for a report.
 func (h *ExecComposingHost) Target() string { return "exec: " + strings.Join(h.Command, " ") }
 
-// Input returns the JSON document written to the host's stdin for s.
-func (h *ExecComposingHost) Input(s *Scenario) ([]byte, error) {
-	in := ExecScenario{Protocol: ExecProtocol, Scenario: s.Name, Query: s.Query}
+// input returns the JSON document written to the host's stdin for s.
+func (h *ExecComposingHost) input(s *Scenario) ([]byte, error) {
+	in := execScenario{Protocol: execProtocol, Scenario: s.Name, Query: s.Query}
 	for _, p := range s.Providers {
 		cmd := append(append([]string(nil), h.FixtureCommand...), "--scenario", s.Name, "--provider", p.ID)
-		in.Providers = append(in.Providers, ExecProvider{ID: p.ID, Command: cmd})
+		in.Providers = append(in.Providers, execProvider{ID: p.ID, Command: cmd})
 	}
 	b, err := marshalNoEscape(in)
 	if err != nil {
@@ -88,7 +88,7 @@ func (h *ExecComposingHost) Compose(ctx context.Context, s *Scenario) (*Composit
 	if len(h.FixtureCommand) == 0 {
 		return nil, errors.New("exec host: no fixture provider command")
 	}
-	input, err := h.Input(s)
+	input, err := h.input(s)
 	if err != nil {
 		return nil, err
 	}
@@ -117,18 +117,18 @@ func (h *ExecComposingHost) Compose(ctx context.Context, s *Scenario) (*Composit
 		}
 		return nil, fmt.Errorf("exec host: %s: %w; stderr: %s", s.Name, err, strings.TrimSpace(tail.String()))
 	}
-	c, err := ParseComposition(stdout.Bytes())
+	c, err := parseComposition(stdout.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("exec host: %s: %w", s.Name, err)
 	}
 	return c, nil
 }
 
-// ParseComposition reads a host's output: one JSON object with "admitted"
+// parseComposition reads a host's output: one JSON object with "admitted"
 // (required) and "dropped" (absent means none), each a list of
 // [provider, frame_id] pairs. Unknown members are ignored; anything after
 // the object other than white space is an error.
-func ParseComposition(b []byte) (*Composition, error) {
+func parseComposition(b []byte) (*Composition, error) {
 	var raw struct {
 		Admitted *[]FrameRef `json:"admitted"`
 		Dropped  *[]FrameRef `json:"dropped"`

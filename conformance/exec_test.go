@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestPythonExampleHostPasses(t *testing.T) {
 			t.Errorf("%s: %s: %s", c.Name, c.Status, c.Evidence)
 		}
 	}
-	if len(rep.Checks) != len(CompositionChecks()) {
+	if len(rep.Checks) != len(compositionChecks()) {
 		t.Fatalf("%d checks", len(rep.Checks))
 	}
 }
@@ -62,7 +63,7 @@ func TestExecHostErrorsFailChecksWithEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &ExecComposingHost{Command: []string{"sh", "-c", "cat >/dev/null; " + tc.script}, FixtureCommand: fixtureCommand()}
 			rep := RunComposition(context.Background(), h, nil)
-			if rep.Passed() || len(rep.Failed()) != len(CompositionChecks()) {
+			if rep.Passed() || len(rep.Failed()) != len(compositionChecks()) {
 				t.Fatalf("failed %v", rep.Failed())
 			}
 			for _, c := range rep.Checks {
@@ -88,7 +89,7 @@ func TestExecHostTimeout(t *testing.T) {
 
 func TestExecInputNamesFixtureCommands(t *testing.T) {
 	h := &ExecComposingHost{Command: []string{"host"}, FixtureCommand: []string{"/bin/ctxkit", "fixture-provider"}}
-	in, err := h.Input(mustScenario(t, scenarioQuarantine))
+	in, err := h.input(mustScenario(t, scenarioQuarantine))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestExecInputNamesFixtureCommands(t *testing.T) {
 
 func mustScenario(t *testing.T, name string) *Scenario {
 	t.Helper()
-	s, ok := LookupScenario(name)
+	s, ok := lookupScenario(name)
 	if !ok {
 		t.Fatalf("no scenario %s", name)
 	}
@@ -116,7 +117,7 @@ func FuzzParseComposition(f *testing.F) {
 	f.Add(`{"admitted":null}`)
 	f.Add(`[]`)
 	f.Fuzz(func(t *testing.T, in string) {
-		c, err := ParseComposition([]byte(in))
+		c, err := parseComposition([]byte(in))
 		if err != nil {
 			return
 		}
@@ -124,7 +125,7 @@ func FuzzParseComposition(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseComposition(b)
+		back, err := parseComposition(b)
 		if err != nil {
 			t.Fatalf("re-parse %s: %v", b, err)
 		}
@@ -132,4 +133,14 @@ func FuzzParseComposition(f *testing.F) {
 			t.Fatalf("round trip changed %s", in)
 		}
 	})
+}
+
+func TestParseCompositionReadsPairs(t *testing.T) {
+	c, err := parseComposition([]byte(`{"admitted":[["honest","honest-f"]],"dropped":[["p2","p2-f"]]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.Admitted, c.Dropped); got != "[honest/honest-f] [p2/p2-f]" {
+		t.Fatalf("parsed %s", got)
+	}
 }

@@ -22,9 +22,9 @@ import (
 //go:embed fixturedocs/*.md
 var fixtureDocs embed.FS
 
-// FixtureFingerprint is the embeddings fingerprint the honest fixture
+// fixtureFingerprint is the embeddings fingerprint the honest fixture
 // provider declares (384 dimensions).
-const FixtureFingerprint = "bge-small-en-v1.5/384/l2"
+const fixtureFingerprint = "bge-small-en-v1.5/384/l2"
 
 // MisbehaveMode is one way the fixture provider can break the protocol on
 // purpose, with the provider checks that must catch it.
@@ -126,11 +126,11 @@ func NewFixtureProvider(opts *FixtureOptions) (*FixtureProvider, error) {
 		}
 	}
 	if o.Scenario != "" || o.Provider != "" {
-		s, ok := LookupScenario(o.Scenario)
+		s, ok := lookupScenario(o.Scenario)
 		if !ok {
-			return nil, fmt.Errorf("fixture provider: unknown scenario %q (known: %s)", o.Scenario, strings.Join(ScenarioNames(), ", "))
+			return nil, fmt.Errorf("fixture provider: unknown scenario %q (known: %s)", o.Scenario, strings.Join(scenarioNames(), ", "))
 		}
-		sp, ok := s.Provider(o.Provider)
+		sp, ok := s.provider(o.Provider)
 		if !ok {
 			return nil, fmt.Errorf("fixture provider: scenario %s has no provider %q", o.Scenario, o.Provider)
 		}
@@ -273,7 +273,7 @@ func (p *FixtureProvider) ack() *wire.HandshakeAck {
 		Query:                 frame.QueryCapabilities{Kinds: []frame.Kind{"doc", "snippet"}},
 		Correlation:           true,
 		Graph:                 true,
-		EmbeddingsFingerprint: FixtureFingerprint,
+		EmbeddingsFingerprint: fixtureFingerprint,
 		Verify:                true,
 	}
 	switch p.mode {
@@ -305,7 +305,7 @@ func (p *FixtureProvider) query(e *wire.Query) wire.Envelope {
 	}
 	if len(q.Embedding) > 0 && len(q.Embedding) != 384 && p.mode != "accept-bad-embedding" {
 		return &wire.Error{ID: id, Code: wire.CodeBadRequest,
-			Message: fmt.Sprintf("query.embedding has %d dimensions; %s has 384", len(q.Embedding), FixtureFingerprint)}
+			Message: fmt.Sprintf("query.embedding has %d dimensions; %s has 384", len(q.Embedding), fixtureFingerprint)}
 	}
 	if p.mode == "flood-frames" {
 		out := make([]frame.Frame, 64)

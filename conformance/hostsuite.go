@@ -32,8 +32,8 @@ const (
 	checkHostCrashIsolation   = "host-crash-isolation"
 )
 
-// HostChecks lists the host checks in report order.
-func HostChecks() []string {
+// hostChecks lists the host checks in report order.
+func hostChecks() []string {
 	return []string{checkHostVersionReject, checkHostBudgetDrop, checkHostFrameLimit, checkHostConsentGate,
 		checkHostScopeReceipt, checkHostProvenanceBytes, checkHostContentQuoting, checkHostCompositionAudit,
 		checkHostCrashIsolation}
@@ -56,7 +56,7 @@ func hostProbeQuery() frame.Query {
 // RunHost runs the host scenarios of docs/protocol.md §5.3 against ctxkit's own
 // host (package host, with package compose for the two composition
 // scenarios), each adversarial with a counterpart, and returns the report in
-// HostChecks order. Real child processes play the stdio providers.
+// hostChecks order. Real child processes play the stdio providers.
 func RunHost(ctx context.Context, opts *HostOptions) Report {
 	shell := "sh"
 	if opts != nil && opts.Shell != "" {
@@ -226,30 +226,34 @@ func (r *hostRun) versionReject() {
 	r.rep.add(name, Pass, "contextgraph/2.0 refused in %v with %q; %s accepted", elapsed.Round(time.Millisecond), err, wire.ProtocolVersion)
 }
 
-// legCheck registers one in-process provider, fans q out, and returns its
-// outcome.
-func (r *hostRun) legCheck(s *staticServer, q frame.Query) (*host.Outcome, error) {
+// legEnds registers one in-process provider, fans q out, and checks that its
+// leg ends in want with frames frames accepted; otherwise it fails check
+// name, citing sent and expect.
+func (r *hostRun) legEnds(name string, s *staticServer, q frame.Query, want host.Status, frames int, sent, expect string) (*host.Outcome, bool) {
 	h, done := r.newHost(nil)
 	defer done()
-	if err := h.AddInProcess("p", s); err != nil {
-		return nil, err
+	err := h.AddInProcess("p", s)
+	var o *host.Outcome
+	if err == nil {
+		o = outcomeOf(h.QueryAll(r.ctx, &q), "p")
 	}
-	fan := h.QueryAll(r.ctx, &q)
-	return outcomeOf(fan, "p"), nil
+	if err != nil || o == nil || o.Status != want || len(o.Frames) != frames {
+		r.fail(name, sent, fmt.Sprintf("%s %v", describeOutcome(o), err), expect)
+		return nil, false
+	}
+	return o, true
 }
 
 func (r *hostRun) budgetDrop() {
 	const name = checkHostBudgetDrop
 	q := hostProbeQuery()
-	o, err := r.legCheck(newStatic("liar", honestFrame("big", 1200)), q)
-	sent := "one frame declaring 1200 tokens against max_tokens 1000"
-	if err != nil || o == nil || o.Status != host.StatusBudgetLie || len(o.Frames) != 0 {
-		r.fail(name, sent, fmt.Sprintf("%s %v", describeOutcome(o), err), "the leg dropped as a budget lie (B2), no frame accepted")
+	o, ok := r.legEnds(name, newStatic("liar", honestFrame("big", 1200)), q, host.StatusBudgetLie, 0,
+		"one frame declaring 1200 tokens against max_tokens 1000", "the leg dropped as a budget lie (B2), no frame accepted")
+	if !ok {
 		return
 	}
-	o2, err := r.legCheck(newStatic("honest", honestFrame("ok", 200)), q)
-	if err != nil || o2 == nil || o2.Status != host.StatusFrames || len(o2.Frames) != 1 {
-		r.fail(name, "counterpart: one frame of 200 tokens", fmt.Sprintf("%s %v", describeOutcome(o2), err), "the frame accepted")
+	if _, ok := r.legEnds(name, newStatic("honest", honestFrame("ok", 200)), q, host.StatusFrames, 1,
+		"counterpart: one frame of 200 tokens", "the frame accepted"); !ok {
 		return
 	}
 	r.rep.add(name, Pass, "1200-token claim dropped as %s; 200-token frame accepted", o.Status)
@@ -263,15 +267,13 @@ func (r *hostRun) frameLimit() {
 	for i := range 12 {
 		flood = append(flood, honestFrame(fmt.Sprintf("f%02d", i), 1))
 	}
-	o, err := r.legCheck(newStatic("flooder", flood...), q)
-	sent := "12 one-token frames against max_frames 3"
-	if err != nil || o == nil || o.Status != host.StatusFrameFlood || len(o.Frames) != 0 {
-		r.fail(name, sent, fmt.Sprintf("%s %v", describeOutcome(o), err), "the leg dropped as a frame flood (B4), no frame accepted")
+	o, ok := r.legEnds(name, newStatic("flooder", flood...), q, host.StatusFrameFlood, 0,
+		"12 one-token frames against max_frames 3", "the leg dropped as a frame flood (B4), no frame accepted")
+	if !ok {
 		return
 	}
-	o2, err := r.legCheck(newStatic("modest", flood[:2]...), q)
-	if err != nil || o2 == nil || o2.Status != host.StatusFrames || len(o2.Frames) != 2 {
-		r.fail(name, "counterpart: 2 frames against max_frames 3", fmt.Sprintf("%s %v", describeOutcome(o2), err), "both accepted")
+	if _, ok := r.legEnds(name, newStatic("modest", flood[:2]...), q, host.StatusFrames, 2,
+		"counterpart: 2 frames against max_frames 3", "both accepted"); !ok {
 		return
 	}
 	r.rep.add(name, Pass, "12 frames for max_frames 3 dropped as %s; 2 frames accepted", o.Status)
@@ -504,18 +506,17 @@ func (r *hostRun) provenanceBytes() {
 		r.fail(name, "a temporary file", err.Error(), "a file to re-read")
 		return
 	}
-	h := host.New(&host.Options{TrustedRoots: []string{dir}})
-	defer h.Close(context.WithoutCancel(r.ctx))
+	roots := []string{dir}
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 	wrong := "sha256:" + strings.Repeat("a", 64)
-	got := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: wrong})
+	got := host.VerifyFileProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: wrong}, roots)
 	sent := fmt.Sprintf("file provenance %s (bytes \"abc\") declaring %s", uri, wrong)
 	if got.Status != host.ProvenanceMismatch {
 		r.fail(name, sent, fmt.Sprintf("%s %s", got.Status, got.Reason), "mismatch")
 		return
 	}
 	real := digestOf("abc")
-	ok := h.VerifyProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: real})
+	ok := host.VerifyFileProvenance(frame.Provenance{Type: frame.ProvenanceFile, URI: uri, Digest: real}, roots)
 	if ok.Status != host.ProvenanceVerified {
 		r.fail(name, "counterpart: the same file declaring its real digest "+real, fmt.Sprintf("%s %s", ok.Status, ok.Reason), "verified")
 		return

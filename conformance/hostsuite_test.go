@@ -7,11 +7,11 @@ import (
 
 func TestRunHostPassesAgainstOurHost(t *testing.T) {
 	rep := RunHost(context.Background(), nil)
-	if len(rep.Checks) != len(HostChecks()) {
+	if len(rep.Checks) != len(hostChecks()) {
 		t.Fatalf("%d checks", len(rep.Checks))
 	}
 	for i, c := range rep.Checks {
-		if c.Name != HostChecks()[i] {
+		if c.Name != hostChecks()[i] {
 			t.Errorf("check %d is %s", i, c.Name)
 		}
 		if c.Status != Pass {

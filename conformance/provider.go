@@ -38,8 +38,8 @@ const (
 	checkUnknownEnvelope = "unknown-envelope"
 )
 
-// ProviderChecks lists the provider checks in report order.
-func ProviderChecks() []string {
+// providerChecks lists the provider checks in report order.
+func providerChecks() []string {
 	return []string{checkHandshake, checkConsentScope, checkFrameValidity, checkVerifyHonesty,
 		checkBudgetHonesty, checkAsOf, checkKindsFilter, checkAnchorRelevance, checkProvenanceConsistency,
 		checkShutdownClean, checkMalformedInput, checkEmbedding, checkCorrelation, checkUnknownEnvelope}
@@ -93,18 +93,18 @@ type ProviderOptions struct {
 	Stderr io.Writer
 }
 
-// ErrTarget reports a provider target the harness cannot use at all (no
+// errTarget reports a provider target the harness cannot use at all (no
 // command and no URL, or both). RunProvider reports other failures as checks.
-var ErrTarget = errors.New("conformance: provider target needs exactly one of a command and a URL")
+var errTarget = errors.New("conformance: provider target needs exactly one of a command and a URL")
 
 // RunProvider drives the provider through every provider check and returns
-// the report, checks in ProviderChecks order. A provider that cannot be
+// the report, checks in providerChecks order. A provider that cannot be
 // started or fails its handshake fails the handshake check; the checks that
 // need a session are then skipped and the wire probes still run. Over HTTP
 // the three stdio wire probes are skipped.
 func RunProvider(ctx context.Context, t ProviderTarget, opts *ProviderOptions) (Report, error) {
 	if (len(t.Command) == 0) == (t.URL == "") {
-		return Report{}, ErrTarget
+		return Report{}, errTarget
 	}
 	o := ProviderOptions{Timeout: 10 * time.Second}
 	if opts != nil {
@@ -277,25 +277,35 @@ func (r *provRun) query(q frame.Query, id string) (*wire.Frames, string) {
 	return f, got
 }
 
+// exchange sends env on the main session and returns the decoded reply with
+// a description of it for evidence, or nil and what went wrong.
+func (r *provRun) exchange(env wire.Envelope) (wire.Envelope, string) {
+	line, _ := encodeEnvelope(env)
+	reply, err := r.conn.roundTrip(r.ctx, line)
+	if err != nil {
+		return nil, err.Error()
+	}
+	got, err := decodeEnvelope(reply)
+	if err != nil {
+		return nil, fmt.Sprintf("%v: %s", err, clip(string(reply), 300))
+	}
+	return got, "a " + got.Type() + " envelope: " + clip(string(reply), 300)
+}
+
 // queryEnvelope sends q on the main session and returns the reply (nil when
 // none could be read or decoded) and a description of it.
 func (r *provRun) queryEnvelope(q frame.Query, id string) (wire.Envelope, string) {
 	if r.conn == nil {
 		return nil, "no session (lost earlier)"
 	}
-	line, _ := encodeEnvelope(&wire.Query{ID: id, Query: q})
-	reply, err := r.conn.roundTrip(r.ctx, line)
-	if err != nil {
-		return nil, err.Error()
-	}
-	env, err := decodeEnvelope(reply)
-	if err != nil {
-		return nil, fmt.Sprintf("%v: %s", err, clip(string(reply), 300))
+	env, desc := r.exchange(&wire.Query{ID: id, Query: q})
+	if env == nil {
+		return nil, desc
 	}
 	if f, ok := env.(*wire.Frames); ok {
 		return f, describeFrames(f.Result.Frames)
 	}
-	return env, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
+	return env, desc
 }
 
 func describeQuery(q frame.Query) string {
@@ -499,18 +509,13 @@ func (r *provRun) verify(ids []frame.ID) ([]wire.Verdict, string) {
 	if r.conn == nil {
 		return nil, "no session (lost earlier)"
 	}
-	line, _ := encodeEnvelope(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
-	reply, err := r.conn.roundTrip(r.ctx, line)
-	if err != nil {
-		return nil, err.Error()
-	}
-	env, err := decodeEnvelope(reply)
-	if err != nil {
-		return nil, fmt.Sprintf("%v: %s", err, clip(string(reply), 300))
+	env, desc := r.exchange(&wire.Verify{Request: wire.VerifyRequest{Frames: ids}})
+	if env == nil {
+		return nil, desc
 	}
 	v, ok := env.(*wire.Verified)
 	if !ok {
-		return nil, "a " + env.Type() + " envelope: " + clip(string(reply), 300)
+		return nil, desc
 	}
 	if v.Response.Verdicts == nil {
 		return []wire.Verdict{}, ""

@@ -14,12 +14,12 @@ import (
 
 func checkStatuses(t *testing.T, rep Report, want map[string]Status) {
 	t.Helper()
-	if got, names := len(rep.Checks), ProviderChecks(); got != len(names) {
+	if got, names := len(rep.Checks), providerChecks(); got != len(names) {
 		t.Fatalf("report has %d checks, want %d: %+v", got, len(names), rep.Checks)
 	}
 	for i, c := range rep.Checks {
-		if c.Name != ProviderChecks()[i] {
-			t.Errorf("check %d is %q, want %q", i, c.Name, ProviderChecks()[i])
+		if c.Name != providerChecks()[i] {
+			t.Errorf("check %d is %q, want %q", i, c.Name, providerChecks()[i])
 		}
 		if w, ok := want[c.Name]; ok && c.Status != w {
 			t.Errorf("%s: %s, want %s; evidence: %s", c.Name, c.Status, w, c.Evidence)
@@ -33,26 +33,19 @@ func TestHonestFixturePassesEveryProviderCheckOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Status{}
-	for _, n := range ProviderChecks() {
+	for _, n := range providerChecks() {
 		want[n] = Pass
 	}
 	checkStatuses(t, rep, want)
 }
 
 func TestHonestFixturePassesOverHTTP(t *testing.T) {
-	p, err := NewFixtureProvider(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	srv := httptest.NewServer(p)
-	defer srv.Close()
-	rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 5 * time.Second})
+	rep, err := RunProvider(context.Background(), ProviderTarget{URL: fixtureURL(t, nil)}, &ProviderOptions{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]Status{}
-	for _, n := range ProviderChecks() {
+	for _, n := range providerChecks() {
 		want[n] = Pass
 	}
 	for _, n := range []string{checkMalformedInput, checkEmbedding, checkCorrelation} {
@@ -106,10 +99,10 @@ func TestRedRun(t *testing.T) {
 }
 
 func TestRunProviderRejectsBadTarget(t *testing.T) {
-	if _, err := RunProvider(context.Background(), ProviderTarget{}, nil); err != ErrTarget {
+	if _, err := RunProvider(context.Background(), ProviderTarget{}, nil); err != errTarget {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"x"}, URL: "http://x"}, nil); err != ErrTarget {
+	if _, err := RunProvider(context.Background(), ProviderTarget{Command: []string{"x"}, URL: "http://x"}, nil); err != errTarget {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -139,14 +132,7 @@ func TestRedRunOverHTTP(t *testing.T) {
 		}
 		n++
 		t.Run(m.Name, func(t *testing.T) {
-			p, err := NewFixtureProvider(&FixtureOptions{Misbehave: m.Name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			srv := httptest.NewServer(p)
-			defer srv.Close()
-			rep, err := RunProvider(context.Background(), ProviderTarget{URL: srv.URL}, &ProviderOptions{Timeout: 3 * time.Second})
+			rep, err := RunProvider(context.Background(), ProviderTarget{URL: fixtureURL(t, &FixtureOptions{Misbehave: m.Name})}, &ProviderOptions{Timeout: 3 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,8 +170,22 @@ func FuzzProviderSuiteReplies(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Checks) != len(ProviderChecks()) {
+		if len(rep.Checks) != len(providerChecks()) {
 			t.Fatalf("%d checks", len(rep.Checks))
 		}
 	})
+}
+
+// fixtureURL serves a fixture provider made with o over HTTP for the rest of
+// the test and returns its URL.
+func fixtureURL(t *testing.T, o *FixtureOptions) string {
+	t.Helper()
+	p, err := NewFixtureProvider(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

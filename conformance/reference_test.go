@@ -26,7 +26,7 @@ func TestReferenceComposingHostPasses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := RunComposition(context.Background(), tc.h, &CompositionOptions{Target: tc.h.Target()})
-			if len(rep.Checks) != len(CompositionChecks()) {
+			if len(rep.Checks) != len(compositionChecks()) {
 				t.Fatalf("%d checks", len(rep.Checks))
 			}
 			for _, c := range rep.Checks {

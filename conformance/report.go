@@ -39,8 +39,8 @@ func (s Status) String() string {
 	return fmt.Sprintf("status(%d)", int(s))
 }
 
-// ParseStatus reads the JSON spelling of a Status.
-func ParseStatus(s string) (Status, error) {
+// parseStatus reads the JSON spelling of a Status.
+func parseStatus(s string) (Status, error) {
 	switch s {
 	case "pass":
 		return Pass, nil
@@ -67,7 +67,7 @@ func (s *Status) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("conformance: status: %w", err)
 	}
-	v, err := ParseStatus(w)
+	v, err := parseStatus(w)
 	if err != nil {
 		return err
 	}

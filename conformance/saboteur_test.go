@@ -117,7 +117,7 @@ func (m *modelHost) finish(c *Composition) *Composition {
 // everything, and each saboteur, wrong in exactly one way, fails exactly the
 // checks that catch that fault and passes the others.
 func TestSaboteurMatrix(t *testing.T) {
-	all := CompositionChecks()
+	all := compositionChecks()
 	cases := []struct {
 		name string
 		host *modelHost
@@ -169,7 +169,7 @@ func TestCancelledRunFailsEveryCheckWithEvidence(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep := RunComposition(ctx, &modelHost{}, nil)
-	if len(rep.Failed()) != len(CompositionChecks()) {
+	if len(rep.Failed()) != len(compositionChecks()) {
 		t.Fatalf("failed %v", rep.Failed())
 	}
 	for _, c := range rep.Checks {

@@ -80,16 +80,27 @@ var trios = map[string]struct {
 	scenarioArrivalFitsRotated: {200, []int{2, 0, 1}},
 }
 
-// ScenarioNames lists every composition scenario.
-func ScenarioNames() []string {
+// Scenarios returns a fresh copy of every composition scenario, in the
+// order the suite runs them; the caller may modify them.
+func Scenarios() []*Scenario {
+	var out []*Scenario
+	for _, name := range scenarioNames() {
+		s, _ := lookupScenario(name)
+		out = append(out, s)
+	}
+	return out
+}
+
+// scenarioNames lists every composition scenario.
+func scenarioNames() []string {
 	return []string{scenarioBudgetOverflow, scenarioBudgetFits, scenarioQuarantine, scenarioDeterminism,
 		scenarioArrivalForward, scenarioArrivalRotated, scenarioArrivalFitsForward, scenarioArrivalFitsRotated,
 		scenarioDuplicate, scenarioDuplicateDistinct, scenarioInvalid, scenarioInvalidRepaired}
 }
 
-// LookupScenario returns a fresh copy of the named scenario; the caller may
+// lookupScenario returns a fresh copy of the named scenario; the caller may
 // modify it.
-func LookupScenario(name string) (*Scenario, bool) {
+func lookupScenario(name string) (*Scenario, bool) {
 	s := &Scenario{Name: name, Query: probeQuery(1000)}
 	trio := func(cost int, order ...int) {
 		for _, i := range order {
@@ -147,8 +158,8 @@ func LookupScenario(name string) (*Scenario, bool) {
 	return s, true
 }
 
-// Provider returns the scenario's provider with the given id.
-func (s *Scenario) Provider(id string) (ScenarioProvider, bool) {
+// provider returns the scenario's provider with the given id.
+func (s *Scenario) provider(id string) (ScenarioProvider, bool) {
 	for _, p := range s.Providers {
 		if p.ID == id {
 			return p, true

@@ -10,8 +10,8 @@ import (
 // no two frames share content unless the duplicate scenario says so.
 func TestScenariosAreWellFormed(t *testing.T) {
 	wantBroken := map[string]string{"score-frame": "F1", "cite-frame": "F3", "cost-frame": "B3"}
-	for _, name := range ScenarioNames() {
-		s, ok := LookupScenario(name)
+	for _, name := range scenarioNames() {
+		s, ok := lookupScenario(name)
 		if !ok {
 			t.Fatalf("scenario %s missing", name)
 		}
@@ -43,18 +43,37 @@ func TestScenariosAreWellFormed(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := LookupScenario("no-such-scenario"); ok {
+	if _, ok := lookupScenario("no-such-scenario"); ok {
 		t.Error("an unknown scenario was found")
 	}
 }
 
 // TestLookupScenarioReturnsFreshCopies: a caller may change what it gets.
 func TestLookupScenarioReturnsFreshCopies(t *testing.T) {
-	a, _ := LookupScenario(scenarioBudgetOverflow)
+	a, _ := lookupScenario(scenarioBudgetOverflow)
 	a.Providers[0].Frames[0].Score = 0.99
 	a.Providers[0].ID = "changed"
-	b, _ := LookupScenario(scenarioBudgetOverflow)
+	b, _ := lookupScenario(scenarioBudgetOverflow)
 	if b.Providers[0].ID != "p0" || b.Providers[0].Frames[0].Score != 0.5 {
 		t.Fatalf("scenario state leaked between lookups: %+v", b.Providers[0])
+	}
+}
+
+// Scenarios lists every scenario by name, in suite order, each a copy the
+// caller may change.
+func TestScenariosListsEveryScenario(t *testing.T) {
+	all := Scenarios()
+	names := scenarioNames()
+	if len(all) != len(names) {
+		t.Fatalf("%d scenarios, want %d", len(all), len(names))
+	}
+	for i, s := range all {
+		if s.Name != names[i] || len(s.Providers) == 0 {
+			t.Errorf("scenario %d: %q with %d providers, want %q", i, s.Name, len(s.Providers), names[i])
+		}
+	}
+	all[0].Providers = nil
+	if Scenarios()[0].Providers == nil {
+		t.Error("a caller's change leaked into the next Scenarios")
 	}
 }

@@ -21,8 +21,8 @@ import (
 // members are present, empty ones included. Seeds:
 // testdata/fuzz/FuzzValidate (the fixture frames) plus the embedded fixtures.
 func FuzzValidate(f *testing.F) {
-	f.Add(fixtures.ContextFrameCompact())
-	f.Add(fixtures.ContextFrameReference())
+	f.Add(fixtures.File(fixtures.CompactFrame))
+	f.Add(fixtures.File(fixtures.ReferenceFrame))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":" ","content":"abc","score":1.5,"token_cost":9,"provenance":[{"type":"file","range":"L0"}],"relations":[{"rel":"r","target_uri":" ","display_name":" "}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":""},{"type":"x","uri":"u","range":"","digest":null,"method":"","by":""}]}`))
 	f.Add([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"provenance":[{"type":"file","uri":"","uri":"u","range":"L1","range":""}]}`))

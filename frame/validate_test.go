@@ -23,14 +23,14 @@ func validFixtureFrames(t *testing.T) map[string]Frame {
 			Normalized Frame  `json:"expected_normalized"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(fixtures.ContextFrameValid(), &doc); err != nil {
+	if err := json.Unmarshal(fixtures.File(fixtures.ValidFrames), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range doc.Cases {
 		out[c.Name] = c.Source
 		out[c.Name+"/normalized"] = c.Normalized
 	}
-	for name, b := range map[string][]byte{"compact": fixtures.ContextFrameCompact(), "reference": fixtures.ContextFrameReference()} {
+	for name, b := range map[string][]byte{"compact": fixtures.File(fixtures.CompactFrame), "reference": fixtures.File(fixtures.ReferenceFrame)} {
 		var f Frame
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatal(err)

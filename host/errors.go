@@ -11,12 +11,12 @@ import (
 )
 
 // Error kinds. Every error the host returns for a provider failure matches
-// exactly one of them with errors.Is; the exported ones are those a caller
+// exactly one of them with errors.Is, except a version mismatch, which is a
+// *VersionMismatchError (errors.As); the exported ones are those a caller
 // acts on (retry later, fix the command, grant consent, stop using the
 // host, refuse an insecure URL). The others name the kind in the error's
 // text (and in the leg's Status); a provider's own error envelope is
-// reachable with errors.As as *wire.Error, a version mismatch as
-// *VersionMismatchError.
+// reachable with errors.As as *wire.Error.
 var (
 	// ErrProviderCrashed: the provider's process exited, its pipe closed, or
 	// its connection was torn down while a request was outstanding.
@@ -110,7 +110,7 @@ func newErr(provider, op string, kind error, detail string, cause error) *Error 
 }
 
 // VersionMismatchError reports a provider whose protocol family differs from
-// the host's (H1/H3). It matches errVersionMismatch.
+// the host's (H1/H3).
 type VersionMismatchError struct {
 	Provider string // host-side id
 	// HostVersion is the protocol_version the host sent in its handshake.
@@ -124,9 +124,6 @@ func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("host: handshake %q: %v (H3): host speaks %q, provider %q acknowledged %q",
 		e.Provider, errVersionMismatch, e.HostVersion, e.ProviderName, e.ProviderVersion)
 }
-
-// Is matches errVersionMismatch.
-func (e *VersionMismatchError) Is(target error) bool { return target == errVersionMismatch }
 
 // correlationError reports a reply whose correlation id does not match the
 // request's (H4). Got is "<absent>" when the reply carried no id.

@@ -50,17 +50,12 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a spelling produced by MarshalText.
 func (s *Status) UnmarshalText(b []byte) error {
-	for i, n := range statusNames {
-		if n == string(b) {
-			*s = Status(i)
-			return nil
-		}
+	i, err := unspell(statusNames[:], b, "leg status")
+	if err == nil {
+		*s = Status(i)
 	}
-	return fmt.Errorf("host: unknown leg status %q", b)
+	return err
 }
-
-// Accepted reports whether the leg contributes frames.
-func (s Status) Accepted() bool { return s == StatusFrames }
 
 // Skipped reports whether the host did not query the provider because the
 // query gave it nothing to do (none of its kinds asked for, or a share too
@@ -75,6 +70,25 @@ type ExcludedFrame struct {
 	Rule rule.Rule `json:"rule"`
 	// Detail says what was wrong with the frame.
 	Detail string `json:"detail"`
+}
+
+// spell is the stable spelling of the i-th value of an enumeration, or
+// kind(i) for a value out of its range.
+func spell(names []string, i int, kind string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s(%d)", kind, i)
+}
+
+// unspell is the index of spelling b in names, or an error naming kind.
+func unspell(names []string, b []byte, kind string) (int, error) {
+	for i, n := range names {
+		if n == string(b) {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("host: unknown %s %q", kind, b)
 }
 
 // Outcome is one provider's leg of a fan-out.
@@ -177,13 +191,14 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 // statusOf maps a leg error to its outcome status.
 func statusOf(err error) Status {
 	var ce *ConsentError
+	var vm *VersionMismatchError
 	switch {
 	case errors.As(err, &ce):
 		if len(ce.Missing) > 0 {
 			return StatusScopeReceiptRequired
 		}
 		return StatusConsentRequired
-	case errors.Is(err, errVersionMismatch):
+	case errors.As(err, &vm):
 		return StatusVersionMismatch
 	case errors.Is(err, ErrNotStarted):
 		return StatusNotStarted

@@ -31,26 +31,21 @@ const (
 	DropLeg
 )
 
+var policyNames = [...]string{"exclude-frames", "drop-leg"}
+
 // String returns "exclude-frames" or "drop-leg".
-func (p AuditPolicy) String() string {
-	if p == DropLeg {
-		return "drop-leg"
-	}
-	return "exclude-frames"
-}
+func (p AuditPolicy) String() string { return spell(policyNames[:], int(p), "policy") }
 
 // MarshalText spells the policy for JSON.
 func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
 // UnmarshalText parses a spelling produced by MarshalText.
 func (p *AuditPolicy) UnmarshalText(b []byte) error {
-	for _, q := range []AuditPolicy{ExcludeFrames, DropLeg} {
-		if q.String() == string(b) {
-			*p = q
-			return nil
-		}
+	i, err := unspell(policyNames[:], b, "audit policy")
+	if err == nil {
+		*p = AuditPolicy(i)
 	}
-	return fmt.Errorf("host: unknown audit policy %q", b)
+	return err
 }
 
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
@@ -81,9 +76,6 @@ type Options struct {
 	Trust *trust.Store
 	// Policy is the per-frame audit policy (default ExcludeFrames).
 	Policy AuditPolicy
-	// TrustedRoots are the directories under which file provenance may be
-	// re-read by VerifyProvenance. Empty: nothing is re-read.
-	TrustedRoots []string
 }
 
 // entry is one registered provider.
@@ -135,9 +127,6 @@ func New(opts *Options) *Host {
 
 // Consent returns the host's consent store.
 func (h *Host) Consent() *consent.Store { return h.opts.Consent }
-
-// Policy returns the host's per-frame audit policy.
-func (h *Host) Policy() AuditPolicy { return h.opts.Policy }
 
 // Register adds p under the host-side id (the routing and consent key, and
 // the provider part of every FrameID it serves). The handshake happens on

@@ -49,10 +49,7 @@ func (c Credential) String() string { return redacted }
 // Format prints the redacted form for every verb.
 func (c Credential) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
 
-// MarshalJSON encodes the redacted form.
-func (c Credential) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(redacted)), nil }
-
-// MarshalText encodes the redacted form.
+// MarshalText encodes the redacted form (in JSON too: a JSON string).
 func (c Credential) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 
 // Authorize returns an http.RoundTripper that sends c as "Authorization:

@@ -72,6 +72,10 @@ func TestCredentialRedacted(t *testing.T) {
 	outs = append(outs, string(j))
 	j, _ = json.Marshal(map[string]any{"c": c, "p": &c})
 	outs = append(outs, string(j))
+	var back map[string]string
+	if err := json.Unmarshal(j, &back); err != nil || back["c"] != redacted || back["p"] != redacted {
+		t.Errorf("JSON form %s, want both %q", j, redacted)
+	}
 	var logBuf bytes.Buffer
 	log.New(&logBuf, "", 0).Printf("cred=%v opts=%+v", c, HTTPOptions{Credential: c})
 	outs = append(outs, logBuf.String())

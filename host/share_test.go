@@ -13,14 +13,10 @@ import (
 // filler is an honest provider that uses all it is given: max_frames
 // frames whose declared (B3-exact) costs add up to max_tokens, with
 // attributes inside attrAllowance.
-type filler struct{}
+// Its handshake and verify are honest's.
+type filler struct{ honest }
 
-func (filler) Handshake(ctx context.Context, v string) (*wire.HandshakeAck, error) {
-	return &wire.HandshakeAck{ProtocolVersion: wire.ProtocolVersion,
-		Provider: frame.ProviderInfo{Name: "filler", Version: "1"}}, nil
-}
-
-func (filler) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+func (*filler) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	var out []frame.Frame
 	n := q.MaxFrames
 	for i := range n {
@@ -40,8 +36,6 @@ func (filler) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	return &wire.Result{Frames: out}, nil
 }
 
-func (filler) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) { return nil, nil }
-
 // An honest provider that fills its share exactly must have every frame
 // composed: the host reserves the fences out of the share it asks for.
 // On a host that sends the whole share as max_tokens the frames' fences
@@ -51,7 +45,7 @@ func TestHonestProviderFitsItsShare(t *testing.T) {
 		for _, providers := range []int{1, 2, 3} {
 			h := New(nil)
 			for i := range providers {
-				if err := h.AddInProcess(fmt.Sprintf("p%d", i), filler{}); err != nil {
+				if err := h.AddInProcess(fmt.Sprintf("p%d", i), &filler{honest{name: "filler"}}); err != nil {
 					t.Fatal(err)
 				}
 			}

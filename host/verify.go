@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,45 +15,30 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// DropReason says why Verify did not retain a held frame. It is a closed set
-// with stable spellings.
-type DropReason int
-
-// Reasons a held frame is not reused.
+// Reasons a held frame is not reused: the stable spellings of
+// VerifyDrop.Reason.
 const (
-	dropStale             DropReason = iota // provider says the content changed (V4)
-	dropGone                                // provider says the frame no longer exists (V4)
-	dropUnknown                             // provider answered unknown, or gave no verdict (V2)
-	dropNoDigest                            // identity has no digest: never reused unchecked (D3), not sent (V1)
-	dropVerifyUnsupported                   // provider did not declare verify: not asked
-	dropUnknownProvider                     // no provider registered under that id
-	dropConsentRequired                     // the consent gate refuses the provider now
-	dropVerifyFailed                        // the verify request failed (timeout, crash, error)
+	dropStale             = "stale"              // provider says the content changed (V4)
+	dropGone              = "gone"               // provider says the frame no longer exists (V4)
+	dropUnknown           = "unknown"            // provider answered unknown, or gave no verdict (V2)
+	dropNoDigest          = "no_digest"          // identity has no digest: never reused unchecked (D3), not sent (V1)
+	dropVerifyUnsupported = "verify_unsupported" // provider did not declare verify: not asked
+	dropUnknownProvider   = "unknown_provider"   // no provider registered under that id
+	dropConsentRequired   = "consent_required"   // the consent gate refuses the provider now
+	dropVerifyFailed      = "verify_failed"      // the verify request failed (timeout, crash, error)
 )
-
-var dropNames = [...]string{"stale", "gone", "unknown", "no_digest", "verify_unsupported", "unknown_provider", "consent_required", "verify_failed"}
-
-// String returns the reason's stable spelling.
-func (r DropReason) String() string { return spell(dropNames[:], int(r), "drop") }
-
-// spell is the stable spelling of the i-th value of an enumeration, or
-// kind(i) for a value out of its range.
-func spell(names []string, i int, kind string) string {
-	if i >= 0 && i < len(names) {
-		return names[i]
-	}
-	return fmt.Sprintf("%s(%d)", kind, i)
-}
-
-// MarshalText spells the reason for JSON.
-func (r DropReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // VerifyDrop is a held frame that must not be reused.
 type VerifyDrop struct {
 	// Frame is the dropped identity.
 	Frame frame.ID `json:"frame"`
-	// Reason says why the frame must not be reused.
-	Reason DropReason `json:"reason"`
+	// Reason says why the frame must not be reused, one of "stale" and
+	// "gone" (the provider's verdict, V4; after "gone" alone a requery
+	// cannot bring the evidence back), "unknown" (an unknown or missing
+	// verdict, V2), "no_digest" (never reused unchecked, D3), and, without
+	// asking the provider, "verify_unsupported", "unknown_provider",
+	// "consent_required" or "verify_failed".
+	Reason string `json:"reason"`
 	// ReplacementDigest is the provider's current digest for a stale frame
 	// (rule V4); empty (omitted) otherwise.
 	ReplacementDigest string `json:"replacement_digest,omitempty"`
@@ -62,10 +46,6 @@ type VerifyDrop struct {
 	// empty (omitted) when there is none.
 	Detail string `json:"detail,omitempty"`
 }
-
-// WarrantsRequery reports whether re-querying could bring the evidence back
-// (every reason but gone).
-func (d VerifyDrop) WarrantsRequery() bool { return d.Reason != dropGone }
 
 // VerifyOutcome partitions the held identities: every one is either retained
 // (its provider answered valid) or dropped with a reason. Default deny.
@@ -134,7 +114,7 @@ func (h *Host) Verify(ctx context.Context, held []frame.ID) VerifyOutcome {
 // verifyGroup returns, per identity, nil (retain) or the drop.
 func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[frame.ID]*VerifyDrop {
 	out := make(map[frame.ID]*VerifyDrop, len(ids))
-	all := func(r DropReason, detail string) map[frame.ID]*VerifyDrop {
+	all := func(r, detail string) map[frame.ID]*VerifyDrop {
 		for _, id := range ids {
 			if _, done := out[id]; !done {
 				out[id] = &VerifyDrop{Reason: r, Detail: detail}
@@ -203,25 +183,18 @@ func (h *Host) verifyGroup(ctx context.Context, pid string, ids []frame.ID) map[
 	return out
 }
 
-// ProvenanceStatus is the result of re-reading file provenance.
-type ProvenanceStatus int
+// ProvenanceStatus is the result of re-reading file provenance, spelled as
+// it is in JSON.
+type ProvenanceStatus string
 
 // Provenance verification results.
 const (
-	ProvenanceVerified   ProvenanceStatus = iota // the addressed bytes hash to the declared digest
-	ProvenanceMismatch                           // they do not
-	ProvenanceUnreadable                         // missing digest/uri, bad range, unreadable file
-	ProvenanceRefused                            // outside the trusted roots, symlink escape, non-local authority: not read
-	ProvenanceNotFile                            // not a "file" provenance link
+	ProvenanceVerified   ProvenanceStatus = "verified"   // the addressed bytes hash to the declared digest
+	ProvenanceMismatch   ProvenanceStatus = "mismatch"   // they do not
+	ProvenanceUnreadable ProvenanceStatus = "unreadable" // missing digest/uri, bad range, unreadable file
+	ProvenanceRefused    ProvenanceStatus = "refused"    // outside the trusted roots, symlink escape, non-local authority: not read
+	ProvenanceNotFile    ProvenanceStatus = "not_file"   // not a "file" provenance link
 )
-
-var provNames = [...]string{"verified", "mismatch", "unreadable", "refused", "not_file"}
-
-// String returns the status's stable spelling.
-func (s ProvenanceStatus) String() string { return spell(provNames[:], int(s), "provenance") }
-
-// MarshalText spells the status for JSON.
-func (s ProvenanceStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // ProvenanceCheck is the outcome of VerifyFileProvenance.
 type ProvenanceCheck struct {
@@ -236,12 +209,6 @@ type ProvenanceCheck struct {
 	// Reason says why the link was unreadable or refused; empty (omitted)
 	// otherwise.
 	Reason string `json:"reason,omitempty"`
-}
-
-// VerifyProvenance re-reads p under the host's trusted roots
-// (Options.TrustedRoots); see VerifyFileProvenance.
-func (h *Host) VerifyProvenance(p frame.Provenance) ProvenanceCheck {
-	return VerifyFileProvenance(p, h.opts.TrustedRoots)
 }
 
 // VerifyFileProvenance re-reads the bytes a file provenance link addresses

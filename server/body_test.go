@@ -81,7 +81,7 @@ func TestReadBodyDeclaredButUnsent(t *testing.T) {
 	pr, pw := io.Pipe()
 	r := httptest.NewRequest(http.MethodPost, api.PathCompose, pr)
 	r.Header.Set("Content-Type", "application/json")
-	r.ContentLength = DefaultMaxBodyBytes
+	r.ContentLength = defaultMaxBodyBytes
 	done := make(chan *api.Error, 1)
 	go func() {
 		b, e := h.readBody(httptest.NewRecorder(), r)
@@ -93,7 +93,7 @@ func TestReadBodyDeclaredButUnsent(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	if n := h.bodies.used.Load(); n != 0 {
-		t.Fatalf("one byte of an announced %d held %d bytes of the budget", DefaultMaxBodyBytes, n)
+		t.Fatalf("one byte of an announced %d held %d bytes of the budget", defaultMaxBodyBytes, n)
 	}
 	pw.CloseWithError(io.ErrUnexpectedEOF)
 	if e := <-done; e == nil || e.Status != http.StatusBadRequest {

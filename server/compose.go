@@ -14,14 +14,15 @@ import (
 
 // checkOffers validates every offer. It returns the valid ones; with skip
 // it lists the invalid ones, otherwise the first invalid offer is an error.
-// The caller has bounded their number (convertOffers).
-func (h *Handler) checkOffers(offers []compose.Offer, skip bool) ([]compose.Offer, []api.Skipped, error) {
+// The caller has bounded their number (convertOffers). A request whose
+// deadline passed meanwhile is not worth composing: its error is ctx's.
+func (h *Handler) checkOffers(ctx context.Context, offers []compose.Offer, skip bool) ([]compose.Offer, []api.Skipped, error) {
 	out := make([]compose.Offer, 0, len(offers))
 	var skipped []api.Skipped
 	for i, o := range offers {
 		if o.Frame == nil {
 			path := fmt.Sprintf("offers[%d]", i)
-			return nil, nil, api.BadRequest(path+".frame", "%s.frame: required", path)
+			return nil, nil, badRequest(path+".frame", "%s.frame: required", path)
 		}
 		var v frame.Violations
 		if strings.TrimSpace(o.Provider) == "" {
@@ -40,7 +41,7 @@ func (h *Handler) checkOffers(offers []compose.Offer, skip bool) ([]compose.Offe
 		}
 		out = append(out, o)
 	}
-	return out, skipped, nil
+	return out, skipped, ctx.Err()
 }
 
 func (h *Handler) tooManyFrames(n int) *api.Error {
@@ -98,20 +99,17 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 		return nil, e
 	}
 	if req.Budget == nil {
-		return nil, api.BadRequest("budget", "budget: required (CGP budget tokens)")
+		return nil, badRequest("budget", "budget: required (CGP budget tokens)")
 	}
 	if *req.Budget < 0 {
-		return nil, api.BadRequest("budget", "budget: %d is negative", *req.Budget)
+		return nil, badRequest("budget", "budget: %d is negative", *req.Budget)
 	}
 	opts, err := req.Options()
 	if err != nil {
 		return nil, err
 	}
-	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
+	offers, skipped, err := h.checkOffers(ctx, req.Offers, req.SkipInvalid)
 	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	res := compose.ForPrompt(offers, *req.Budget, opts)
@@ -124,11 +122,8 @@ func (h *Handler) context(ctx context.Context, body *contextBody) (any, error) {
 	if e := body.offers(h); e != nil {
 		return nil, e
 	}
-	offers, skipped, err := h.checkOffers(req.Offers, req.SkipInvalid)
+	offers, skipped, err := h.checkOffers(ctx, req.Offers, req.SkipInvalid)
 	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return &api.ContextResponse{Context: compose.Context(offers), Skipped: skipped}, nil

@@ -133,10 +133,7 @@ func TestComposeRouteCountsFrames(t *testing.T) {
 	if reasons["duplicate"] != 1 || reasons["over_budget"] == 0 || inc == 0 {
 		t.Fatalf("audit reasons %v, %d included", reasons, inc)
 	}
-	m, err := c.Metrics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := metricsOf(h)
 	for _, want := range []string{
 		fmt.Sprintf("ctxkit_frames_composed_total %d\n", inc),
 		"ctxkit_frames_excluded_total{reason=\"duplicate\"} 1\n",

@@ -27,7 +27,7 @@ func TestCountComposition(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if _, err := h.metrics.WriteTo(&out); err != nil {
+	if _, err := h.metrics.writeTo(&out); err != nil {
 		t.Fatal(err)
 	}
 	lines := []string{fmt.Sprintf("ctxkit_frames_composed_total %d", want["composed"])}

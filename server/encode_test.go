@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -27,7 +28,7 @@ func composeForTest(h *Handler, body []byte) (res *compose.Result, reported, ok 
 	if err != nil {
 		return nil, false, false
 	}
-	valid, _, err := h.checkOffers(offers, true)
+	valid, _, err := h.checkOffers(context.Background(), offers, true)
 	if err != nil {
 		return nil, false, false
 	}

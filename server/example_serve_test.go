@@ -13,7 +13,7 @@ import (
 // Serve runs the handler with bounded memory: request bodies held at once
 // and open connections are capped (zero fields keep the defaults).
 func ExampleServe() {
-	h := server.New(&server.Options{MaxBodyBytes: 1 << 20, MaxBodyBytesInFlight: 32 << 20})
+	h := server.New(&server.Options{MaxBodyBytes: 1 << 20, MaxBodyBytesInFlight: 32 << 20, MaxConnections: 256})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println(err)
@@ -22,7 +22,7 @@ func ExampleServe() {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, ln, h, &server.ServeOptions{MaxConnections: 256}) }()
+	go func() { done <- server.Serve(ctx, ln, h) }()
 
 	resp, err := http.Get("http://" + ln.Addr().String() + api.PathHealth)
 	if err != nil {

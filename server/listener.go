@@ -5,11 +5,9 @@ import (
 	"sync"
 )
 
-// DefaultMaxConnections bounds the connections Serve keeps open at once.
-// Each costs a goroutine and its read and write buffers (about 16 KiB when
-// idle), so the default holds the server's memory for connections to a few
-// tens of megabytes.
-const DefaultMaxConnections = 1024
+// defaultMaxConnections bounds the connections Serve keeps open at once
+// (see Options.MaxConnections).
+const defaultMaxConnections = 1024
 
 // limitListener accepts at most n connections at a time: Accept waits while
 // n are open, and the kernel's listen backlog holds the next ones until one

@@ -17,10 +17,10 @@ import (
 // histogram.
 var latencyBuckets = [...]float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
-// Metrics counts what the handler does, for GET /metrics. It belongs to one
+// metrics counts what the handler does, for GET /metrics. It belongs to one
 // Handler (there is no global registry); all methods are safe for concurrent
 // use.
-type Metrics struct {
+type metrics struct {
 	routes map[string]*routeMetrics // fixed at construction; read-only after
 
 	framesComposed atomic.Uint64
@@ -39,8 +39,8 @@ type routeMetrics struct {
 	sumNs   atomic.Uint64
 }
 
-func newMetrics(routes []string) *Metrics {
-	m := &Metrics{
+func newMetrics(routes []string) *metrics {
+	m := &metrics{
 		routes:    make(map[string]*routeMetrics, len(routes)),
 		excluded:  map[string]uint64{},
 		providers: map[string]uint64{},
@@ -53,7 +53,7 @@ func newMetrics(routes []string) *Metrics {
 
 // observe records one finished request. Unknown routes are counted under
 // "other" so that arbitrary paths cannot grow the label set.
-func (m *Metrics) observe(route string, code int, d time.Duration) {
+func (m *metrics) observe(route string, code int, d time.Duration) {
 	rm, ok := m.routes[route]
 	if !ok {
 		rm = m.routes[routeOther]
@@ -72,10 +72,10 @@ func (m *Metrics) observe(route string, code int, d time.Duration) {
 }
 
 // addComposed counts frames included in a composed prompt.
-func (m *Metrics) addComposed(n int) { m.framesComposed.Add(uint64(n)) }
+func (m *metrics) addComposed(n int) { m.framesComposed.Add(uint64(n)) }
 
 // addExcluded counts n frames excluded for reason.
-func (m *Metrics) addExcluded(reason string, n int) {
+func (m *metrics) addExcluded(reason string, n int) {
 	if n == 0 {
 		return
 	}
@@ -85,15 +85,15 @@ func (m *Metrics) addExcluded(reason string, n int) {
 }
 
 // addProviderOutcome counts one provider leg that ended with kind.
-func (m *Metrics) addProviderOutcome(kind string) {
+func (m *metrics) addProviderOutcome(kind string) {
 	m.mu.Lock()
 	m.providers[kind]++
 	m.mu.Unlock()
 }
 
-// WriteTo writes every metric in the Prometheus text exposition format
+// writeTo writes every metric in the Prometheus text exposition format
 // (version 0.0.4), in a stable order.
-func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+func (m *metrics) writeTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: bufio.NewWriter(w)}
 	routes := make([]string, 0, len(m.routes))
 	for r := range m.routes {

@@ -108,7 +108,7 @@ func TestMetricsObserveBuckets(t *testing.T) {
 	m.observe("r", 200, 2*time.Second)
 	m.observe("unknown", 500, time.Millisecond)
 	var b strings.Builder
-	if _, err := m.WriteTo(&b); err != nil {
+	if _, err := m.writeTo(&b); err != nil {
 		t.Fatal(err)
 	}
 	s := parseExposition(t, b.String())

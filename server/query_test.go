@@ -6,22 +6,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
-// docsHost builds a host from a config with a files provider over a small
-// tree and, when crash is set, a stdio provider that dies at once.
-func docsHost(t *testing.T, crash bool) *server.Config {
+// docsHost builds a host with a files provider over a small tree and,
+// when crash is set, a stdio provider that dies at once; it closes with
+// the test.
+func docsHost(t *testing.T, crash bool) *host.Host {
 	t.Helper()
-	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	docs := t.TempDir()
 	for name, text := range map[string]string{
 		"budget.md": "# Budget\n\nThe global budget is split between providers equally;\nthe first providers get one token more.\n",
 		"fences.md": "# Fences\n\nEvery frame renders inside one fence that content cannot close.\n",
@@ -31,31 +30,28 @@ func docsHost(t *testing.T, crash bool) *server.Config {
 			t.Fatal(err)
 		}
 	}
-	cfg := `{"consent_store":"consent.ndjson","query_timeout":"5s","providers":[{"id":"docs","files":"docs"}`
-	if crash {
-		cfg += `,{"id":"crashy","command":["bash","-c","exit 3"]}`
-	}
-	cfg += `]}`
-	p := filepath.Join(dir, "ctxkit.json")
-	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := server.LoadConfig(p)
+	ctx := context.Background()
+	ix, err := files.Build(ctx, docs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	h := host.New(&host.Options{QueryTimeout: 5 * time.Second})
+	t.Cleanup(func() { _ = h.Close(ctx) })
+	if err := h.AddInProcess("docs", files.New(ix)); err != nil {
+		t.Fatal(err)
+	}
+	if crash {
+		if err := h.AddStdio("crashy", "bash", []string{"-c", "exit 3"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
 }
 
 func TestQueryRoute(t *testing.T) {
-	cfg := docsHost(t, true)
+	h := docsHost(t, true)
 	ctx := context.Background()
-	h, err := cfg.NewHost(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	c, _ := newTestClient(t, &server.Options{Query: h})
+	c, sh := newTestClient(t, &server.Options{Query: h})
 	res, err := c.Query(ctx, &api.QueryRequest{Goal: "how is the budget split between providers", Budget: 600})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +68,7 @@ func TestQueryRoute(t *testing.T) {
 	if res.Composition.Audit.TokensUsed > 600 || len(res.Composition.Audit.Entries) == 0 {
 		t.Fatalf("audit %+v", res.Composition.Audit)
 	}
-	m, _ := c.Metrics(ctx)
+	m := metricsOf(sh)
 	if !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) ||
 		!strings.Contains(m, `ctxkit_provider_outcomes_total{kind="`+res.FanOut.Outcomes[1].Status.String()+`"} 1`) {
 		t.Fatalf("provider outcome metrics:\n%s", m)
@@ -102,21 +98,4 @@ func TestQueryRouteUnconfigured(t *testing.T) {
 	c, _ := newTestClient(t, nil)
 	_, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 	wantError(t, err, 503, api.CodeUnavailable, "", "")
-}
-
-func TestConfigNewHostRefusesBadProviders(t *testing.T) {
-	for _, doc := range []string{
-		`{"providers":[{"id":"d","files":"/nonexistent/ctxkit/dir"}]}`,
-		`{"providers":[{"id":"w","url":"http://192.0.2.1/cgp"}]}`,
-		`{"providers":[{"id":"w","url":"https://wiki.example/cgp","token_env":"CTXKIT_TEST_UNSET_TOKEN"}]}`,
-	} {
-		c, err := server.ParseConfig([]byte(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h, err := c.NewHost(context.Background(), nil); err == nil {
-			h.Close(context.Background())
-			t.Errorf("%s: accepted", doc)
-		}
-	}
 }

@@ -11,38 +11,13 @@ import (
 	"time"
 )
 
-// DefaultShutdownTimeout bounds how long Serve waits for in-flight requests
+// defaultShutdownTimeout bounds how long Serve waits for in-flight requests
 // after its context is cancelled.
-const DefaultShutdownTimeout = 30 * time.Second
+const defaultShutdownTimeout = 30 * time.Second
 
 // defaultDrainDelay is the longest drain phase of a shutdown; see
-// ServeOptions.DrainDelay.
+// Options.DrainDelay.
 const defaultDrainDelay = time.Second
-
-// ServeOptions configures Serve. A nil *ServeOptions or a zero field means
-// the documented default.
-type ServeOptions struct {
-	// ShutdownTimeout bounds the wait for in-flight requests once ctx is
-	// done; requests still running after it are cut off. Default
-	// DefaultShutdownTimeout.
-	ShutdownTimeout time.Duration
-	// DrainDelay bounds the drain phase of a shutdown: the listener is
-	// closed at once, and for up to DrainDelay every response carries
-	// "Connection: close" so that clients stop reusing their connections
-	// cleanly, before the remaining idle connections are closed. Without
-	// it, a client that sends a request on a keep-alive connection just as
-	// the server closes it gets no answer. The phase ends early when no
-	// connection is left. Default 1 s; negative: none.
-	DrainDelay time.Duration
-	// OnShutdown, when set, runs after the last in-flight request has
-	// finished (or the shutdown timeout passed), for example to shut
-	// providers down. Its error is returned by Serve.
-	OnShutdown func(context.Context) error
-	// MaxConnections bounds the connections open at once; further clients
-	// wait in the listen backlog until one closes. Default
-	// DefaultMaxConnections; negative: no bound.
-	MaxConnections int
-}
 
 // newHTTPServer returns an http.Server for h with timeouts that protect it
 // from slow or idle clients: headers must arrive within 10 s, idle
@@ -61,23 +36,21 @@ func newHTTPServer(h *Handler) *http.Server {
 
 // Serve answers requests on ln with h until ctx is done, then shuts down
 // gracefully: the listener stops accepting and /healthz answers 503; during
-// the drain phase (ServeOptions.DrainDelay) connections are closed after
+// the drain phase (Options.DrainDelay) connections are closed after
 // their next response; then in-flight requests finish (up to
-// ShutdownTimeout), idle connections close, and OnShutdown runs. It returns
-// nil after a clean shutdown.
-func Serve(ctx context.Context, ln net.Listener, h *Handler, opts *ServeOptions) error {
-	var o ServeOptions
-	if opts != nil {
-		o = *opts
-	}
+// ShutdownTimeout), idle connections close, and OnShutdown runs. The
+// connection limits and shutdown timings are the ones h was made with. It
+// returns nil after a clean shutdown.
+func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
+	o := h.serve
 	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
+		o.ShutdownTimeout = defaultShutdownTimeout
 	}
 	if o.DrainDelay == 0 {
 		o.DrainDelay = defaultDrainDelay
 	}
 	if o.MaxConnections == 0 {
-		o.MaxConnections = DefaultMaxConnections
+		o.MaxConnections = defaultMaxConnections
 	}
 	if o.MaxConnections > 0 {
 		ln = newLimitListener(ln, o.MaxConnections)

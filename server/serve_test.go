@@ -45,13 +45,15 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	var shutDown atomic.Bool
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, ln, h, &ServeOptions{ShutdownTimeout: 10 * time.Second, OnShutdown: func(context.Context) error {
+		h.serve.ShutdownTimeout = 10 * time.Second
+		h.serve.OnShutdown = func(context.Context) error {
 			if n := inflight.Load(); n != 0 {
 				return fmt.Errorf("providers shut down with %d requests in flight", n)
 			}
 			shutDown.Store(true)
 			return nil
-		}})
+		}
+		done <- Serve(ctx, ln, h)
 	}()
 
 	const n = 16
@@ -110,7 +112,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 func TestServeReportsListenerFailure(t *testing.T) {
 	ln := listen(t)
 	ln.Close()
-	err := Serve(context.Background(), ln, New(nil), nil)
+	err := Serve(context.Background(), ln, New(nil))
 	if err == nil || !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Serve on a closed listener: %v", err)
 	}
@@ -122,7 +124,7 @@ func TestSlowClientIsTimedOut(t *testing.T) {
 	ln := listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, h, nil) }()
+	go func() { done <- Serve(ctx, ln, h) }()
 	defer func() {
 		cancel()
 		<-done

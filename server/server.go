@@ -18,37 +18,37 @@ import (
 
 // Defaults for the zero Options.
 const (
-	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
-	// DefaultMaxBodyBytesInFlight bounds the request bodies held at once:
+	defaultMaxBodyBytes = 8 << 20 // 8 MiB
+	// defaultMaxBodyBytesInFlight bounds the request bodies held at once:
 	// sixteen bodies of the default maximum size.
-	DefaultMaxBodyBytesInFlight = 16 * DefaultMaxBodyBytes
-	DefaultMaxFrames            = 5000             // offers per request
-	DefaultTimeout              = 30 * time.Second // per request, body read included
+	defaultMaxBodyBytesInFlight = 16 * defaultMaxBodyBytes
+	defaultMaxFrames            = 5000             // offers per request
+	defaultTimeout              = 30 * time.Second // per request, body read included
 )
 
 // routeOther names, in the metrics, every path the Handler does not serve.
 const routeOther = "other"
 
-// Options configures a Handler. A nil *Options or a zero field means the
-// documented default.
+// Options configures a Handler and, through Serve, the server around it.
+// A nil *Options or a zero field means the documented default.
 type Options struct {
 	// MaxBodyBytes bounds a request body; a larger body is refused with 413
-	// without being read past the limit. Default DefaultMaxBodyBytes.
+	// without being read past the limit. Default 8 MiB.
 	MaxBodyBytes int64
 	// MaxBodyBytesInFlight bounds the bytes of request bodies all requests
 	// hold at once. A body reserves its buffer as it grows with the bytes
 	// that arrived (never from a declared Content-Length), and a request
 	// that would pass the bound is answered 503 unavailable with
 	// Retry-After, so that many slow or large uploads cannot exhaust the
-	// server's memory. Default DefaultMaxBodyBytesInFlight; it is raised to
-	// MaxBodyBytes+1 when smaller, so one body of the limit always fits.
+	// server's memory. Default 128 MiB (sixteen bodies of the default
+	// MaxBodyBytes); it is raised to MaxBodyBytes+1 when smaller, so one body of the limit always fits.
 	MaxBodyBytesInFlight int64
 	// MaxFrames bounds the offers (frames) in one request; more is refused
-	// with 413 and code too_many_frames. Default DefaultMaxFrames.
+	// with 413 and code too_many_frames. Default 5000.
 	MaxFrames int
 	// Timeout bounds each request from routing to response, including the
 	// time to receive the body; a body still arriving is answered 408, work
-	// still running 504. Default DefaultTimeout.
+	// still running 504. Default 30 s.
 	Timeout time.Duration
 	// Logger receives the handler's errors and, with LogRequests, one line
 	// per request; never the request or response content unless
@@ -66,8 +66,36 @@ type Options struct {
 	// Query serves POST /v1/query. Nil: the route answers 503 unavailable.
 	Query Querier
 	// Usage records every frame /v1/query serves and answers GET
-	// /v1/usage. Nil: a MemoryUsage of this process.
+	// /v1/usage. Nil: this process's most recent 100,000 served frames,
+	// lost on exit; a report reaching back past the oldest one held is
+	// refused with 400 rather than undercounted.
 	Usage UsageRecorder
+
+	// The fields below configure Serve; a handler mounted in another
+	// server ignores them.
+
+	// ShutdownTimeout bounds the wait for in-flight requests once Serve's
+	// context is done; requests still running after it are cut off.
+	// Default 30 s.
+	ShutdownTimeout time.Duration
+	// DrainDelay bounds the drain phase of a shutdown: the listener is
+	// closed at once, and for up to DrainDelay every response carries
+	// "Connection: close" so that clients stop reusing their connections
+	// cleanly, before the remaining idle connections are closed. Without
+	// it, a client that sends a request on a keep-alive connection just as
+	// the server closes it gets no answer. The phase ends early when no
+	// connection is left. Default 1 s; negative: none.
+	DrainDelay time.Duration
+	// OnShutdown, when set, runs after the last in-flight request has
+	// finished (or the shutdown timeout passed), for example to shut
+	// providers down. Its error is returned by Serve.
+	OnShutdown func(context.Context) error
+	// MaxConnections bounds the connections Serve keeps open at once;
+	// further clients wait in the listen backlog until one closes. Each
+	// costs a goroutine and its read and write buffers (about 16 KiB when
+	// idle), so the default of 1024 holds the memory for connections to a
+	// few tens of megabytes. Negative: no bound.
+	MaxConnections int
 }
 
 // Handler is the ctxkit HTTP API as an http.Handler; mount it in any Go
@@ -84,8 +112,10 @@ type Handler struct {
 	query     Querier
 	usage     UsageRecorder
 
+	serve Options // the fields Serve reads
+
 	routes   map[string]route
-	metrics  *Metrics
+	metrics  *metrics
 	draining atomic.Bool
 }
 
@@ -109,26 +139,27 @@ func New(opts *Options) *Handler {
 		logBody:   o.LogContent,
 		query:     o.Query,
 		usage:     o.Usage,
+		serve:     o,
 	}
 	if h.maxBody <= 0 {
-		h.maxBody = DefaultMaxBodyBytes
+		h.maxBody = defaultMaxBodyBytes
 	}
 	inflight := o.MaxBodyBytesInFlight
 	if inflight <= 0 {
-		inflight = DefaultMaxBodyBytesInFlight
+		inflight = defaultMaxBodyBytesInFlight
 	}
 	h.bodies = &bodyBudget{limit: max(inflight, h.maxBody+1)} // one body of the limit always fits
 	if h.maxFrames <= 0 {
-		h.maxFrames = DefaultMaxFrames
+		h.maxFrames = defaultMaxFrames
 	}
 	if h.timeout <= 0 {
-		h.timeout = DefaultTimeout
+		h.timeout = defaultTimeout
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	if h.usage == nil {
-		h.usage = &MemoryUsage{}
+		h.usage = &memoryUsage{}
 	}
 	h.routes = map[string]route{
 		api.PathHealth:  {http.MethodGet, h.serveHealth},
@@ -143,9 +174,6 @@ func New(opts *Options) *Handler {
 	h.metrics = newMetrics(names)
 	return h
 }
-
-// Metrics returns the handler's metrics registry.
-func (h *Handler) Metrics() *Metrics { return h.metrics }
 
 // Drain makes GET /healthz answer 503 {"status":"draining"} so that a load
 // balancer stops sending new requests, and closes each connection after its
@@ -346,7 +374,7 @@ func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, _ = h.metrics.WriteTo(w)
+	_, _ = h.metrics.writeTo(w)
 }
 
 // statusWriter remembers the status and the bytes written.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,21 @@ func FuzzDecodeBody(f *testing.F) {
 			t.Fatalf("status %d for body %q", rec.Code, body)
 		}
 	})
+}
+
+// A program mounting the handler links the API, the core and the host's
+// session, not the providers a config file can name: the files indexer and
+// the MCP bridge are the serve command's (cmd/ctxkit) to link.
+func TestHandlerDoesNotLinkTheProviders(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == "github.com/ctxkit/ctxkit/host/files", dep == "github.com/ctxkit/ctxkit/mcpbridge",
+			strings.HasPrefix(dep, "github.com/modelcontextprotocol/"):
+			t.Errorf("server depends on %s", dep)
+		}
+	}
 }

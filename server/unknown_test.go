@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -47,17 +46,14 @@ func TestUnknownRequestMembersAreRefused(t *testing.T) {
 	}
 }
 
+// post posts body and returns the status and the error object of the
+// answer (zero when there is none).
 func post(t *testing.T, url, body string) (int, api.Error) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	status, b := postRaw(t, url, []byte(body))
 	var env struct {
 		Error api.Error `json:"error"`
 	}
 	_ = json.Unmarshal(b, &env)
-	return resp.StatusCode, env.Error
+	return status, env.Error
 }

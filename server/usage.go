@@ -28,7 +28,7 @@ type UsageEvent struct {
 }
 
 // UsageRecorder keeps the frames /v1/query serves so that GET /v1/usage
-// can sum them: in memory for one process (MemoryUsage), in a shared
+// can sum them: in memory for one process (the default), in a shared
 // database for replicas behind a load balancer.
 type UsageRecorder interface {
 	// Record notes the events of one request. It is called on the
@@ -39,20 +39,20 @@ type UsageRecorder interface {
 	Usage(ctx context.Context, since time.Time) (host.UsageReport, error)
 }
 
-// defaultMaxUsageEvents bounds the events a MemoryUsage keeps.
+// defaultMaxUsageEvents bounds the events a memoryUsage keeps.
 const defaultMaxUsageEvents = 100_000
 
-// ErrUsageForgotten: the report asked for reaches back past the oldest
+// errUsageForgotten: the report asked for reaches back past the oldest
 // event a bounded recorder still holds, so it would undercount.
-var ErrUsageForgotten = errors.New("usage: the events asked for are no longer held")
+var errUsageForgotten = errors.New("usage: the events asked for are no longer held")
 
-// MemoryUsage is the local UsageRecorder: this process's most recent
+// memoryUsage is the local UsageRecorder: this process's most recent
 // events (at most Max, default 100,000, at least three
 // quarters of it once full, so a long-running
 // server's memory stays bounded), lost on exit. A report reaching back
-// past the oldest event held is refused with ErrUsageForgotten rather than
+// past the oldest event held is refused with errUsageForgotten rather than
 // undercounted. Safe for concurrent use.
-type MemoryUsage struct {
+type memoryUsage struct {
 	// Max bounds the events held; zero means 100,000.
 	Max int
 
@@ -62,7 +62,7 @@ type MemoryUsage struct {
 }
 
 // Record appends events, dropping the oldest beyond Max.
-func (m *MemoryUsage) Record(events []UsageEvent) {
+func (m *memoryUsage) Record(events []UsageEvent) {
 	limit := m.Max
 	if limit <= 0 {
 		limit = defaultMaxUsageEvents
@@ -80,12 +80,12 @@ func (m *MemoryUsage) Record(events []UsageEvent) {
 }
 
 // Usage sums the events served at or after since.
-func (m *MemoryUsage) Usage(_ context.Context, since time.Time) (host.UsageReport, error) {
+func (m *memoryUsage) Usage(_ context.Context, since time.Time) (host.UsageReport, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.forgot.IsZero() && !since.After(m.forgot) {
 		return host.UsageReport{}, fmt.Errorf("%w: this process keeps its last %d served frames, the oldest dropped served at %s; ask with since after it, or run with a shared store (docs/deploy.md)",
-			ErrUsageForgotten, len(m.events), m.forgot.UTC().Format(time.RFC3339Nano))
+			errUsageForgotten, len(m.events), m.forgot.UTC().Format(time.RFC3339Nano))
 	}
 	var in []UsageEvent
 	for _, e := range m.events {
@@ -156,14 +156,14 @@ func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			writeError(w, api.BadRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
+			writeError(w, badRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
 			return
 		}
 		since = t
 	}
 	rep, err := h.usage.Usage(r.Context(), since)
-	if errors.Is(err, ErrUsageForgotten) {
-		writeError(w, api.BadRequest("since", "%v", err))
+	if errors.Is(err, errUsageForgotten) {
+		writeError(w, badRequest("since", "%v", err))
 		return
 	}
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // Every reference vector decodes and re-encodes to identical bytes.
 func TestReferenceVectorsRoundTripByteForByte(t *testing.T) {
-	lines := fixtures.ReferenceVectorLines()
+	lines := fixtures.Lines(fixtures.ReferenceVectors)
 	if len(lines) != 13 {
 		t.Fatalf("expected 13 reference vectors, got %d", len(lines))
 	}
@@ -37,7 +37,7 @@ func TestReferenceVectorsRoundTripByteForByte(t *testing.T) {
 // The stdio session (spaces, reordered members, nulls) decodes envelope by
 // envelope into the expected types.
 func TestStdioSessionDecodesEnvelopeByEnvelope(t *testing.T) {
-	d := NewDecoder(bytes.NewReader(fixtures.StdioSession()), nil)
+	d := NewDecoder(bytes.NewReader(fixtures.File(fixtures.StdioSession)), nil)
 	want := []string{typeHandshake, typeHandshakeAck, typeQuery, typeFrames, typeVerify, typeVerified, typeShutdown}
 	var got []Envelope
 	for {

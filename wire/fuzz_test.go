@@ -15,8 +15,8 @@ import (
 // bytes. Seeds: testdata/fuzz/FuzzDecode (the fixtures' lines) plus the
 // embedded fixtures.
 func FuzzDecode(f *testing.F) {
-	f.Add(fixtures.ReferenceVectors())
-	f.Add(fixtures.StdioSession())
+	f.Add(fixtures.File(fixtures.ReferenceVectors))
+	f.Add(fixtures.File(fixtures.StdioSession))
 	f.Add([]byte("{\"type\":\"frames\",\"result\":{\"frames\":[{\"score\":NaN}],\"truncated\":false}}\n\xff\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := NewDecoder(bytes.NewReader(data), &DecoderOptions{MaxLineBytes: 4096})

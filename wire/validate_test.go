@@ -30,7 +30,7 @@ func has(v frame.Violations, rule, field string) bool {
 // through a Checker, vector 7 answers vector 5's doc/snippet query with a
 // fact frame, which Q1 would report.)
 func TestReferenceVectorsValidate(t *testing.T) {
-	for i, line := range fixtures.ReferenceVectorLines() {
+	for i, line := range fixtures.Lines(fixtures.ReferenceVectors) {
 		env := mustUnmarshal(t, string(line))
 		if v := validate(env); len(v) != 0 {
 			t.Errorf("vector %d: %v", i+1, v)
@@ -148,7 +148,7 @@ func TestCheckerWrongCorrelationID(t *testing.T) {
 func TestStdioSessionValidates(t *testing.T) {
 	var c Checker
 	var rules []string
-	for _, line := range fixtures.StdioSessionLines() {
+	for _, line := range fixtures.Lines(fixtures.StdioSession) {
 		for _, e := range c.Check(mustUnmarshal(t, string(line))) {
 			rules = append(rules, string(e.Rule)+" "+e.Field)
 		}

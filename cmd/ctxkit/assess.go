@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/server/api"
@@ -17,10 +16,6 @@ import (
 // maxRequestBytes bounds what assess reads (a request with a few large
 // images fits easily).
 const maxRequestBytes = 512 << 20
-
-func assessCommand() command {
-	return command{name: "assess", summary: "assess a provider request against the model's context window", run: runAssess}
-}
 
 // assessFlags are the flags `assess` takes, locally and with --remote.
 type assessFlags struct {
@@ -61,6 +56,27 @@ func (f *assessFlags) check(files []string, s stdio) (window.Wire, bool) {
 	return wire, true
 }
 
+const assessUsage = `usage: ctxkit assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]
+
+Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini
+generateContent) and prints the usage breakdown, reserves, budget, remaining and the
+compaction decision. Text is counted decoded (not as JSON). Images cost the model's
+per-image figure and PDF pages its per-page figure, whether sent inline, by URL or by
+file id (a document by reference is charged the most pages the model accepts).
+
+flags:
+`
+
+const assessExamples = `
+examples:
+  ctxkit assess docs/examples/anthropic-request.json
+  ctxkit assess --model gpt-4o --format json - < request.json
+  ctxkit assess --remote http://127.0.0.1:8787 docs/examples/anthropic-request.json
+
+exit codes: 0 assessed; 2 usage error, or a body that cannot be read or parsed or
+whose shape is not the wire's.
+`
+
 func runAssess(ctx context.Context, args []string, s stdio) int {
 	return assessWith(ctx, localRunner{}, args, s)
 }
@@ -70,21 +86,9 @@ func assessWith(ctx context.Context, r runner, args []string, s stdio) int {
 	fs.SetOutput(s.err)
 	f := defineAssessFlags(fs)
 	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: %s assess [FILE|-] [--model M] [--window N] [--wire W] [--format text|json]\n\n", programName)
-		fmt.Fprintln(w, "Reads a provider request body (Anthropic Messages, OpenAI Chat/Responses or Gemini")
-		fmt.Fprintln(w, "generateContent) and prints the usage breakdown, reserves, budget, remaining and the")
-		fmt.Fprintln(w, "compaction decision. Text is counted decoded (not as JSON). Images cost the model's")
-		fmt.Fprintln(w, "per-image figure and PDF pages its per-page figure, whether sent inline, by URL or by")
-		fmt.Fprintln(w, "file id (a document by reference is charged the most pages the model accepts).")
-		fmt.Fprintln(w, "\nflags:")
+		fmt.Fprint(fs.Output(), assessUsage)
 		fs.PrintDefaults()
-		fmt.Fprintln(w, "\nexamples:")
-		fmt.Fprintln(w, "  ctxkit assess docs/examples/anthropic-request.json")
-		fmt.Fprintln(w, "  ctxkit assess --model gpt-4o --format json - < request.json")
-		fmt.Fprintln(w, "  ctxkit assess --remote http://127.0.0.1:8787 docs/examples/anthropic-request.json")
-		fmt.Fprintln(w, "\nexit codes: 0 assessed; 2 usage error, or a body that cannot be read or parsed or")
-		fmt.Fprintln(w, "whose shape is not the wire's.")
+		fmt.Fprint(fs.Output(), assessExamples)
 	}
 	if wantsHelp(args) {
 		fs.SetOutput(s.out)
@@ -142,18 +146,14 @@ func printAssessment(s stdio, a window.Assessment, format string) int {
 }
 
 func readInput(path string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader = stdin
-	if path != "" && path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("read request: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	if r == nil {
+	if (path == "" || path == "-") && stdin == nil {
 		return nil, errors.New("read request: no input")
 	}
+	_, r, err := openInput(path, stdin)
+	if err != nil {
+		return nil, fmt.Errorf("read request: %w", err)
+	}
+	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, maxRequestBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read request: %w", err)

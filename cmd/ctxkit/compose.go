@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -63,10 +62,6 @@ parsed.
 Example:
   ctxkit compose --budget 200 cmd/ctxkit/testdata/compose/worked-vector.ndjson
 `
-
-func composeCommand() command {
-	return command{name: "compose", summary: "compose offered frames into a fenced, budgeted, audited prompt", run: runCompose}
-}
 
 // composeFlags are the parsed arguments of ctxkit compose.
 type composeFlags struct {
@@ -245,17 +240,12 @@ func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "compose: %v\n\n%s", err, composeUsage)
 		return exitUsage
 	}
-	name, in := "-", s.in
-	if fl.file != "" && fl.file != "-" {
-		name = fl.file
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(s.err, "compose: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		in = f
+	name, in, err := openInput(fl.file, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "compose: %v\n", err)
+		return exitUsage
 	}
+	defer in.Close()
 	offers, lines, err := wire.ReadOffers(in, nil)
 	if err != nil {
 		fmt.Fprintf(s.err, "compose: %s: %v\n", name, err)

@@ -13,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/conformance"
 )
 
-func conformCommand() command {
-	return command{name: "conform", summary: "certify a provider, our host, or a composing host in any language", run: runConform}
-}
-
 func conformUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: %[1]s conform provider [--json] [--timeout D] -- CMD [ARGS...]
        %[1]s conform provider --http URL [--json] [--timeout D]
@@ -72,12 +68,19 @@ func conformFlags(name string, s stdio) (*flag.FlagSet, *bool, *time.Duration) {
 	return fs, asJSON, timeout
 }
 
-func parseConform(fs *flag.FlagSet, args []string, s stdio) (int, bool) {
+// parseConform parses args with fs; help prints the usage and exits 0. An
+// argument left after the flags is refused unless positional, naming
+// it; where, if set, says where such an argument belongs.
+func parseConform(fs *flag.FlagSet, args []string, s stdio, positional bool, where string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			conformUsage(s.out)
 			return exitOK, false
 		}
+		return exitUsage, false
+	}
+	if !positional && fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "%s: unexpected argument %q%s\n", fs.Name(), fs.Arg(0), where)
 		return exitUsage, false
 	}
 	return 0, true
@@ -113,7 +116,7 @@ func checkProgram(what string, cmd []string, s stdio) bool {
 func conformProvider(ctx context.Context, args []string, s stdio) int {
 	fs, asJSON, timeout := conformFlags("provider", s)
 	url := fs.String("http", "", "the provider's HTTP endpoint (instead of a command)")
-	if code, ok := parseConform(fs, args, s); !ok {
+	if code, ok := parseConform(fs, args, s, true, ""); !ok {
 		return code
 	}
 	t := conformance.ProviderTarget{Command: fs.Args(), URL: *url}
@@ -134,12 +137,8 @@ func conformProvider(ctx context.Context, args []string, s stdio) int {
 
 func conformHost(ctx context.Context, args []string, s stdio) int {
 	fs, asJSON, _ := conformFlags("host", s)
-	if code, ok := parseConform(fs, args, s); !ok {
+	if code, ok := parseConform(fs, args, s, false, ""); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "conform host: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
 	}
 	rep := conformance.RunHost(ctx, nil)
 	return writeReport(&rep, *asJSON, s)
@@ -158,12 +157,8 @@ func conformComposition(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	fs, asJSON, timeout := conformFlags("composition", s)
-	if code, ok := parseConform(fs, args, s); !ok {
+	if code, ok := parseConform(fs, args, s, false, " (the host's command goes after --exec)"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "conform composition: unexpected argument %q (the host's command goes after --exec)\n", fs.Arg(0))
-		return exitUsage
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -15,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 )
-
-func consentCommand() command {
-	return command{name: "consent", summary: "grant, list and revoke consent for egress providers", run: runConsent}
-}
 
 const consentUsage = `usage: ctxkit consent [--store PATH] SUBCOMMAND [ARGS]
 
@@ -57,13 +51,11 @@ exit codes: 0 ok; 1 nothing to revoke; 2 usage error or unreadable journal.
 
 func runConsent(ctx context.Context, args []string, s stdio) int {
 	usage := func(w io.Writer) { fmt.Fprintf(w, consentUsage, defaultConsentShown()) }
-	storeArg, sub, rest, code, ok := splitSubcommand("consent", args, usage, s)
+	subc, code, ok := splitSubcommand("consent", args, usage, s)
 	if !ok {
 		return code
 	}
-	storePath := &storeArg
-	fs := flag.NewFlagSet("consent "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	sub, fs := subc.name, subc.flags
 	grantor := fs.String("grantor", "", "")
 	scope := fs.String("scope", "", "")
 	policy := fs.Bool("policy", false, "")
@@ -72,25 +64,16 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 	endpoint := fs.String("endpoint", "", "")
 	pversion := fs.String("provider-version", "", "")
 	asJSON := fs.Bool("json", false, "")
-	subStore := fs.String("store", "", "")
-	pos, err := parseInterleaved(fs, rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "consent %s: %v\n", sub, err)
-		return exitUsage
+	pos, code, ok := parseCommand(fs, subc.args, s, usage)
+	if !ok {
+		return code
 	}
-	if *subStore != "" {
-		*storePath = *subStore
-	}
-	rest = pos
+	rest := pos
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "consent "+sub+": "+format+"\n", a...)
 		return exitUsage
 	}
-	store, path, err := openConsent(*storePath, sub == "grant" || sub == "revoke")
+	store, path, err := openConsent(subc.store, sub == "grant" || sub == "revoke")
 	if err != nil {
 		return bad("%v", err)
 	}

@@ -16,10 +16,6 @@ import (
 // exitCrash is the status a crash-mode fixture provider exits with.
 const exitCrash = 3
 
-func fixtureProviderCommand() command {
-	return command{name: "fixture-provider", summary: "a CGP provider for conformance runs: honest, misbehaving on purpose, or serving a composition scenario", run: runFixtureProvider}
-}
-
 func fixtureProviderUsage(fs *flag.FlagSet) func() {
 	return func() {
 		w := fs.Output()
@@ -34,13 +30,12 @@ func fixtureProviderUsage(fs *flag.FlagSet) func() {
 			fmt.Fprintf(w, "  %-24s %s [%s]\n", m.Name, m.Summary, strings.Join(m.Targets, ", "))
 		}
 		fmt.Fprintln(w, "\ncomposition scenarios:")
-		for _, name := range conformance.ScenarioNames() {
-			s, _ := conformance.LookupScenario(name)
+		for _, s := range conformance.Scenarios() {
 			ids := make([]string, len(s.Providers))
 			for i, p := range s.Providers {
 				ids[i] = p.ID
 			}
-			fmt.Fprintf(w, "  %-22s providers %s\n", name, strings.Join(ids, ", "))
+			fmt.Fprintf(w, "  %-22s providers %s\n", s.Name, strings.Join(ids, ", "))
 		}
 		fmt.Fprintln(w, "\nexamples:")
 		fmt.Fprintf(w, "  %s conform provider -- %s fixture-provider\n", programName, programName)

@@ -42,18 +42,18 @@ type command struct {
 // commands lists every subcommand. Each is implemented in its own file.
 func commands() []command {
 	return []command{
-		validateCommand(),
-		serveCommand(),
-		trustCommand(),
-		composeCommand(),
-		queryCommand(),
+		{name: "validate", summary: "check CGP frames and envelopes against the protocol rules", run: runValidate},
+		{name: "serve", summary: "serve the HTTP API (compose, context, assess, prompt, query)", run: runServe},
+		{name: "trust", summary: "manage the attestation trust store (add, list, revoke, keygen)", run: runTrust},
+		{name: "compose", summary: "compose offered frames into a fenced, budgeted, audited prompt", run: runCompose},
+		{name: "query", summary: "fan a goal out to providers (local dirs, stdio, https) and print the composed prompt", run: runQuery},
 		mcpCommand(),
-		assessCommand(),
-		providerCommand(),
-		consentCommand(),
-		storeCommand(),
-		conformCommand(),
-		fixtureProviderCommand(),
+		{name: "assess", summary: "assess a provider request against the model's context window", run: runAssess},
+		{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider},
+		{name: "consent", summary: "grant, list and revoke consent for egress providers", run: runConsent},
+		{name: "store", summary: "manage the shared PostgreSQL store (migrate)", run: runStore},
+		{name: "conform", summary: "certify a provider, our host, or a composing host in any language", run: runConform},
+		{name: "fixture-provider", summary: "a CGP provider for conformance runs: honest, misbehaving on purpose, or serving a composition scenario", run: runFixtureProvider},
 	}
 }
 
@@ -106,26 +106,92 @@ func usage(w io.Writer) {
 		"Exit codes: 0 ok, 1 rule violated or check failed, 2 usage or unreadable input.\n", programName)
 }
 
-// splitSubcommand reads the flags a store-backed command (consent, trust)
-// takes before its subcommand — only --store — and returns the store path,
-// the subcommand and its arguments. When ok is false the caller returns code:
-// help was asked for (printed to stdout) or the words were wrong.
-func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio) (store, sub string, rest []string, code int, ok bool) {
+// subcommand is a store-backed command's subcommand (consent, trust,
+// store) as splitSubcommand reads it.
+type subcommand struct {
+	name  string        // the subcommand: grant, list, migrate, ...
+	store string        // --store, given before the subcommand or among its flags
+	flags *flag.FlagSet // the subcommand's flags, "--store" defined on store
+	args  []string      // the words after the subcommand, for flags to parse
+}
+
+// splitSubcommand reads the flags a store-backed command takes before its
+// subcommand — only --store — and returns the subcommand with a flag set
+// of its own on which --store may be given again. When ok is false the
+// caller returns code: help was asked for (printed to stdout) or the
+// words were wrong.
+func splitSubcommand(name string, args []string, usage func(io.Writer), s stdio) (sc *subcommand, code int, ok bool) {
+	sc = &subcommand{}
 	top := flag.NewFlagSet(name, flag.ContinueOnError)
 	top.SetOutput(io.Discard)
-	top.StringVar(&store, "store", "", "")
+	top.StringVar(&sc.store, "store", "", "")
 	if err := top.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(s.out)
-			return "", "", nil, exitOK, false
+			return nil, exitOK, false
 		}
 		fmt.Fprintf(s.err, "%s: %v\n\n", name, err)
 		usage(s.err)
-		return "", "", nil, exitUsage, false
+		return nil, exitUsage, false
 	}
 	if top.NArg() == 0 {
 		usage(s.err)
-		return "", "", nil, exitUsage, false
+		return nil, exitUsage, false
 	}
-	return store, top.Arg(0), top.Args()[1:], exitOK, true
+	sc.name, sc.args = top.Arg(0), top.Args()[1:]
+	sc.flags = flag.NewFlagSet(name+" "+sc.name, flag.ContinueOnError)
+	sc.flags.SetOutput(io.Discard)
+	sc.flags.StringVar(&sc.store, "store", sc.store, "")
+	return sc, exitOK, true
+}
+
+// parseInterleaved parses flags that may appear before, between or after
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseCommand parses a command's flags and positional arguments, in any
+// order, and returns the positional ones. Help prints usage on stdout (exit
+// 0); a bad flag prints the error and usage on stderr (exit 2). When ok is
+// false the caller returns code.
+func parseCommand(fs *flag.FlagSet, args []string, s stdio, usage func(io.Writer)) (pos []string, code int, ok bool) {
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case err == nil:
+		return pos, exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		usage(s.out)
+		return nil, exitOK, false
+	}
+	fmt.Fprintf(s.err, "%s: %v\n\n", fs.Name(), err)
+	usage(s.err)
+	return nil, exitUsage, false
+}
+
+// openInput opens a command's FILE argument, "" or "-" meaning in (standard
+// input), and returns the name to report it by ("-" for standard input).
+func openInput(path string, in io.Reader) (string, io.ReadCloser, error) {
+	if path == "" || path == "-" {
+		return "-", io.NopCloser(in), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, f, nil
 }

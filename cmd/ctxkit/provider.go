@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,10 +12,6 @@ import (
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/host/serve"
 )
-
-func providerCommand() command {
-	return command{name: "provider", summary: "serve a built-in CGP provider over stdio or HTTP (files DIR)", run: runProvider}
-}
 
 const providerUsage = `usage: ctxkit provider files [flags] DIR...
 
@@ -57,14 +52,9 @@ func runProvider(ctx context.Context, args []string, s stdio) int {
 	addr := fs.String("http", "", "")
 	var ff filesFlags
 	ff.register(fs)
-	pos, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(s.out, providerUsage)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "provider: %v\n\n%s", err, providerUsage)
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args[1:], s, func(w io.Writer) { fmt.Fprint(w, providerUsage) })
+	if !ok {
+		return code
 	}
 	if len(pos) == 0 {
 		fmt.Fprintf(s.err, "provider files: want at least one DIR\n\n%s", providerUsage)

@@ -23,10 +23,6 @@ import (
 	"github.com/ctxkit/ctxkit/trust"
 )
 
-func queryCommand() command {
-	return command{name: "query", summary: "fan a goal out to providers (local dirs, stdio, https) and print the composed prompt", run: runQuery}
-}
-
 const queryUsage = `usage: ctxkit query --goal G [flags] [DIR...]
 
 Queries context providers concurrently, audits each reply, composes the
@@ -97,26 +93,6 @@ type repeated []string
 
 func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
-
-// parseInterleaved parses flags that may appear before, between or after
-// positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
 
 func defaultConsentShown() string {
 	p, err := consent.DefaultPath()
@@ -194,30 +170,18 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	qtext := fs.String("query-text", "", "")
 	budget := fs.Int("budget", 2000, "")
 	maxFrames := fs.Int("max-frames", 16, "")
-	consentPath := fs.String("consent-store", "", "")
-	storeURL := fs.String("store", "", "")
 	trustPath := fs.String("trust-store", "", "")
 	policy := fs.String("policy", "exclude-frames", "")
-	timeout := fs.Duration("timeout", 30*time.Second, "")
 	format := fs.String("format", "text", "")
 	strategyName := fs.String("strategy", compose.NameScoreDescending, "")
 	packerName := fs.String("packer", "first-fit", "")
-	var ff filesFlags
-	ff.register(fs)
-	var kinds, providers, bearers, mcpTools repeated
+	var pf hostFlags
+	pf.register(fs)
+	var kinds repeated
 	fs.Var(&kinds, "kind", "")
-	fs.Var(&providers, "provider", "")
-	fs.Var(&bearers, "bearer-env", "")
-	fs.Var(&mcpTools, "mcp-tool", "")
-	dirs, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "query: %v\n\n", err)
-		usage(s.err)
-		return exitUsage
+	dirs, code, ok := parseCommand(fs, args, s, usage)
+	if !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "query: "+format+"\n", a...)
@@ -235,10 +199,10 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 		return fail("--%s configures the local host; with --remote the service's own configuration applies", localOnly(fs))
 	case *policy != "exclude-frames" && *policy != "drop-leg":
 		return fail("--policy must be exclude-frames or drop-leg")
-	case len(dirs) == 0 && len(providers) == 0 && !r.remote():
+	case len(dirs) == 0 && len(pf.providers) == 0 && !r.remote():
 		return fail("give at least one DIR or --provider")
 	}
-	if err := ff.check(); err != nil {
+	if err := pf.files.check(); err != nil {
 		return fail("%v", err)
 	}
 	if _, err := parseStrategy(*strategyName); err != nil {
@@ -259,17 +223,17 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 		}
 		return writeQueryResult(s, *format == "json", nil, fo, res)
 	}
-	if *storeURL != "" {
-		*consentPath = *storeURL
+	if pf.storeURL != "" {
+		pf.consentPath = pf.storeURL
 		if *trustPath == "" {
-			*trustPath = *storeURL
+			*trustPath = pf.storeURL
 		}
 	}
-	consent, _, err := openConsent(*consentPath, false)
+	consent, _, err := openConsent(pf.consentPath, false)
 	if err != nil {
 		return fail("%v", err)
 	}
-	opts := &host.Options{Consent: consent, QueryTimeout: *timeout}
+	opts := &host.Options{Consent: consent, QueryTimeout: pf.timeout}
 	if *policy == "drop-leg" {
 		opts.Policy = host.DropLeg
 	}
@@ -285,11 +249,11 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if isTerminal(s.err) {
 		progress = s.err
 	}
-	fp, err := addDirs(ctx, h, &ff, dirs, progress, s.err)
+	fp, err := addDirs(ctx, h, &pf.files, dirs, progress, s.err)
 	if err != nil {
 		return fail("%v", err)
 	}
-	bridges, err := addProviders(h, providers, bearers, mcpTools)
+	bridges, err := addProviders(h, pf.providers, pf.bearers, pf.mcpTools)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -297,9 +261,28 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if err != nil {
 		return requestFailed("query", s, err)
 	}
-	code := writeQueryResult(s, *format == "json", fp, fo, res)
+	code = writeQueryResult(s, *format == "json", fp, fo, res)
 	writeBridgeReports(s.err, bridges)
 	return code
+}
+
+// hostFlags are the flags that build a local host: its consent store, its
+// per-leg timeout, the files provider's options and the other providers.
+type hostFlags struct {
+	consentPath, storeURL        string
+	timeout                      time.Duration
+	files                        filesFlags
+	providers, bearers, mcpTools repeated
+}
+
+func (f *hostFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.consentPath, "consent-store", "", "")
+	fs.StringVar(&f.storeURL, "store", "", "")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "")
+	f.files.register(fs)
+	fs.Var(&f.providers, "provider", "")
+	fs.Var(&f.bearers, "bearer-env", "")
+	fs.Var(&f.mcpTools, "mcp-tool", "")
 }
 
 // addDirs indexes the DIRs and registers them with the host as one built-in

@@ -8,14 +8,25 @@ import (
 	"time"
 )
 
-// retryDocs is a directory with one document on retries.
-func retryDocs(t *testing.T) string {
+// writeDocs writes files (name → text) into a directory "docs" of a new
+// temporary directory and returns its path.
+func writeDocs(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "retry.md"), []byte("# Retry\n\nRetry at most three times.\n"), 0o644); err != nil {
+	docs := filepath.Join(t.TempDir(), "docs")
+	if err := os.Mkdir(docs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return docs
+}
+
+// retryDocs is a directory with one document on retries.
+func retryDocs(t *testing.T) string {
+	return writeDocs(t, map[string]string{"retry.md": "# Retry\n\nRetry at most three times.\n"})
 }
 
 // TestQueryMissingCommandFailsItsLeg: a --provider whose command does not

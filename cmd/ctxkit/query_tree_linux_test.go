@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/internal/proctest"
 )
 
@@ -61,23 +59,8 @@ func TestServeEndsProviderTree(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"providers":[{"id":"escaper","command":[%q]}]}`, script)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfg}, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
-		pw.Close()
-	}()
-	urls, _ := announce.Watch(pr, nil)
-	var base string
-	select {
-	case base = <-urls:
-	case code := <-done:
-		t.Fatalf("serve exited %d before listening", code)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	srv := serveInProcess(t, "--config", cfg)
+	base := srv.url
 	resp, err := http.Post(base+"/v1/query", "application/json", strings.NewReader(`{"goal":"retry","budget":200}`))
 	if err != nil {
 		t.Fatal(err)
@@ -87,15 +70,8 @@ func TestServeEndsProviderTree(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("query: %d %s", resp.StatusCode, b)
 	}
-	for start := time.Now(); len(proctest.Live(marker)) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("the provider's sleepers did not start: %v", proctest.Live(marker))
-		}
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
+	proctest.WaitLive(t, marker, 2)
+	if srv.stop() == -1 {
 		t.Fatal("serve did not stop")
 	}
 	proctest.NoneLeft(t, marker, "ctxkit serve's shutdown")

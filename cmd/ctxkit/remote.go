@@ -65,27 +65,20 @@ type remoteRunner struct{ c *client.Client }
 func (remoteRunner) remote() bool { return true }
 
 func (r remoteRunner) compose(ctx context.Context, req *api.ComposeRequest) (*compose.Result, error) {
-	var res compose.Result
-	if err := r.c.Do(ctx, api.PathCompose, req, &res); err != nil {
+	res, err := r.c.Compose(ctx, req)
+	if err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return &res.Result, nil
 }
 
 func (r remoteRunner) assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error) {
-	var a window.Assessment
-	if err := r.c.Do(ctx, api.PathAssess, req, &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return r.c.Assess(ctx, req)
 }
 
 func (r remoteRunner) query(ctx context.Context, _ server.Querier, req *api.QueryRequest) (*compose.Result, *host.FanOut, error) {
-	var ans struct {
-		Composition compose.Result `json:"composition"`
-		FanOut      host.FanOut    `json:"fanout"`
-	}
-	if err := r.c.Do(ctx, api.PathQuery, req, &ans); err != nil {
+	ans, err := r.c.Query(ctx, req)
+	if err != nil {
 		return nil, nil, err
 	}
 	return &ans.Composition, &ans.FanOut, nil

@@ -24,11 +24,11 @@ func remoteServer(t *testing.T, opts *server.Options) string {
 // serves docs; config adds members to its configuration.
 func filesService(t *testing.T, docs, config string) string {
 	t.Helper()
-	cfg, err := server.ParseConfig([]byte(`{` + config + `"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
+	cfg, err := parseServeConfig([]byte(`{` + config + `"providers":[{"id":"files","files":` + jsonString(docs) + `}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := cfg.NewHost(context.Background(), nil)
+	h, err := cfg.newHost(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +141,8 @@ func TestRemoteAssessMatchesLocal(t *testing.T) {
 }
 
 func TestRemoteQueryMatchesLocal(t *testing.T) {
-	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(docs, "budget.md"), []byte("# Budget\n\nThe budget is split between providers equally.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	docs := writeDocs(t, map[string]string{"budget.md": "# Budget\n\nThe budget is split between providers equally.\n"})
+	dir := filepath.Dir(docs)
 	url := filesService(t, docs, `"consent_store":`+jsonString(filepath.Join(dir, "consent.ndjson"))+`,`)
 	consent := filepath.Join(dir, "consent.ndjson")
 	lc, lout, lerr := runCLI(t, "", "query", "--goal", "how is the budget split", "--budget", "500", "--consent-store", consent, docs)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	rtdebug "runtime/debug"
+	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/server"
@@ -36,10 +37,6 @@ shutdown failed; 2 usage error, unreadable config or address in use.
 Flags:
 `
 
-func serveCommand() command {
-	return command{name: "serve", summary: "serve the HTTP API (compose, context, assess, prompt, query)", run: runServe}
-}
-
 func runServe(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(s.err)
@@ -48,14 +45,14 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	accessLog := fs.Bool("access-log", false, "log one line per request (method, route, status, duration, sizes; never content)")
 	debug := fs.Bool("debug", false, "log at debug level, every request with its body (may contain frame content)")
-	maxBody := fs.Int64("max-body", 0, fmt.Sprintf("request body limit in `bytes` (default %d)", server.DefaultMaxBodyBytes))
-	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", server.DefaultMaxFrames))
-	timeout := fs.Duration("timeout", 0, fmt.Sprintf("per-request timeout (default %v)", server.DefaultTimeout))
+	maxBody := fs.Int64("max-body", 0, "request body limit in `bytes` (default 8388608, 8 MiB)")
+	maxFrames := fs.Int("max-frames", 0, "offers per request (default 5000)")
+	timeout := fs.Duration("timeout", 0, "per-request timeout (default 30s)")
 	storeURL := fs.String("store", "", "shared state `URL`: postgres://... (docs/deploy.md); file: or absent for the local journal; overrides the config's \"store\"")
 	storeMigrate := fs.Bool("store-migrate", false, "apply the store's schema migrations before serving")
-	inFlight := fs.Int64("max-body-in-flight", 0, fmt.Sprintf("`bytes` of request bodies held at once across requests; beyond, 503 (default %d)", server.DefaultMaxBodyBytesInFlight))
-	maxConns := fs.Int("max-conns", 0, fmt.Sprintf("open connections at once; more wait to be accepted (default %d)", server.DefaultMaxConnections))
-	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
+	inFlight := fs.Int64("max-body-in-flight", 0, "`bytes` of request bodies held at once across requests; beyond, 503 (default 134217728, 128 MiB)")
+	maxConns := fs.Int("max-conns", 0, "open connections at once; more wait to be accepted (default 1024)")
+	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests on SIGTERM")
 	if code, done := parseFlags(fs, args, s, serveUsage); done {
 		return code
 	}
@@ -69,8 +66,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		return exitUsage
 	}
 
-	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug}
-	sopts := &server.ServeOptions{ShutdownTimeout: *shutdown}
+	opts := &server.Options{Logger: logger, LogRequests: *accessLog || *debug, LogContent: *debug, ShutdownTimeout: *shutdown}
 	var closeProviders func(context.Context) error
 	shared, code, ok := serveStore(ctx, s, *config, *storeURL, *storeMigrate)
 	if !ok {
@@ -82,24 +78,23 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		logger.Info("shared store", "where", shared.store.Where())
 	}
 	if *config != "" {
-		cfg, err := server.LoadConfig(*config)
+		cfg, err := loadServeConfig(*config)
 		if err != nil {
 			fmt.Fprintf(s.err, "serve: %v\n", err)
 			return exitUsage
 		}
-		cfg.Limits.Apply(opts)
+		cfg.Limits.apply(opts)
 		if shared != nil {
 			cfg.Consent = shared.consent
 		} else if p := localStorePath(*storeURL, cfg.Store); p != "" {
 			cfg.ConsentStore = p
 		}
-		cfg.Limits.ApplyServe(sopts)
 		if len(cfg.Providers) > 0 {
 			var progress io.Writer
 			if isTerminal(s.err) {
 				progress = s.err
 			}
-			h, err := cfg.NewHost(ctx, progress)
+			h, err := cfg.newHost(ctx, progress)
 			if err != nil {
 				fmt.Fprintf(s.err, "serve: %v\n", err)
 				return exitFailed
@@ -121,11 +116,12 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		opts.MaxBodyBytesInFlight = *inFlight
 	}
 	if *maxConns > 0 {
-		sopts.MaxConnections = *maxConns
+		opts.MaxConnections = *maxConns
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		rtdebug.SetGCPercent(400)
 	}
+	opts.OnShutdown = closeProviders
 	h := server.New(opts)
 
 	ln, err := net.Listen("tcp", *addr)
@@ -141,8 +137,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	fmt.Fprintln(s.err, announce.Line(ln.Addr().String()))
 	logger.Info("serving", "addr", ln.Addr().String(), "query_configured", opts.Query != nil)
-	sopts.OnShutdown = closeProviders
-	err = server.Serve(ctx, ln, h, sopts)
+	err = server.Serve(ctx, ln, h)
 	if err != nil {
 		logger.Error("shutdown", "error", err.Error())
 		return exitFailed

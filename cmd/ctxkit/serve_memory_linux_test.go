@@ -8,13 +8,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxkit/ctxkit/internal/announce"
 )
 
 // statusKB reads a "VmRSS:"-style field of /proc/PID/status in KiB.
@@ -45,25 +42,7 @@ func statusKB(t *testing.T, pid int, field string) int64 {
 // buffer from a Content-Length whose bytes have not arrived.
 func TestServeMemoryBoundedUnderUnsentBodies(t *testing.T) {
 	bin := sharedCtxkit(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--timeout", "20s")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	urls, _ := announce.Watch(stderr, nil)
-	var base string
-	select {
-	case base = <-urls:
-	case <-time.After(30 * time.Second):
-		t.Fatal("ctxkit serve did not announce its address")
-	}
+	cmd, base := serveBinary(t, bin, "--timeout", "20s")
 	pid := cmd.Process.Pid
 	before := statusKB(t, pid, "VmRSS")
 

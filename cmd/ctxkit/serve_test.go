@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,34 +22,14 @@ import (
 // config file, calls every route through the client, then cancels the
 // context (what SIGTERM does) and expects a clean exit.
 func TestServeCommandAnswersEveryRoute(t *testing.T) {
-	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(docs, "shutdown.md"), []byte("# Shutdown\n\nOn SIGTERM in-flight requests finish.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "ctxkit.json")
+	docs := writeDocs(t, map[string]string{"shutdown.md": "# Shutdown\n\nOn SIGTERM in-flight requests finish.\n"})
+	// The config sits beside docs and names it and the journal relatively.
+	cfg := filepath.Join(filepath.Dir(docs), "ctxkit.json")
 	if err := os.WriteFile(cfg, []byte(`{"limits":{"max_frames":50,"timeout":"5s"},"consent_store":"consent.ndjson","providers":[{"id":"docs","files":"docs"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfg, "--log-format", "json"}, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
-		pw.Close()
-	}()
-	urlc, _ := announce.Watch(pr, nil)
-	var url string
-	select {
-	case url = <-urlc:
-	case code := <-done:
-		t.Fatalf("serve exited %d before listening", code)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	srv := serveInProcess(t, "--config", cfg, "--log-format", "json")
+	url := srv.url
 	c, err := client.New(url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,20 +65,43 @@ func TestServeCommandAnswersEveryRoute(t *testing.T) {
 	for i := range many {
 		many[i] = offer
 	}
-	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !client.IsCode(err, api.CodeTooManyFrames) {
+	var tooMany *api.Error
+	if err := c.Do(bg, api.PathCompose, map[string]any{"budget": budget, "offers": many}, nil); !errors.As(err, &tooMany) || tooMany.Code != api.CodeTooManyFrames {
 		t.Fatalf("51 offers with max_frames 50: %v", err)
 	}
-	m, err := c.Metrics(bg)
-	if err != nil || !strings.Contains(m, `ctxkit_provider_outcomes_total{kind="frames"} 1`) {
+	m, err := getText(url + api.PathMetrics)
+	if err != nil || !strings.Contains(string(m), `ctxkit_provider_outcomes_total{kind="frames"} 1`) {
 		t.Fatalf("metrics: %v\n%s", err, m)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Fatalf("serve exited %d after cancel", code)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(); code != exitOK {
+		t.Fatalf("serve exited %d after cancel (-1: did not stop within 20 s)", code)
 	}
+}
+
+// serveBinary starts `BIN serve --addr 127.0.0.1:0 ARGS...` as a child
+// process and returns it with the URL it announced. The child is killed
+// with the test at the latest.
+func serveBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	// A pipe of our own rather than StderrPipe: the log is read until the
+	// child exits, and Wait must not close the pipe under that reader.
+	pr, pw := io.Pipe()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		pw.Close()
+	})
+	urls, _ := announce.Watch(pr, nil)
+	select {
+	case url := <-urls:
+		return cmd, url
+	case <-time.After(30 * time.Second):
+		t.Fatal("ctxkit serve did not announce its address")
+	}
+	return nil, ""
 }

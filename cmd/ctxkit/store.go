@@ -9,13 +9,8 @@ import (
 
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/internal/pgstore"
-	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/trust"
 )
-
-func storeCommand() command {
-	return command{name: "store", summary: "manage the shared PostgreSQL store (migrate)", run: runStore}
-}
 
 const storeUsage = `usage: ctxkit store migrate --store URL
 
@@ -34,22 +29,24 @@ exit codes: 0 the schema is current; 2 usage error or the migration failed.
 
 func runStore(ctx context.Context, args []string, s stdio) int {
 	usage := func(w io.Writer) { fmt.Fprint(w, storeUsage) }
-	url, sub, rest, code, ok := splitSubcommand("store", args, usage, s)
+	sc, code, ok := splitSubcommand("store", args, usage, s)
 	if !ok {
 		return code
 	}
-	if sub != "migrate" {
-		fmt.Fprintf(s.err, "store: unknown subcommand %q\n\n", sub)
+	if sc.name != "migrate" {
+		fmt.Fprintf(s.err, "store: unknown subcommand %q\n\n", sc.name)
 		usage(s.err)
 		return exitUsage
 	}
-	if len(rest) == 2 && rest[0] == "--store" {
-		url, rest = rest[1], nil
+	rest, code, ok := parseCommand(sc.flags, sc.args, s, usage)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(s.err, "store migrate: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
+	url := sc.store
 	if _, _, err := isLocalStore(url); err != nil {
 		fmt.Fprintf(s.err, "store migrate: %v\n", err)
 		return exitUsage
@@ -98,7 +95,7 @@ func (c *sharedConsent) Close() {
 func serveStore(ctx context.Context, s stdio, config, flagURL string, migrate bool) (*sharedConsent, int, bool) {
 	url := flagURL
 	if url == "" && config != "" {
-		cfg, err := server.LoadConfig(config)
+		cfg, err := loadServeConfig(config)
 		if err != nil {
 			fmt.Fprintf(s.err, "serve: %v\n", err)
 			return nil, exitUsage, false

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/loadgen"
-	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -19,23 +18,19 @@ import (
 //
 //	go test -run='^$' -bench=StoreLoad -benchtime=1x ./cmd/ctxkit/
 func BenchmarkStoreLoad(b *testing.B) {
-	pg := pgtest.Start(b)
+	pg := migratedStore(b)
 	p := newScopedProvider(b)
 	journal := filepath.Join(b.TempDir(), "consent.ndjson")
 	grant := func(store string) {
-		args := []string{"consent", "grant", "wiki", "--store", store, "--scope", "third-party-index", "--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"}
-		if code, _, errs := runCLI(b, "", args...); code != exitOK {
+		if code, _, errs := runCLI(b, "", p.grantArgs(store)...); code != exitOK {
 			b.Fatalf("grant: %s", errs)
 		}
-	}
-	if code, _, errs := runCLI(b, "", "store", "migrate", "--store", pg.URL()); code != exitOK {
-		b.Fatalf("migrate: %s", errs)
 	}
 	grant(journal)
 	grant(pg.URL())
 	stores := []struct{ name, cfg string }{
-		{"local", writeConfig(b, map[string]any{"consent_store": journal, "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})},
-		{"postgres", writeConfig(b, map[string]any{"store": pg.URL(), "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})},
+		{"local", p.config(b, "consent_store", journal)},
+		{"postgres", p.config(b, "store", pg.URL())},
 	}
 	urls := map[string]string{}
 	for _, s := range stores {

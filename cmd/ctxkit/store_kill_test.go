@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/announce"
-	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
@@ -22,30 +20,15 @@ import (
 // of a stream of grants: every grant whose acknowledgement was printed is
 // in the shared store afterwards, and a replica started after sees them.
 func TestKillDuringGrantsLosesNoAcknowledgedGrant(t *testing.T) {
-	pg := pgtest.Start(t)
+	pg := migratedStore(t)
 	bin := sharedCtxkit(t)
-	if code, _, errs := runBinary(t, bin, "store", "migrate", "--store", pg.URL()); code != exitOK {
-		t.Fatalf("migrate: %s", errs)
-	}
 	p := newScopedProvider(t)
-	cfg := writeConfig(t, map[string]any{"store": pg.URL(), "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
-	if code, _, errs := runBinary(t, bin, "consent", "grant", "wiki", "--store", pg.URL(), "--scope", "third-party-index",
-		"--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"); code != exitOK {
+	cfg := p.config(t, "store", pg.URL())
+	if code, _, errs := runBinary(t, bin, p.grantArgs(pg.URL())...); code != exitOK {
 		t.Fatalf("grant: %s", errs)
 	}
 
-	replica := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--config", cfg)
-	stderr, _ := replica.StderrPipe()
-	if err := replica.Start(); err != nil {
-		t.Fatal(err)
-	}
-	urlc, _ := announce.Watch(stderr, nil)
-	var replicaURL string
-	select {
-	case replicaURL = <-urlc:
-	case <-time.After(20 * time.Second):
-		t.Fatal("replica did not start")
-	}
+	replica, replicaURL := serveBinary(t, bin, "--config", cfg)
 	rc, _ := client.New(replicaURL, nil)
 	stopLoad := make(chan struct{})
 	var load sync.WaitGroup

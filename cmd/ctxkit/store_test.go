@@ -55,6 +55,29 @@ func newScopedProvider(t testing.TB) *scopedProvider {
 	return p
 }
 
+// grantArgs is the command line that grants p's scope in store.
+func (p *scopedProvider) grantArgs(store string) []string {
+	return []string{"consent", "grant", "wiki", "--store", store, "--scope", "third-party-index", "--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"}
+}
+
+// config writes a serve config whose one provider, wiki, is p, with its
+// consent in store: member is "store" (a URL) or "consent_store" (a
+// journal file).
+func (p *scopedProvider) config(t testing.TB, member, store string) string {
+	return writeConfig(t, map[string]any{member: store, "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
+}
+
+// migratedStore starts a PostgreSQL for the test and applies the shared
+// store's schema to it with ctxkit store migrate.
+func migratedStore(t testing.TB) *pgtest.Server {
+	t.Helper()
+	pg := pgtest.Start(t)
+	if code, out, errs := runCLI(t, "", "store", "migrate", "--store", pg.URL()); code != exitOK || !strings.Contains(out, "to 1") {
+		t.Fatalf("store migrate: %d %s %s", code, out, errs)
+	}
+	return pg
+}
+
 func queryLeg(t *testing.T, c *client.Client) string {
 	t.Helper()
 	q, err := c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
@@ -70,12 +93,9 @@ func queryLeg(t *testing.T, c *client.Client) string {
 // fails closed and restarted recovers without restarting the replicas,
 // and GET /v1/usage sums both replicas' served frames (UR1).
 func TestReplicasShareConsentAndUsage(t *testing.T) {
-	pg := pgtest.Start(t)
-	if code, out, errs := runCLI(t, "", "store", "migrate", "--store", pg.URL()); code != exitOK || !strings.Contains(out, "to 1") {
-		t.Fatalf("store migrate: %d %s %s", code, out, errs)
-	}
+	pg := migratedStore(t)
 	p := newScopedProvider(t)
-	cfg := writeConfig(t, map[string]any{"store": pg.URL(), "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
+	cfg := p.config(t, "store", pg.URL())
 	urlA, logA := startServe(t, cfg)
 	urlB, _ := startServe(t, cfg, "--store", pg.URL())
 	a, _ := client.New(urlA, nil)
@@ -84,8 +104,7 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 	if s := queryLeg(t, a); s != "scope_receipt_required" || p.queries.Load() != 0 {
 		t.Fatalf("before consent: %s, %d queries", s, p.queries.Load())
 	}
-	grant := []string{"consent", "grant", "wiki", "--store", pg.URL(), "--scope", "third-party-index", "--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"}
-	code, out, errs := runCLI(t, "", grant...)
+	code, out, errs := runCLI(t, "", p.grantArgs(pg.URL())...)
 	if code != exitOK || strings.Contains(out+errs, "postgres@") {
 		t.Fatalf("grant: %d %s %s", code, out, errs)
 	}
@@ -116,7 +135,7 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 	}
 
 	// The database down: fail closed with a clear error; back: recovered.
-	if code, _, errs := runCLI(t, "", grant...); code != exitOK {
+	if code, _, errs := runCLI(t, "", p.grantArgs(pg.URL())...); code != exitOK {
 		t.Fatalf("grant: %s", errs)
 	}
 	pg.Stop()
@@ -153,15 +172,25 @@ func TestReplicasShareConsentAndUsage(t *testing.T) {
 	}
 }
 
-func getJSON(url string, v any) error {
+// getText GETs url and returns the body of a 200 answer.
+func getText(url string) ([]byte, error) {
 	resp, err := http.Get(url)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		return &httpStatusError{resp.StatusCode, string(b)}
+		return nil, &httpStatusError{resp.StatusCode, string(b)}
+	}
+	return b, nil
+}
+
+// getJSON GETs url and decodes a 200 answer into v.
+func getJSON(url string, v any) error {
+	b, err := getText(url)
+	if err != nil {
+		return err
 	}
 	return json.Unmarshal(b, v)
 }
@@ -179,7 +208,7 @@ func (e *httpStatusError) Error() string { return http.StatusText(e.code) + ": "
 func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 	pg := pgtest.Start(t)
 	p := newScopedProvider(t)
-	cfg := writeConfig(t, map[string]any{"store": pg.URL(), "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
+	cfg := p.config(t, "store", pg.URL())
 	urlA, _ := startServe(t, cfg, "--store-migrate")
 	urlB, _ := startServe(t, cfg)
 	clients := []*client.Client{}
@@ -213,7 +242,7 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 	}
 	go func() {
 		defer close(stop)
-		grant := []string{"consent", "grant", "wiki", "--store", pg.URL(), "--scope", "third-party-index", "--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"}
+		grant := p.grantArgs(pg.URL())
 		for i := 0; i < 5; i++ {
 			from := time.Now()
 			if code, _, errs := runCLI(t, "", grant...); code != exitOK {
@@ -261,15 +290,14 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 // local journal, as consent_store is: no database involved.
 func TestServeLocalStoreURL(t *testing.T) {
 	p := newScopedProvider(t)
-	cfg := writeConfig(t, map[string]any{"store": "file:consent.ndjson", "providers": []any{map[string]any{"id": "wiki", "url": p.URL}}})
+	cfg := p.config(t, "store", "file:consent.ndjson")
 	journal := filepath.Join(filepath.Dir(cfg), "consent.ndjson")
 	url, _ := startServe(t, cfg)
 	c, _ := client.New(url, nil)
 	if s := queryLeg(t, c); s != "scope_receipt_required" {
 		t.Fatalf("before the grant: %s", s)
 	}
-	if code, _, errs := runCLI(t, "", "consent", "grant", "wiki", "--store", "file:"+journal, "--scope", "third-party-index",
-		"--grantor", "ada", "--endpoint", p.URL, "--provider-name", "wiki-search"); code != exitOK {
+	if code, _, errs := runCLI(t, "", p.grantArgs("file:"+journal)...); code != exitOK {
 		t.Fatalf("grant: %s", errs)
 	}
 	if s := queryLeg(t, c); s != "frames" {

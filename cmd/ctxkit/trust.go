@@ -15,12 +15,6 @@ import (
 	"github.com/ctxkit/ctxkit/trust"
 )
 
-// trustCommand manages the operator's trust store: the only place ctxkit
-// learns which provider keys to trust for attestation checks.
-func trustCommand() command {
-	return command{name: "trust", summary: "manage the attestation trust store (add, list, revoke, keygen)", run: runTrust}
-}
-
 const trustUsage = `usage: ctxkit trust [--store PATH] SUBCOMMAND [ARGS]
 
 Manage the keys this operator trusts to sign CGP frame attestations.
@@ -67,28 +61,19 @@ func runTrust(ctx context.Context, args []string, s stdio) int {
 	}
 	usage := func(w io.Writer) { fmt.Fprintf(w, trustUsage, shown) }
 
-	storeFlag, sub, rest, code, ok := splitSubcommand("trust", args, usage, s)
+	sc, code, ok := splitSubcommand("trust", args, usage, s)
 	if !ok {
 		return code
 	}
-	store := &storeFlag
-	fs := flag.NewFlagSet("trust "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(store, "store", *store, "")
+	sub, fs := sc.name, sc.flags
 	asJSON := fs.Bool("json", false, "")
 	keyID := fs.String("key-id", "", "")
 	// Flags may come before, between or after the subcommand's arguments.
-	pos, err := parseInterleaved(fs, rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(s.out)
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "trust %s: %v\n\n", sub, err)
-		usage(s.err)
-		return exitUsage
+	pos, code, ok := parseCommand(fs, sc.args, s, usage)
+	if !ok {
+		return code
 	}
-	path := *store
+	path := sc.store
 	if path == "" && sub != "keygen" {
 		if derr != nil {
 			fmt.Fprintf(s.err, "trust: no --store given and no user config directory: %v\n", derr)

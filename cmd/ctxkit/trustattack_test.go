@@ -55,38 +55,64 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServe runs `ctxkit serve --config cfg` in-process and returns its URL
-// and its log; the server stops when the test ends.
-func startServe(t testing.TB, cfg string, extra ...string) (string, *syncBuffer) {
+// serving is a `ctxkit serve` running in this process on a loopback port.
+type serving struct {
+	url  string
+	logs *syncBuffer
+	// stop cancels the serve, as SIGTERM does, and returns its exit code
+	// (-1 when it did not stop within 20 s). It runs with the test's
+	// cleanup at the latest; later calls return the first one's code.
+	stop func() int
+}
+
+// serveInProcess runs `ctxkit serve --addr 127.0.0.1:0 ARGS...` and returns
+// once it listens.
+func serveInProcess(t testing.TB, args ...string) *serving {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	args := append([]string{"--addr", "127.0.0.1:0", "--config", cfg}, extra...)
 	go func() {
-		done <- runServe(ctx, args, stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
+		done <- runServe(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
 		pw.Close()
 	}()
-	logs := &syncBuffer{}
-	urlc, ended := announce.Watch(pr, logs.line)
+	s := &serving{logs: &syncBuffer{}}
+	urlc, ended := announce.Watch(pr, s.logs.line)
+	var once sync.Once
+	code := -1
+	s.stop = func() int {
+		once.Do(func() {
+			cancel()
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+			}
+			<-ended
+		})
+		return code
+	}
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
+		if s.stop() == -1 {
 			t.Error("serve did not stop")
 		}
-		<-ended
 	})
 	select {
-	case url := <-urlc:
-		return url, logs
+	case s.url = <-urlc:
 	case code := <-done:
-		t.Fatalf("serve exited %d before listening:\n%s", code, logs)
+		done <- code // for stop
+		t.Fatalf("serve exited %d before listening:\n%s", code, s.logs)
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	return "", nil
+	return s
+}
+
+// startServe runs `ctxkit serve --config CFG EXTRA...` in this process and
+// returns its URL and its log.
+func startServe(t testing.TB, cfg string, extra ...string) (string, *syncBuffer) {
+	t.Helper()
+	s := serveInProcess(t, append([]string{"--config", cfg}, extra...)...)
+	return s.url, s.logs
 }
 
 func writeConfig(t testing.TB, v any) string {

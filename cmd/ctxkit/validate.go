@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/safetext"
@@ -39,10 +38,6 @@ read or parsed.
 Example:
   ctxkit validate internal/fixtures/cgp/context-frame.valid.json
 `
-
-func validateCommand() command {
-	return command{name: "validate", summary: "check CGP frames and envelopes against the protocol rules", run: runValidate}
-}
 
 func runValidate(_ context.Context, args []string, s stdio) int {
 	asJSON := false
@@ -84,17 +79,16 @@ func runValidate(_ context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "validate: one input at a time, got %d\n\n%s", len(files), validateUsage)
 		return exitUsage
 	}
-	name, in := "-", s.in
-	if len(files) == 1 && files[0] != "-" {
-		name = files[0]
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(s.err, "validate: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		in = f
+	path := ""
+	if len(files) == 1 {
+		path = files[0]
 	}
+	name, in, err := openInput(path, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "validate: %v\n", err)
+		return exitUsage
+	}
+	defer in.Close()
 	rep, err := wire.CheckInput(in, &opts)
 	if err != nil {
 		fmt.Fprintf(s.err, "validate: %s: %v\n", name, err)

@@ -30,8 +30,8 @@ func writeTemp(t testing.TB, name string, data []byte) string {
 }
 
 func TestValidateValidFixturesExitZero(t *testing.T) {
-	for _, name := range []string{fixtures.ContextFrameValidName, fixtures.ContextFrameCompactName,
-		fixtures.ContextFrameReferenceName, fixtures.ReferenceVectorsName, fixtures.StdioSessionName} {
+	for _, name := range []string{fixtures.ValidFrames, fixtures.CompactFrame,
+		fixtures.ReferenceFrame, fixtures.ReferenceVectors, fixtures.StdioSession} {
 		p := writeTemp(t, name, fixtures.File(name))
 		code, out, errs := runCLI(t, "", "validate", p)
 		if code != exitOK || !strings.Contains(out, "valid") || errs != "" {
@@ -46,7 +46,7 @@ func TestValidateValidFixturesExitZero(t *testing.T) {
 }
 
 func TestValidateBlankCitationLabelNamesF3(t *testing.T) {
-	doc := strings.Replace(string(fixtures.ContextFrameValid()), `"citation_label": "retry policy.md L10-18"`, `"citation_label": "  "`, 1)
+	doc := strings.Replace(string(fixtures.File(fixtures.ValidFrames)), `"citation_label": "retry policy.md L10-18"`, `"citation_label": "  "`, 1)
 	code, out, _ := runCLI(t, "", "validate", writeTemp(t, "f.json", []byte(doc)))
 	if code != exitFailed || !strings.Contains(out, "line 1: F3 cases[0].source.citation_label: citation_label is blank") {
 		t.Fatalf("exit %d\n%s", code, out)

@@ -11,12 +11,12 @@ import (
 	"strings"
 )
 
-// Prefix starts the line; the server's base URL follows it.
-const Prefix = "ctxkit serve: listening on "
+// prefix starts the line; the server's base URL follows it.
+const prefix = "ctxkit serve: listening on "
 
 // Line is the whole line for a server listening on addr (host:port),
 // without the newline.
-func Line(addr string) string { return fmt.Sprintf("%shttp://%s", Prefix, addr) }
+func Line(addr string) string { return fmt.Sprintf("%shttp://%s", prefix, addr) }
 
 // Watch reads r line by line until it ends, calling each (when not nil)
 // with every line, and sends the first announced URL on urls. It keeps
@@ -34,7 +34,7 @@ func Watch(r io.Reader, each func(line string)) (urls <-chan string, done <-chan
 			if each != nil {
 				each(line)
 			}
-			if url, ok := strings.CutPrefix(line, Prefix); ok && !sent {
+			if url, ok := strings.CutPrefix(line, prefix); ok && !sent {
 				found <- url
 				sent = true
 			}

@@ -21,3 +21,13 @@ func Func(fn func()) time.Duration {
 	}
 	return Thread() - t0
 }
+
+// Process is the user and system CPU time the process has used so far, or 0
+// where it cannot be read.
+func Process() time.Duration { return processCPU() }
+
+// Thread is the calling thread's CPU time, or 0 where it cannot be read (then
+// Func falls back to wall time). On Linux it is CLOCK_THREAD_CPUTIME_ID,
+// which is exact (getrusage counts scheduler ticks on some kernels). The
+// caller locks its OS thread.
+func Thread() time.Duration { return threadCPU() }

@@ -4,5 +4,5 @@ package cputime
 
 import "time"
 
-// Process is unavailable here: 0.
-func Process() time.Duration { return 0 }
+// processCPU is unavailable here: 0.
+func processCPU() time.Duration { return 0 }

@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// Process is the user and system CPU time the process has used so far, or 0
-// where it cannot be read.
-func Process() time.Duration {
+// processCPU reads getrusage.
+func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

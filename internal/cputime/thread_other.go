@@ -4,5 +4,5 @@ package cputime
 
 import "time"
 
-// Thread is unavailable here: 0, and Func falls back to wall time.
-func Thread() time.Duration { return 0 }
+// threadCPU is unavailable here: 0.
+func threadCPU() time.Duration { return 0 }

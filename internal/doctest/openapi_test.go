@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 	"go.yaml.in/yaml/v3"
@@ -103,15 +105,15 @@ func testHandler(t *testing.T) http.Handler {
 	if err := os.WriteFile(filepath.Join(docs, "fences.md"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := server.ParseConfig([]byte(`{"providers":[{"id":"docs","files":` + fmt.Sprintf("%q", docs) + `}]}`))
+	ix, err := files.Build(context.Background(), docs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := cfg.NewHost(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := host.New(nil)
 	t.Cleanup(func() { h.Close(context.Background()) })
+	if err := h.AddInProcess("docs", files.New(ix)); err != nil {
+		t.Fatal(err)
+	}
 	return server.New(&server.Options{Query: h})
 }
 

@@ -26,8 +26,8 @@ import (
 	"github.com/ctxkit/ctxkit/host/transport"
 )
 
-// MaxDuration bounds Options.Duration.
-const MaxDuration = 10 * time.Minute
+// maxDuration bounds Options.Duration.
+const maxDuration = 10 * time.Minute
 
 // Options configures Run. Zero fields mean the documented defaults.
 type Options struct {
@@ -37,7 +37,7 @@ type Options struct {
 	Body []byte
 	// Conns is the number of concurrent connections (workers). Default 64.
 	Conns int
-	// Duration bounds the run. Default 10 s; at most MaxDuration.
+	// Duration bounds the run. Default 10 s; at most maxDuration.
 	Duration time.Duration
 	// MaxRequests, when positive, stops the run after that many requests.
 	MaxRequests int64
@@ -160,8 +160,8 @@ func (o *Options) check() (*url.URL, error) {
 	if o.Duration <= 0 {
 		o.Duration = 10 * time.Second
 	}
-	if o.Duration > MaxDuration {
-		return nil, fmt.Errorf("loadgen: duration %v exceeds %v", o.Duration, MaxDuration)
+	if o.Duration > maxDuration {
+		return nil, fmt.Errorf("loadgen: duration %v exceeds %v", o.Duration, maxDuration)
 	}
 	return u, nil
 }

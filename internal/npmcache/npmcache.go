@@ -26,8 +26,8 @@ import (
 // lockWait bounds how long Install waits for another process's install.
 const lockWait = 10 * time.Minute
 
-// Dir returns the cache root.
-func Dir() (string, error) {
+// cacheDir returns the cache root.
+func cacheDir() (string, error) {
 	if d := os.Getenv("CTXKIT_NPM_CACHE"); d != "" {
 		return d, nil
 	}
@@ -57,7 +57,7 @@ func Unavailable(t testing.TB, err error) {
 }
 
 func install(pkgs []string) (string, error) {
-	root, err := Dir()
+	root, err := cacheDir()
 	if err != nil {
 		return "", err
 	}

@@ -70,7 +70,7 @@ func TestInstalledIsReused(t *testing.T) {
 	if _, err := install(pkgs); err == nil {
 		t.Fatal("install without npm and without a marker succeeded")
 	}
-	root, _ := Dir()
+	root, _ := cacheDir()
 	marked := hashDir(root, pkgs)
 	if err := os.MkdirAll(marked, 0o755); err != nil {
 		t.Fatal(err)

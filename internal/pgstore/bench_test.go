@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/cputime"
-	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/server"
 )
@@ -20,11 +19,7 @@ import (
 func BenchmarkPerRequest(b *testing.B) {
 	pg := pgtest.Start(b)
 	ctx := context.Background()
-	st, err := pgstore.Open(ctx, pg.URL(), pgstore.Options{Migrate: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(b, pg.URL())
 	b.Run("consent-decision-cached", func(b *testing.B) {
 		cs, log := replica(b, pg.URL())
 		defer log.Close()

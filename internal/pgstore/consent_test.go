@@ -24,9 +24,8 @@ func receipt() consent.Receipt {
 		Endpoint: "https://wiki.example/cgp", Grantor: consent.Grantor{Kind: "human", ID: "alice"}}
 }
 
-// replica opens a consent store on the shared database as one replica of
-// ctxkit serve would.
-func replica(t testing.TB, url string) (*consent.Store, *pgstore.ConsentLog) {
+// openStore opens the shared database, migrating it, for the rest of the test.
+func openStore(t testing.TB, url string) *pgstore.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -35,7 +34,14 @@ func replica(t testing.TB, url string) (*consent.Store, *pgstore.ConsentLog) {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	log := st.ConsentLog()
+	return st
+}
+
+// replica opens a consent store on the shared database as one replica of
+// ctxkit serve would.
+func replica(t testing.TB, url string) (*consent.Store, *pgstore.ConsentLog) {
+	t.Helper()
+	log := openStore(t, url).ConsentLog()
 	t.Cleanup(log.Close)
 	cs, err := consent.OpenLog(log)
 	if err != nil {
@@ -119,15 +125,12 @@ func TestConsentFailsClosedWhileTheDatabaseIsDown(t *testing.T) {
 func TestRefusesNewerSchema(t *testing.T) {
 	pg := pgtest.Start(t)
 	ctx := context.Background()
-	st, err := pgstore.Open(ctx, pg.URL(), pgstore.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, pg.URL())
 	if err := st.ExecForTest(ctx, `INSERT INTO ctxkit_schema (version) VALUES (9999)`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	_, err = pgstore.Open(ctx, pg.URL(), pgstore.Options{})
+	_, err := pgstore.Open(ctx, pg.URL(), pgstore.Options{})
 	if !errors.Is(err, pgstore.ErrSchemaNewer) {
 		t.Fatalf("Open on a newer schema: %v, want ErrSchemaNewer", err)
 	}

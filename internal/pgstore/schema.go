@@ -52,8 +52,8 @@ func migrations() ([]migration, error) {
 	return out, nil
 }
 
-// SchemaVersion is the newest schema this binary knows.
-func SchemaVersion() int {
+// schemaVersion is the newest schema this binary knows.
+func schemaVersion() int {
 	ms, err := migrations()
 	if err != nil || len(ms) == 0 {
 		return 0
@@ -132,7 +132,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (from, to int, err error) 
 
 // checkVersion refuses a schema other than the one this binary knows.
 func checkVersion(ctx context.Context, pool *pgxpool.Pool) error {
-	want := SchemaVersion()
+	want := schemaVersion()
 	var got int
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error

@@ -11,18 +11,18 @@ import (
 // trustLock serialises trust-key changes (see the package doc).
 const trustLock = 0x7472757374 // "trust"
 
-// TrustKeys is the trust key log in the database (a trust.KeyStore): adds
-// and revocations appended in order, the store being their result.
-type TrustKeys struct{ s *Store }
+// trustKeys is the trust key log in the database: adds and revocations
+// appended in order, the store being their result.
+type trustKeys struct{ s *Store }
 
-// TrustKeys returns the store's trust key log.
-func (s *Store) TrustKeys() *TrustKeys { return &TrustKeys{s: s} }
+// TrustKeys returns the store's trust key log, a trust.KeyStore.
+func (s *Store) TrustKeys() trust.KeyStore { return &trustKeys{s: s} }
 
 // Where names the database (never credentials).
-func (k *TrustKeys) Where() string { return k.s.Where() }
+func (k *trustKeys) Where() string { return k.s.Where() }
 
 // Load replays the log into a trust.Store.
-func (k *TrustKeys) Load(ctx context.Context) (*trust.Store, error) {
+func (k *trustKeys) Load(ctx context.Context) (*trust.Store, error) {
 	st, err := replayTrust(ctx, k.s.pool)
 	if err != nil {
 		return nil, k.s.wrap("load trust keys", err)
@@ -64,7 +64,7 @@ func replayTrust(ctx context.Context, q querier) (*trust.Store, error) {
 
 // change runs f on the current keys under the trust lock and appends the
 // row it returns (none when op is ""), committed before it returns.
-func (k *TrustKeys) change(ctx context.Context, f func(st *trust.Store) (op string, err error), provider, keyID, pub string) (bool, error) {
+func (k *trustKeys) change(ctx context.Context, f func(st *trust.Store) (op string, err error), provider, keyID, pub string) (bool, error) {
 	appended := false
 	err := pgx.BeginFunc(ctx, k.s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(trustLock)); err != nil {
@@ -86,7 +86,7 @@ func (k *TrustKeys) change(ctx context.Context, f func(st *trust.Store) (op stri
 }
 
 // Add trusts key (Store.Add's rules, checked against the current log).
-func (k *TrustKeys) Add(ctx context.Context, provider, keyID string, key trust.PublicKey) error {
+func (k *trustKeys) Add(ctx context.Context, provider, keyID string, key trust.PublicKey) error {
 	_, err := k.change(ctx, func(st *trust.Store) (string, error) {
 		if old, ok := st.Key(provider, keyID); ok && old == key {
 			return "", nil
@@ -103,7 +103,7 @@ func (k *TrustKeys) Add(ctx context.Context, provider, keyID string, key trust.P
 }
 
 // Revoke appends a revocation when the key is trusted.
-func (k *TrustKeys) Revoke(ctx context.Context, provider, keyID string) (bool, error) {
+func (k *trustKeys) Revoke(ctx context.Context, provider, keyID string) (bool, error) {
 	ok, err := k.change(ctx, func(st *trust.Store) (string, error) {
 		if _, ok := st.Key(provider, keyID); !ok {
 			return "", nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/pgstore"
 	"github.com/ctxkit/ctxkit/internal/pgtest"
 	"github.com/ctxkit/ctxkit/trust"
 )
@@ -17,15 +16,7 @@ import (
 func TestTrustKeysShared(t *testing.T) {
 	pg := pgtest.Start(t)
 	ctx := context.Background()
-	open := func() trust.KeyStore {
-		st, err := pgstore.Open(ctx, pg.URL(), pgstore.Options{Migrate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(st.Close)
-		return st.TrustKeys()
-	}
-	a, b := open(), open()
+	a, b := openStore(t, pg.URL()).TrustKeys(), openStore(t, pg.URL()).TrustKeys()
 	k1, _, _ := trust.GenerateSigner(rand.Reader, "2026-a", "")
 	k2, _, _ := trust.GenerateSigner(rand.Reader, "2026-a", "")
 	if err := a.Add(ctx, "docs", "2026-a", k1.PublicKey()); err != nil {

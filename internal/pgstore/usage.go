@@ -15,7 +15,7 @@ import (
 const flushEvery = 20 * time.Millisecond
 
 // maxPending bounds the events held while the database cannot take them;
-// beyond it the oldest are dropped and counted (Dropped).
+// beyond it the oldest are dropped.
 const maxPending = 1 << 20
 
 // Usage records served frames in the database in batches (a
@@ -25,7 +25,6 @@ type Usage struct {
 
 	mu      sync.Mutex
 	pending []server.UsageEvent
-	dropped uint64
 	flushMu sync.Mutex // one batch written at a time, in order
 
 	cancel context.CancelFunc
@@ -49,17 +48,8 @@ func (u *Usage) Record(events []server.UsageEvent) {
 	u.pending = append(u.pending, events...)
 	if over := len(u.pending) - maxPending; over > 0 {
 		u.pending = append(u.pending[:0], u.pending[over:]...)
-		u.dropped += uint64(over)
 	}
 	u.mu.Unlock()
-}
-
-// Dropped counts events lost because the database was unreachable for
-// longer than the pending buffer lasts.
-func (u *Usage) Dropped() uint64 {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.dropped
 }
 
 func (u *Usage) run(ctx context.Context) {
@@ -71,14 +61,14 @@ func (u *Usage) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = u.Flush(ctx)
+			_ = u.flush(ctx)
 		}
 	}
 }
 
-// Flush writes the pending events now, in one COPY; on failure they stay
+// flush writes the pending events now, in one COPY; on failure they stay
 // pending for the next attempt.
-func (u *Usage) Flush(ctx context.Context) error {
+func (u *Usage) flush(ctx context.Context) error {
 	u.flushMu.Lock()
 	defer u.flushMu.Unlock()
 	u.mu.Lock()
@@ -107,7 +97,7 @@ func (u *Usage) Flush(ctx context.Context) error {
 // process's pending events are written first; another replica's last
 // batch (at most flushEvery old) may not be in yet.
 func (u *Usage) Usage(ctx context.Context, since time.Time) (host.UsageReport, error) {
-	if err := u.Flush(ctx); err != nil {
+	if err := u.flush(ctx); err != nil {
 		return host.UsageReport{}, err
 	}
 	rows, err := u.s.pool.Query(ctx, `SELECT provider_id, frame_id, content_digest, token_cost, request_id, served_at
@@ -136,5 +126,5 @@ func (u *Usage) Usage(ctx context.Context, since time.Time) (host.UsageReport, e
 func (u *Usage) Close(ctx context.Context) error {
 	u.cancel()
 	u.wg.Wait()
-	return u.Flush(ctx)
+	return u.flush(ctx)
 }

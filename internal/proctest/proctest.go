@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// Live lists the running (non-zombie) processes whose argv[0] starts with
+// live lists the running (non-zombie) processes whose argv[0] starts with
 // prefix.
-func Live(prefix string) []int {
+func live(prefix string) []int {
 	ents, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range ents {
@@ -43,9 +43,9 @@ func Live(prefix string) []int {
 func WaitLive(t testing.TB, prefix string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(Live(prefix)) < n {
+	for len(live(prefix)) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the provider's processes did not start: %v", Live(prefix))
+			t.Fatalf("the provider's processes did not start: %v", live(prefix))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -58,7 +58,7 @@ func NoneLeft(t testing.TB, prefix, what string) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		left := Live(prefix)
+		left := live(prefix)
 		if len(left) == 0 {
 			return
 		}

@@ -73,7 +73,7 @@ func (e *Error) Error() string {
 	return s
 }
 
-// BadRequest is a 400 naming the member at fault.
-func BadRequest(field, format string, args ...any) *Error {
+// badRequest is a 400 naming the member at fault.
+func badRequest(field, format string, args ...any) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 }

@@ -6,11 +6,8 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 )
 
-// Defaults of a query request.
-const (
-	DefaultQueryBudget    = 2000
-	DefaultQueryMaxFrames = 16
-)
+// DefaultQueryBudget is the budget of a query request that names none.
+const DefaultQueryBudget = 2000
 
 // QueryRequest is the body of POST /v1/query.
 type QueryRequest struct {

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,12 +21,6 @@ import (
 // maxResponseBytes bounds what the client reads from one response.
 const maxResponseBytes = 256 << 20
 
-// Options configures a Client. Nil or zero fields mean the defaults.
-type Options struct {
-	// HTTPClient sends the requests. Default http.DefaultClient.
-	HTTPClient *http.Client
-}
-
 // Client calls one ctxkit service. Safe for concurrent use.
 type Client struct {
 	base *url.URL
@@ -35,8 +28,9 @@ type Client struct {
 }
 
 // New returns a client for the service at baseURL (for example
-// "http://127.0.0.1:8787").
-func New(baseURL string, opts *Options) (*Client, error) {
+// "http://127.0.0.1:8787") that sends its requests with hc; nil means
+// http.DefaultClient.
+func New(baseURL string, hc *http.Client) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, fmt.Errorf("client: base url: %w", err)
@@ -45,15 +39,15 @@ func New(baseURL string, opts *Options) (*Client, error) {
 		return nil, fmt.Errorf("client: base url %q: want http://HOST[:PORT] or https://HOST[:PORT]", baseURL)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	c := &Client{base: u, hc: http.DefaultClient}
-	if opts != nil && opts.HTTPClient != nil {
-		c.hc = opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
 	}
-	return c, nil
+	return &Client{base: u, hc: hc}, nil
 }
 
 // Do POSTs in as JSON to path and decodes a 2xx answer into out (which may
-// be nil). Any other answer is returned as *api.Error.
+// be nil). Any other answer is returned as *api.Error. It is for bodies
+// the typed methods do not cover, such as JSON passed through unchanged.
 func (c *Client) Do(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -65,23 +59,6 @@ func (c *Client) Do(ctx context.Context, path string, in, out any) error {
 // Health reports nil when GET /healthz answers 200.
 func (c *Client) Health(ctx context.Context) error {
 	return c.roundTrip(ctx, http.MethodGet, api.PathHealth, nil, nil)
-}
-
-// Metrics returns the Prometheus text of GET /metrics.
-func (c *Client) Metrics(ctx context.Context) (string, error) {
-	resp, err := c.send(ctx, http.MethodGet, api.PathMetrics, nil)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-	if err != nil {
-		return "", fmt.Errorf("client: %s: read response: %w", api.PathMetrics, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", decodeError(resp.StatusCode, b)
-	}
-	return string(b), nil
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
@@ -145,53 +122,36 @@ func decodeError(status int, b []byte) error {
 	return &api.Error{Status: status, Code: "http_" + fmt.Sprint(status), Message: msg}
 }
 
-// IsCode reports whether err is a *api.Error with the given code.
-func IsCode(err error, code string) bool {
-	var e *api.Error
-	return errors.As(err, &e) && e.Code == code
+// post sends req to path and decodes the 2xx answer as an Out.
+func post[Out any](ctx context.Context, c *Client, path string, req any) (*Out, error) {
+	var out Out
+	if err := c.Do(ctx, path, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Prompt calls POST /v1/prompt.
 func (c *Client) Prompt(ctx context.Context, req *api.PromptRequest) (*api.PromptResponse, error) {
-	var out api.PromptResponse
-	if err := c.Do(ctx, api.PathPrompt, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post[api.PromptResponse](ctx, c, api.PathPrompt, req)
 }
 
 // Compose calls POST /v1/compose.
 func (c *Client) Compose(ctx context.Context, req *api.ComposeRequest) (*api.ComposeResponse, error) {
-	var out api.ComposeResponse
-	if err := c.Do(ctx, api.PathCompose, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post[api.ComposeResponse](ctx, c, api.PathCompose, req)
 }
 
 // Context calls POST /v1/context.
 func (c *Client) Context(ctx context.Context, req *api.ContextRequest) (*api.ContextResponse, error) {
-	var out api.ContextResponse
-	if err := c.Do(ctx, api.PathContext, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post[api.ContextResponse](ctx, c, api.PathContext, req)
 }
 
 // Query calls POST /v1/query.
 func (c *Client) Query(ctx context.Context, req *api.QueryRequest) (*api.QueryResponse, error) {
-	var out api.QueryResponse
-	if err := c.Do(ctx, api.PathQuery, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post[api.QueryResponse](ctx, c, api.PathQuery, req)
 }
 
 // Assess calls POST /v1/assess.
 func (c *Client) Assess(ctx context.Context, req *api.AssessRequest) (*window.Assessment, error) {
-	var out window.Assessment
-	if err := c.Do(ctx, api.PathAssess, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post[window.Assessment](ctx, c, api.PathAssess, req)
 }

@@ -1,23 +1,19 @@
-package server
+package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/consent"
-	"github.com/ctxkit/ctxkit/host/files"
-	"github.com/ctxkit/ctxkit/mcpbridge"
+	"github.com/ctxkit/ctxkit/server"
 )
 
-// Config is the JSON file read by `ctxkit serve --config FILE`:
+// serveConfig is the JSON file read by `ctxkit serve --config FILE`:
 //
 //	{
 //	  "limits": {"max_body_bytes": 8388608, "max_frames": 5000, "timeout": "30s",
@@ -32,11 +28,11 @@ import (
 // A relative "files" directory or command path is resolved against the
 // config file's directory. Credentials are never written in the file: a
 // provider names the environment variable that holds its bearer token.
-type Config struct {
+type serveConfig struct {
 	// Limits are the request limits; zero fields keep the defaults.
-	Limits Limits `json:"limits"`
+	Limits configLimits `json:"limits"`
 	// Providers are the providers POST /v1/query fans out to, in order.
-	Providers []ProviderConfig `json:"providers"`
+	Providers []providerConfig `json:"providers"`
 	// ConsentStore is the consent journal egress providers are checked
 	// against (the file `ctxkit consent grant` writes). Default: the
 	// user's default journal if it exists, else nothing is granted.
@@ -45,30 +41,30 @@ type Config struct {
 	// URL (docs/deploy.md). When set it replaces ConsentStore; the
 	// command that reads the file opens it (see Consent).
 	Store string `json:"store,omitempty"`
-	// Consent, when set, is the consent store NewHost uses instead of
+	// Consent, when set, is the consent store newHost uses instead of
 	// opening ConsentStore (ctxkit serve sets it to the shared store).
 	Consent *consent.Store `json:"-"`
 	// QueryTimeout bounds each provider leg of a fan-out, its handshake and
 	// its query each (default 30s).
-	QueryTimeout Duration `json:"query_timeout,omitempty"`
+	QueryTimeout jsonDuration `json:"query_timeout,omitempty"`
 }
 
-// Limits are the request limits of a config file; zero means the default.
-type Limits struct {
-	// MaxBodyBytes is Options.MaxBodyBytes.
+// configLimits are the request limits of a config file; zero means the default.
+type configLimits struct {
+	// MaxBodyBytes is server.Options.MaxBodyBytes.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
-	// MaxFrames is Options.MaxFrames.
+	// MaxFrames is server.Options.MaxFrames.
 	MaxFrames int `json:"max_frames,omitempty"`
-	// Timeout is Options.Timeout, as a duration string ("30s").
-	Timeout Duration `json:"timeout,omitempty"`
-	// MaxBodyBytesInFlight is Options.MaxBodyBytesInFlight.
+	// Timeout is server.Options.Timeout, as a duration string ("30s").
+	Timeout jsonDuration `json:"timeout,omitempty"`
+	// MaxBodyBytesInFlight is server.Options.MaxBodyBytesInFlight.
 	MaxBodyBytesInFlight int64 `json:"max_body_bytes_in_flight,omitempty"`
-	// MaxConnections is ServeOptions.MaxConnections.
+	// MaxConnections is server.Options.MaxConnections.
 	MaxConnections int `json:"max_connections,omitempty"`
 }
 
-// Apply copies the non-zero limits into o.
-func (l Limits) Apply(o *Options) {
+// apply copies the non-zero limits into o.
+func (l configLimits) apply(o *server.Options) {
 	if l.MaxBodyBytes > 0 {
 		o.MaxBodyBytes = l.MaxBodyBytes
 	}
@@ -81,18 +77,14 @@ func (l Limits) Apply(o *Options) {
 	if l.MaxBodyBytesInFlight > 0 {
 		o.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
 	}
-}
-
-// ApplyServe copies the non-zero connection limit into o.
-func (l Limits) ApplyServe(o *ServeOptions) {
 	if l.MaxConnections > 0 {
 		o.MaxConnections = l.MaxConnections
 	}
 }
 
-// ProviderConfig configures one provider of /v1/query. Exactly one of
+// providerConfig configures one provider of /v1/query. Exactly one of
 // Files, Command and URL is set.
-type ProviderConfig struct {
+type providerConfig struct {
 	// ID is the provider id used in frame identities and citations.
 	ID string `json:"id"`
 	// Files is a directory served by the built-in files provider.
@@ -114,12 +106,12 @@ type ProviderConfig struct {
 	MCPTool string `json:"mcp_tool,omitempty"`
 }
 
-// Duration is a time.Duration written in JSON as a Go duration string
+// jsonDuration is a time.Duration written in JSON as a Go duration string
 // ("30s", "1m30s").
-type Duration time.Duration
+type jsonDuration time.Duration
 
 // UnmarshalJSON reads a duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("duration: want a string such as \"30s\": %w", err)
@@ -131,21 +123,18 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if v < 0 {
 		return fmt.Errorf("duration: %q is negative", s)
 	}
-	*d = Duration(v)
+	*d = jsonDuration(v)
 	return nil
 }
 
-// MarshalJSON writes the duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// LoadConfig reads and checks a config file, resolving relative paths
+// loadServeConfig reads and checks a config file, resolving relative paths
 // against its directory.
-func LoadConfig(path string) (*Config, error) {
+func loadServeConfig(path string) (*serveConfig, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := ParseConfig(b)
+	c, err := parseServeConfig(b)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -168,12 +157,12 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// ParseConfig decodes a config document, refusing unknown members (a typo
+// parseServeConfig decodes a config document, refusing unknown members (a typo
 // in a config file should not be silently ignored) and checking providers.
-func ParseConfig(b []byte) (*Config, error) {
+func parseServeConfig(b []byte) (*serveConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var c Config
+	var c serveConfig
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
@@ -209,110 +198,4 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
-}
-
-// NewHost builds the host that serves /v1/query from the configured
-// providers: files directories are indexed now (progress, if any, goes to
-// progress), stdio children are registered (and spawned on first use),
-// HTTP providers get their bearer token from the named environment
-// variable. The caller owns the host and must Close it.
-func (c *Config) NewHost(ctx context.Context, progress io.Writer) (*host.Host, error) {
-	consent, err := c.openConsent()
-	if err != nil {
-		return nil, err
-	}
-	h := host.New(&host.Options{Consent: consent, QueryTimeout: time.Duration(c.QueryTimeout)})
-	fail := func(err error) (*host.Host, error) {
-		_ = h.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	for _, p := range c.Providers {
-		switch {
-		case p.Files != "":
-			ix, err := files.Build(ctx, p.Files, &files.IndexOptions{Progress: progress})
-			if err != nil {
-				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
-			}
-			if err := h.AddInProcess(p.ID, files.New(ix)); err != nil {
-				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
-			}
-		case p.MCP != "":
-			if err := addMCP(h, p); err != nil {
-				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
-			}
-		case len(p.Command) > 0:
-			var so *host.StdioOptions
-			if p.TokenEnv != "" {
-				tok, ok := os.LookupEnv(p.TokenEnv)
-				if !ok {
-					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
-				}
-				so = &host.StdioOptions{SecretEnv: map[string]host.Credential{p.TokenEnv: host.NewCredential(tok)}}
-			}
-			if err := h.AddStdio(p.ID, p.Command[0], p.Command[1:], so); err != nil {
-				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
-			}
-		default:
-			var ho host.HTTPOptions
-			if p.TokenEnv != "" {
-				tok, ok := os.LookupEnv(p.TokenEnv)
-				if !ok {
-					return fail(fmt.Errorf("config: provider %s: environment variable %s is not set", p.ID, p.TokenEnv))
-				}
-				ho.Credential = host.NewCredential(tok)
-			}
-			if err := h.AddHTTP(p.ID, p.URL, &ho); err != nil {
-				return fail(fmt.Errorf("config: provider %s: %w", p.ID, err))
-			}
-		}
-	}
-	return h, nil
-}
-
-func (c *Config) openConsent() (*consent.Store, error) {
-	if c.Consent != nil {
-		return c.Consent, nil
-	}
-	path := c.ConsentStore
-	if path == "" {
-		p, err := consent.DefaultPath()
-		if err != nil {
-			return consent.NewStore(), nil
-		}
-		path = p
-	}
-	// Watched, not opened: the server re-reads the journal when it
-	// changes, so a grant or a revocation made while it runs holds from
-	// the next request on.
-	st, err := consent.Watch(path)
-	if err != nil {
-		return nil, fmt.Errorf("config: consent store: %w", err)
-	}
-	return st, nil
-}
-
-// addMCP registers an MCP server bridged as a provider.
-func addMCP(h *host.Host, p ProviderConfig) error {
-	t, err := mcpbridge.ParseTarget(p.MCP)
-	if err != nil {
-		return err
-	}
-	var o mcpbridge.Options
-	if p.TokenEnv != "" {
-		if len(t.Command) > 0 {
-			return fmt.Errorf("token_env: an MCP stdio server takes no bearer token (only mcp:https://... does)")
-		}
-		tok, ok := os.LookupEnv(p.TokenEnv)
-		if !ok {
-			return fmt.Errorf("environment variable %s is not set", p.TokenEnv)
-		}
-		o.Credential = host.NewCredential(tok)
-	}
-	if p.MCPTool != "" {
-		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(p.MCPTool); err != nil {
-			return err
-		}
-	}
-	_, err = mcpbridge.Register(h, p.ID, t, &o)
-	return err
 }
