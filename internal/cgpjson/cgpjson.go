@@ -129,6 +129,11 @@ func (w *W) Raw(b []byte) { w.B = append(w.B, b...) }
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes holds the letter of each two-character escape the reference
+// serializer writes ("\n" for a newline ...), indexed by the byte it
+// escapes; 0 means the byte is written as \u00XX.
+var shortEscapes = [...]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+
 // AppendString appends s as a JSON string. It escapes '"', '\\' and the
 // control characters below U+0020 (\b \t \n \f \r short, others \u00xx) and
 // writes everything else as UTF-8. Invalid UTF-8 becomes U+FFFD.
@@ -147,22 +152,9 @@ func AppendString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"':
-				dst = append(dst, '\\', '"')
-			case '\\':
-				dst = append(dst, '\\', '\\')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			default:
+			if e := shortEscapes[c]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
