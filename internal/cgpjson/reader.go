@@ -71,15 +71,20 @@ func (r *Reader) Into(v any) bool {
 }
 
 // ws skips JSON whitespace.
-func (r *Reader) ws() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
+func (r *Reader) ws() { r.i = SkipSpace(r.b, r.i) }
+
+// SkipSpace returns the index of the first byte of b from i on that is not
+// JSON whitespace (space, tab, newline, carriage return), or len(b).
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			r.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // peek returns the next byte after whitespace, or 0 at the end.
