@@ -23,15 +23,11 @@ const (
 	Excluded
 )
 
+var dispositionNames = [...]string{Included: "included", Excluded: "excluded"}
+
 // String returns "included" or "excluded".
 func (d Disposition) String() string {
-	switch d {
-	case Included:
-		return "included"
-	case Excluded:
-		return "excluded"
-	}
-	return "disposition(" + strconv.Itoa(int(d)) + ")"
+	return enumName(d, Included, dispositionNames[:], "disposition")
 }
 
 // Verification says whether an included frame's content can be revalidated
@@ -47,15 +43,11 @@ const (
 	Unverifiable
 )
 
+var verificationNames = [...]string{Verifiable: "verifiable", Unverifiable: "unverifiable"}
+
 // String returns "verifiable" or "unverifiable".
 func (v Verification) String() string {
-	switch v {
-	case Verifiable:
-		return "verifiable"
-	case Unverifiable:
-		return "unverifiable"
-	}
-	return "verification(" + strconv.Itoa(int(v)) + ")"
+	return enumName(v, Verifiable, verificationNames[:], "verification")
 }
 
 // ReasonKind names why a frame was excluded.
@@ -80,20 +72,13 @@ const (
 	UnresolvedReference
 )
 
+var reasonNames = [...]string{Duplicate: "duplicate", OverBudget: "over_budget",
+	PackingStopped: "packing_stopped", UnresolvedReference: "unresolved_reference"}
+
 // String returns "duplicate", "over_budget", "packing_stopped" or
 // "unresolved_reference".
 func (k ReasonKind) String() string {
-	switch k {
-	case UnresolvedReference:
-		return "unresolved_reference"
-	case Duplicate:
-		return "duplicate"
-	case OverBudget:
-		return "over_budget"
-	case PackingStopped:
-		return "packing_stopped"
-	}
-	return "reason(" + strconv.Itoa(int(k)) + ")"
+	return enumName(k, Duplicate, reasonNames[:], "reason")
 }
 
 // Reason explains one exclusion.

@@ -1,7 +1,6 @@
 package compose
 
 import (
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,21 +14,10 @@ import (
 // content shape of fencetest.Shapes; cpu-ns/B is the process CPU time per
 // content byte.
 func BenchmarkFenceRender(b *testing.B) {
-	for _, mib := range []int{1, 2, 4, 8} {
-		for _, c := range fencetest.Shapes("frame") {
-			f := testFrame("big", strings.Repeat(c.Unit, (mib<<20)/len(c.Unit)))
-			b.Run(fmt.Sprintf("%s/%dMiB", c.Name, mib), func(b *testing.B) {
-				b.SetBytes(int64(len(f.Content)))
-				b.ReportAllocs()
-				cpu := cputime.Func(func() {
-					for b.Loop() {
-						_ = RenderFrame("provider", f)
-					}
-				})
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(len(f.Content)), "cpu-ns/B")
-			})
-		}
-	}
+	fencetest.BenchShapes(b, "frame", func(content string) func() error {
+		f := testFrame("big", content)
+		return func() error { _ = RenderFrame("provider", f); return nil }
+	})
 }
 
 // BenchmarkNeutralizeBenign: the scanner alone over benign text (Neutralize
@@ -41,7 +29,7 @@ func BenchmarkNeutralizeBenign(b *testing.B) {
 	defer runtime.UnlockOSThread()
 	t0 := cputime.Thread()
 	for b.Loop() {
-		if Neutralize(s) != s {
+		if neutralize(s) != s {
 			b.Fatal("benign text changed")
 		}
 	}

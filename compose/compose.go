@@ -3,7 +3,6 @@ package compose
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -33,28 +32,16 @@ const (
 	StopAtFirstMiss
 )
 
+var packerNames = [...]string{FirstFit: "first-fit", StopAtFirstMiss: "stop-at-first-miss"}
+
 // String returns "first-fit" or "stop-at-first-miss".
 func (p Packer) String() string {
-	switch p {
-	case FirstFit:
-		return "first-fit"
-	case StopAtFirstMiss:
-		return "stop-at-first-miss"
-	}
-	return "packer(" + strconv.Itoa(int(p)) + ")"
+	return enumName(p, FirstFit, packerNames[:], "packer")
 }
 
 // ParsePacker returns the packer spelled s ("first-fit" or
 // "stop-at-first-miss").
-func ParsePacker(s string) (Packer, bool) {
-	switch s {
-	case "first-fit":
-		return FirstFit, true
-	case "stop-at-first-miss":
-		return StopAtFirstMiss, true
-	}
-	return 0, false
-}
+func ParsePacker(s string) (Packer, bool) { return parseName(s, FirstFit, StopAtFirstMiss) }
 
 // Options configures ForPrompt. A nil *Options, and every zero member, means
 // the default.
@@ -295,7 +282,7 @@ func rankOffers(strategy Strategy, offers []Offer) []int {
 	if _, ok := strategy.(ScoreDescending); ok {
 		return scoreOrderStrict(offers)
 	}
-	return RankWith(strategy, offers)
+	return rankWith(strategy, offers)
 }
 
 // measureKept measures every kept offer's rendered fence before the walk

@@ -108,11 +108,11 @@ func TestBudgetSplit(t *testing.T) {
 func TestDedupSameDigestKeepsHigherScore(t *testing.T) {
 	low := mk("x", "shared evidence", .3, digestOf("dup"))
 	high := mk("y", "shared evidence", .9, digestOf("dup"))
-	d := Dedup([]Offer{{"alpha", low}, {"beta", high}})
+	d := dedup([]Offer{{"alpha", low}, {"beta", high}})
 	if len(d.Kept) != 1 || d.Kept[0].Frame.Score != .9 || len(d.Dropped) != 1 {
 		t.Fatalf("dedup = %+v", d)
 	}
-	if d.Dropped[0] != (DedupDrop{Dropped: low.Identity("alpha"), Kept: high.Identity("beta")}) {
+	if d.Dropped[0] != (dedupDrop{Dropped: low.Identity("alpha"), Kept: high.Identity("beta")}) {
 		t.Fatalf("drop record %+v", d.Dropped[0])
 	}
 }
@@ -121,7 +121,7 @@ func TestDedupByFileProvenanceAndMerge(t *testing.T) {
 	a, b := mk("a", "one rendering", .4, ""), mk("b", "another rendering", .6, "")
 	a.Provenance = []frame.Provenance{fileProv("file:///repo/x.rs", "L1-9"), {Type: "derivation", By: "a"}}
 	b.Provenance = []frame.Provenance{fileProv("file:///repo/x.rs", "L1-9")}
-	d := Dedup([]Offer{{"p1", a}, {"p2", b}})
+	d := dedup([]Offer{{"p1", a}, {"p2", b}})
 	if len(d.Kept) != 1 || d.Kept[0].Frame.ID != "b" {
 		t.Fatalf("kept %+v", d.Kept)
 	}
@@ -140,7 +140,7 @@ func TestDedupByFileProvenanceAndMerge(t *testing.T) {
 	g, h := mk("g", "g", .5, ""), mk("h", "h", .5, "")
 	g.Provenance = []frame.Provenance{{Type: frame.ProvenanceFile}}
 	h.Provenance = []frame.Provenance{{Type: frame.ProvenanceFile}}
-	if d := Dedup([]Offer{{"p", a}, {"p", c}, {"p", e}, {"p", g}, {"p", h}}); len(d.Kept) != 5 {
+	if d := dedup([]Offer{{"p", a}, {"p", c}, {"p", e}, {"p", g}, {"p", h}}); len(d.Kept) != 5 {
 		t.Fatalf("over-merged: %+v", d.Dropped)
 	}
 	// A uri sent as "" is present (as in the reference): two such file
@@ -154,7 +154,7 @@ func TestDedupByFileProvenanceAndMerge(t *testing.T) {
 		f.Provenance = []frame.Provenance{p}
 	}
 	m.Provenance[0].Set(frame.MemberRange, "")
-	if d := Dedup([]Offer{{"p", k}, {"q", l}, {"r", m}}); len(d.Kept) != 2 || d.Kept[0].Frame.ID != "l" || d.Kept[1].Frame.ID != "m" ||
+	if d := dedup([]Offer{{"p", k}, {"q", l}, {"r", m}}); len(d.Kept) != 2 || d.Kept[0].Frame.ID != "l" || d.Kept[1].Frame.ID != "m" ||
 		len(d.Dropped) != 1 || d.Dropped[0].Dropped.Frame != "k" {
 		t.Fatalf("present-empty uri dedup: %+v", d)
 	}
@@ -162,7 +162,7 @@ func TestDedupByFileProvenanceAndMerge(t *testing.T) {
 	i, j := mk("i", "i", .5, ""), mk("j", "j", .7, "")
 	i.Provenance = []frame.Provenance{fileProv("file:///r", "")}
 	j.Provenance = []frame.Provenance{fileProv("file:///r", "")}
-	if d := Dedup([]Offer{{"p", i}, {"q", j}}); len(d.Kept) != 1 || d.Kept[0].Frame.ID != "j" {
+	if d := dedup([]Offer{{"p", i}, {"q", j}}); len(d.Kept) != 1 || d.Kept[0].Frame.ID != "j" {
 		t.Fatalf("whole-resource dedup: %+v", d)
 	}
 }
@@ -173,7 +173,7 @@ func TestDedupNamesTheFinalSurvivor(t *testing.T) {
 	dg := digestOf("chain")
 	a, b, c := mk("a", "e", .2, dg), mk("b", "e", .5, dg), mk("c", "e", .9, dg)
 	for _, order := range [][]Offer{{{"p", a}, {"p", b}, {"p", c}}, {{"p", c}, {"p", b}, {"p", a}}} {
-		d := Dedup(order)
+		d := dedup(order)
 		if len(d.Kept) != 1 || d.Kept[0].Frame.ID != "c" || len(d.Dropped) != 2 {
 			t.Fatalf("dedup %+v", d)
 		}
@@ -187,12 +187,12 @@ func TestDedupNamesTheFinalSurvivor(t *testing.T) {
 	x, y, z := mk("x", "x", .1, digestOf("xy")), mk("y", "y", .2, digestOf("xy")), mk("z", "z", .3, "")
 	y.Provenance = []frame.Provenance{fileProv("file:///f", "L1")}
 	z.Provenance = []frame.Provenance{fileProv("file:///f", "L1")}
-	if d := Dedup([]Offer{{"p", x}, {"p", y}, {"p", z}}); len(d.Kept) != 1 || d.Kept[0].Frame.ID != "z" {
+	if d := dedup([]Offer{{"p", x}, {"p", y}, {"p", z}}); len(d.Kept) != 1 || d.Kept[0].Frame.ID != "z" {
 		t.Fatalf("transitive group: %+v", d)
 	}
 	// Ties keep the canonically smaller FrameID.
 	t1, t2 := mk("t1", "t", .5, digestOf("tie")), mk("t2", "t", .5, digestOf("tie"))
-	if d := Dedup([]Offer{{"q", t2}, {"p", t1}, {"p", t2}}); len(d.Kept) != 1 || d.Kept[0].ID() != t1.Identity("p") {
+	if d := dedup([]Offer{{"q", t2}, {"p", t1}, {"p", t2}}); len(d.Kept) != 1 || d.Kept[0].ID() != t1.Identity("p") {
 		t.Fatalf("tie: %+v", d.Kept)
 	}
 }
@@ -200,13 +200,13 @@ func TestDedupNamesTheFinalSurvivor(t *testing.T) {
 // ---- fold ----
 
 func TestFoldToEdges(t *testing.T) {
-	if got := FoldToEdges([]string{"a", "b", "c", "d", "e"}); !slices.Equal(got, []string{"a", "c", "e", "d", "b"}) {
+	if got := foldToEdges([]string{"a", "b", "c", "d", "e"}); !slices.Equal(got, []string{"a", "c", "e", "d", "b"}) {
 		t.Fatalf("fold = %v", got)
 	}
-	if got := FoldToEdges([]int{0, 1, 2, 3}); !slices.Equal(got, []int{0, 2, 3, 1}) {
+	if got := foldToEdges([]int{0, 1, 2, 3}); !slices.Equal(got, []int{0, 2, 3, 1}) {
 		t.Fatalf("fold even = %v", got)
 	}
-	if got := FoldToEdges([]int(nil)); len(got) != 0 {
+	if got := foldToEdges([]int(nil)); len(got) != 0 {
 		t.Fatalf("fold empty = %v", got)
 	}
 }
@@ -219,7 +219,7 @@ func TestFoldToEdgesProperty(t *testing.T) {
 		for i := range ranks {
 			ranks[i] = i
 		}
-		out := FoldToEdges(ranks)
+		out := foldToEdges(ranks)
 		if !isPermutation(out, n) {
 			t.Fatalf("n=%d: not a permutation: %v", n, out)
 		}
@@ -272,7 +272,7 @@ func strategies() []Strategy {
 	return []Strategy{
 		ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{}, DefaultPerProviderQuota(), PerProviderQuota{K: 2},
 		TrustWeighted{Weights: map[string]uint32{"a": 2, "b": 0}, Default: 1},
-		NewPrecomputedOrder("replay", nil),
+		newPrecomputedOrder("replay", nil),
 	}
 }
 
@@ -303,11 +303,11 @@ func TestStrategiesOnAStarvationScenario(t *testing.T) {
 		{PerProviderQuota{}, []string{"lex/l0", "sem/s0", "lex/l1", "sem/s1", "sem/s2", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"sem": 3}, Default: 1}, []string{"lex/l0", "sem/s0", "sem/s1", "sem/s2", "lex/l1", "sem/s3"}},
 		{TrustWeighted{Weights: map[string]uint32{"lex": 0}, Default: 1}, []string{"sem/s0", "sem/s1", "sem/s2", "sem/s3", "lex/l0", "lex/l1"}},
-		{NewPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
+		{newPrecomputedOrder("replay", []frame.ID{offers[3].ID(), offers[5].ID(), offers[3].ID()}),
 			[]string{"sem/s3", "lex/l1", "lex/l0", "sem/s0", "sem/s1", "sem/s2"}},
 	}
 	for _, c := range cases {
-		if got := ids(offers, RankWith(c.s, offers)); !slices.Equal(got, c.want) {
+		if got := ids(offers, rankWith(c.s, offers)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.s.Name(), got, c.want)
 		}
 	}
@@ -320,9 +320,9 @@ func TestEveryStrategyEqualsScoreDescendingForOneProvider(t *testing.T) {
 		for i := 0; i < rng.IntN(12); i++ {
 			offers = append(offers, Offer{"only", mk(fmt.Sprintf("f%d", i), "x", float32(rng.IntN(5))/4, "")})
 		}
-		want := RankWith(ScoreDescending{}, offers)
+		want := rankWith(ScoreDescending{}, offers)
 		for _, s := range strategies() {
-			if got := RankWith(s, offers); !slices.Equal(got, want) {
+			if got := rankWith(s, offers); !slices.Equal(got, want) {
 				t.Fatalf("%s differs from score-descending for one provider: %v vs %v", s.Name(), got, want)
 			}
 		}
@@ -337,7 +337,7 @@ func (b badStrategy) Order(_ []Offer) []int { return b.order }
 func TestRankWithRepairsBadPermutations(t *testing.T) {
 	offers := []Offer{{"p", mk("a", "a", .1, "")}, {"p", mk("b", "b", .9, "")}, {"p", mk("c", "c", .5, "")}}
 	for _, bad := range [][]int{nil, {7, -1}, {2, 2, 2}, {0}, {2, 0, 1, 1, 5}} {
-		got := RankWith(badStrategy{bad}, offers)
+		got := rankWith(badStrategy{bad}, offers)
 		if !isPermutation(got, len(offers)) {
 			t.Fatalf("RankWith(%v) = %v, not a permutation", bad, got)
 		}

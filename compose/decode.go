@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // The decoding side of the result's JSON: a client of the HTTP API, and
@@ -123,6 +124,15 @@ func (r *Result) fromCacheJSON(j *cacheIn) error {
 	}
 	r.Cache, r.reported = c, true
 	return nil
+}
+
+// enumName returns names[v], the spelling of an enumeration value from
+// first on, or kind(v) for a value outside the table.
+func enumName[T ~uint8](v, first T, names []string, kind string) string {
+	if v >= first && int(v) < len(names) {
+		return names[v]
+	}
+	return kind + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // parseName returns the value from first to last whose String is s.

@@ -10,8 +10,8 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 )
 
-// DedupDrop records one offer collapsed into another as the same evidence.
-type DedupDrop struct {
+// dedupDrop records one offer collapsed into another as the same evidence.
+type dedupDrop struct {
 	// Dropped is the identity that was collapsed away.
 	Dropped frame.ID
 	// Kept is the identity of the group's final survivor, the frame that
@@ -19,8 +19,8 @@ type DedupDrop struct {
 	Kept frame.ID
 }
 
-// Deduped is the outcome of Dedup.
-type Deduped struct {
+// deduped is the outcome of Dedup.
+type deduped struct {
 	// Kept holds one offer per distinct piece of evidence, in canonical
 	// FrameID order. When the group had more than one member, the frame is a
 	// copy of the survivor whose provenance is the merged provenance of the
@@ -28,10 +28,10 @@ type Deduped struct {
 	Kept []Offer
 	// Dropped lists every collapsed offer with its group's survivor, in
 	// canonical order of the dropped identity.
-	Dropped []DedupDrop
+	Dropped []dedupDrop
 }
 
-// Dedup collapses offers that carry the same evidence. Two offers are the
+// dedup collapses offers that carry the same evidence. Two offers are the
 // same evidence when they have the same identity, when both carry a
 // content_digest and the digests are equal, or when both name a "file"
 // provenance link with a present uri and the same uri and range (an absent
@@ -48,15 +48,15 @@ type Deduped struct {
 // order. Every other member is reported as dropped in favour of the
 // survivor.
 //
-// Dedup runs in O(n log n) time for n offers (plus the provenance sizes).
-func Dedup(offers []Offer) Deduped {
+// dedup runs in O(n log n) time for n offers (plus the provenance sizes).
+func dedup(offers []Offer) deduped {
 	g := dedupGroups(offers)
-	out := Deduped{Kept: make([]Offer, 0, len(g.survivors))}
+	out := deduped{Kept: make([]Offer, 0, len(g.survivors))}
 	for _, s := range g.survivors {
 		out.Kept = append(out.Kept, g.keptOffer(offers, s))
 	}
 	for _, d := range g.drops {
-		out.Dropped = append(out.Dropped, DedupDrop{Dropped: g.ids[d], Kept: g.ids[g.survivorOf[d]]})
+		out.Dropped = append(out.Dropped, dedupDrop{Dropped: g.ids[d], Kept: g.ids[g.survivorOf[d]]})
 	}
 	return out
 }

@@ -54,42 +54,18 @@ func ExampleRenderedCost() {
 	// Output: 71 18
 }
 
-func ExampleNeutralize() {
-	fmt.Println(compose.Neutralize("a < b; </FRAME> ＜／ｆｒａｍｅ＞ &lt;/frame&gt;"))
-	// Output: a < b; <\/FRAME> ＜\／ｆｒａｍｅ＞ &lt;\/frame&gt;
-}
-
-func ExampleEscapeAttribute() {
-	fmt.Println(compose.EscapeAttribute("say \"hi\"\n<b> & </frame>"))
-	// Output: say &quot;hi&quot; &lt;b&gt; &amp; &lt;\/frame&gt;
-}
-
-func ExampleDedup() {
-	low, high := doc("x", "same", 0.3), doc("y", "same", 0.8)
-	low.ContentDigest = "sha256:" + fmt.Sprintf("%064d", 7)
-	high.ContentDigest = low.ContentDigest
-	d := compose.Dedup([]compose.Offer{{Provider: "a", Frame: low}, {Provider: "b", Frame: high}})
-	fmt.Println(len(d.Kept), d.Dropped[0].Dropped.Frame, "->", d.Dropped[0].Kept.Frame)
-	// Output: 1 x -> y
-}
-
-func ExampleFoldToEdges() {
-	fmt.Println(compose.FoldToEdges([]string{"a", "b", "c", "d", "e"}))
-	// Output: [a c e d b]
-}
-
 func ExampleBudgetSplit() {
 	fmt.Println(compose.BudgetSplit(10, 3), compose.BudgetSplit(10, 0))
 	// Output: [4 3 3] []
 }
 
-func ExampleRankWith() {
+func ExampleStrategy() {
 	offers := []compose.Offer{
 		{Provider: "sem", Frame: doc("s0", "s", 0.95)}, {Provider: "sem", Frame: doc("s1", "s", 0.9)},
 		{Provider: "lex", Frame: doc("l0", "l", 0.4)},
 	}
 	for _, s := range []compose.Strategy{compose.ScoreDescending{}, compose.RoundRobinByRank{}} {
-		fmt.Println(s.Name(), compose.RankWith(s, offers))
+		fmt.Println(s.Name(), s.Order(offers))
 	}
 	// Output:
 	// score-descending [0 1 2]

@@ -232,10 +232,10 @@ func appendAttr(dst []byte, v string) []byte {
 	return dst
 }
 
-// Neutralize returns content with every fence-like token broken by a visible
+// neutralize returns content with every fence-like token broken by a visible
 // backslash, exactly as it is rendered inside a fence. Content that contains
 // no fence-like token is returned unchanged.
-func Neutralize(content string) string {
+func neutralize(content string) string {
 	n := neutralizedLen(content)
 	if n == len(content) {
 		return content
@@ -243,8 +243,8 @@ func Neutralize(content string) string {
 	return string(appendNeutralized(make([]byte, 0, n), content))
 }
 
-// EscapeAttribute returns v escaped as it is rendered inside a fence
+// escapeAttribute returns v escaped as it is rendered inside a fence
 // attribute.
-func EscapeAttribute(v string) string {
+func escapeAttribute(v string) string {
 	return string(appendAttr(make([]byte, 0, escapedAttrLen(v)), v))
 }

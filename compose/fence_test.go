@@ -188,7 +188,7 @@ func TestNeutralizeKnownForms(t *testing.T) {
 		{"&amp;&#x3cf;rame", "&amp;&#x3cf;rame"},
 	}
 	for _, c := range cases {
-		if got := Neutralize(c.in); got != c.want {
+		if got := neutralize(c.in); got != c.want {
 			t.Errorf("Neutralize(%q) = %q, want %q", c.in, got, c.want)
 		}
 		checkBlock(t, "p", testFrame("x", c.in))
@@ -207,7 +207,7 @@ func TestAttributeEscaping(t *testing.T) {
 		{"plain label", "plain label"},
 	}
 	for _, c := range cases {
-		if got := EscapeAttribute(c.in); got != c.want {
+		if got := escapeAttribute(c.in); got != c.want {
 			t.Errorf("EscapeAttribute(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if n := escapedAttrLen(c.in); n != len(c.want) {
@@ -313,8 +313,8 @@ func TestInjectionCorpus(t *testing.T) {
 		if !strings.HasSuffix(res.Prompt, "\n</frame>\n") {
 			t.Fatalf("payload %d: the fence does not end the prompt", i)
 		}
-		if got := Neutralize(c.payload) != c.payload; got != c.broken {
-			t.Errorf("payload %d (%s) %q: broken=%v, want %v: %q", i, c.family, c.payload, got, c.broken, Neutralize(c.payload))
+		if got := neutralize(c.payload) != c.payload; got != c.broken {
+			t.Errorf("payload %d (%s) %q: broken=%v, want %v: %q", i, c.family, c.payload, got, c.broken, neutralize(c.payload))
 		}
 		checkBlock(t, "prober", f)
 		// Rendering twice is stable.

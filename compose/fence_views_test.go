@@ -25,23 +25,19 @@ func classFrame(rng *rand.Rand, c *fencetest.Class) (string, *frame.Frame) {
 // every view and every composition of views (fencetest.Views), and several
 // such frames composed side by side keep two fences each.
 func TestFenceHoldsForEveryPayloadClass(t *testing.T) {
-	for i := range fencetest.Classes {
-		c := &fencetest.Classes[i]
-		t.Run(c.Name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(21, uint64(i)))
-			for range 150 {
-				provider, f := classFrame(rng, c)
-				checkBlock(t, provider, f)
-			}
-			var offers []Offer
-			for k := range 6 {
-				p, f := classFrame(rng, c)
-				f.ID += string(rune('a' + k)) // distinct identities
-				offers = append(offers, Offer{Provider: p, Frame: f})
-			}
-			checkFences(t, Context(offers), len(offers))
-		})
-	}
+	fencetest.EachClass(t, 21, func(t *testing.T, rng *rand.Rand, c *fencetest.Class) {
+		for range 150 {
+			provider, f := classFrame(rng, c)
+			checkBlock(t, provider, f)
+		}
+		var offers []Offer
+		for k := range 6 {
+			p, f := classFrame(rng, c)
+			f.ID += string(rune('a' + k)) // distinct identities
+			offers = append(offers, Offer{Provider: p, Frame: f})
+		}
+		checkFences(t, Context(offers), len(offers))
+	})
 }
 
 // The generators make payloads that do form a fence token in some view

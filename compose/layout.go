@@ -35,28 +35,28 @@ func (l Layout) MarshalJSON() ([]byte, error) {
 func (l *Layout) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return &LayoutError{Detail: "not a JSON object: " + err.Error()}
+		return &layoutError{Detail: "not a JSON object: " + err.Error()}
 	}
 	if raw == nil {
-		return &LayoutError{Detail: "not a JSON object"}
+		return &layoutError{Detail: "not a JSON object"}
 	}
 	for _, k := range [...]string{"version", "placement", "frames", "stable"} {
 		if _, ok := raw[k]; !ok {
-			return &LayoutError{Field: k, Detail: "required"}
+			return &layoutError{Field: k, Detail: "required"}
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var j layoutJSON
 	if err := dec.Decode(&j); err != nil {
-		return &LayoutError{Detail: err.Error()}
+		return &layoutError{Detail: err.Error()}
 	}
 	p, ok := ParsePlacement(j.Placement)
 	if !ok {
-		return &LayoutError{Field: "placement", Detail: fmt.Sprintf("unknown %q", j.Placement)}
+		return &layoutError{Field: "placement", Detail: fmt.Sprintf("unknown %q", j.Placement)}
 	}
 	out := Layout{Version: j.Version, Placement: p, Frames: j.Frames, Stable: j.Stable}
-	if err := out.Validate(); err != nil {
+	if err := out.validate(); err != nil {
 		return err
 	}
 	*l = out
@@ -67,15 +67,15 @@ func (l *Layout) UnmarshalJSON(data []byte) error {
 // at most 16 MiB) and validates it. Errors are *LayoutError.
 func ParseLayout(data []byte) (*Layout, error) {
 	if len(data) > maxLayoutBytes {
-		return nil, &LayoutError{Detail: fmt.Sprintf("%d bytes exceed the limit of %d", len(data), maxLayoutBytes)}
+		return nil, &layoutError{Detail: fmt.Sprintf("%d bytes exceed the limit of %d", len(data), maxLayoutBytes)}
 	}
 	var l Layout
 	if err := l.UnmarshalJSON(data); err != nil {
-		var le *LayoutError
+		var le *layoutError
 		if errors.As(err, &le) {
 			return nil, le
 		}
-		return nil, &LayoutError{Detail: err.Error()}
+		return nil, &layoutError{Detail: err.Error()}
 	}
 	return &l, nil
 }

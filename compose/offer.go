@@ -12,8 +12,8 @@ import (
 // of composition everywhere: an NDJSON line of `ctxkit compose`, an element
 // of the HTTP API's "offers", a frame a host's fan-out accepted.
 
-// AppendJSON appends the offer's encoding ({"provider":…,"frame":…}) to dst.
-func (o *Offer) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the offer's encoding ({"provider":…,"frame":…}) to dst.
+func (o *Offer) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	w.Open()
 	w.Str("provider", o.Provider)
@@ -27,7 +27,7 @@ func (o *Offer) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // MarshalJSON returns the offer's encoding.
-func (o Offer) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil) }
+func (o Offer) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
 
 // UnmarshalJSON decodes an offer; provider and frame are required.
 func (o *Offer) UnmarshalJSON(b []byte) error {

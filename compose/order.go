@@ -89,11 +89,11 @@ func cmpBool(a, b bool) int {
 	return -1
 }
 
-// FoldToEdges places an already ranked (best-first) sequence so the best
+// foldToEdges places an already ranked (best-first) sequence so the best
 // items sit at the edges and the weakest in the middle (Lost in the
 // Middle): rank 0 first, rank 1 last, rank 2 second, rank 3 second to last,
 // and so on. a,b,c,d,e becomes a,c,e,d,b. It returns a new slice.
-func FoldToEdges[T any](ranked []T) []T {
+func foldToEdges[T any](ranked []T) []T {
 	out := make([]T, len(ranked))
 	lo, hi := 0, len(ranked)
 	for k, item := range ranked {

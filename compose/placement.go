@@ -42,29 +42,16 @@ const (
 	StableFirst
 )
 
+var placementNames = [...]string{EdgesByRank: "edges-by-rank", Canonical: "canonical", StableFirst: "stable-first"}
+
 // String returns "edges-by-rank", "canonical" or "stable-first".
 func (p Placement) String() string {
-	switch p {
-	case EdgesByRank:
-		return "edges-by-rank"
-	case Canonical:
-		return "canonical"
-	case StableFirst:
-		return "stable-first"
-	}
-	return "placement(" + strconv.Itoa(int(p)) + ")"
+	return enumName(p, EdgesByRank, placementNames[:], "placement")
 }
 
 // ParsePlacement returns the placement spelled s ("edges-by-rank",
 // "canonical" or "stable-first").
-func ParsePlacement(s string) (Placement, bool) {
-	for _, p := range [...]Placement{EdgesByRank, Canonical, StableFirst} {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return 0, false
-}
+func ParsePlacement(s string) (Placement, bool) { return parseName(s, EdgesByRank, StableFirst) }
 
 // Placements lists every placement, the default first.
 func Placements() []Placement { return []Placement{EdgesByRank, Canonical, StableFirst} }
@@ -113,19 +100,12 @@ const (
 	RelayDropped
 )
 
+var relayNames = [...]string{NotRelaid: "", RelayNoPrevious: "no_previous",
+	RelayInvalidLayout: "invalid_layout", RelayDropped: "dropped"}
+
 // String returns "", "no_previous", "invalid_layout" or "dropped".
 func (r RelayReason) String() string {
-	switch r {
-	case NotRelaid:
-		return ""
-	case RelayNoPrevious:
-		return "no_previous"
-	case RelayInvalidLayout:
-		return "invalid_layout"
-	case RelayDropped:
-		return "dropped"
-	}
-	return "relay(" + strconv.Itoa(int(r)) + ")"
+	return enumName(r, NotRelaid, relayNames[:], "relay")
 }
 
 // CacheReport describes the prompt's split into a stable prefix, which a
@@ -160,9 +140,9 @@ type CacheReport struct {
 	Warning string
 }
 
-// LayoutVersion is the version of the Layout encoding this package writes
+// layoutVersion is the version of the Layout encoding this package writes
 // and reads.
-const LayoutVersion = 1
+const layoutVersion = 1
 
 // Layout is the compact state a host stores between turns so that the next
 // composition can keep its prompt prefix: the identities of the frames in
@@ -183,8 +163,8 @@ type Layout struct {
 	Stable int
 }
 
-// LayoutError reports a layout that cannot be followed.
-type LayoutError struct {
+// layoutError reports a layout that cannot be followed.
+type layoutError struct {
 	// Field is the member at fault ("version", "placement", "frames[3]",
 	// "stable", or "" for the document as a whole).
 	Field string
@@ -193,36 +173,36 @@ type LayoutError struct {
 }
 
 // Error returns "compose: layout FIELD: DETAIL".
-func (e *LayoutError) Error() string {
+func (e *layoutError) Error() string {
 	if e.Field == "" {
 		return "compose: layout: " + e.Detail
 	}
 	return "compose: layout " + e.Field + ": " + e.Detail
 }
 
-// Validate reports the first reason the layout cannot be followed, as a
+// validate reports the first reason the layout cannot be followed, as a
 // *LayoutError, or nil: the version must be LayoutVersion, the placement a
 // known one, every frame identity must name a provider and a frame, and
 // Stable must lie within 0..len(Frames). Repeated identities are allowed
 // (two offers may share one); they are matched in order.
-func (l *Layout) Validate() error {
+func (l *Layout) validate() error {
 	if l == nil {
-		return &LayoutError{Detail: "missing"}
+		return &layoutError{Detail: "missing"}
 	}
-	if l.Version != LayoutVersion {
-		return &LayoutError{Field: "version", Detail: "unsupported version " + strconv.Itoa(l.Version) +
-			"; want " + strconv.Itoa(LayoutVersion)}
+	if l.Version != layoutVersion {
+		return &layoutError{Field: "version", Detail: "unsupported version " + strconv.Itoa(l.Version) +
+			"; want " + strconv.Itoa(layoutVersion)}
 	}
 	if _, ok := ParsePlacement(l.Placement.String()); !ok {
-		return &LayoutError{Field: "placement", Detail: "unknown " + l.Placement.String()}
+		return &layoutError{Field: "placement", Detail: "unknown " + l.Placement.String()}
 	}
 	for i, id := range l.Frames {
 		if id.Provider == "" || id.Frame == "" {
-			return &LayoutError{Field: "frames[" + strconv.Itoa(i) + "]", Detail: "provider_id and frame_id are required"}
+			return &layoutError{Field: "frames[" + strconv.Itoa(i) + "]", Detail: "provider_id and frame_id are required"}
 		}
 	}
 	if l.Stable < 0 || l.Stable > len(l.Frames) {
-		return &LayoutError{Field: "stable", Detail: strconv.Itoa(l.Stable) + " is outside 0.." + strconv.Itoa(len(l.Frames))}
+		return &layoutError{Field: "stable", Detail: strconv.Itoa(l.Stable) + " is outside 0.." + strconv.Itoa(len(l.Frames))}
 	}
 	return nil
 }
@@ -249,9 +229,9 @@ func arrange(ranked []item, o *Options) arrangement {
 	case StableFirst:
 		a = stableFirst(ranked, o.Previous)
 	default:
-		a.placed = FoldToEdges(ranked)
+		a.placed = foldToEdges(ranked)
 	}
-	if o.Previous != nil && o.Previous.Validate() == nil {
+	if o.Previous != nil && o.Previous.validate() == nil {
 		for a.stable < len(a.placed) && a.stable < len(o.Previous.Frames) &&
 			a.placed[a.stable].id == o.Previous.Frames[a.stable] {
 			a.stable++
@@ -267,7 +247,7 @@ func stableFirst(ranked []item, prev *Layout) arrangement {
 	if prev == nil {
 		return arrangement{placed: tail(ranked), relay: RelayNoPrevious}
 	}
-	if prev.Validate() != nil {
+	if prev.validate() != nil {
 		return arrangement{placed: tail(ranked), relay: RelayInvalidLayout}
 	}
 	// Index the included items by identity; repeated identities queue up in
@@ -341,7 +321,7 @@ func cacheReport(prompt string, stableBytes int, a arrangement, o *Options) Cach
 
 // layoutOf is the layout state of a placement.
 func layoutOf(a arrangement, p Placement) *Layout {
-	l := &Layout{Version: LayoutVersion, Placement: p, Frames: make([]frame.ID, len(a.placed)), Stable: a.stable}
+	l := &Layout{Version: layoutVersion, Placement: p, Frames: make([]frame.ID, len(a.placed)), Stable: a.stable}
 	for i, it := range a.placed {
 		l.Frames[i] = it.id
 	}
@@ -356,19 +336,20 @@ func (r *Result) Stable() string { return r.Prompt[:r.stableBytes()] }
 func (r *Result) Volatile() string { return r.Prompt[r.stableBytes():] }
 
 // Blocks splits the prompt into content blocks: the preamble, then one
-// block per rendered frame in render order (see SplitBlocks). The first
-// 1 + Cache.StableFrames blocks make up Stable(). A host on explicit cache
-// breakpoints (Anthropic's cache_control) sends each block as its own
-// content block and marks the last stable one and the last one.
-func (r *Result) Blocks() []string { return SplitBlocks(r.Prompt) }
+// block per rendered frame in render order, each ending with its closing
+// fence line. The first 1 + Cache.StableFrames blocks make up Stable(). A
+// host on explicit cache breakpoints (Anthropic's cache_control) sends
+// each block as its own content block and marks the last stable one and
+// the last one.
+func (r *Result) Blocks() []string { return splitBlocks(r.Prompt) }
 
-// SplitBlocks splits a prompt that ForPrompt rendered into content blocks:
+// splitBlocks splits a prompt that ForPrompt rendered into content blocks:
 // Preamble, then one block per frame in render order, each ending with its
 // closing fence line. Joined, the blocks are the prompt. The split is
 // unambiguous because no frame's content or attributes can contain a
 // closing fence (the fence guarantee). Text that does not start with
 // Preamble is returned whole, as one block.
-func SplitBlocks(prompt string) []string {
+func splitBlocks(prompt string) []string {
 	if !strings.HasPrefix(prompt, Preamble) {
 		return []string{prompt}
 	}

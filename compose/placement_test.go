@@ -63,7 +63,7 @@ func TestPlacementOrders(t *testing.T) {
 }
 
 func TestStableFirstKeepsThePrefixAndRelaysAfterTheFirstDrop(t *testing.T) {
-	prev := &Layout{Version: LayoutVersion, Placement: StableFirst, Stable: 2, Frames: []frame.ID{
+	prev := &Layout{Version: layoutVersion, Placement: StableFirst, Stable: 2, Frames: []frame.ID{
 		sized("a", 0, 10).ID(), sized("b", 0, 10).ID(), sized("c", 0, 10).ID(), sized("d", 0, 10).ID(), sized("e", 0, 10).ID(),
 	}}
 	// c is gone; f and g are new. Ranking: g(.95) e(.9) f(.85) a(.7) d(.6) b(.5).
@@ -212,14 +212,14 @@ func TestParseLayout(t *testing.T) {
 		{`{"version":1} trailing`, ""},
 	} {
 		_, err := ParseLayout([]byte(tc.in))
-		var le *LayoutError
+		var le *layoutError
 		if !errors.As(err, &le) || le.Field != tc.field {
 			t.Errorf("%s: error %v (field %q), want a *LayoutError on %q", tc.in, err, fieldOf(le), tc.field)
 		}
 	}
 }
 
-func fieldOf(e *LayoutError) string {
+func fieldOf(e *layoutError) string {
 	if e == nil {
 		return "<nil>"
 	}
@@ -273,7 +273,7 @@ func checkPlacement(t testing.TB, res *Result, opts *Options) {
 	if c.StablePrefixHash != "sha256:"+hex.EncodeToString(sum[:]) || c.StablePrefixTokens != frame.BudgetTokens(res.Stable()) {
 		t.Fatalf("report %+v does not describe the stable part", c)
 	}
-	if c.Placement != opts.Placement || res.Layout.Placement != opts.Placement || res.Layout.Validate() != nil {
+	if c.Placement != opts.Placement || res.Layout.Placement != opts.Placement || res.Layout.validate() != nil {
 		t.Fatalf("placement %v, layout %+v", c.Placement, res.Layout)
 	}
 	// The layout is the render order, and the stable part holds exactly
@@ -304,7 +304,7 @@ func checkPlacement(t testing.TB, res *Result, opts *Options) {
 	// The stable frames are the leading frames the previous layout rendered
 	// first, and no more.
 	prev := opts.Previous
-	if prev == nil || prev.Validate() != nil {
+	if prev == nil || prev.validate() != nil {
 		if c.StableFrames != 0 {
 			t.Fatalf("%d stable frames without a valid previous layout", c.StableFrames)
 		}
@@ -325,7 +325,7 @@ func checkPlacement(t testing.TB, res *Result, opts *Options) {
 			inc[id]++
 		}
 		want := 0
-		if prev != nil && prev.Validate() == nil {
+		if prev != nil && prev.validate() == nil {
 			for _, id := range prev.Frames {
 				if inc[id] == 0 {
 					break
@@ -444,13 +444,13 @@ func FuzzParseLayout(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := ParseLayout(data)
 		if err != nil {
-			var le *LayoutError
+			var le *layoutError
 			if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), "compose: layout") {
 				t.Fatalf("error %v is not a *LayoutError", err)
 			}
 			return
 		}
-		if l.Validate() != nil {
+		if l.validate() != nil {
 			t.Fatalf("accepted an invalid layout: %+v", l)
 		}
 		b, err := json.Marshal(l)
@@ -468,7 +468,7 @@ func FuzzParseLayout(f *testing.F) {
 }
 
 func TestLayoutValueMarshalsLikeThePointer(t *testing.T) {
-	l := Layout{Version: LayoutVersion, Placement: StableFirst, Frames: []frame.ID{{Provider: "p", Frame: "a"}}, Stable: 1}
+	l := Layout{Version: layoutVersion, Placement: StableFirst, Frames: []frame.ID{{Provider: "p", Frame: "a"}}, Stable: 1}
 	a, err1 := json.Marshal(l)
 	b, err2 := json.Marshal(&l)
 	if err1 != nil || err2 != nil || string(a) != string(b) ||
@@ -492,7 +492,7 @@ func TestSplitBlocksEdges(t *testing.T) {
 		{Preamble + block + block, []string{Preamble, block, block}},
 		{Preamble + block + "torn", []string{Preamble, block, "torn"}},
 	} {
-		if got := SplitBlocks(tc.in); !slices.Equal(got, tc.want) {
+		if got := splitBlocks(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitBlocks(%.60q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

@@ -172,11 +172,11 @@ func (t TrustWeighted) Order(offers []Offer) []int {
 	})
 }
 
-// PrecomputedOrder replays a ranking decided elsewhere (a reranker, an
+// precomputedOrder replays a ranking decided elsewhere (a reranker, an
 // earlier turn): frames named in Positions come first, by ascending
 // position; frames not named follow in round-robin-by-rank order.
 // PolicyName is the name recorded in the audit.
-type PrecomputedOrder struct {
+type precomputedOrder struct {
 	// PolicyName is what Name returns, recorded in the audit as the
 	// strategy.
 	PolicyName string
@@ -187,23 +187,23 @@ type PrecomputedOrder struct {
 	Positions map[frame.ID]int
 }
 
-// NewPrecomputedOrder builds a PrecomputedOrder from a best-first list of
+// newPrecomputedOrder builds a PrecomputedOrder from a best-first list of
 // identities; when an identity appears twice its first position wins.
-func NewPrecomputedOrder(name string, ranked []frame.ID) PrecomputedOrder {
+func newPrecomputedOrder(name string, ranked []frame.ID) precomputedOrder {
 	pos := make(map[frame.ID]int, len(ranked))
 	for i, id := range ranked {
 		if _, ok := pos[id]; !ok {
 			pos[id] = i
 		}
 	}
-	return PrecomputedOrder{PolicyName: name, Positions: pos}
+	return precomputedOrder{PolicyName: name, Positions: pos}
 }
 
 // Name returns PolicyName.
-func (p PrecomputedOrder) Name() string { return p.PolicyName }
+func (p precomputedOrder) Name() string { return p.PolicyName }
 
 // Order ranks named frames by position, then the rest round robin.
-func (p PrecomputedOrder) Order(offers []Offer) []int {
+func (p precomputedOrder) Order(offers []Offer) []int {
 	var named, rest []int
 	pos := make([]int, len(offers))
 	for i, o := range offers {
@@ -228,11 +228,11 @@ func (p PrecomputedOrder) Order(offers []Offer) []int {
 	return named
 }
 
-// RankWith returns strategy s's order of offers, repaired into a
+// rankWith returns strategy s's order of offers, repaired into a
 // permutation: proposed indices that are out of range or already placed are
 // ignored, and every offer left unplaced is appended in ScoreDescending
 // order. A nil s means ScoreDescending.
-func RankWith(s Strategy, offers []Offer) []int {
+func rankWith(s Strategy, offers []Offer) []int {
 	if s == nil {
 		s = ScoreDescending{}
 	}

@@ -121,8 +121,8 @@ func TestDedupMergesConnectedComponents(t *testing.T) {
 		}
 	}
 	// Idempotent: deduplicating what was kept drops nothing more.
-	once := Dedup(offers)
-	if twice := Dedup(once.Kept); len(twice.Dropped) != 0 || !slices.Equal(keptIDs(twice.Kept), keptIDs(once.Kept)) {
+	once := dedup(offers)
+	if twice := dedup(once.Kept); len(twice.Dropped) != 0 || !slices.Equal(keptIDs(twice.Kept), keptIDs(once.Kept)) {
 		t.Fatalf("dedup run twice dropped %+v", twice.Dropped)
 	}
 	// The survivor carries c's file link, merged in.

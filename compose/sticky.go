@@ -2,7 +2,6 @@ package compose
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -31,17 +30,11 @@ const (
 	StickyDisplaced
 )
 
+var stickyNames = [...]string{NotSticky: "", StickyHeld: "held", StickyDisplaced: "displaced"}
+
 // String returns "", "held" or "displaced".
 func (s StickyEffect) String() string {
-	switch s {
-	case NotSticky:
-		return ""
-	case StickyHeld:
-		return "held"
-	case StickyDisplaced:
-		return "displaced"
-	}
-	return "sticky(" + strconv.Itoa(int(s)) + ")"
+	return enumName(s, NotSticky, stickyNames[:], "sticky")
 }
 
 // stickyMargin is Options.StickyMargin when it is in force (positive and
@@ -59,7 +52,7 @@ func (o *Options) stickyMargin() float32 {
 // when the previous layout is absent or invalid: then the margin changes
 // nothing.
 func incumbents(ids []frame.ID, prev *Layout, margin float32) []bool {
-	if margin == 0 || prev == nil || len(prev.Frames) == 0 || prev.Validate() != nil {
+	if margin == 0 || prev == nil || len(prev.Frames) == 0 || prev.validate() != nil {
 		return nil
 	}
 	// The set is only looked up, never ranged over.

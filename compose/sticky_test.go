@@ -12,7 +12,7 @@ import (
 
 // layoutOfIDs is a valid previous layout listing frames of provider "p".
 func layoutOfIDs(ids ...string) *Layout {
-	l := &Layout{Version: LayoutVersion, Placement: StableFirst, Stable: len(ids)}
+	l := &Layout{Version: layoutVersion, Placement: StableFirst, Stable: len(ids)}
 	for _, id := range ids {
 		l.Frames = append(l.Frames, sized(id, 0, 10).ID())
 	}
@@ -140,7 +140,7 @@ func TestStickyMarginIsProviderLocalUnderLaneStrategies(t *testing.T) {
 	}
 	// p: a .9, c .55, b .5 (b the incumbent); q: x .2, y .1.
 	offers := []Offer{sized("a", .9, 10), sized("b", .5, 10), sized("c", .55, 10), q("x", .2), q("y", .1)}
-	prev := &Layout{Version: LayoutVersion, Placement: StableFirst, Frames: []frame.ID{offers[1].ID()}}
+	prev := &Layout{Version: layoutVersion, Placement: StableFirst, Frames: []frame.ID{offers[1].ID()}}
 	for _, tc := range []struct {
 		s           Strategy
 		plain, with []string
@@ -161,7 +161,7 @@ func TestStickyMarginIsProviderLocalUnderLaneStrategies(t *testing.T) {
 		}
 	}
 	// A strategy that ignores scores ignores the margin.
-	replay := NewPrecomputedOrder("replay", []frame.ID{offers[0].ID(), offers[2].ID(), offers[1].ID()})
+	replay := newPrecomputedOrder("replay", []frame.ID{offers[0].ID(), offers[2].ID(), offers[1].ID()})
 	a := ForPrompt(offers, 1000, &Options{Strategy: replay, Previous: prev})
 	b := ForPrompt(offers, 1000, &Options{Strategy: replay, Previous: prev, StickyMargin: 0.1})
 	if !slices.Equal(auditOrder(a), auditOrder(b)) {

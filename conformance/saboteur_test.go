@@ -66,7 +66,7 @@ func (m *modelHost) Compose(_ context.Context, s *Scenario) (*Composition, error
 		if m.arrivalTies {
 			return a.arrival < b.arrival
 		}
-		return a.f.Identity(a.provider).Less(b.f.Identity(b.provider))
+		return a.f.Identity(a.provider).Compare(b.f.Identity(b.provider)) < 0
 	}
 	sort.SliceStable(offers, func(i, j int) bool { return less(offers[i], offers[j]) })
 	if !m.noDedup {

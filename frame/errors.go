@@ -60,8 +60,8 @@ func (v Violations) Unwrap() []error {
 	return out
 }
 
-// Has reports whether any violation names r.
-func (v Violations) Has(r rule.Rule) bool {
+// has reports whether any violation names r.
+func (v Violations) has(r rule.Rule) bool {
 	for _, e := range v {
 		if e.Rule == r {
 			return true

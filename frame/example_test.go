@@ -42,12 +42,12 @@ func ExampleID_Compare() {
 	// beta/a
 }
 
-func ExampleCheckTimestamp() {
-	fmt.Println(frame.CheckTimestamp("2028-02-29T12:00:00Z"))
-	fmt.Println(frame.CheckTimestamp("2026-02-29T12:00:00Z"))
+func ExampleWellFormedTimestamp() {
+	fmt.Println(frame.WellFormedTimestamp("2028-02-29T12:00:00Z"))
+	fmt.Println(frame.WellFormedTimestamp("2026-02-29T12:00:00Z"))
 	// Output:
-	// <nil>
-	// day 29 does not exist in 2026-02
+	// true
+	// false
 }
 
 func ExampleProvenance_Has() {
@@ -79,7 +79,7 @@ func ExampleFrame_Has() {
 	// the encoding writes it back.
 	var f frame.Frame
 	_ = json.Unmarshal([]byte(`{"id":"a","kind":"fact","title":"t","content":"x","score":0.5,"token_cost":1,"valid_from":"","citation_label":"c"}`), &f)
-	fmt.Println(f.Has(frame.MemberValidFrom), f.Has(frame.MemberValidTo))
+	fmt.Println(f.Has(frame.MemberValidFrom), f.Has(frame.MemberContentDigest))
 	fmt.Println(f.Validate())
 	b, _ := json.Marshal(f)
 	fmt.Println(string(b))
@@ -100,15 +100,14 @@ func ExampleFrame_Has() {
 	// false 0
 }
 
-func ExampleRelation_Has() {
-	// A display_name sent as "" is present and blank (rule G1).
+func ExampleRelation() {
+	// A display_name sent as "" is present and blank (rule G1), and is
+	// encoded back as "".
 	var r frame.Relation
 	_ = json.Unmarshal([]byte(`{"rel":"doc.documents","target_uri":"symbol:///a","display_name":""}`), &r)
-	fmt.Println(r.Has(frame.MemberDisplayName))
 	b, _ := json.Marshal(r)
 	fmt.Println(string(b))
 	// Output:
-	// true
 	// {"rel":"doc.documents","target_uri":"symbol:///a","display_name":""}
 }
 

@@ -21,8 +21,8 @@ func BaseKinds() []Kind {
 	return []Kind{KindSnippet, KindSymbol, KindFact, KindDoc, KindMemory, KindEpisode, KindGraph}
 }
 
-// IsBase reports whether k is one of the seven base kinds.
-func (k Kind) IsBase() bool {
+// isBase reports whether k is one of the seven base kinds.
+func (k Kind) isBase() bool {
 	switch k {
 	case KindSnippet, KindSymbol, KindFact, KindDoc, KindMemory, KindEpisode, KindGraph:
 		return true
@@ -52,8 +52,8 @@ func (r Representation) Effective() Representation {
 	return r
 }
 
-// IsKnown reports whether r (after Effective) is one of the three representations.
-func (r Representation) IsKnown() bool {
+// isKnown reports whether r (after Effective) is one of the three representations.
+func (r Representation) isKnown() bool {
 	switch r.Effective() {
 	case RepresentationFull, RepresentationCompact, RepresentationReference:
 		return true
@@ -72,8 +72,8 @@ const (
 	FidelityOmitted    Fidelity = "omitted"
 )
 
-// IsKnown reports whether f is one of the four fidelities.
-func (f Fidelity) IsKnown() bool {
+// isKnown reports whether f is one of the four fidelities.
+func (f Fidelity) isKnown() bool {
 	switch f {
 	case FidelityExact, FidelityNormalized, FidelitySummarized, FidelityOmitted:
 		return true
@@ -90,8 +90,8 @@ const (
 	InlineResolvableReferenceAllowed InlineRequirement = "resolvable_reference_allowed"
 )
 
-// IsKnown reports whether r is one of the two requirements.
-func (r InlineRequirement) IsKnown() bool {
+// isKnown reports whether r is one of the two requirements.
+func (r InlineRequirement) isKnown() bool {
 	return r == InlineRequired || r == InlineResolvableReferenceAllowed
 }
 
@@ -157,7 +157,7 @@ type Relation struct {
 
 	// empty marks the members present with an empty value; a mark matters
 	// only while its field is "".
-	empty RelationMember
+	empty relationMember
 }
 
 // ContentRef is an opaque handle a resolver can turn back into the full content.
@@ -173,7 +173,7 @@ type ContentRef struct {
 
 	// empty marks the members present with an empty value; a mark matters
 	// only while its field is "".
-	empty ContentRefMember
+	empty contentRefMember
 }
 
 // Transform names the method that derived a compact frame from its source.
@@ -234,7 +234,7 @@ type Frame struct {
 	URI string `json:"uri,omitempty"`
 	// Representation is full, compact or reference; empty (omitted) means
 	// full (rules P1–P3), unless marked present-and-empty (see Has), which
-	// Validate refuses.
+	// validate refuses.
 	Representation Representation `json:"representation,omitempty"`
 	// ContentFidelity says how faithfully Content renders the source
 	// (exact, normalized, summarized, omitted); empty (omitted) when
@@ -243,7 +243,7 @@ type Frame struct {
 	// CanonicalContentHash is the digest of the complete source content;
 	// required for compact and reference frames, not carried by full ones.
 	// Empty (omitted) when absent, unless marked present-and-empty (see
-	// Has).
+	// has).
 	CanonicalContentHash string `json:"canonical_content_hash,omitempty"`
 	// ContentRef is the handle that resolves the full content; required
 	// for compact and reference frames, nil (omitted) otherwise.

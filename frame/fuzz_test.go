@@ -70,13 +70,8 @@ func FuzzValidate(f *testing.F) {
 		// Provenance links keep every member's presence, empty or not,
 		// through the round trip, and the encoding writes exactly the
 		// members Has reports.
-		if len(back.Provenance) != len(fr.Provenance) {
-			t.Fatalf("provenance length %d became %d", len(fr.Provenance), len(back.Provenance))
-		}
-		for i, p := range fr.Provenance {
-			if back.Provenance[i] != p {
-				t.Fatalf("link %d changed in the round trip: %#v became %#v", i, p, back.Provenance[i])
-			}
+		sameAfterRoundTrip(t, "provenance", fr.Provenance, back.Provenance)
+		for _, p := range fr.Provenance {
 			writesWhatItHas(t, p, p.Has, MemberURI, MemberRange, MemberDigest, MemberMethod, MemberBy)
 		}
 		// The same for the frame's members that remember "" and relation
@@ -93,29 +88,24 @@ func FuzzValidate(f *testing.F) {
 			if _, ok := top[m.String()]; ok != fr.Has(m) {
 				t.Fatalf("frame %s: member %v written %v, Has %v", enc1, m, ok, fr.Has(m))
 			}
-			if m == MemberContent {
+			if m == memberContent {
 				continue // "content": "" is carried content, which no rule refuses in a full frame
 			}
 			rule := "F4 " // a timestamp; the digests are held to D1, the enumerations to the schema
 			switch m {
-			case MemberContentDigest, MemberCanonicalContentHash:
+			case MemberContentDigest, memberCanonicalContentHash:
 				rule = "D1 "
-			case MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity, MemberInlineContentRequirement:
+			case memberRepresentation, memberContentFidelity, memberMinimumContentFidelity, memberInlineContentRequirement:
 				rule = "schema "
 			}
 			if fr.Has(m) && *fr.field(m) == "" && !strings.Contains(v1.Error(), rule+m.String()+":") {
 				t.Fatalf("empty %v not reported: %v", m, v1)
 			}
 		}
-		if len(back.Relations) != len(fr.Relations) {
-			t.Fatalf("relations length %d became %d", len(fr.Relations), len(back.Relations))
-		}
+		sameAfterRoundTrip(t, "relations", fr.Relations, back.Relations)
 		for i, r := range fr.Relations {
-			if back.Relations[i] != r {
-				t.Fatalf("relation %d changed in the round trip: %#v became %#v", i, r, back.Relations[i])
-			}
-			writesWhatItHas(t, r, r.Has, MemberDisplayName)
-			if r.Has(MemberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
+			writesWhatItHas(t, r, r.has, memberDisplayName)
+			if r.has(memberDisplayName) && r.DisplayName == "" && !strings.Contains(v1.Error(), "G1 relations["+strconv.Itoa(i)+"].display_name:") {
 				t.Fatalf("empty display_name of relation %d not reported: %v", i, v1)
 			}
 		}
@@ -152,7 +142,7 @@ func FuzzGrammars(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if CheckTimestamp(s) == nil {
+		if checkTimestamp(s) == nil {
 			if !strings.HasSuffix(s, "Z") || len(s) < 20 || s[10] != 'T' {
 				t.Fatalf("accepted %q", s)
 			}
@@ -180,4 +170,18 @@ func FuzzGrammars(f *testing.F) {
 			t.Fatalf("accepted fingerprint %q as %+v", s, fp)
 		}
 	})
+}
+
+// sameAfterRoundTrip fails t unless after holds the values of before, one
+// for one, presence marks included.
+func sameAfterRoundTrip[T comparable](t *testing.T, what string, before, after []T) {
+	t.Helper()
+	if len(after) != len(before) {
+		t.Fatalf("%s: length %d became %d", what, len(before), len(after))
+	}
+	for i := range before {
+		if after[i] != before[i] {
+			t.Fatalf("%s[%d] changed in the round trip: %#v became %#v", what, i, before[i], after[i])
+		}
+	}
 }

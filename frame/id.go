@@ -32,9 +32,6 @@ func (a ID) Compare(b ID) int {
 	return strings.Compare(a.Digest, b.Digest)
 }
 
-// Less reports whether a sorts before b in the canonical order.
-func (a ID) Less(b ID) bool { return a.Compare(b) < 0 }
-
 // Verifiable reports whether the identity carries a content digest, so that a
 // provider can confirm it is still current.
 func (a ID) Verifiable() bool { return a.Digest != "" }

@@ -30,9 +30,6 @@ func TestIDCompareOrder(t *testing.T) {
 			if got != want {
 				t.Errorf("Compare(%v, %v) = %d, want %d", ordered[i], ordered[j], got, want)
 			}
-			if ordered[i].Less(ordered[j]) != (want < 0) {
-				t.Errorf("Less(%v, %v) disagrees", ordered[i], ordered[j])
-			}
 		}
 	}
 }
@@ -90,8 +87,8 @@ func TestBudgetTokens(t *testing.T) {
 		if got := BudgetTokens(s); got != want {
 			t.Errorf("BudgetTokens(%q) = %d, want %d", s, got, want)
 		}
-		if got := BudgetTokensBytes([]byte(s)); got != want {
-			t.Errorf("BudgetTokensBytes(%q) = %d, want %d", s, got, want)
+		if got := BudgetTokens([]byte(s)); got != want {
+			t.Errorf("BudgetTokens([]byte(%q)) = %d, want %d", s, got, want)
 		}
 	}
 	ref := Frame{Representation: RepresentationReference}
@@ -109,14 +106,14 @@ func TestKindsAndScopes(t *testing.T) {
 		t.Fatal("want 7 base kinds")
 	}
 	for _, k := range BaseKinds() {
-		if !k.IsBase() || k.String() != string(k) {
+		if !k.isBase() || k.String() != string(k) {
 			t.Errorf("%s", k)
 		}
 	}
-	if Kind("Doc").IsBase() {
+	if Kind("Doc").isBase() {
 		t.Error("kinds are case-sensitive")
 	}
-	if !ScopeLocalOnly.Valid() || ScopeLocalOnly.OffMachine() || !EgressScope("a:b").OffMachine() {
+	if !ScopeLocalOnly.Valid() || ScopeLocalOnly.offMachine() || !EgressScope("a:b").offMachine() {
 		t.Error("scope classification")
 	}
 	d := DataFlow{Egress: true, EgressScopes: []EgressScope{ScopeLocalOnly, ScopeOrgTenant, "x:y"}}

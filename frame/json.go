@@ -11,7 +11,7 @@ import (
 // UnmarshalJSON, which reports a missing (or null) required member as a
 // *MissingMemberError; unknown members are ignored.
 
-// AppendJSON appends the CGP encoding of p to dst.
+// appendJSON appends the CGP encoding of p to dst.
 func (p *Provenance) AppendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	p.write(&w)
@@ -70,8 +70,8 @@ func (p *Provenance) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of r to dst.
-func (r *Relation) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the CGP encoding of r to dst.
+func (r *Relation) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	r.write(&w)
 	return w.B, w.Err
@@ -81,14 +81,14 @@ func (r *Relation) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("rel", r.Rel)
 	w.Str("target_uri", r.TargetURI)
-	if r.Has(MemberDisplayName) {
+	if r.has(memberDisplayName) {
 		w.Str("display_name", r.DisplayName)
 	}
 	w.Close()
 }
 
 // MarshalJSON returns the CGP encoding of r.
-func (r Relation) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+func (r Relation) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
 
 // UnmarshalJSON decodes a relation; rel and target_uri are required. A
 // display_name sent as "" is marked present-and-empty (see Has); one sent as
@@ -110,13 +110,13 @@ func (r *Relation) UnmarshalJSON(b []byte) error {
 	}
 	*r = Relation{Rel: *aux.Rel, TargetURI: *aux.TargetURI}
 	if aux.DisplayName != nil {
-		r.Set(MemberDisplayName, *aux.DisplayName)
+		r.set(memberDisplayName, *aux.DisplayName)
 	}
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of c to dst.
-func (c *ContentRef) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the CGP encoding of c to dst.
+func (c *ContentRef) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	c.write(&w)
 	return w.B, w.Err
@@ -126,14 +126,14 @@ func (c *ContentRef) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("provider_id", c.ProviderID)
 	w.Str("uri", c.URI)
-	if c.Has(MemberExpiresAt) {
+	if c.has(memberExpiresAt) {
 		w.Str("expires_at", c.ExpiresAt)
 	}
 	w.Close()
 }
 
 // MarshalJSON returns the CGP encoding of c.
-func (c ContentRef) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+func (c ContentRef) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
 
 // UnmarshalJSON decodes a content reference; provider_id and uri are
 // required. An expires_at sent as "" is marked present-and-empty (see Has);
@@ -158,13 +158,13 @@ func (c *ContentRef) UnmarshalJSON(b []byte) error {
 	*c = ContentRef(aux.plain)
 	c.ProviderID, c.URI = *aux.ProviderID, *aux.URI
 	if aux.ExpiresAt != nil {
-		c.Set(MemberExpiresAt, *aux.ExpiresAt)
+		c.set(memberExpiresAt, *aux.ExpiresAt)
 	}
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of t to dst.
-func (t *Transform) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the CGP encoding of t to dst.
+func (t *Transform) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	t.write(&w)
 	return w.B, w.Err
@@ -179,7 +179,7 @@ func (t *Transform) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of t.
-func (t Transform) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil) }
+func (t Transform) MarshalJSON() ([]byte, error) { return t.appendJSON(nil) }
 
 // UnmarshalJSON decodes a transform; all three members are required.
 func (t *Transform) UnmarshalJSON(b []byte) error {
@@ -203,8 +203,8 @@ func (t *Transform) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of e to dst.
-func (e *Embedding) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the CGP encoding of e to dst.
+func (e *Embedding) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	e.write(&w)
 	return w.B, w.Err
@@ -220,7 +220,7 @@ func (e *Embedding) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of e.
-func (e Embedding) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
+func (e Embedding) MarshalJSON() ([]byte, error) { return e.appendJSON(nil) }
 
 // UnmarshalJSON decodes an embedding; fingerprint is required.
 func (e *Embedding) UnmarshalJSON(b []byte) error {
@@ -240,7 +240,7 @@ func (e *Embedding) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of f to dst.
+// appendJSON appends the CGP encoding of f to dst.
 func (f *Frame) AppendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	f.write(&w)
@@ -252,16 +252,16 @@ func (f *Frame) write(w *cgpjson.W) {
 	w.Str("id", f.ID)
 	w.Str("kind", string(f.Kind))
 	w.Str("title", f.Title)
-	f.optMember(w, MemberContent)
+	f.optMember(w, memberContent)
 	f.optMember(w, MemberContentDigest)
 	w.OptStr("uri", f.URI)
 	// "full" is the default and omitted; a representation sent as "" is
 	// kept, as Validate refuses it.
-	if f.Representation != RepresentationFull && f.Has(MemberRepresentation) {
+	if f.Representation != RepresentationFull && f.Has(memberRepresentation) {
 		w.Str("representation", string(f.Representation))
 	}
-	f.optMember(w, MemberContentFidelity)
-	f.optMember(w, MemberCanonicalContentHash)
+	f.optMember(w, memberContentFidelity)
+	f.optMember(w, memberCanonicalContentHash)
 	if f.ContentRef != nil {
 		w.Key("content_ref")
 		f.ContentRef.write(w)
@@ -270,8 +270,8 @@ func (f *Frame) write(w *cgpjson.W) {
 		w.Key("transform")
 		f.Transform.write(w)
 	}
-	f.optMember(w, MemberMinimumContentFidelity)
-	f.optMember(w, MemberInlineContentRequirement)
+	f.optMember(w, memberMinimumContentFidelity)
+	f.optMember(w, memberInlineContentRequirement)
 	w.F32("score", f.Score)
 	w.Uint("token_cost", uint64(f.TokenCost))
 	w.OptUint("canonical_token_cost", f.CanonicalTokenCost)
@@ -368,11 +368,11 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	for _, o := range [...]struct {
 		m FrameMember
 		v *string
-	}{{MemberContent, aux.Content}, {MemberContentDigest, aux.ContentDigest}, {MemberRepresentation, aux.Representation},
-		{MemberContentFidelity, aux.ContentFidelity}, {MemberCanonicalContentHash, aux.CanonicalContentHash},
-		{MemberMinimumContentFidelity, aux.MinimumContentFidelity},
-		{MemberInlineContentRequirement, aux.InlineContentRequirement},
-		{MemberValidFrom, aux.ValidFrom}, {MemberValidTo, aux.ValidTo}, {MemberRecordedAt, aux.RecordedAt}} {
+	}{{memberContent, aux.Content}, {MemberContentDigest, aux.ContentDigest}, {memberRepresentation, aux.Representation},
+		{memberContentFidelity, aux.ContentFidelity}, {memberCanonicalContentHash, aux.CanonicalContentHash},
+		{memberMinimumContentFidelity, aux.MinimumContentFidelity},
+		{memberInlineContentRequirement, aux.InlineContentRequirement},
+		{MemberValidFrom, aux.ValidFrom}, {memberValidTo, aux.ValidTo}, {memberRecordedAt, aux.RecordedAt}} {
 		if o.v != nil {
 			f.Set(o.m, *o.v)
 		}
@@ -380,7 +380,7 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of id (a FrameId) to dst.
+// appendJSON appends the CGP encoding of id (a FrameId) to dst.
 func (a ID) AppendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	a.write(&w)
@@ -418,8 +418,8 @@ func (a *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of q (a ContextQuery) to dst.
-func (q *Query) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the CGP encoding of q (a ContextQuery) to dst.
+func (q *Query) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	q.write(&w)
 	return w.B, w.Err
@@ -444,11 +444,11 @@ func (q *Query) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of q.
-func (q Query) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil) }
+func (q Query) MarshalJSON() ([]byte, error) { return q.appendJSON(nil) }
 
 // UnmarshalJSON decodes a query; goal, max_frames and max_tokens are
 // required. An as_of sent as "" is marked present-and-empty (see Has), so
-// Validate reports it under rule F4 rather than reading it as now; one sent
+// validate reports it under rule F4 rather than reading it as now; one sent
 // as null or not sent is absent.
 func (q *Query) UnmarshalJSON(b []byte) error {
 	type plain Query
@@ -478,8 +478,8 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of d to dst.
-func (d *DataFlow) AppendJSON(dst []byte) []byte {
+// appendJSON appends the CGP encoding of d to dst.
+func (d *DataFlow) appendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	d.write(&w)
 	return w.B
@@ -495,10 +495,10 @@ func (d *DataFlow) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of d.
-func (d DataFlow) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
+func (d DataFlow) MarshalJSON() ([]byte, error) { return d.appendJSON(nil), nil }
 
-// AppendJSON appends the CGP encoding of p to dst.
-func (p *ProviderInfo) AppendJSON(dst []byte) []byte {
+// appendJSON appends the CGP encoding of p to dst.
+func (p *ProviderInfo) appendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	p.write(&w)
 	return w.B
@@ -514,7 +514,7 @@ func (p *ProviderInfo) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of p.
-func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
+func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
 
 // UnmarshalJSON decodes provider info; name, version and data_flow are required.
 func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
@@ -538,9 +538,9 @@ func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendJSON appends the CGP encoding of c to dst. The query kinds list is
+// appendJSON appends the CGP encoding of c to dst. The query kinds list is
 // always written, as [] when empty.
-func (c *Capabilities) AppendJSON(dst []byte) []byte {
+func (c *Capabilities) appendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	c.write(&w)
 	return w.B
@@ -562,4 +562,4 @@ func (c *Capabilities) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of c.
-func (c Capabilities) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+func (c Capabilities) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }

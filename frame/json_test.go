@@ -80,7 +80,7 @@ func TestUnknownKindIsPreservedVerbatim(t *testing.T) {
 	if err := json.Unmarshal(in, &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Kind != "vendor:Ticket" || f.Kind.IsBase() {
+	if f.Kind != "vendor:Ticket" || f.Kind.isBase() {
 		t.Fatalf("kind = %q", f.Kind)
 	}
 	out, _ := json.Marshal(f)
@@ -180,14 +180,14 @@ func TestQueryAndProviderJSON(t *testing.T) {
 			t.Errorf("%s: present %v, err %v, violations %v; want absent and valid", doc, q.Has(MemberAsOf), err, q.Validate())
 		}
 	}
-	// Set, Has and Clear from Go.
+	// set, Has and Clear from Go.
 	var g Query
 	g.Goal, g.MaxFrames, g.MaxTokens = "g", 1, 1
 	g.Set(MemberAsOf, "")
 	if out, _ := json.Marshal(g); string(out) != emptyPin {
 		t.Errorf("Set(MemberAsOf, \"\") encodes %s", out)
 	}
-	g.Clear(MemberAsOf)
+	g.clear(MemberAsOf)
 	if g.Has(MemberAsOf) || MemberAsOf.String() != "as_of" || QueryMember(2).String() != "" || g.Has(QueryMember(2)) {
 		t.Error("Clear left as_of present, or a member name is wrong")
 	}

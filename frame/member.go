@@ -1,7 +1,7 @@
 package frame
 
 // The member types below (FrameMember, RelationMember, QueryMember,
-// ContentRefMember, and ProvenanceMember in provenance.go) share one
+// contentRefMember, and ProvenanceMember in provenance.go) share one
 // mechanism: each value type keeps a bit set of the members present with
 // an empty value, and a mark matters only while its field is "". The
 // generic helpers are that mechanism; field is nil for a member value that
@@ -53,24 +53,24 @@ type FrameMember uint16
 // The frame members that remember being sent as "".
 const (
 	MemberValidFrom                FrameMember = 1 << iota // "valid_from", field ValidFrom
-	MemberValidTo                                          // "valid_to", field ValidTo
-	MemberRecordedAt                                       // "recorded_at", field RecordedAt
+	memberValidTo                                          // "valid_to", field ValidTo
+	memberRecordedAt                                       // "recorded_at", field RecordedAt
 	MemberContentDigest                                    // "content_digest", field ContentDigest
-	MemberCanonicalContentHash                             // "canonical_content_hash", field CanonicalContentHash
-	MemberRepresentation                                   // "representation", field Representation
-	MemberContentFidelity                                  // "content_fidelity", field ContentFidelity
-	MemberMinimumContentFidelity                           // "minimum_content_fidelity", field MinimumContentFidelity
-	MemberInlineContentRequirement                         // "inline_content_requirement", field InlineContentRequirement
-	MemberContent                                          // "content", field Content
+	memberCanonicalContentHash                             // "canonical_content_hash", field CanonicalContentHash
+	memberRepresentation                                   // "representation", field Representation
+	memberContentFidelity                                  // "content_fidelity", field ContentFidelity
+	memberMinimumContentFidelity                           // "minimum_content_fidelity", field MinimumContentFidelity
+	memberInlineContentRequirement                         // "inline_content_requirement", field InlineContentRequirement
+	memberContent                                          // "content", field Content
 )
 
 // frameMembers lists every FrameMember; frameTimestamps the three held to
 // F4, in wire order.
 var (
-	frameMembers = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt, MemberContentDigest,
-		MemberCanonicalContentHash, MemberRepresentation, MemberContentFidelity, MemberMinimumContentFidelity,
-		MemberInlineContentRequirement, MemberContent}
-	frameTimestamps = [...]FrameMember{MemberValidFrom, MemberValidTo, MemberRecordedAt}
+	frameMembers = [...]FrameMember{MemberValidFrom, memberValidTo, memberRecordedAt, MemberContentDigest,
+		memberCanonicalContentHash, memberRepresentation, memberContentFidelity, memberMinimumContentFidelity,
+		memberInlineContentRequirement, memberContent}
+	frameTimestamps = [...]FrameMember{MemberValidFrom, memberValidTo, memberRecordedAt}
 )
 
 // String returns the member's wire name, or "" for a value that names no
@@ -79,23 +79,23 @@ func (m FrameMember) String() string {
 	switch m {
 	case MemberValidFrom:
 		return "valid_from"
-	case MemberValidTo:
+	case memberValidTo:
 		return "valid_to"
-	case MemberRecordedAt:
+	case memberRecordedAt:
 		return "recorded_at"
 	case MemberContentDigest:
 		return "content_digest"
-	case MemberCanonicalContentHash:
+	case memberCanonicalContentHash:
 		return "canonical_content_hash"
-	case MemberRepresentation:
+	case memberRepresentation:
 		return "representation"
-	case MemberContentFidelity:
+	case memberContentFidelity:
 		return "content_fidelity"
-	case MemberMinimumContentFidelity:
+	case memberMinimumContentFidelity:
 		return "minimum_content_fidelity"
-	case MemberInlineContentRequirement:
+	case memberInlineContentRequirement:
 		return "inline_content_requirement"
-	case MemberContent:
+	case memberContent:
 		return "content"
 	}
 	return ""
@@ -107,57 +107,57 @@ func (f *Frame) field(m FrameMember) *string {
 	switch m {
 	case MemberValidFrom:
 		return &f.ValidFrom
-	case MemberValidTo:
+	case memberValidTo:
 		return &f.ValidTo
-	case MemberRecordedAt:
+	case memberRecordedAt:
 		return &f.RecordedAt
 	case MemberContentDigest:
 		return &f.ContentDigest
-	case MemberCanonicalContentHash:
+	case memberCanonicalContentHash:
 		return &f.CanonicalContentHash
-	case MemberRepresentation:
+	case memberRepresentation:
 		return (*string)(&f.Representation)
-	case MemberContentFidelity:
+	case memberContentFidelity:
 		return (*string)(&f.ContentFidelity)
-	case MemberMinimumContentFidelity:
+	case memberMinimumContentFidelity:
 		return (*string)(&f.MinimumContentFidelity)
-	case MemberInlineContentRequirement:
+	case memberInlineContentRequirement:
 		return (*string)(&f.InlineContentRequirement)
-	case MemberContent:
+	case memberContent:
 		return &f.Content
 	}
 	return nil
 }
 
-// Has reports whether member m is present: its field is not empty, or the
+// has reports whether member m is present: its field is not empty, or the
 // frame marks it present-and-empty (decoded from "" or set with Set). It is
 // false for a value that names no single member.
 func (f *Frame) Has(m FrameMember) bool { return hasMember(f.field(m), f.empty, m) }
 
-// Set makes member m present with value v; v may be "", which the encoding
+// set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate holds to the member's
 // rule. A value that names no single member is ignored.
 func (f *Frame) Set(m FrameMember, v string) { setMember(f.field(m), &f.empty, m, v) }
 
-// Clear makes member m absent: its field becomes "" and any
+// clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
 func (f *Frame) Clear(m FrameMember) { clearMember(f.field(m), &f.empty, m) }
 
-// RelationMember names one optional member of a relation whose explicit
+// relationMember names one optional member of a relation whose explicit
 // empty string ("display_name": "") is kept apart from absence, because rule
 // G1 holds a present display name to being non-blank.
-type RelationMember uint8
+type relationMember uint8
 
 // The relation members that remember being sent as "".
 const (
-	MemberDisplayName RelationMember = 1 << iota // "display_name", field DisplayName
+	memberDisplayName relationMember = 1 << iota // "display_name", field DisplayName
 )
 
 // String returns the member's wire name, or "" for a value that names no
 // single member.
-func (m RelationMember) String() string {
-	if m == MemberDisplayName {
+func (m relationMember) String() string {
+	if m == memberDisplayName {
 		return "display_name"
 	}
 	return ""
@@ -165,27 +165,27 @@ func (m RelationMember) String() string {
 
 // field returns the address of the string field that holds m, or nil when m
 // names no single member.
-func (r *Relation) field(m RelationMember) *string {
-	if m == MemberDisplayName {
+func (r *Relation) field(m relationMember) *string {
+	if m == memberDisplayName {
 		return &r.DisplayName
 	}
 	return nil
 }
 
-// Has reports whether member m is present: its field is not empty, or the
+// has reports whether member m is present: its field is not empty, or the
 // relation marks it present-and-empty (decoded from "" or set with Set). It
 // is false for a value that names no single member.
-func (r Relation) Has(m RelationMember) bool { return hasMember(r.field(m), r.empty, m) }
+func (r Relation) has(m relationMember) bool { return hasMember(r.field(m), r.empty, m) }
 
-// Set makes member m present with value v; v may be "", which the encoding
+// set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate reports as blank
 // (rule G1). A value that names no single member is ignored.
-func (r *Relation) Set(m RelationMember, v string) { setMember(r.field(m), &r.empty, m, v) }
+func (r *Relation) set(m relationMember, v string) { setMember(r.field(m), &r.empty, m, v) }
 
-// Clear makes member m absent: its field becomes "" and any
+// clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
-func (r *Relation) Clear(m RelationMember) { clearMember(r.field(m), &r.empty, m) }
+func (r *Relation) clear(m relationMember) { clearMember(r.field(m), &r.empty, m) }
 
 // QueryMember names one optional member of a query whose explicit empty
 // string ("as_of": "") is kept apart from absence: an absent as_of means
@@ -201,39 +201,39 @@ func (m QueryMember) String() string { return memberName(m == MemberAsOf, "as_of
 
 func (q *Query) field(m QueryMember) *string { return memberField(m == MemberAsOf, &q.AsOf) }
 
-// Has reports whether member m is present, "" included (see QueryMember).
+// has reports whether member m is present, "" included (see QueryMember).
 func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
 
-// Set makes member m present with value v, "" included.
+// set makes member m present with value v, "" included.
 func (q *Query) Set(m QueryMember, v string) { setMember(q.field(m), &q.empty, m, v) }
 
-// Clear makes member m absent.
-func (q *Query) Clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
+// clear makes member m absent.
+func (q *Query) clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
 
-// ContentRefMember names one optional member of a content reference whose
+// contentRefMember names one optional member of a content reference whose
 // explicit empty string ("expires_at": "") is kept apart from absence: an
 // absent expires_at states no expiry, while one sent as "" is not a
 // timestamp (rule F4). ContentRef's Has, Set and Clear work as Frame's do.
-type ContentRefMember uint8
+type contentRefMember uint8
 
-// MemberExpiresAt is a content reference's "expires_at", field ExpiresAt.
-const MemberExpiresAt ContentRefMember = 1
+// memberExpiresAt is a content reference's "expires_at", field ExpiresAt.
+const memberExpiresAt contentRefMember = 1
 
 // String returns "expires_at" for MemberExpiresAt and "" for any other value.
-func (m ContentRefMember) String() string { return memberName(m == MemberExpiresAt, "expires_at") }
+func (m contentRefMember) String() string { return memberName(m == memberExpiresAt, "expires_at") }
 
-func (c *ContentRef) field(m ContentRefMember) *string {
-	return memberField(m == MemberExpiresAt, &c.ExpiresAt)
+func (c *ContentRef) field(m contentRefMember) *string {
+	return memberField(m == memberExpiresAt, &c.ExpiresAt)
 }
 
-// Has reports whether member m is present, "" included (see ContentRefMember).
-func (c *ContentRef) Has(m ContentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
+// has reports whether member m is present, "" included (see ContentRefMember).
+func (c *ContentRef) has(m contentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
 
-// Set makes member m present with value v, "" included.
-func (c *ContentRef) Set(m ContentRefMember, v string) { setMember(c.field(m), &c.empty, m, v) }
+// set makes member m present with value v, "" included.
+func (c *ContentRef) set(m contentRefMember, v string) { setMember(c.field(m), &c.empty, m, v) }
 
-// Clear makes member m absent.
-func (c *ContentRef) Clear(m ContentRefMember) { clearMember(c.field(m), &c.empty, m) }
+// clear makes member m absent.
+func (c *ContentRef) clear(m contentRefMember) { clearMember(c.field(m), &c.empty, m) }
 
 // memberName and memberField serve the one-member types: the name or field
 // when the value names the member, else "" or nil.

@@ -11,7 +11,7 @@ import (
 
 // TestFrameEmptyMemberRoundTrip: a timestamp or display_name sent as ""
 // survives decode and re-encode byte for byte, alone and with others, and
-// Validate reports it (F4, G1); one sent as null or not sent stays absent,
+// validate reports it (F4, G1); one sent as null or not sent stays absent,
 // re-encodes without the member and validates clean.
 func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 	const head = `{"id":"a","kind":"doc","title":"t","content":"abcd","score":0.5,"token_cost":1`
@@ -58,7 +58,7 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range frameMembers {
-			if f.Has(m) != (m == MemberContent) { // the head carries content
+			if f.Has(m) != (m == memberContent) { // the head carries content
 				t.Errorf("%s: Has(%v) = %v", in, m, f.Has(m))
 			}
 		}
@@ -78,8 +78,8 @@ func TestFrameEmptyMemberRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"rel":"r","target_uri":"x","display_name":""}`), &r); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(r); string(b) != `{"rel":"r","target_uri":"x","display_name":""}` || !r.Has(MemberDisplayName) {
-		t.Errorf("relation re-encoded as %s, Has %v", b, r.Has(MemberDisplayName))
+	if b, _ := json.Marshal(r); string(b) != `{"rel":"r","target_uri":"x","display_name":""}` || !r.has(memberDisplayName) {
+		t.Errorf("relation re-encoded as %s, Has %v", b, r.has(memberDisplayName))
 	}
 }
 
@@ -88,7 +88,7 @@ func TestFrameHasSetClear(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_to":"","recorded_at":"2026-01-01T00:00:00Z"}`), &dec); err != nil {
 		t.Fatal(err)
 	}
-	want := map[FrameMember]bool{MemberValidTo: true, MemberRecordedAt: true}
+	want := map[FrameMember]bool{memberValidTo: true, memberRecordedAt: true}
 	for _, m := range frameMembers {
 		if dec.Has(m) != want[m] {
 			t.Errorf("decoded Has(%v) = %v", m, dec.Has(m))
@@ -97,25 +97,25 @@ func TestFrameHasSetClear(t *testing.T) {
 	// A literal keeps "" = absent; Set marks it present and matches the
 	// decoded frame exactly (unexported marks included).
 	built := Frame{ID: "a", Kind: KindDoc, Title: "t", Score: 0.5, RecordedAt: "2026-01-01T00:00:00Z"}
-	if built.Has(MemberValidTo) || reflect.DeepEqual(built, dec) {
+	if built.Has(memberValidTo) || reflect.DeepEqual(built, dec) {
 		t.Fatal("a literal's empty valid_to reads as present")
 	}
-	built.Set(MemberValidTo, "")
-	if !built.Has(MemberValidTo) || !reflect.DeepEqual(built, dec) {
+	built.Set(memberValidTo, "")
+	if !built.Has(memberValidTo) || !reflect.DeepEqual(built, dec) {
 		t.Fatalf("after Set(valid_to, \"\"): %#v, want %#v", built, dec)
 	}
 	// Copies keep the marks.
 	cp := built
-	if !cp.Has(MemberValidTo) {
+	if !cp.Has(memberValidTo) {
 		t.Fatal("a copy lost the mark")
 	}
-	// Set to a value, then Clear: absent again.
-	cp.Set(MemberValidTo, "2027-01-01T00:00:00Z")
-	if cp.ValidTo != "2027-01-01T00:00:00Z" || !cp.Has(MemberValidTo) {
+	// set to a value, then Clear: absent again.
+	cp.Set(memberValidTo, "2027-01-01T00:00:00Z")
+	if cp.ValidTo != "2027-01-01T00:00:00Z" || !cp.Has(memberValidTo) {
 		t.Fatalf("Set(valid_to, value): %#v", cp)
 	}
-	cp.Clear(MemberValidTo)
-	if cp.ValidTo != "" || cp.Has(MemberValidTo) {
+	cp.Clear(memberValidTo)
+	if cp.ValidTo != "" || cp.Has(memberValidTo) {
 		t.Fatalf("Clear(valid_to): %#v", cp)
 	}
 	if b, _ := json.Marshal(cp); string(b) != `{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"recorded_at":"2026-01-01T00:00:00Z"}` {
@@ -124,7 +124,7 @@ func TestFrameHasSetClear(t *testing.T) {
 	// A mark matters only while the field is "": assigning the field
 	// directly makes the member present with that value.
 	built.ValidTo = "x"
-	if b, _ := json.Marshal(built); !built.Has(MemberValidTo) || string(b) != `{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_to":"x","recorded_at":"2026-01-01T00:00:00Z"}` {
+	if b, _ := json.Marshal(built); !built.Has(memberValidTo) || string(b) != `{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":0,"valid_to":"x","recorded_at":"2026-01-01T00:00:00Z"}` {
 		t.Fatalf("assigned field: %s", b)
 	}
 	// Every member maps to its own field and wire name.
@@ -133,7 +133,7 @@ func TestFrameHasSetClear(t *testing.T) {
 		f.Set(m, "v")
 		b, _ := json.Marshal(f)
 		want := `{"id":"","kind":"","title":"","score":0.5,"token_cost":0,"` + m.String() + `":"v"}`
-		if m&^(MemberValidFrom|MemberValidTo|MemberRecordedAt) != 0 { // members before score in wire order
+		if m&^(MemberValidFrom|memberValidTo|memberRecordedAt) != 0 { // members before score in wire order
 			want = `{"id":"","kind":"","title":"","` + m.String() + `":"v","score":0.5,"token_cost":0}`
 		}
 		if string(b) != want {
@@ -146,7 +146,7 @@ func TestFrameHasSetClear(t *testing.T) {
 		}
 	}
 	// Values that name no single member are refused.
-	for _, bad := range []FrameMember{0, MemberValidFrom | MemberRecordedAt, 1 << 10, 1 << 15} {
+	for _, bad := range []FrameMember{0, MemberValidFrom | memberRecordedAt, 1 << 10, 1 << 15} {
 		f := Frame{ValidFrom: "v"}
 		f.Set(bad, "")
 		f.Clear(bad)
@@ -158,33 +158,33 @@ func TestFrameHasSetClear(t *testing.T) {
 
 func TestRelationHasSetClear(t *testing.T) {
 	r := Relation{Rel: "r", TargetURI: "x"}
-	if r.Has(MemberDisplayName) {
+	if r.has(memberDisplayName) {
 		t.Fatal("a literal's empty display_name reads as present")
 	}
-	r.Set(MemberDisplayName, "")
+	r.set(memberDisplayName, "")
 	var dec Relation
 	if err := json.Unmarshal([]byte(`{"rel":"r","target_uri":"x","display_name":""}`), &dec); err != nil {
 		t.Fatal(err)
 	}
-	if !r.Has(MemberDisplayName) || r != dec {
+	if !r.has(memberDisplayName) || r != dec {
 		t.Fatalf("after Set(display_name, \"\"): %#v, want %#v", r, dec)
 	}
-	r.Set(MemberDisplayName, "n")
-	if r.DisplayName != "n" || !r.Has(MemberDisplayName) {
+	r.set(memberDisplayName, "n")
+	if r.DisplayName != "n" || !r.has(memberDisplayName) {
 		t.Fatalf("Set(display_name, n): %#v", r)
 	}
-	r.Clear(MemberDisplayName)
-	if r != (Relation{Rel: "r", TargetURI: "x"}) || r.Has(MemberDisplayName) {
+	r.clear(memberDisplayName)
+	if r != (Relation{Rel: "r", TargetURI: "x"}) || r.has(memberDisplayName) {
 		t.Fatalf("Clear: %#v", r)
 	}
-	if MemberDisplayName.String() != "display_name" {
-		t.Fatalf("String() = %q", MemberDisplayName.String())
+	if memberDisplayName.String() != "display_name" {
+		t.Fatalf("String() = %q", memberDisplayName.String())
 	}
-	for _, bad := range []RelationMember{0, 1 << 1, 1 << 7} {
+	for _, bad := range []relationMember{0, 1 << 1, 1 << 7} {
 		q := Relation{Rel: "r", TargetURI: "x", DisplayName: "n"}
-		q.Set(bad, "")
-		q.Clear(bad)
-		if q.Has(bad) || bad.String() != "" || q != (Relation{Rel: "r", TargetURI: "x", DisplayName: "n"}) {
+		q.set(bad, "")
+		q.clear(bad)
+		if q.has(bad) || bad.String() != "" || q != (Relation{Rel: "r", TargetURI: "x", DisplayName: "n"}) {
 			t.Errorf("member %d: %#v", bad, q)
 		}
 	}
@@ -199,10 +199,10 @@ func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
 		t.Fatal("the compact fixture frame has no content_ref")
 	}
 	cr := *f.ContentRef
-	cr.Set(MemberExpiresAt, "")
+	cr.set(memberExpiresAt, "")
 	f.ContentRef = &cr
 	back, enc := roundtrip.JSON[Frame](t, f)
-	if !back.ContentRef.Has(MemberExpiresAt) {
+	if !back.ContentRef.has(memberExpiresAt) {
 		t.Fatalf("frame with expires_at \"\" lost the member: %s", enc)
 	}
 	v := back.Validate()
@@ -220,14 +220,14 @@ func TestContentRefEmptyExpiryRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _ := json.Marshal(c)
-		if c.Has(MemberExpiresAt) != want || (want && string(out) != in) || (!want && string(out) != `{"provider_id":"p","uri":"u"}`) {
-			t.Errorf("%s: Has %v, re-encoded %s", in, c.Has(MemberExpiresAt), out)
+		if c.has(memberExpiresAt) != want || (want && string(out) != in) || (!want && string(out) != `{"provider_id":"p","uri":"u"}`) {
+			t.Errorf("%s: Has %v, re-encoded %s", in, c.has(memberExpiresAt), out)
 		}
 	}
 	var c ContentRef
-	c.Set(MemberExpiresAt, "")
-	c.Clear(MemberExpiresAt)
-	if c.Has(MemberExpiresAt) || MemberExpiresAt.String() != "expires_at" || ContentRefMember(4).String() != "" || c.Has(ContentRefMember(4)) {
+	c.set(memberExpiresAt, "")
+	c.clear(memberExpiresAt)
+	if c.has(memberExpiresAt) || memberExpiresAt.String() != "expires_at" || contentRefMember(4).String() != "" || c.has(contentRefMember(4)) {
 		t.Error("Clear left expires_at present, or a member name is wrong")
 	}
 }

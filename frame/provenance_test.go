@@ -80,7 +80,7 @@ func TestProvenanceHasSetClear(t *testing.T) {
 	if !seen[dec] || seen[Provenance{Type: "file", Digest: "sha256:00"}] {
 		t.Fatal("map keys do not follow the marks")
 	}
-	// Set to a value, then Clear: absent again.
+	// set to a value, then Clear: absent again.
 	cp.Set(MemberURI, "u")
 	if cp.URI != "u" || !cp.Has(MemberURI) {
 		t.Fatalf("Set(uri, u): %#v", cp)

@@ -44,8 +44,8 @@ const (
 	ScopeThirdPartyModel EgressScope = "third-party-model"
 )
 
-// IsBase reports whether s is one of the four base scopes.
-func (s EgressScope) IsBase() bool {
+// isBase reports whether s is one of the four base scopes.
+func (s EgressScope) isBase() bool {
 	switch s {
 	case ScopeLocalOnly, ScopeOrgTenant, ScopeThirdPartyIndex, ScopeThirdPartyModel:
 		return true
@@ -56,23 +56,23 @@ func (s EgressScope) IsBase() bool {
 // Valid reports whether s is a base scope or a vendor scope "ns:name" with
 // both sides non-empty (split at the first colon).
 func (s EgressScope) Valid() bool {
-	if s.IsBase() {
+	if s.isBase() {
 		return true
 	}
 	ns, name, ok := strings.Cut(string(s), ":")
 	return ok && ns != "" && name != ""
 }
 
-// OffMachine reports whether data sent under s leaves the machine: every
+// offMachine reports whether data sent under s leaves the machine: every
 // scope but local-only, including every vendor scope.
-func (s EgressScope) OffMachine() bool { return s != ScopeLocalOnly }
+func (s EgressScope) offMachine() bool { return s != ScopeLocalOnly }
 
 // OffMachineScopes returns the declared scopes under which data leaves the
 // machine, in declaration order.
 func (d *DataFlow) OffMachineScopes() []EgressScope {
 	var out []EgressScope
 	for _, s := range d.EgressScopes {
-		if s.OffMachine() {
+		if s.offMachine() {
 			out = append(out, s)
 		}
 	}
@@ -83,7 +83,7 @@ func (d *DataFlow) OffMachineScopes() []EgressScope {
 // scope is declared with Egress false (rule C5).
 func (d *DataFlow) ScopesConsistent() bool {
 	for _, s := range d.EgressScopes {
-		if !s.Valid() || (s.OffMachine() && !d.Egress) {
+		if !s.Valid() || (s.offMachine() && !d.Egress) {
 			return false
 		}
 	}

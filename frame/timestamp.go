@@ -90,15 +90,15 @@ func ParseTimestamp(s string) (Timestamp, error) {
 	return Timestamp{sec: sec, leap: leap, frac: strings.TrimRight(frac, "0")}, nil
 }
 
-// CheckTimestamp returns nil when s follows the protocol timestamp grammar
+// checkTimestamp returns nil when s follows the protocol timestamp grammar
 // (rule F4; see ParseTimestamp), else what is wrong.
-func CheckTimestamp(s string) error {
+func checkTimestamp(s string) error {
 	_, err := ParseTimestamp(s)
 	return err
 }
 
 // WellFormedTimestamp reports whether CheckTimestamp accepts s.
-func WellFormedTimestamp(s string) bool { return CheckTimestamp(s) == nil }
+func WellFormedTimestamp(s string) bool { return checkTimestamp(s) == nil }
 
 // TimestampOf returns the protocol timestamp of the Go time t, to the
 // nanosecond.
@@ -152,17 +152,17 @@ func (t Timestamp) Time() time.Time {
 func CompareTimestamps(a, b string) (int, error) {
 	ta, err := ParseTimestamp(a)
 	if err != nil {
-		return 0, &TimestampError{Value: a, Err: err}
+		return 0, &timestampError{Value: a, Err: err}
 	}
 	tb, err := ParseTimestamp(b)
 	if err != nil {
-		return 0, &TimestampError{Value: b, Err: err}
+		return 0, &timestampError{Value: b, Err: err}
 	}
 	return ta.Compare(tb), nil
 }
 
-// TimestampError reports a value that is not a protocol timestamp (rule F4).
-type TimestampError struct {
+// timestampError reports a value that is not a protocol timestamp (rule F4).
+type timestampError struct {
 	// Value is the offending string.
 	Value string
 	// Err says which part of the grammar it breaks.
@@ -170,12 +170,12 @@ type TimestampError struct {
 }
 
 // Error renders "F4: timestamp "VALUE": reason".
-func (e *TimestampError) Error() string {
+func (e *timestampError) Error() string {
 	return string(rule.F4) + ": timestamp " + strconv.Quote(e.Value) + ": " + e.Err.Error()
 }
 
 // Unwrap returns the grammar error.
-func (e *TimestampError) Unwrap() error { return e.Err }
+func (e *timestampError) Unwrap() error { return e.Err }
 
 func daysIn(year, month int) int {
 	switch month {

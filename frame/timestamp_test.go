@@ -39,7 +39,7 @@ func TestTimestampCompareIsChronological(t *testing.T) {
 // F4 error naming it.
 func TestCompareTimestampsNamesTheBadOne(t *testing.T) {
 	_, err := CompareTimestamps("2026-07-01T00:00:00Z", "2026-07-01T00:00:00+01:00")
-	var te *TimestampError
+	var te *timestampError
 	if !errors.As(err, &te) || te.Value != "2026-07-01T00:00:00+01:00" || !strings.HasPrefix(err.Error(), "F4: ") {
 		t.Fatalf("error %v", err)
 	}

@@ -35,7 +35,7 @@ func (c *collector) checkDigest(r rule.Rule, field, s string) {
 // checkTimestamp holds the value s of a present member to the F4 grammar
 // ("" included, which the grammar rejects).
 func (c *collector) checkTimestamp(field, s string) {
-	if err := CheckTimestamp(s); err != nil {
+	if err := checkTimestamp(s); err != nil {
 		c.add(rule.F4, field, "timestamp %q: %v", s, err)
 	}
 }
@@ -49,7 +49,7 @@ func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
 	c.checkTimestamp(m.String(), *f.field(m))
 }
 
-// Validate checks every rule a single frame can break and returns all
+// validate checks every rule a single frame can break and returns all
 // violations: F1 score in [0,1]; F2 non-blank title; F3 non-blank
 // citation_label; F4 timestamps (one sent as "" is present and breaks it);
 // F5 well-formed digest on file provenance; F17 line ranges on file
@@ -95,20 +95,20 @@ func (f *Frame) Validate() Violations {
 		c.frameTimestamp(f, m)
 	}
 	// A digest sent as "" is present and malformed.
-	for _, m := range [...]FrameMember{MemberContentDigest, MemberCanonicalContentHash} {
+	for _, m := range [...]FrameMember{MemberContentDigest, memberCanonicalContentHash} {
 		if f.Has(m) {
 			c.checkDigest(rule.D1, m.String(), *f.field(m))
 		}
 	}
 	f.checkRepresentation(&c)
 	// An enumeration sent as "" is present and names no value.
-	if f.Has(MemberContentFidelity) && !f.ContentFidelity.IsKnown() {
+	if f.Has(memberContentFidelity) && !f.ContentFidelity.isKnown() {
 		c.add(rule.Schema, "content_fidelity", "unknown content fidelity %q", f.ContentFidelity)
 	}
-	if f.Has(MemberMinimumContentFidelity) && !f.MinimumContentFidelity.IsKnown() {
+	if f.Has(memberMinimumContentFidelity) && !f.MinimumContentFidelity.isKnown() {
 		c.add(rule.Schema, "minimum_content_fidelity", "unknown content fidelity %q", f.MinimumContentFidelity)
 	}
-	if f.Has(MemberInlineContentRequirement) && !f.InlineContentRequirement.IsKnown() {
+	if f.Has(memberInlineContentRequirement) && !f.InlineContentRequirement.isKnown() {
 		c.add(rule.Schema, "inline_content_requirement", "unknown inline content requirement %q", f.InlineContentRequirement)
 	}
 	want := f.ExpectedInlineCost()
@@ -150,7 +150,7 @@ func (f *Frame) Validate() Violations {
 			c.add(rule.G2, field+".target_uri", "relation target_uri is blank")
 		}
 		switch {
-		case !r.Has(MemberDisplayName):
+		case !r.has(memberDisplayName):
 			c.add(rule.G1, field+".display_name", "relation carries no display_name")
 		case isBlank(r.DisplayName): // "" included
 			c.add(rule.G1, field+".display_name", "relation display_name is blank")
@@ -179,16 +179,16 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if isBlank(f.ContentRef.URI) {
 			c.add(rule.Schema, "content_ref.uri", "content_ref uri is blank")
 		}
-		if f.ContentRef.Has(MemberExpiresAt) {
+		if f.ContentRef.has(memberExpiresAt) {
 			c.checkTimestamp("content_ref.expires_at", f.ContentRef.ExpiresAt)
 		}
 	}
-	if f.Has(MemberRepresentation) && f.Representation == "" {
+	if f.Has(memberRepresentation) && f.Representation == "" {
 		c.add(rule.Schema, "representation", `unknown representation ""`)
 	}
 	switch r := f.Representation.Effective(); r {
 	case RepresentationFull:
-		if !f.Has(MemberContent) {
+		if !f.Has(memberContent) {
 			c.add(rule.P1, "content", "a full frame must carry content")
 		}
 		if f.ContentRef != nil {
@@ -197,17 +197,17 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if f.Transform != nil {
 			c.add(rule.P1, "transform", "a full frame must not carry transform")
 		}
-		if f.Has(MemberCanonicalContentHash) {
+		if f.Has(memberCanonicalContentHash) {
 			c.add(rule.P1, "canonical_content_hash", "a full frame must not carry canonical_content_hash")
 		}
 	case RepresentationCompact:
-		if !f.Has(MemberContent) {
+		if !f.Has(memberContent) {
 			c.add(rule.P2, "content", "a compact frame must carry content")
 		}
 		if !f.Has(MemberContentDigest) {
 			c.add(rule.P2, "content_digest", "a compact frame must carry content_digest")
 		}
-		if !f.Has(MemberCanonicalContentHash) {
+		if !f.Has(memberCanonicalContentHash) {
 			c.add(rule.P2, "canonical_content_hash", "a compact frame must carry canonical_content_hash")
 		}
 		if f.Transform == nil {
@@ -220,10 +220,10 @@ func (f *Frame) checkRepresentation(c *collector) {
 		if f.ContentRef == nil {
 			c.add(rule.P3, "content_ref", "a reference frame must carry content_ref")
 		}
-		if !f.Has(MemberCanonicalContentHash) {
+		if !f.Has(memberCanonicalContentHash) {
 			c.add(rule.P3, "canonical_content_hash", "a reference frame must carry canonical_content_hash")
 		}
-		if f.Has(MemberContent) {
+		if f.Has(memberContent) {
 			c.add(rule.P3, "content", `a reference frame must not carry content, not even ""`)
 		}
 		if f.Has(MemberContentDigest) {
@@ -237,7 +237,7 @@ func (f *Frame) checkRepresentation(c *collector) {
 	}
 }
 
-// Validate checks a query: a non-blank goal, the F4 grammar of as_of, known
+// validate checks a query: a non-blank goal, the F4 grammar of as_of, known
 // representation preferences, and finite embedding values.
 func (q *Query) Validate() Violations {
 	var c collector
@@ -248,7 +248,7 @@ func (q *Query) Validate() Violations {
 		c.checkTimestamp("as_of", q.AsOf)
 	}
 	for i, r := range q.RepresentationPreferences {
-		if r == "" || !r.IsKnown() {
+		if r == "" || !r.isKnown() {
 			c.add(rule.Schema, "representation_preferences["+strconv.Itoa(i)+"]", "unknown representation %q", r)
 		}
 	}
@@ -266,10 +266,10 @@ func (q *Query) Validate() Violations {
 	return c.v
 }
 
-// Validate checks a data-flow declaration: every egress scope is a base scope
+// validate checks a data-flow declaration: every egress scope is a base scope
 // or a vendor "ns:name" scope (U3), and no off-machine scope is declared
 // with egress false (C5).
-func (d *DataFlow) Validate() Violations {
+func (d *DataFlow) validate() Violations {
 	var c collector
 	for i, s := range d.EgressScopes {
 		field := "egress_scopes[" + strconv.Itoa(i) + "]"
@@ -277,14 +277,14 @@ func (d *DataFlow) Validate() Violations {
 			c.add(rule.U3, field, "egress scope %q is neither a base scope nor namespace:name", s)
 			continue
 		}
-		if s.OffMachine() && !d.Egress {
+		if s.offMachine() && !d.Egress {
 			c.add(rule.C5, field, "off-machine scope %q declared with egress false", s)
 		}
 	}
 	return c.v
 }
 
-// Validate checks provider info: non-blank name and version (H2) and the
+// validate checks provider info: non-blank name and version (H2) and the
 // data-flow declaration.
 func (p *ProviderInfo) Validate() Violations {
 	var c collector
@@ -294,11 +294,11 @@ func (p *ProviderInfo) Validate() Violations {
 	if isBlank(p.Version) {
 		c.add(rule.H2, "version", "provider version is blank")
 	}
-	c.merge("data_flow", p.DataFlow.Validate())
+	c.merge("data_flow", p.DataFlow.validate())
 	return c.v
 }
 
-// Validate checks capabilities: the embeddings fingerprint grammar (E1),
+// validate checks capabilities: the embeddings fingerprint grammar (E1),
 // known representations, and resolve declared when compact or reference is
 // advertised.
 func (cp *Capabilities) Validate() Violations {
@@ -311,7 +311,7 @@ func (cp *Capabilities) Validate() Violations {
 	for i, r := range cp.Representations {
 		field := "representations[" + strconv.Itoa(i) + "]"
 		switch {
-		case r == "" || !r.IsKnown():
+		case r == "" || !r.isKnown():
 			c.add(rule.Schema, field, "unknown representation %q", r)
 		case r != RepresentationFull && !cp.Resolve:
 			c.add(rule.Schema, field, "advertises %s without resolve", r)
@@ -320,7 +320,7 @@ func (cp *Capabilities) Validate() Violations {
 	return c.v
 }
 
-// Validate checks a frame identity: non-blank provider and frame ids and the
+// validate checks a frame identity: non-blank provider and frame ids and the
 // digest grammar (D1) when a digest is present.
 func (a ID) Validate() Violations {
 	var c collector

@@ -70,11 +70,11 @@ type ruleCase struct {
 // name on every relation).
 func presenceCases() []ruleCase {
 	return []ruleCase{
-		{"full without content", baseFull, func(f *Frame) { f.Clear(MemberContent); f.TokenCost = 0 }, "P1", "content", true},
-		{"full with empty content", baseFull, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P1", "", false},
+		{"full without content", baseFull, func(f *Frame) { f.Clear(memberContent); f.TokenCost = 0 }, "P1", "content", true},
+		{"full with empty content", baseFull, func(f *Frame) { f.Set(memberContent, ""); f.TokenCost = 0 }, "P1", "", false},
 		{"full with canonical hash", baseFull, func(f *Frame) { f.CanonicalContentHash = "sha256:" + strings.Repeat("a", 64) }, "P1", "canonical_content_hash", true},
-		{"compact with empty content", baseCompact, func(f *Frame) { f.Set(MemberContent, ""); f.TokenCost = 0 }, "P2", "", false},
-		{"reference with empty content", baseRef, func(f *Frame) { f.Set(MemberContent, "") }, "P3", "content", true},
+		{"compact with empty content", baseCompact, func(f *Frame) { f.Set(memberContent, ""); f.TokenCost = 0 }, "P2", "", false},
+		{"reference with empty content", baseRef, func(f *Frame) { f.Set(memberContent, "") }, "P3", "content", true},
 		{"display name on every relation", baseFull, func(f *Frame) { f.Relations[1].DisplayName = "x" }, "G1", "", false},
 	}
 }
@@ -108,8 +108,8 @@ func TestFrameRules(t *testing.T) {
 		{"leap day 2000", baseFull, func(f *Frame) { f.RecordedAt = "2000-02-29T00:00:00Z" }, "F4", "", false},
 		{"leap second and fraction", baseFull, func(f *Frame) { f.RecordedAt = "2016-12-31T23:59:60.123456Z" }, "F4", "", false},
 		{"valid_from sent as empty", baseFull, func(f *Frame) { f.Set(MemberValidFrom, "") }, "F4", "valid_from", true},
-		{"valid_to sent as empty", baseFull, func(f *Frame) { f.Set(MemberValidTo, "") }, "F4", "valid_to", true},
-		{"recorded_at sent as empty", baseFull, func(f *Frame) { f.Set(MemberRecordedAt, "") }, "F4", "recorded_at", true},
+		{"valid_to sent as empty", baseFull, func(f *Frame) { f.Set(memberValidTo, "") }, "F4", "valid_to", true},
+		{"recorded_at sent as empty", baseFull, func(f *Frame) { f.Set(memberRecordedAt, "") }, "F4", "recorded_at", true},
 		{"absent timestamps", baseFull, func(f *Frame) {
 			for _, m := range frameMembers {
 				f.Clear(m)
@@ -163,8 +163,8 @@ func TestFrameRules(t *testing.T) {
 
 		{"blank display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "  " }, "G1", "relations[0].display_name", true},
 		{"absent display name", baseFull, func(f *Frame) { f.Relations[0].DisplayName = "" }, "G1", "relations[0].display_name", true},
-		{"display name sent as empty", baseFull, func(f *Frame) { f.Relations[1].Set(MemberDisplayName, "") }, "G1", "relations[1].display_name", true},
-		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].Clear(MemberDisplayName) }, "G1", "relations[0].display_name", true},
+		{"display name sent as empty", baseFull, func(f *Frame) { f.Relations[1].set(memberDisplayName, "") }, "G1", "relations[1].display_name", true},
+		{"cleared display name", baseFull, func(f *Frame) { f.Relations[0].clear(memberDisplayName) }, "G1", "relations[0].display_name", true},
 		{"blank target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = " " }, "G2", "relations[1].target_uri", true},
 		{"any target", baseFull, func(f *Frame) { f.Relations[1].TargetURI = "x" }, "G2", "", false},
 
@@ -180,7 +180,7 @@ func TestFrameRules(t *testing.T) {
 			tc.mutate(&f)
 			v := f.Validate()
 			if !tc.fails {
-				if v.Has(tc.rule) {
+				if v.has(tc.rule) {
 					t.Fatalf("%s reported: %v", tc.rule, v)
 				}
 				return
@@ -207,7 +207,7 @@ func TestValidateReportsEveryViolation(t *testing.T) {
 	f.ValidFrom = "yesterday"
 	v := f.Validate()
 	for _, rule := range []rule.Rule{"F1", "F2", "F3", "B3", "F4"} {
-		if !v.Has(rule) {
+		if !v.has(rule) {
 			t.Errorf("missing %s in %v", rule, v)
 		}
 	}
@@ -248,7 +248,7 @@ func TestDataFlowRules(t *testing.T) {
 		{DataFlow{Egress: true, EgressScopes: []EgressScope{":x", "x:"}}, []rule.Rule{"U3", "U3"}},
 	}
 	for i, tc := range cases {
-		v := tc.d.Validate()
+		v := tc.d.validate()
 		if len(v) != len(tc.rules) {
 			t.Errorf("case %d: got %v, want %v", i, v, tc.rules)
 			continue
@@ -283,12 +283,12 @@ func TestCapabilitiesRules(t *testing.T) {
 	}
 	for _, fp := range []string{"bge", "bge/0", "bge/x", "/384", "bge/384/", "a/1/b/c", "bge/+3", "bge/0384"} {
 		c := Capabilities{EmbeddingsFingerprint: fp}
-		if v := c.Validate(); !v.Has("E1") {
+		if v := c.Validate(); !v.has("E1") {
 			t.Errorf("fingerprint %q accepted", fp)
 		}
 	}
 	noResolve := Capabilities{Representations: []Representation{"reference"}}
-	if v := noResolve.Validate(); !v.Has(rule.Schema) {
+	if v := noResolve.Validate(); !v.has(rule.Schema) {
 		t.Error("reference without resolve accepted")
 	}
 }
@@ -300,10 +300,10 @@ func TestCheckQueryEmbedding(t *testing.T) {
 		t.Fatal(v)
 	}
 	q.Embedding = q.Embedding[:1]
-	if v := CheckQueryEmbedding(&q, &caps); !v.Has("E1") {
+	if v := CheckQueryEmbedding(&q, &caps); !v.has("E1") {
 		t.Fatal("wrong length accepted")
 	}
-	if v := CheckQueryEmbedding(&q, &Capabilities{}); !v.Has("E1") {
+	if v := CheckQueryEmbedding(&q, &Capabilities{}); !v.has("E1") {
 		t.Fatal("embedding to a provider without fingerprint accepted")
 	}
 	q.Embedding = nil
@@ -319,7 +319,7 @@ func TestQueryRules(t *testing.T) {
 	}
 	q = Query{Goal: " ", AsOf: "2026-13-01T00:00:00Z", RepresentationPreferences: []Representation{"tiny"}}
 	v := q.Validate()
-	if !v.Has("F4") || !v.Has(rule.Schema) || len(v) != 3 {
+	if !v.has("F4") || !v.has(rule.Schema) || len(v) != 3 {
 		t.Fatalf("got %v", v)
 	}
 }
@@ -329,7 +329,7 @@ func TestIDValidate(t *testing.T) {
 		t.Fatal(v)
 	}
 	v := (ID{Provider: "", Frame: "f", Digest: "sha256:A"}).Validate()
-	if !v.Has("D1") || !v.Has(rule.Schema) {
+	if !v.has("D1") || !v.has(rule.Schema) {
 		t.Fatal(v)
 	}
 }

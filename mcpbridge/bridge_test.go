@@ -184,7 +184,7 @@ func TestResourcesRankedWithProvenance(t *testing.T) {
 	if f.ValidFrom != "2026-03-04T05:06:07Z" {
 		t.Errorf("valid_from %q, want the lastModified annotation", f.ValidFrom)
 	}
-	if f.TokenCost != uint32(frame.BudgetTokensBytes([]byte(f.Content))) || !strings.Contains(f.Content, "exponential backoff") {
+	if f.TokenCost != uint32(frame.BudgetTokens([]byte(f.Content))) || !strings.Contains(f.Content, "exponential backoff") {
 		t.Errorf("token_cost %d for %q", f.TokenCost, f.Content)
 	}
 	if r := p.Report(); r.Listed != 3 || r.Read != 3 || len(r.Left) != 0 {

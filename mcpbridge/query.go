@@ -290,7 +290,7 @@ func (p *Provider) makeFrame(src source, h chunkHit, by string) frame.Frame {
 		Content:       h.text,
 		ContentDigest: d,
 		Score:         h.score,
-		TokenCost:     uint32(frame.BudgetTokensBytes([]byte(h.text))),
+		TokenCost:     uint32(frame.BudgetTokens([]byte(h.text))),
 	}
 	if src.res == nil {
 		f.ID = "tool:" + src.tool + "#" + d[7:23]

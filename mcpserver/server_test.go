@@ -335,7 +335,7 @@ func TestQueryWithoutProviders(t *testing.T) {
 
 func testFrame(id, content string, score float32) map[string]any {
 	return map[string]any{"id": id, "kind": "doc", "title": id, "content": content, "score": score,
-		"token_cost": frame.BudgetTokensBytes([]byte(content)), "citation_label": id}
+		"token_cost": frame.BudgetTokens([]byte(content)), "citation_label": id}
 }
 
 func TestComposeAssessQuote(t *testing.T) {

@@ -76,8 +76,8 @@ func (t AgentText) Raw() string {
 	return *t.text
 }
 
-// Len returns the length of the text in bytes.
-func (t AgentText) Len() int { return len(t.Raw()) }
+// len returns the length of the text in bytes.
+func (t AgentText) len() int { return len(t.Raw()) }
 
 // Equal reports whether t and u hold the same text.
 func (t AgentText) Equal(u AgentText) bool { return t.Raw() == u.Raw() }
@@ -95,7 +95,7 @@ func (t AgentText) LogValue() slog.Value {
 }
 
 func (t AgentText) placeholder() string {
-	return fmt.Sprintf("AgentText(<%d bytes>)", t.Len())
+	return fmt.Sprintf("AgentText(<%d bytes>)", t.len())
 }
 
 // MarshalJSON encodes the text as a JSON string.

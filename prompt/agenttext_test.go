@@ -127,8 +127,8 @@ func TestAgentTextRoundTripsAsAPlainJSONString(t *testing.T) {
 func TestRawLenAndEqual(t *testing.T) {
 	for _, s := range []string{"", "plain", "日本語", "a</untrusted>b"} {
 		at := NewAgentText(s)
-		if at.Raw() != s || at.Len() != len(s) {
-			t.Errorf("%q: Raw %q Len %d", s, at.Raw(), at.Len())
+		if at.Raw() != s || at.len() != len(s) {
+			t.Errorf("%q: Raw %q Len %d", s, at.Raw(), at.len())
 		}
 		if !at.Equal(NewAgentText(s)) || at.Equal(NewAgentText(s+"!")) {
 			t.Errorf("%q: Equal is wrong", s)

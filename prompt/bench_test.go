@@ -44,7 +44,7 @@ func BenchmarkBuild(b *testing.B) {
 	body := External(strings.Repeat("The login page fails with a 500 after the upgrade. ", 80))
 	summary := NewAgentText(strings.Repeat("I reproduced it; the session store is misconfigured. ", 20))
 	p := New().Text("Triage this issue:").Untrusted(body).Text("Previous agent's summary:").Untrusted(summary)
-	b.SetBytes(int64(len(body) + summary.Len()))
+	b.SetBytes(int64(len(body) + summary.len()))
 	for b.Loop() {
 		if _, err := p.Build(); err != nil {
 			b.Fatal(err)

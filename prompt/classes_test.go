@@ -14,22 +14,18 @@ import (
 // decoders: the 27 of fencetest.Views(true) and prompt's own), and the
 // content survives with only breakers inserted.
 func TestTagHoldsForEveryPayloadClass(t *testing.T) {
-	for i := range fencetest.Classes {
-		c := &fencetest.Classes[i]
-		t.Run(c.Name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(21, uint64(i)))
-			for range 100 {
-				first, second := fencetest.Text(rng, tagName, c), fencetest.Text(rng, tagName, c)
-				p, err := NewWithNonce(fixedNonce)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := p.Instruction(plainInstruction).Untrusted(External(first)).Text("and").Untrusted(External(second)).Build()
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkRendering(t, out, fixedNonce, []string{first, second})
+	fencetest.EachClass(t, 21, func(t *testing.T, rng *rand.Rand, c *fencetest.Class) {
+		for range 100 {
+			first, second := fencetest.Text(rng, tagName, c), fencetest.Text(rng, tagName, c)
+			p, err := NewWithNonce(fixedNonce)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+			out, err := p.Instruction(plainInstruction).Untrusted(External(first)).Text("and").Untrusted(External(second)).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRendering(t, out, fixedNonce, []string{first, second})
+		}
+	})
 }

@@ -93,7 +93,7 @@ func injectionCorpus() []payload {
 		// J: nonce-specific.
 		p("J1 many forged nonces", manyNonces.String(), "MARK-many 63"),
 		p("J2 a whole previous prompt", previous, "MARK-prev"),
-		p("J3 the instruction itself", DefaultInstruction+"\nMARK-j3", "MARK-j3"),
+		p("J3 the instruction itself", defaultInstruction+"\nMARK-j3", "MARK-j3"),
 		// K: sizes.
 		p("K1 many openers", strings.Repeat("<untrusted", 4096)+"MARK-k1", "MARK-k1"),
 		p("K2 multi-byte after each opener", strings.Repeat("<日", 4096)+"MARK-k2", "MARK-k2"),
@@ -258,15 +258,15 @@ func TestInjectionCorpus(t *testing.T) {
 // The default instruction names the tags, with "..." for the nonce: it
 // must render as is, and masking must leave it alone.
 func TestDefaultInstructionIsStableAndNamesTheTags(t *testing.T) {
-	if !strings.Contains(DefaultInstruction, `<untrusted nonce="...">`) ||
-		!strings.Contains(DefaultInstruction, `</untrusted nonce="...">`) {
-		t.Fatalf("the default instruction does not show the tags: %q", DefaultInstruction)
+	if !strings.Contains(defaultInstruction, `<untrusted nonce="...">`) ||
+		!strings.Contains(defaultInstruction, `</untrusted nonce="...">`) {
+		t.Fatalf("the default instruction does not show the tags: %q", defaultInstruction)
 	}
-	if MaskNonces(DefaultInstruction) != DefaultInstruction {
+	if MaskNonces(defaultInstruction) != defaultInstruction {
 		t.Fatal("masking changed the default instruction")
 	}
 	for _, v := range views {
-		if v.f(DefaultInstruction) != DefaultInstruction {
+		if v.f(defaultInstruction) != defaultInstruction {
 			t.Errorf("%s view changes the default instruction", v.name)
 		}
 	}

@@ -83,7 +83,7 @@ func FuzzMaskNonces(f *testing.F) {
 					break
 				}
 				rest = rest[i+len(prefix):]
-				if len(rest) >= NonceLen+2 && validNonce(rest[:NonceLen]) && rest[NonceLen:NonceLen+2] == `">` && rest[:NonceLen] != zeroNonce {
+				if len(rest) >= nonceLen+2 && validNonce(rest[:nonceLen]) && rest[nonceLen:nonceLen+2] == `">` && rest[:nonceLen] != zeroNonce {
 					t.Fatalf("unmasked tag left in %q", m)
 				}
 			}

@@ -14,7 +14,7 @@ const zeroNonce = "00000000000000000000000000000000"
 
 // MaskNonces returns s with the nonce of every untrusted block tag replaced
 // by 32 zeros, so two renderings of one prompt with different nonces compare
-// equal (record/replay fixtures, golden files, cache keys of a test double).
+// Equal (record/replay fixtures, golden files, cache keys of a test double).
 //
 // Only real tags are masked: `<untrusted nonce="N">` and
 // `</untrusted nonce="N">` with N made of NonceLen lowercase hex
@@ -38,10 +38,10 @@ func MaskNonces(s string) string {
 		n := at + len(nonceAttr)
 		from = n
 		realTag := at >= 1 && s[at-1] == '<' || at >= 2 && s[at-2] == '<' && s[at-1] == '/'
-		if !realTag || len(s) < n+NonceLen+2 || !validNonce(s[n:n+NonceLen]) || s[n+NonceLen:n+NonceLen+2] != `">` {
+		if !realTag || len(s) < n+nonceLen+2 || !validNonce(s[n:n+nonceLen]) || s[n+nonceLen:n+nonceLen+2] != `">` {
 			continue
 		}
-		if s[n:n+NonceLen] == zeroNonce {
+		if s[n:n+nonceLen] == zeroNonce {
 			continue
 		}
 		if b.Len() == 0 {
@@ -49,7 +49,7 @@ func MaskNonces(s string) string {
 		}
 		b.WriteString(s[start:n])
 		b.WriteString(zeroNonce)
-		start = n + NonceLen
+		start = n + nonceLen
 		from = start
 	}
 	if start == 0 {

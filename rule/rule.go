@@ -22,8 +22,6 @@ const (
 	H1 Rule = "H1"
 	// H2: the provider's name and version are not blank.
 	H2 Rule = "H2"
-	// H3: a version family mismatch is a named error, never a hang.
-	H3 Rule = "H3"
 	// H4: a provider that declares correlation echoes the query id
 	// unchanged.
 	H4 Rule = "H4"
@@ -31,24 +29,9 @@ const (
 
 // Consent and egress (docs/protocol.md §1.3, §3).
 const (
-	// C1: a provider that sends data off the machine runs only under
-	// explicit, named, revocable consent.
-	C1 Rule = "C1"
-	// C2: no payload reaches an egress provider before consent is given.
-	C2 Rule = "C2"
-	// C4: an HTTP provider beyond the loopback counts as egress whatever it
-	// declares.
-	C4 Rule = "C4"
 	// C5: an off-machine scope never comes with egress false, and vendor
 	// scopes are namespaced.
 	C5 Rule = "C5"
-	// C6: a query to a provider whose off-machine scope has no receipt is
-	// refused with a typed error naming the scope.
-	C6 Rule = "C6"
-	// C7: a provider beyond the loopback is reached over TLS only.
-	C7 Rule = "C7"
-	// C8: credentials never show up in logs or errors.
-	C8 Rule = "C8"
 )
 
 // Queries and embeddings (docs/protocol.md §1.4).
@@ -112,9 +95,6 @@ const (
 	G1 Rule = "G1"
 	// G2: a relation's target_uri is not blank.
 	G2 Rule = "G2"
-	// G4: a graph provider returns a frame anchored to the query's anchors
-	// when it has one.
-	G4 Rule = "G4"
 )
 
 // Verification, robustness, attribution and vocabularies (docs/protocol.md
@@ -122,16 +102,6 @@ const (
 const (
 	// V4: only a stale verdict may name a replacement digest.
 	V4 Rule = "V4"
-	// R1: a provider survives malformed input and answers it with
-	// bad_request.
-	R1 Rule = "R1"
-	// R2: a provider shuts down cleanly when asked.
-	R2 Rule = "R2"
-	// R3: frame content is quoted as untrusted material.
-	R3 Rule = "R3"
-	// A3: an attribution report reconciles: what is cited was rendered, what
-	// is rendered was selected and billed.
-	A3 Rule = "A3"
 	// U3: a name holding ":" is a vendor namespace.
 	U3 Rule = "U3"
 )

@@ -126,7 +126,7 @@ func TestFastDecoderDeclines(t *testing.T) {
 		`{"offers":[{"provider":"p","frame":{"id":"\ud800","kind":"doc","title":"t","score":1,"token_cost":0}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"provenance":[{}]}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":` + frame + `,"frame":` + frame + `}],"budget":1}`,
-		`{"offers":[],"budget":1,"previous":` + deep(maxFastDepth+2) + `}`,
+		`{"offers":[],"budget":1,"previous":` + deep(66) + `}`, // deeper than cgpjson.Reader walks (64)
 		// A timestamp sent as "" is present (rule F4); the slow path marks it.
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_from":""}}],"budget":1}`,
 		`{"offers":[{"provider":"p","frame":{"id":"a","kind":"doc","title":"t","score":1,"token_cost":0,"valid_to":""}}],"budget":1}`,
@@ -196,4 +196,25 @@ func FuzzFastContextMatchesJSON(f *testing.F) {
 		}
 		checkFastContext(t, body)
 	})
+}
+
+// TestFastDecoderAllocatesOneFramePerOffer: beyond the offers slice, the
+// fast compose decoder allocates each offer's frame and nothing else per
+// offer (its strings are substrings of one copy of the body), so a member
+// read that moved a value to the heap shows here before it shows in the
+// load test.
+func TestFastDecoderAllocatesOneFramePerOffer(t *testing.T) {
+	allocs := func(n int) float64 {
+		body := loadgen.ComposeBody(n, 64)
+		return testing.AllocsPerRun(20, func() {
+			var b composeBody
+			if !b.decodeFast(body) {
+				t.Fatal("the fast decoder declined the load test's body")
+			}
+		})
+	}
+	small, large := allocs(100), allocs(200)
+	if perOffer := (large - small) / 100; perOffer > 1.1 {
+		t.Errorf("%.2f allocations per offer (%v for 100 offers, %v for 200), want about 1", perOffer, small, large)
+	}
 }

@@ -24,19 +24,19 @@ func corpusText(b *testing.B) string {
 }
 
 // BenchmarkCount measures counting throughput (MB/s) on the whole corpus.
-// Exact counters are measured without their cache (the "cached" case shows
+// exact counters are measured without their cache (the "cached" case shows
 // a repeat of the same text).
 func BenchmarkCount(b *testing.B) {
 	text := corpusText(b)
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	o.count("load the ranks")
 	c.count("before timing")
 	for _, bc := range []struct {
 		name  string
 		count func(string) int
 	}{
-		{"canonical", Canonical{}.Count},
-		{"conservative", Conservative{}.Count},
+		{"canonical", canonical{}.Count},
+		{"conservative", conservative{}.Count},
 		{"safe", Safe{}.Count},
 		{"o200k_base", o.count},
 		{"cl100k_base", c.count},

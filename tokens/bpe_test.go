@@ -49,7 +49,7 @@ func checkMerges(t *testing.T, text string) {
 	if !utf8.ValidString(text) {
 		text = string(replaceInvalid(text))
 	}
-	for _, enc := range []*Exact{O200kBase(), Cl100kBase()} {
+	for _, enc := range []*exact{o200kBase(), cl100kBase()} {
 		v, err := enc.vocab.get()
 		if err != nil {
 			t.Fatal(err)

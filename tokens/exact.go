@@ -4,7 +4,7 @@ import (
 	"unicode/utf8"
 )
 
-// Exact is a byte-pair-encoding counter for one of OpenAI's encodings,
+// exact is a byte-pair-encoding counter for one of OpenAI's encodings,
 // [O200kBase] or [Cl100kBase], equal to OpenAI's tiktoken: the same
 // pieces from the same pre-tokenising pattern, the same merges over the
 // same ranks, so the count is tiktoken's len(encode_ordinary(text)).
@@ -13,7 +13,7 @@ import (
 // the first count of each encoding (tens of milliseconds); nothing is
 // read from disk or the network.
 //
-// Exact follows tiktoken, not its JavaScript ports, where the two differ
+// exact follows tiktoken, not its JavaScript ports, where the two differ
 // (the ports use JavaScript regular expressions, whose classes are not
 // the Rust regex crate's):
 //
@@ -42,7 +42,7 @@ import (
 // [CacheBytes] bytes of text in all, CLOCK eviction, so a text counted
 // again, such as a message re-sent with every turn, stays while one-off
 // texts pass through).
-type Exact struct {
+type exact struct {
 	name  string
 	vocab *lazyVocab
 	o200k bool // o200k_base's pattern, else cl100k_base's
@@ -51,7 +51,7 @@ type Exact struct {
 
 // piece returns the end of the piece at i. A branch, not a function
 // value: an indirect call would move the scanner to the heap.
-func (e *Exact) piece(sc *scanner, i int) int {
+func (e *exact) piece(sc *scanner, i int) int {
 	if e.o200k {
 		return sc.pieceO200k(i)
 	}
@@ -60,31 +60,31 @@ func (e *Exact) piece(sc *scanner, i int) int {
 
 // Cache limits of an [Exact] counter.
 const (
-	// CacheMinBytes is the shortest text an Exact counter remembers;
+	// cacheMinBytes is the shortest text an Exact counter remembers;
 	// shorter texts are cheaper to count again than to remember.
-	CacheMinBytes = 256
-	// CacheBytes bounds the text an Exact counter holds in its cache.
-	CacheBytes = 8 << 20
+	cacheMinBytes = 256
+	// cacheBytes bounds the text an Exact counter holds in its cache.
+	cacheBytes = 8 << 20
 )
 
-// O200kBase returns an exact counter for OpenAI's o200k_base encoding
+// o200kBase returns an exact counter for OpenAI's o200k_base encoding
 // (GPT-4o, GPT-4.1, GPT-5, o1/o3/o4).
-func O200kBase() *Exact {
-	return &Exact{name: NameO200kBase, vocab: o200kVocab, o200k: true, cache: countCache{limit: CacheBytes}}
+func o200kBase() *exact {
+	return &exact{name: nameO200kBase, vocab: o200kVocab, o200k: true, cache: countCache{limit: cacheBytes}}
 }
 
-// Cl100kBase returns an exact counter for OpenAI's cl100k_base encoding
+// cl100kBase returns an exact counter for OpenAI's cl100k_base encoding
 // (GPT-4, GPT-3.5-turbo, text-embedding-3).
-func Cl100kBase() *Exact {
-	return &Exact{name: NameCl100kBase, vocab: cl100kVocab, cache: countCache{limit: CacheBytes}}
+func cl100kBase() *exact {
+	return &exact{name: nameCl100kBase, vocab: cl100kVocab, cache: countCache{limit: cacheBytes}}
 }
 
 // Name returns the encoding's name, "o200k_base" or "cl100k_base".
-func (e *Exact) Name() string { return e.name }
+func (e *exact) Name() string { return e.name }
 
 // Count returns the number of tokens the encoding produces for text.
-func (e *Exact) Count(text string) int {
-	if len(text) < CacheMinBytes {
+func (e *exact) Count(text string) int {
+	if len(text) < cacheMinBytes {
 		return e.count(text)
 	}
 	if n, ok := e.cache.get(text); ok {
@@ -96,19 +96,19 @@ func (e *Exact) Count(text string) int {
 }
 
 // count encodes text without the cache.
-func (e *Exact) count(text string) int {
+func (e *exact) count(text string) int {
 	n, _ := e.run(text, false)
 	return n
 }
 
 // encode returns the token ids of text, the same as tiktoken's
 // encode_ordinary. Tests use it to compare with reference encoders.
-func (e *Exact) encode(text string) []uint32 {
+func (e *exact) encode(text string) []uint32 {
 	_, ids := e.run(text, true)
 	return ids
 }
 
-func (e *Exact) run(text string, wantIDs bool) (int, []uint32) {
+func (e *exact) run(text string, wantIDs bool) (int, []uint32) {
 	v, err := e.vocab.get()
 	if err != nil {
 		// The embedded tables are checked by the tests; should one be

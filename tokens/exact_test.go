@@ -12,7 +12,7 @@ import (
 )
 
 // pieces returns the pre-tokeniser's split of text.
-func pieces(e *Exact, text string) []string {
+func pieces(e *exact, text string) []string {
 	sc := scanner{s: text, bmp: bmpTable()}
 	var out []string
 	for i := 0; i < len(text); {
@@ -27,9 +27,9 @@ func pieces(e *Exact, text string) []string {
 // and where the wrapped library used to differ from tiktoken. Each
 // expectation is derived from the pattern (see pretokenize.go).
 func TestPreTokeniserFollowsTiktoken(t *testing.T) {
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	for _, tc := range []struct {
-		enc  *Exact
+		enc  *exact
 		text string
 		want []string
 	}{
@@ -69,7 +69,7 @@ func TestPreTokeniserFollowsTiktoken(t *testing.T) {
 
 // Defects of the wrapped library, with js-tiktoken's counts.
 func TestExactCountsPastDefects(t *testing.T) {
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	for _, tc := range []struct {
 		text         string
 		o200k, cl100 int
@@ -90,7 +90,7 @@ func TestExactCountsPastDefects(t *testing.T) {
 // Ill-formed UTF-8 counts as its replacement with U+FFFD per maximal
 // subpart, the text a Python or JavaScript caller would have encoded.
 func TestExactIllFormedUTF8IsReplaced(t *testing.T) {
-	for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
+	for _, e := range []*exact{o200kBase(), cl100kBase()} {
 		for bad, good := range map[string]string{
 			"a\xffb":           "a\uFFFDb",
 			"\xe2\x82A":        "\uFFFDA",             // truncated 3-byte sequence: one U+FFFD
@@ -115,7 +115,7 @@ func TestExactHostileInputIsLinear(t *testing.T) {
 		strings.Repeat("a", 100_000), strings.Repeat("中", 30_000), strings.Repeat("=", 100_000),
 		strings.Repeat("ǅA", 30_000), strings.Repeat("\u0301", 40_000),
 	} {
-		for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
+		for _, e := range []*exact{o200kBase(), cl100kBase()} {
 			e.count("x")
 			start := cputime.Process()
 			n := e.count(text)
@@ -133,7 +133,7 @@ func TestExactHostileInputIsLinear(t *testing.T) {
 // stream of one-off texts passes through (first-in-first-out eviction
 // lost it after the bound's worth of new text).
 func TestExactCacheKeepsRepeatedTexts(t *testing.T) {
-	e := Cl100kBase()
+	e := cl100kBase()
 	e.cache.limit = 64 << 10
 	hot := strings.Repeat("the message re-sent with every turn. ", 30)
 	want := e.Count(hot)
@@ -193,7 +193,7 @@ func TestExactCountDoesNotAllocate(t *testing.T) {
 		"json":  `{"id":12345,"name":"ledger","ok":true},{"id":7,"name":"Ünïcode ✓","tags":["a","b"]}`,
 		"short": strings.Repeat("x", 100) + " " + strings.Repeat("ab", 60),
 	}
-	for _, e := range []*Exact{O200kBase(), Cl100kBase()} {
+	for _, e := range []*exact{o200kBase(), cl100kBase()} {
 		for name, s := range texts {
 			if n := testing.AllocsPerRun(50, func() { e.count(s) }); n != 0 {
 				t.Errorf("%s %s: %.1f allocations per count, want 0", e.Name(), name, n)

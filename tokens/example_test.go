@@ -17,8 +17,9 @@ func ExampleForModel() {
 	// claude-sonnet-4-6 safe 11
 }
 
-func ExampleCanonical() {
-	fmt.Println(tokens.Canonical{}.Count("twelve bytes")) // CGP budget tokens: ceil(12/4)
+func ExampleByName() {
+	c, _ := tokens.ByName("canonical")
+	fmt.Println(c.Count("twelve bytes")) // CGP budget tokens: ceil(12/4)
 	// Output: 3
 }
 
@@ -26,12 +27,14 @@ func ExampleSafe() {
 	// Safe charges high-entropy runs (hashes, UUIDs, base64) at about
 	// 1.2 characters per token, where the seed's rule assumed 2.5.
 	uuid := "3f2b8c1e-9a4d-4e7b-b2c5-7d1e0f9a6b38"
-	fmt.Println(tokens.Safe{}.Count(uuid), tokens.Conservative{}.Count(uuid), tokens.Cl100kBase().Count(uuid))
+	conservative, _ := tokens.ByName("conservative")
+	exact, _ := tokens.ByName("cl100k_base")
+	fmt.Println(tokens.Safe{}.Count(uuid), conservative.Count(uuid), exact.Count(uuid))
 	// Output: 34 15 34
 }
 
-func ExampleO200kBase() {
-	c := tokens.O200kBase() // vocabulary compiled in: no download
+func ExampleByName_exact() {
+	c, _ := tokens.ByName("o200k_base") // vocabulary compiled in: no download
 	fmt.Println(c.Name(), c.Count("Will the next request fit?"))
 	// Output: o200k_base 6
 }

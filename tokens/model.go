@@ -10,17 +10,17 @@ import "strings"
 // and case does not matter. Each call returns a new counter with its own
 // cache; keep the one you use.
 func ForModel(model string) Counter {
-	if name := EncodingForModel(model); name != "" {
+	if name := encodingForModel(model); name != "" {
 		c, _ := ByName(name)
 		return c
 	}
 	return Safe{}
 }
 
-// EncodingForModel returns the name of the exact encoding for model
+// encodingForModel returns the name of the exact encoding for model
 // ("o200k_base" or "cl100k_base"), or "" when no exact tokenizer is known
 // (Anthropic, Gemini and other models).
-func EncodingForModel(model string) string {
+func encodingForModel(model string) string {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
@@ -33,11 +33,11 @@ func EncodingForModel(model string) string {
 		strings.HasPrefix(m, "gpt-5"), strings.HasPrefix(m, "gpt-oss"),
 		strings.HasPrefix(m, "codex-"),
 		isOSeries(m):
-		return NameO200kBase
+		return nameO200kBase
 	case strings.HasPrefix(m, "gpt-4"), strings.HasPrefix(m, "gpt-3.5"),
 		strings.HasPrefix(m, "gpt-35"), strings.HasPrefix(m, "text-embedding-3"),
 		strings.HasPrefix(m, "text-embedding-ada-002"):
-		return NameCl100kBase
+		return nameCl100kBase
 	}
 	return ""
 }
@@ -56,16 +56,16 @@ func isOSeries(m string) bool {
 // any other name.
 func ByName(name string) (Counter, bool) {
 	switch name {
-	case NameCanonical:
-		return Canonical{}, true
-	case NameConservative:
-		return Conservative{}, true
-	case NameSafe:
+	case nameCanonical:
+		return canonical{}, true
+	case nameConservative:
+		return conservative{}, true
+	case nameSafe:
 		return Safe{}, true
-	case NameO200kBase:
-		return O200kBase(), true
-	case NameCl100kBase:
-		return Cl100kBase(), true
+	case nameO200kBase:
+		return o200kBase(), true
+	case nameCl100kBase:
+		return cl100kBase(), true
 	}
 	return nil, false
 }

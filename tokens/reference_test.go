@@ -143,7 +143,7 @@ func TestExactMatchesJSTiktoken(t *testing.T) {
 	}
 	texts, labels := referenceCorpus(mb, seed)
 	want := referenceIDs(t, texts)
-	encs := []*Exact{O200kBase(), Cl100kBase()}
+	encs := []*exact{o200kBase(), cl100kBase()}
 	bytesPerClass := map[string]int{}
 	mismatches := 0
 	for i, s := range texts {

@@ -51,26 +51,26 @@ type Safe struct{}
 
 // Parameters of [Safe]'s high-entropy class.
 const (
-	// HighEntropyMin is the fewest letters and digits of a run Safe may
+	// highEntropyMin is the fewest letters and digits of a run Safe may
 	// classify as high-entropy.
-	HighEntropyMin = 6
-	// HighEntropySwitch: a run is high-entropy when it switches between
+	highEntropyMin = 6
+	// highEntropySwitch: a run is high-entropy when it switches between
 	// lower case, upper case and digits at least once per this many
 	// letters and digits.
-	HighEntropySwitch = 4
-	// HighEntropyExtra is added to every high-entropy run's charge, for
+	highEntropySwitch = 4
+	// highEntropyExtra is added to every high-entropy run's charge, for
 	// the tokens its edges split.
-	HighEntropyExtra = 2
+	highEntropyExtra = 2
 )
 
 // Name returns "safe".
-func (Safe) Name() string { return NameSafe }
+func (Safe) Name() string { return nameSafe }
 
 // Count returns Safe's estimate for text: the larger of its per-class
 // charge and the exact o200k_base and cl100k_base counts.
 func (Safe) Count(text string) int {
-	o := Exact{name: NameO200kBase, vocab: o200kVocab, o200k: true}
-	c := Exact{name: NameCl100kBase, vocab: cl100kVocab}
+	o := exact{name: nameO200kBase, vocab: o200kVocab, o200k: true}
+	c := exact{name: nameCl100kBase, vocab: cl100kVocab}
 	return max(classCharge(text), o.count(text), c.count(text))
 }
 
@@ -157,9 +157,9 @@ func isRunByte(c byte) bool {
 
 // highEntropyRun scans the run of isRunByte bytes at text[i:] and returns
 // its end, and its cost when it looks like a hash, UUID or base64: at least
-// HighEntropyMin letters and digits classified as Safe's documentation
+// highEntropyMin letters and digits classified as Safe's documentation
 // says. Such a run costs ceil(0.85 × letters and digits) + symbols +
-// HighEntropyExtra.
+// highEntropyExtra.
 func highEntropyRun(text string, i int) (end, cost int, ok bool) {
 	j := i
 	alnum, switches, last, before := 0, 0, -1, -1
@@ -195,7 +195,7 @@ func highEntropyRun(text string, i int) (end, cost int, ok bool) {
 		}
 		before, last = last, class
 	}
-	if alnum < HighEntropyMin {
+	if alnum < highEntropyMin {
 		return j, 0, false
 	}
 	// Hex (letters only a–f, or only A–F) is high-entropy whatever its
@@ -205,12 +205,12 @@ func highEntropyRun(text string, i int) (end, cost int, ok bool) {
 	// (English words have about two in five).
 	unpronounceable := letters >= 8 && vowels*5 < letters
 	// Frequent switches, or fairly frequent ones among few vowels.
-	switching := switches*HighEntropySwitch >= alnum || switches*5 >= alnum && vowels*10 < letters*3
+	switching := switches*highEntropySwitch >= alnum || switches*5 >= alnum && vowels*10 < letters*3
 	if !hex && !unpronounceable && !switching {
 		return j, 0, false
 	}
 	symbols := j - i - alnum
-	return j, (alnum*17+19)/20 + symbols + HighEntropyExtra, true
+	return j, (alnum*17+19)/20 + symbols + highEntropyExtra, true
 }
 
 // Byte kinds for the scanner: the case/digit class in the low bits, then

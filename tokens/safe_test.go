@@ -14,7 +14,7 @@ import (
 // the strings the outside probe found Safe short on. The log is the
 // adversarial table in BENCHMARKS.md (lowest and total ratio per class).
 func TestSafeIsABound(t *testing.T) {
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	check := func(class, s string) float64 {
 		exact := max(o.count(s), c.count(s))
 		got := Safe{}.Count(s)

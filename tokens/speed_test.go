@@ -67,7 +67,7 @@ func TestSpeedAgainstJSTiktoken(t *testing.T) {
 	if err := json.Unmarshal(out, &js); err != nil || len(js) != len(texts) {
 		t.Fatalf("node timing output %q: %v", out, err)
 	}
-	encs := []*Exact{O200kBase(), Cl100kBase()}
+	encs := []*exact{o200kBase(), cl100kBase()}
 	t.Log("| class | bytes | encoding | ctxkit CPU MB/s | js-tiktoken CPU MB/s | ratio |")
 	t.Log("|---|---:|---|---:|---:|---:|")
 	for i, s := range texts {

@@ -29,44 +29,44 @@ type Counter interface {
 
 // Names of the counters in this package, as returned by Name.
 const (
-	NameCanonical    = "canonical"
-	NameConservative = "conservative"
-	NameSafe         = "safe"
-	NameO200kBase    = "o200k_base"
-	NameCl100kBase   = "cl100k_base"
+	nameCanonical    = "canonical"
+	nameConservative = "conservative"
+	nameSafe         = "safe"
+	nameO200kBase    = "o200k_base"
+	nameCl100kBase   = "cl100k_base"
 )
 
-// Canonical counts CGP budget tokens: ceil(len(text)/4) over the UTF-8
+// canonical counts CGP budget tokens: ceil(len(text)/4) over the UTF-8
 // bytes. It agrees with the frame package's budget-token rule.
-type Canonical struct{}
+type canonical struct{}
 
 // Count returns ceil(len(text)/4).
-func (Canonical) Count(text string) int { return CanonicalBytes(len(text)) }
+func (canonical) Count(text string) int { return canonicalBytes(len(text)) }
 
 // Name returns "canonical".
-func (Canonical) Name() string { return NameCanonical }
+func (canonical) Name() string { return nameCanonical }
 
-// CanonicalBytes is the CGP budget-token cost of n bytes: ceil(n/4).
+// canonicalBytes is the CGP budget-token cost of n bytes: ceil(n/4).
 // A negative n costs 0.
-func CanonicalBytes(n int) int {
+func canonicalBytes(n int) int {
 	if n <= 0 {
 		return 0
 	}
 	return n/4 + boolInt(n%4 != 0)
 }
 
-// Conservative is the seed design's estimator, kept unchanged so results can
+// conservative is the seed design's estimator, kept unchanged so results can
 // be compared with it: every ASCII character costs 2/5 of a token (1 token
 // per 2.5 characters) and every byte of a non-ASCII character costs a whole
 // token, summed in fifths and rounded up once.
 //
 // The seed claims this never under-counts; it does, on high-entropy text
 // (base64, UUIDs, hex) — see BENCHMARKS.md. Use [Safe] for budgeting.
-type Conservative struct{}
+type conservative struct{}
 
 // Count applies the seed's rule to text. Bytes of invalid UTF-8 cost a
 // whole token each, like any other non-ASCII byte.
-func (Conservative) Count(text string) int {
+func (conservative) Count(text string) int {
 	fifths := 0
 	for i := 0; i < len(text); i++ {
 		if text[i] < 0x80 {
@@ -79,7 +79,7 @@ func (Conservative) Count(text string) int {
 }
 
 // Name returns "conservative".
-func (Conservative) Name() string { return NameConservative }
+func (conservative) Name() string { return nameConservative }
 
 func boolInt(b bool) int {
 	if b {

@@ -17,17 +17,17 @@ func TestCanonicalIsCeilBytesOverFour(t *testing.T) {
 	}{
 		{"", 0}, {"a", 1}, {"abcd", 1}, {"abcde", 2}, {"你好", 2}, {strings.Repeat("x", 4000), 1000},
 	} {
-		if got := (Canonical{}).Count(tc.text); got != tc.want {
+		if got := (canonical{}).Count(tc.text); got != tc.want {
 			t.Errorf("Canonical(%q) = %d, want %d", tc.text, got, tc.want)
 		}
 	}
-	if CanonicalBytes(-5) != 0 {
+	if canonicalBytes(-5) != 0 {
 		t.Error("negative byte counts must cost 0")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		n := r.IntN(1000)
-		if got, want := CanonicalBytes(n), (n+3)/4; got != want {
+		if got, want := canonicalBytes(n), (n+3)/4; got != want {
 			t.Fatalf("CanonicalBytes(%d) = %d, want %d", n, got, want)
 		}
 	}
@@ -35,13 +35,13 @@ func TestCanonicalIsCeilBytesOverFour(t *testing.T) {
 
 // Seed: ascii_is_charged_at_the_dense_bpe_rate.
 func TestConservativeASCIIIsChargedAtTwoAndAHalfCharsPerToken(t *testing.T) {
-	if got := (Conservative{}).Count(strings.Repeat("a", 25)); got != 10 {
+	if got := (conservative{}).Count(strings.Repeat("a", 25)); got != 10 {
 		t.Errorf("25 ASCII chars = %d tokens, want 10", got)
 	}
-	if got := (Conservative{}).Count(""); got != 0 {
+	if got := (conservative{}).Count(""); got != 0 {
 		t.Errorf("empty = %d, want 0", got)
 	}
-	if got := (Conservative{}).Count("abc"); got != 2 { // 6 fifths, rounded up
+	if got := (conservative{}).Count("abc"); got != 2 { // 6 fifths, rounded up
 		t.Errorf("3 ASCII chars = %d, want 2", got)
 	}
 }
@@ -49,7 +49,7 @@ func TestConservativeASCIIIsChargedAtTwoAndAHalfCharsPerToken(t *testing.T) {
 // Seed: non_ascii_is_charged_per_utf8_byte.
 func TestConservativeNonASCIIIsChargedPerUTF8Byte(t *testing.T) {
 	for text, want := range map[string]int{"你好": 6, "😀": 4, "да": 4, "a你": 4} {
-		if got := (Conservative{}).Count(text); got != want {
+		if got := (conservative{}).Count(text); got != want {
 			t.Errorf("Conservative(%q) = %d, want %d", text, got, want)
 		}
 	}
@@ -83,7 +83,7 @@ var corpusClasses = []string{
 // string varies more. Safe must not under-count any of 200 seeded random
 // items of each kind.
 func TestSafeNeverUnderCountsSingleHighEntropyStrings(t *testing.T) {
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	r := rand.New(rand.NewPCG(9, 9))
 	randBytes := func(n int) []byte {
 		b := make([]byte, n)
@@ -124,7 +124,7 @@ func TestSafeNeverUnderCountsSingleHighEntropyStrings(t *testing.T) {
 // high-entropy classes, which is why Safe exists.
 func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 	texts := corpus(t)
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	t.Log("| class | bytes | o200k | cl100k | Conservative | Safe | Safe ÷ max(exact) | Conservative ÷ max(exact) |")
 	t.Log("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, class := range corpusClasses {
@@ -141,7 +141,7 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 		if class == "prose" && ratio > 1.5 {
 			t.Errorf("prose: Safe over-counts %.2f×, limit 1.5×", ratio)
 		}
-		cons := Conservative{}.Count(text)
+		cons := conservative{}.Count(text)
 		t.Logf("| %s | %d | %d | %d | %d | %d | %.2f | %.2f |", class, len(text), o.Count(text), c.Count(text), cons, safe, ratio, float64(cons)/float64(exact))
 		switch class {
 		case "hex", "uuid", "base64":
@@ -153,7 +153,7 @@ func TestSafeNeverUnderCountsTheCorpus(t *testing.T) {
 }
 
 func TestExactKnownCounts(t *testing.T) {
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	if o.Name() != "o200k_base" || c.Name() != "cl100k_base" {
 		t.Fatalf("names %q %q", o.Name(), c.Name())
 	}
@@ -203,7 +203,7 @@ func TestForModel(t *testing.T) {
 }
 
 func TestByName(t *testing.T) {
-	for _, name := range []string{NameCanonical, NameConservative, NameSafe, NameO200kBase, NameCl100kBase} {
+	for _, name := range []string{nameCanonical, nameConservative, nameSafe, nameO200kBase, nameCl100kBase} {
 		c, ok := ByName(name)
 		if !ok || c.Name() != name {
 			t.Errorf("ByName(%q) = %v, %v", name, c, ok)
@@ -241,7 +241,7 @@ func TestSafeClasses(t *testing.T) {
 }
 
 // FuzzCounters: no counter panics or goes negative; Canonical and
-// Conservative follow their formulas; an exact count never exceeds the
+// conservative follow their formulas; an exact count never exceeds the
 // byte count (byte-level BPE; ill-formed bytes become the 3-byte U+FFFD)
 // and is positive for non-empty text.
 func FuzzCounters(f *testing.F) {
@@ -251,23 +251,23 @@ func FuzzCounters(f *testing.F) {
 	f.Add("\xff\xfe invalid \xc3")
 	f.Add(strings.Repeat("é", 100) + ". " + strings.Repeat("x", 70) + "!")
 	f.Add(strings.Repeat("日本語のテキスト、", 20))
-	o, c := O200kBase(), Cl100kBase()
+	o, c := o200kBase(), cl100kBase()
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
 		}
-		for _, k := range []Counter{Canonical{}, Conservative{}, Safe{}, o, c} {
+		for _, k := range []Counter{canonical{}, conservative{}, Safe{}, o, c} {
 			if n := k.Count(text); n < 0 {
 				t.Fatalf("%s: negative count %d", k.Name(), n)
 			}
 		}
-		if got, want := (Canonical{}).Count(text), (len(text)+3)/4; got != want {
+		if got, want := (canonical{}).Count(text), (len(text)+3)/4; got != want {
 			t.Fatalf("canonical %d, want %d", got, want)
 		}
-		if (Conservative{}).Count(text)*5 < 2*len(text) {
+		if (conservative{}).Count(text)*5 < 2*len(text) {
 			t.Fatal("conservative below 2/5 token per byte")
 		}
-		for _, e := range []*Exact{o, c} {
+		for _, e := range []*exact{o, c} {
 			n := e.count(text)
 			if n > len(text)+2*strings.Count(text, "\uFFFD") {
 				t.Fatalf("%s: %d tokens for %d bytes", e.Name(), n, len(text))
@@ -281,7 +281,7 @@ func FuzzCounters(f *testing.F) {
 
 // Counters are safe for concurrent use (run under -race in CI).
 func TestExactConcurrentUse(t *testing.T) {
-	e := O200kBase()
+	e := o200kBase()
 	text := strings.Repeat("concurrent counting shares one cache. ", 20)
 	want := e.Count(text)
 	done := make(chan int)

@@ -40,9 +40,9 @@ func reportRates(b *testing.B, n int, cpu time.Duration) {
 // same 32-byte message, for the ratio Check / raw verify.
 func BenchmarkEd25519Verify(b *testing.B) {
 	s := testSigner(b, 1)
-	c := FrameCommitment("prov", &frame.Frame{ID: "a"})
+	c := frameCommitment("prov", &frame.Frame{ID: "a"})
 	sig := ed25519.Sign(s.priv, c[:])
-	pub := s.PublicKey().Bytes()
+	pub := s.PublicKey().bytes()
 	c0 := cputime.Process()
 	for b.Loop() {
 		if !ed25519.Verify(pub, c[:], sig) {
@@ -72,7 +72,7 @@ func BenchmarkFrameCommitment(b *testing.B) {
 	f := sampleFrame("a", true)
 	b.ReportAllocs()
 	for b.Loop() {
-		FrameCommitment("prov", &f)
+		frameCommitment("prov", &f)
 	}
 }
 
@@ -86,7 +86,7 @@ func BenchmarkResultRoot(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("root/n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				ResultRoot("prov", frames)
+				resultRoot("prov", frames)
 			}
 		})
 		s := testSigner(b, 1)
@@ -99,7 +99,7 @@ func BenchmarkResultRoot(b *testing.B) {
 			b.Run(fmt.Sprintf("check-result-%s/n=%d", kind.name, n), func(b *testing.B) {
 				c0 := cputime.Process()
 				for b.Loop() {
-					CheckResult(st, "prov", "prov", res)
+					checkResult(st, "prov", "prov", res)
 				}
 				reportRates(b, b.N*n, cputime.Process()-c0)
 			})

@@ -5,43 +5,43 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// VerifyFrame verifies a per-frame attestation under key, in the order of
-// VerifyCommitment, against the commitment recomputed from f under
+// verifyFrame verifies a per-frame attestation under key, in the order of
+// verifyCommitment, against the commitment recomputed from f under
 // providerName. A correct signature over a frame without a content digest
 // yields ValidIdentityOnly: it binds identity and provenance, not content.
-func VerifyFrame(providerName string, f *frame.Frame, att *Attestation, key PublicKey) Verdict {
+func verifyFrame(providerName string, f *frame.Frame, att *wire.Attestation, key PublicKey) Verdict {
 	if att == nil {
 		return MalformedCommitment
 	}
 	if _, _, v := structural(att); v != 0 {
 		return v // cheap checks before hashing anything
 	}
-	return identityOnly(f, VerifyCommitment(FrameCommitment(providerName, f), att, key))
+	return identityOnly(f, verifyCommitment(frameCommitment(providerName, f), att, key))
 }
 
-// VerifyFrameInclusion verifies that f is a leaf of the result root that
+// verifyFrameInclusion verifies that f is a leaf of the result root that
 // result signs, using the frame's inclusion proof. Structural checks come
 // first (the attestation's shape, then the proof: at most MaxProofSteps
 // steps, an index inside the tree, siblings well formed and on the sides
 // the tree shape dictates — any failure is MalformedCommitment); then the
 // root recomputed from f's commitment must equal the signed one
 // (CommitmentMismatch); then the signature.
-func VerifyFrameInclusion(providerName string, f *frame.Frame, proof wire.InclusionProof, result *Attestation, key PublicKey) Verdict {
+func verifyFrameInclusion(providerName string, f *frame.Frame, proof wire.InclusionProof, result *wire.Attestation, key PublicKey) Verdict {
 	if result == nil {
 		return MalformedCommitment
 	}
 	if _, _, v := structural(result); v != 0 {
 		return v
 	}
-	p, err := ParseProof(proof)
+	p, err := parseProof(proof)
 	if err != nil {
 		return MalformedCommitment
 	}
-	root, err := RootFromProof(FrameCommitment(providerName, f), p)
+	root, err := rootFromProof(frameCommitment(providerName, f), p)
 	if err != nil {
 		return MalformedCommitment
 	}
-	return identityOnly(f, VerifyCommitment(root, result, key))
+	return identityOnly(f, verifyCommitment(root, result, key))
 }
 
 func identityOnly(f *frame.Frame, v Verdict) Verdict {
@@ -57,11 +57,11 @@ func identityOnly(f *frame.Frame, v Verdict) Verdict {
 // provider's local id used both to look up trusted keys and as the name in
 // the commitment. Use CheckNamed when the provider's handshake-declared
 // name differs from the host's id for it.
-func Check(store *Store, providerID string, f *frame.Frame, att *Attestation) State {
-	return CheckNamed(store, providerID, providerID, f, att)
+func Check(store *Store, providerID string, f *frame.Frame, att *wire.Attestation) State {
+	return checkNamed(store, providerID, providerID, f, att)
 }
 
-// CheckNamed checks one frame's attestation: trusted keys are looked up
+// checkNamed checks one frame's attestation: trusted keys are looked up
 // under providerID (the operator's name for the provider) and the
 // commitment is recomputed with providerName (the name the provider
 // declared). The order is that of docs/protocol.md §4.5, cheapest first:
@@ -78,7 +78,7 @@ func Check(store *Store, providerID string, f *frame.Frame, att *Attestation) St
 //
 // Check never fails and never panics on peer input: an attestation that
 // cannot be verified degrades to a State. It does not change f.
-func CheckNamed(store *Store, providerID, providerName string, f *frame.Frame, att *Attestation) State {
+func checkNamed(store *Store, providerID, providerName string, f *frame.Frame, att *wire.Attestation) State {
 	if att == nil {
 		return NewUnattested()
 	}
@@ -86,13 +86,13 @@ func CheckNamed(store *Store, providerID, providerName string, f *frame.Frame, a
 	if !ok {
 		return st
 	}
-	return stateOf(VerifyFrame(providerName, f, att, key), att, f)
+	return stateOf(verifyFrame(providerName, f, att, key), att, f)
 }
 
 // checkHeader runs the store-dependent structural checks shared by the
 // per-frame and the inclusion paths.
-func checkHeader(store *Store, providerID string, att *Attestation) (PublicKey, State, bool) {
-	if att.Algorithm != AlgorithmEd25519 {
+func checkHeader(store *Store, providerID string, att *wire.Attestation) (PublicKey, State, bool) {
+	if att.Algorithm != algorithmEd25519 {
 		return PublicKey{}, NewUnknownAlgorithm(att.Algorithm), false
 	}
 	key, ok := store.Key(providerID, att.KeyID)
@@ -105,7 +105,7 @@ func checkHeader(store *Store, providerID string, att *Attestation) (PublicKey, 
 	return key, State{}, true
 }
 
-func stateOf(v Verdict, att *Attestation, f *frame.Frame) State {
+func stateOf(v Verdict, att *wire.Attestation, f *frame.Frame) State {
 	switch v {
 	case Valid, ValidIdentityOnly:
 		return NewAttested(att.KeyID, att.AttesterID, f.ContentDigest != "")
@@ -115,11 +115,11 @@ func stateOf(v Verdict, att *Attestation, f *frame.Frame) State {
 	return NewInvalid(v)
 }
 
-// CheckInclusion checks a frame attested only through the signed result
+// checkInclusion checks a frame attested only through the signed result
 // root (a frame_attestations entry with an inclusion proof and no
 // per-frame signature); the states are those of CheckNamed, with a
 // malformed proof reported as Invalid{MalformedCommitment}.
-func CheckInclusion(store *Store, providerID, providerName string, f *frame.Frame, proof wire.InclusionProof, result *Attestation) State {
+func checkInclusion(store *Store, providerID, providerName string, f *frame.Frame, proof wire.InclusionProof, result *wire.Attestation) State {
 	if result == nil {
 		return NewUnattested()
 	}
@@ -127,18 +127,18 @@ func CheckInclusion(store *Store, providerID, providerName string, f *frame.Fram
 	if !ok {
 		return st
 	}
-	return stateOf(VerifyFrameInclusion(providerName, f, proof, result, key), result, f)
+	return stateOf(verifyFrameInclusion(providerName, f, proof, result, key), result, f)
 }
 
-// CheckResult returns one State per frame of res, in res.Frames order. A
+// checkResult returns one State per frame of res, in res.Frames order. A
 // frame is matched to the first frame_attestations entry naming its frame
 // id and content digest (the entry's provider_id is the provider's own
 // name and is not compared); at most len(res.Frames) entries are examined,
 // so a flood of entries costs no more than one per frame. An entry with a
 // per-frame attestation is checked with CheckNamed; one with only an
 // inclusion proof is checked against result_attestation with
-// CheckInclusion; a frame with no usable entry is Unattested.
-func CheckResult(store *Store, providerID, providerName string, res *wire.Result) []State {
+// checkInclusion; a frame with no usable entry is Unattested.
+func checkResult(store *Store, providerID, providerName string, res *wire.Result) []State {
 	if res == nil {
 		return nil
 	}
@@ -161,7 +161,7 @@ func CheckResult(store *Store, providerID, providerName string, res *wire.Result
 		case e == nil:
 			out[i] = NewUnattested()
 		case e.Attestation != nil:
-			out[i] = CheckNamed(store, providerID, providerName, f, e.Attestation)
+			out[i] = checkNamed(store, providerID, providerName, f, e.Attestation)
 		case e.InclusionProof != nil && res.ResultAttestation != nil:
 			out[i] = root.check(f, *e.InclusionProof)
 		default:
@@ -177,13 +177,13 @@ func CheckResult(store *Store, providerID, providerName string, res *wire.Result
 type rootChecker struct {
 	store                    *Store
 	providerID, providerName string
-	att                      *Attestation
+	att                      *wire.Attestation
 
 	headerDone bool
 	key        PublicKey
 	header     State
 	headerOK   bool
-	signed     Digest
+	signed     digest
 	sigVerdict Verdict // 0 until the signature has been checked
 }
 
@@ -192,17 +192,17 @@ func (r *rootChecker) check(f *frame.Frame, proof wire.InclusionProof) State {
 		r.headerDone = true
 		r.key, r.header, r.headerOK = checkHeader(r.store, r.providerID, r.att)
 		if r.headerOK {
-			r.signed, _ = ParseDigest(r.att.SignedCommitment) // well formed: checkHeader passed
+			r.signed, _ = parseDigest(r.att.SignedCommitment) // well formed: checkHeader passed
 		}
 	}
 	if !r.headerOK {
 		return r.header
 	}
-	p, err := ParseProof(proof)
+	p, err := parseProof(proof)
 	if err != nil {
 		return NewInvalid(MalformedCommitment)
 	}
-	got, err := RootFromProof(FrameCommitment(r.providerName, f), p)
+	got, err := rootFromProof(frameCommitment(r.providerName, f), p)
 	if err != nil {
 		return NewInvalid(MalformedCommitment)
 	}

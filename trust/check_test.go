@@ -14,7 +14,7 @@ import (
 
 const issued = "2026-11-29T12:00:00Z"
 
-func digestOf(s string) string { return Digest(sha256.Sum256([]byte(s))).String() }
+func digestOf(s string) string { return digest(sha256.Sum256([]byte(s))).String() }
 
 func sampleFrame(id string, withDigest bool) frame.Frame {
 	f := frame.Frame{
@@ -51,7 +51,7 @@ func TestSignThenCheck(t *testing.T) {
 		if got != want {
 			t.Fatalf("digest=%v: state %#v, want %#v", withDigest, got, want)
 		}
-		v := VerifyFrame("prov", &f, &att, s.PublicKey())
+		v := verifyFrame("prov", &f, &att, s.PublicKey())
 		if withDigest && v != Valid || !withDigest && v != ValidIdentityOnly {
 			t.Fatalf("digest=%v: verdict %v", withDigest, v)
 		}
@@ -67,7 +67,7 @@ func TestSignedEmptyDigestIsIdentityOnly(t *testing.T) {
 	f := sampleFrame("a", false)
 	f.Set(frame.MemberContentDigest, "")
 	att := s.SignFrame("prov", &f, issued)
-	if v := VerifyFrame("prov", &f, &att, s.PublicKey()); v != ValidIdentityOnly {
+	if v := verifyFrame("prov", &f, &att, s.PublicKey()); v != ValidIdentityOnly {
 		t.Fatalf("verdict %v, want %v", v, ValidIdentityOnly)
 	}
 	if got, want := Check(st, "prov", &f, &att), NewAttested(s.KeyID, s.AttesterID, false); got != want {
@@ -75,7 +75,7 @@ func TestSignedEmptyDigestIsIdentityOnly(t *testing.T) {
 	}
 	// Read back as absent, the same signature no longer matches.
 	f.Clear(frame.MemberContentDigest)
-	if v := VerifyFrame("prov", &f, &att, s.PublicKey()); v != CommitmentMismatch {
+	if v := verifyFrame("prov", &f, &att, s.PublicKey()); v != CommitmentMismatch {
 		t.Fatalf("absent digest: verdict %v, want %v", v, CommitmentMismatch)
 	}
 }
@@ -123,7 +123,7 @@ func TestTamperingIsCommitmentMismatch(t *testing.T) {
 		}
 	}
 	// Provider name: the same frame committed under another provider name.
-	if got := CheckNamed(st, "prov", "other-name", &base, &att); got != NewInvalid(CommitmentMismatch) {
+	if got := checkNamed(st, "prov", "other-name", &base, &att); got != NewInvalid(CommitmentMismatch) {
 		t.Errorf("provider name: %#v", got)
 	}
 	// Title, content, score and label are outside the commitment: the
@@ -138,7 +138,7 @@ func TestTamperingIsCommitmentMismatch(t *testing.T) {
 	g := base
 	g.ID = "forged"
 	forged := att
-	forged.SignedCommitment = FrameCommitment("prov", &g).String()
+	forged.SignedCommitment = frameCommitment("prov", &g).String()
 	if got := Check(st, "prov", &g, &forged); got != NewInvalid(BadSignature) {
 		t.Errorf("re-committed forgery: %#v", got)
 	}
@@ -183,7 +183,7 @@ func TestCheckStates(t *testing.T) {
 		name  string
 		store *Store
 		prov  string
-		att   *Attestation
+		att   *wire.Attestation
 		want  State
 	}{
 		{"good", st, "prov", &good, NewAttested(s.KeyID, s.AttesterID, true)},
@@ -207,10 +207,10 @@ func TestCheckStates(t *testing.T) {
 		}
 	}
 	// Verdicts directly.
-	if v := VerifyFrame("prov", &f, &rsa, s.PublicKey()); v != UnknownAlgorithm {
+	if v := verifyFrame("prov", &f, &rsa, s.PublicKey()); v != UnknownAlgorithm {
 		t.Errorf("verify rsa: %v", v)
 	}
-	if v := VerifyFrame("prov", &f, &wrong, s.PublicKey()); v != BadSignature {
+	if v := verifyFrame("prov", &f, &wrong, s.PublicKey()); v != BadSignature {
 		t.Errorf("verify wrong key: %v", v)
 	}
 }
@@ -243,7 +243,7 @@ func TestVerificationOrder(t *testing.T) {
 func signedResult(t testing.TB, s *Signer, name string, frames []frame.Frame, perFrame bool) *wire.Result {
 	t.Helper()
 	res := &wire.Result{Frames: frames}
-	ids, cs := ResultCommitments(name, frames)
+	ids, cs := resultCommitments(name, frames)
 	if perFrame {
 		for i := range frames {
 			att := s.SignFrame(name, &frames[i], issued)
@@ -251,14 +251,14 @@ func signedResult(t testing.TB, s *Signer, name string, frames []frame.Frame, pe
 		}
 		return res
 	}
-	root := s.SignResult(name, frames, issued)
+	root := s.signResult(name, frames, issued)
 	res.ResultAttestation = &root
 	for i, id := range ids {
-		p, err := Prove(cs, i)
+		p, err := prove(cs, i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := p.Wire()
+		w := p.wire()
 		res.FrameAttestations = append(res.FrameAttestations, wire.FrameAttestation{Frame: id, InclusionProof: &w})
 	}
 	return res
@@ -270,7 +270,7 @@ func TestCheckResult(t *testing.T) {
 	frames := []frame.Frame{sampleFrame("z", true), sampleFrame("a", true), sampleFrame("m", false)}
 	for _, perFrame := range []bool{true, false} {
 		res := signedResult(t, s, "declared-name", frames, perFrame)
-		states := CheckResult(st, "local-id", "declared-name", res)
+		states := checkResult(st, "local-id", "declared-name", res)
 		if len(states) != len(frames) {
 			t.Fatalf("%d states for %d frames", len(states), len(frames))
 		}
@@ -281,7 +281,7 @@ func TestCheckResult(t *testing.T) {
 			}
 		}
 		// Checked under the wrong name: every commitment differs.
-		for _, st2 := range CheckResult(st, "local-id", "local-id", res) {
+		for _, st2 := range checkResult(st, "local-id", "local-id", res) {
 			if st2 != NewInvalid(CommitmentMismatch) {
 				t.Errorf("perFrame=%v wrong name: %#v", perFrame, st2)
 			}
@@ -290,21 +290,21 @@ func TestCheckResult(t *testing.T) {
 		tampered := *res
 		tampered.Frames = append([]frame.Frame(nil), res.Frames...)
 		tampered.Frames[1].Provenance = nil
-		got := CheckResult(st, "local-id", "declared-name", &tampered)
+		got := checkResult(st, "local-id", "declared-name", &tampered)
 		if got[1] != NewInvalid(CommitmentMismatch) || !got[0].IsAttested() || !got[2].IsAttested() {
 			t.Errorf("perFrame=%v tampered: %v", perFrame, got)
 		}
 	}
 	// A result with no attestations: every frame Unattested, none dropped.
 	plain := &wire.Result{Frames: frames}
-	for _, s := range CheckResult(st, "local-id", "declared-name", plain) {
+	for _, s := range checkResult(st, "local-id", "declared-name", plain) {
 		if s != NewUnattested() {
 			t.Errorf("plain: %#v", s)
 		}
 	}
 	// An entry with neither signature nor proof is noise: Unattested.
 	noise := &wire.Result{Frames: frames[:1], FrameAttestations: []wire.FrameAttestation{{Frame: frames[0].Identity("x")}}}
-	if got := CheckResult(st, "local-id", "declared-name", noise); got[0] != NewUnattested() {
+	if got := checkResult(st, "local-id", "declared-name", noise); got[0] != NewUnattested() {
 		t.Errorf("noise entry: %#v", got[0])
 	}
 	// Entries beyond len(frames) are not examined.
@@ -314,7 +314,7 @@ func TestCheckResult(t *testing.T) {
 		flood.FrameAttestations = append(flood.FrameAttestations, res.FrameAttestations[1])
 	}
 	flood.FrameAttestations = append(flood.FrameAttestations, res.FrameAttestations[0])
-	if got := CheckResult(st, "local-id", "declared-name", flood); got[0] != NewUnattested() {
+	if got := checkResult(st, "local-id", "declared-name", flood); got[0] != NewUnattested() {
 		t.Errorf("flood: entry beyond len(frames) was used: %#v", got[0])
 	}
 }
@@ -322,7 +322,7 @@ func TestCheckResult(t *testing.T) {
 func TestLedger(t *testing.T) {
 	var nilLedger *Ledger
 	id := frame.ID{Provider: "p", Frame: "f"}
-	if nilLedger.State(id).Kind() != NotChecked || nilLedger.Len() != 0 || len(nilLedger.Entries()) != 0 {
+	if nilLedger.State(id).kindOf() != notChecked || nilLedger.size() != 0 || len(nilLedger.Entries()) != 0 {
 		t.Fatal("nil ledger not empty")
 	}
 	s := testSigner(t, 1)
@@ -332,8 +332,8 @@ func TestLedger(t *testing.T) {
 	res.FrameAttestations = res.FrameAttestations[:2] // c unattested
 	l := NewLedger()
 	states := l.AddResult(st, "local", "local", res)
-	if l.Len() != 3 {
-		t.Fatalf("len %d", l.Len())
+	if l.size() != 3 {
+		t.Fatalf("len %d", l.size())
 	}
 	for i, f := range frames {
 		if l.State(f.Identity("local")) != states[i] {
@@ -343,21 +343,21 @@ func TestLedger(t *testing.T) {
 	if l.State(frames[2].Identity("local")) != NewUnattested() {
 		t.Error("c should be unattested")
 	}
-	if l.State(frames[0].Identity("other-provider")).Kind() != NotChecked {
+	if l.State(frames[0].Identity("other-provider")).kindOf() != notChecked {
 		t.Error("absent identity is not NotChecked")
 	}
 	es := l.Entries()
 	for i := 1; i < len(es); i++ {
-		if !es[i-1].Frame.Less(es[i].Frame) {
+		if es[i-1].Frame.Compare(es[i].Frame) >= 0 {
 			t.Fatal("entries not in canonical order")
 		}
 	}
 	back, b := roundtrip.JSON[Ledger](t, l)
-	if back.Len() != 3 {
-		t.Fatalf("round trip kept %d entries of %s", back.Len(), b)
+	if back.size() != 3 {
+		t.Fatalf("round trip kept %d entries of %s", back.size(), b)
 	}
 	l.Set(frames[0].Identity("local"), State{})
-	if l.Len() != 2 {
+	if l.size() != 2 {
 		t.Fatal("setting NotChecked did not remove the entry")
 	}
 	dup := `[{"frame":{"provider_id":"p","frame_id":"f"},"attestation":{"state":"unattested"}},{"frame":{"provider_id":"p","frame_id":"f"},"attestation":{"state":"unattested"}}]`
@@ -368,7 +368,7 @@ func TestLedger(t *testing.T) {
 
 // TestCheckResultRootOnceAgreesWithCheckInclusion: verifying the root's
 // signature once per result gives each frame exactly the state
-// CheckInclusion gives it alone, for good, forged and tampered results.
+// checkInclusion gives it alone, for good, forged and tampered results.
 func TestCheckResultRootOnceAgreesWithCheckInclusion(t *testing.T) {
 	s := testSigner(t, 1)
 	st := trustedStore(t, "prov", s)
@@ -394,7 +394,7 @@ func TestCheckResultRootOnceAgreesWithCheckInclusion(t *testing.T) {
 	unknownKey.ResultAttestation = &uk
 
 	for name, res := range map[string]*wire.Result{"good": good, "forged": &forged, "tampered": &tampered, "unknown key": &unknownKey} {
-		states := CheckResult(st, "prov", "prov", res)
+		states := checkResult(st, "prov", "prov", res)
 		for i := range res.Frames {
 			f := &res.Frames[i]
 			var proof *wire.InclusionProof
@@ -403,7 +403,7 @@ func TestCheckResultRootOnceAgreesWithCheckInclusion(t *testing.T) {
 					proof = e.InclusionProof
 				}
 			}
-			want := CheckInclusion(st, "prov", "prov", f, *proof, res.ResultAttestation)
+			want := checkInclusion(st, "prov", "prov", f, *proof, res.ResultAttestation)
 			if states[i] != want {
 				t.Errorf("%s frame %s: CheckResult %#v, CheckInclusion %#v", name, f.ID, states[i], want)
 			}

@@ -4,16 +4,7 @@ import (
 	"sort"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/wire"
 )
-
-// Attestation is the CGP provenance attestation record, the wire type
-// (ProvenanceAttestation): a detached Ed25519 signature over a frame
-// commitment or a result root. Only SignedCommitment is signed; KeyID
-// selects the verifying key, and Algorithm, AttesterID and IssuedAt are
-// unsigned metadata (F18) — a relay can rewrite AttesterID and IssuedAt
-// without breaking the signature, so show them as claims, never as facts.
-type Attestation = wire.Attestation
 
 // linkOpt is member m of link p, present when p.Has(m): a member decoded
 // from "" or set to "" with Provenance.Set encodes as 0x01 00000000, as the
@@ -33,25 +24,25 @@ func fieldsOf(p *frame.Provenance) linkFields {
 	}
 }
 
-// EncodeLink returns the canonical encoding of one provenance link
+// encodeLink returns the canonical encoding of one provenance link
 // (docs/protocol.md §4.4): enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖
 // enc_opt(digest) ‖ enc_opt(method) ‖ enc_opt(by), where enc_str(s) is the
 // 4-byte big-endian byte length then the UTF-8 bytes, and enc_opt writes
 // 0x00 for absent, else 0x01 then enc_str. A member is present when
 // p.Has reports it, so a present-and-empty member encodes as 0x01 00000000.
-func EncodeLink(p frame.Provenance) []byte { return appendLink(nil, fieldsOf(&p)) }
+func encodeLink(p frame.Provenance) []byte { return appendLink(nil, fieldsOf(&p)) }
 
-// ChainHead returns the head of the provenance hash chain: it starts at
+// chainHead returns the head of the provenance hash chain: it starts at
 // SHA256("contextgraph/attest/1/genesis") and folds each link, source
 // first (the slice order), as SHA256("contextgraph/attest/1/link" ‖ head ‖
-// EncodeLink(link)). No link can be added, removed, reordered or edited
+// encodeLink(link)). No link can be added, removed, reordered or edited
 // without changing the head.
-func ChainHead(links []frame.Provenance) Digest {
+func chainHead(links []frame.Provenance) digest {
 	c := newChainer()
 	return c.chain(links)
 }
 
-func (c *chainer) chain(links []frame.Provenance) Digest {
+func (c *chainer) chain(links []frame.Provenance) digest {
 	c.reset()
 	for i := range links {
 		c.add(fieldsOf(&links[i]))
@@ -59,17 +50,17 @@ func (c *chainer) chain(links []frame.Provenance) Digest {
 	return c.head
 }
 
-// FrameCommitment returns the commitment a frame attestation signs:
+// frameCommitment returns the commitment a frame attestation signs:
 // SHA256("contextgraph/attest/1/frame" ‖ enc_str(providerName) ‖
 // enc_str(f.ID) ‖ enc_opt(f.ContentDigest) ‖ ChainHead(f.Provenance)).
 // providerName is the provider's handshake-declared name (ADR 0023), which
 // may differ from the host's local id for it.
-func FrameCommitment(providerName string, f *frame.Frame) Digest {
+func frameCommitment(providerName string, f *frame.Frame) digest {
 	c := newChainer()
 	return c.commit(providerName, f)
 }
 
-func (c *chainer) commit(providerName string, f *frame.Frame) Digest {
+func (c *chainer) commit(providerName string, f *frame.Frame) digest {
 	head := c.chain(f.Provenance)
 	// A content_digest sent as "" is present: 0x01 00000000, as the
 	// reference encodes Some("").
@@ -77,19 +68,19 @@ func (c *chainer) commit(providerName string, f *frame.Frame) Digest {
 	return c.frameCommitment(providerName, f.ID, digest, head)
 }
 
-// ResultCommitments returns the identities (under providerName) and
+// resultCommitments returns the identities (under providerName) and
 // commitments of frames, sorted together in canonical FrameID order — the
 // leaf order of the result root.
-func ResultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, []Digest) {
+func resultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, []digest) {
 	idx := make([]int, len(frames))
 	ids := make([]frame.ID, len(frames))
 	for i := range frames {
 		idx[i] = i
 		ids[i] = frames[i].Identity(providerName)
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ids[idx[a]].Less(ids[idx[b]]) })
+	sort.SliceStable(idx, func(a, b int) bool { return ids[idx[a]].Compare(ids[idx[b]]) < 0 })
 	outIDs := make([]frame.ID, len(frames))
-	out := make([]Digest, len(frames))
+	out := make([]digest, len(frames))
 	c := newChainer()
 	for k, i := range idx {
 		outIDs[k] = ids[i]
@@ -98,9 +89,9 @@ func ResultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, [
 	return outIDs, out
 }
 
-// ResultRoot returns the Merkle root a result attestation signs: MerkleRoot
+// resultRoot returns the Merkle root a result attestation signs: MerkleRoot
 // over the frames' commitments in canonical FrameID order.
-func ResultRoot(providerName string, frames []frame.Frame) Digest {
-	_, cs := ResultCommitments(providerName, frames)
-	return MerkleRoot(cs)
+func resultRoot(providerName string, frames []frame.Frame) digest {
+	_, cs := resultCommitments(providerName, frames)
+	return merkleRoot(cs)
 }

@@ -7,34 +7,34 @@ import (
 	"fmt"
 )
 
-// Digest is a SHA-256 value: a frame commitment, a provenance chain head, or
+// digest is a SHA-256 value: a frame commitment, a provenance chain head, or
 // a Merkle node. Its text form is the protocol's digest grammar,
 // "sha256:" followed by 64 lowercase hex digits.
-type Digest [sha256.Size]byte
+type digest [sha256.Size]byte
 
 const digestPrefix = "sha256:"
 
-// DigestTextLen is the length of a digest's text form (71 bytes).
-const DigestTextLen = len(digestPrefix) + 2*sha256.Size
+// digestTextLen is the length of a digest's text form (71 bytes).
+const digestTextLen = len(digestPrefix) + 2*sha256.Size
 
-// ErrMalformedDigest reports text that is not "sha256:" and 64 lowercase hex
+// errMalformedDigest reports text that is not "sha256:" and 64 lowercase hex
 // digits.
-var ErrMalformedDigest = errors.New("malformed digest")
+var errMalformedDigest = errors.New("malformed digest")
 
-// String returns the "sha256:<lowercase hex>" form.
-func (d Digest) String() string {
-	var b [DigestTextLen]byte
+// string returns the "sha256:<lowercase hex>" form.
+func (d digest) String() string {
+	var b [digestTextLen]byte
 	copy(b[:], digestPrefix)
 	hex.Encode(b[len(digestPrefix):], d[:])
 	return string(b[:])
 }
 
 // MarshalText returns the String form.
-func (d Digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+func (d digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // UnmarshalText parses the String form strictly (see ParseDigest).
-func (d *Digest) UnmarshalText(b []byte) error {
-	v, err := ParseDigest(string(b))
+func (d *digest) UnmarshalText(b []byte) error {
+	v, err := parseDigest(string(b))
 	if err != nil {
 		return err
 	}
@@ -42,16 +42,16 @@ func (d *Digest) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseDigest parses "sha256:" followed by exactly 64 lowercase hex digits.
+// parseDigest parses "sha256:" followed by exactly 64 lowercase hex digits.
 // Uppercase hex, other algorithms and any other length are rejected with an
 // error wrapping ErrMalformedDigest.
-func ParseDigest(s string) (Digest, error) {
-	var d Digest
-	if len(s) != DigestTextLen || s[:len(digestPrefix)] != digestPrefix {
-		return d, fmt.Errorf("trust: parse digest: %w: want %q and 64 lowercase hex digits", ErrMalformedDigest, digestPrefix)
+func parseDigest(s string) (digest, error) {
+	var d digest
+	if len(s) != digestTextLen || s[:len(digestPrefix)] != digestPrefix {
+		return d, fmt.Errorf("trust: parse digest: %w: want %q and 64 lowercase hex digits", errMalformedDigest, digestPrefix)
 	}
 	if !decodeLowerHex(d[:], s[len(digestPrefix):]) {
-		return d, fmt.Errorf("trust: parse digest: %w: not lowercase hex", ErrMalformedDigest)
+		return d, fmt.Errorf("trust: parse digest: %w: not lowercase hex", errMalformedDigest)
 	}
 	return d, nil
 }

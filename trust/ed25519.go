@@ -35,51 +35,51 @@ type PublicKey struct {
 	b [ed25519.PublicKeySize]byte
 }
 
-// ErrMalformedKey reports a public key that is not 64 lowercase hex digits,
+// errMalformedKey reports a public key that is not 64 lowercase hex digits,
 // not a canonical curve point, or a point of small order.
-var ErrMalformedKey = errors.New("malformed ed25519 public key")
+var errMalformedKey = errors.New("malformed ed25519 public key")
 
 // ParsePublicKey parses 64 lowercase hex digits and applies the strict
 // checks. Errors wrap ErrMalformedKey.
 func ParsePublicKey(s string) (PublicKey, error) {
 	var b [ed25519.PublicKeySize]byte
 	if !decodeLowerHex(b[:], s) {
-		return PublicKey{}, fmt.Errorf("trust: parse public key: %w: want 64 lowercase hex digits", ErrMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: parse public key: %w: want 64 lowercase hex digits", errMalformedKey)
 	}
-	return NewPublicKey(b[:])
+	return newPublicKey(b[:])
 }
 
-// NewPublicKey applies the strict checks to 32 raw key bytes. Errors wrap
-// ErrMalformedKey.
-func NewPublicKey(raw []byte) (PublicKey, error) {
+// newPublicKey applies the strict checks to 32 raw key bytes. Errors wrap
+// errMalformedKey.
+func newPublicKey(raw []byte) (PublicKey, error) {
 	var k PublicKey
 	if len(raw) != ed25519.PublicKeySize {
-		return k, fmt.Errorf("trust: public key: %w: %d bytes, want 32", ErrMalformedKey, len(raw))
+		return k, fmt.Errorf("trust: public key: %w: %d bytes, want 32", errMalformedKey, len(raw))
 	}
 	copy(k.b[:], raw)
 	switch {
 	case !canonicalY(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: non-canonical encoding", ErrMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: non-canonical encoding", errMalformedKey)
 	case smallOrder(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: point of small order", ErrMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: point of small order", errMalformedKey)
 	case !onCurve(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: not a curve point", ErrMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: not a curve point", errMalformedKey)
 	}
 	return k, nil
 }
 
-// Bytes returns a copy of the 32 key bytes.
-func (k PublicKey) Bytes() []byte { return append([]byte(nil), k.b[:]...) }
+// bytes returns a copy of the 32 key bytes.
+func (k PublicKey) bytes() []byte { return append([]byte(nil), k.b[:]...) }
 
-// String returns the key as 64 lowercase hex digits.
+// string returns the key as 64 lowercase hex digits.
 func (k PublicKey) String() string { return hex.EncodeToString(k.b[:]) }
 
 // Fingerprint returns "sha256:" and the hex SHA-256 of the 32 key bytes, a
 // short form to show a person beside the provider it is trusted for.
-func (k PublicKey) Fingerprint() string { return Digest(sha256.Sum256(k.b[:])).String() }
+func (k PublicKey) Fingerprint() string { return digest(sha256.Sum256(k.b[:])).String() }
 
-// IsZero reports whether k is the zero PublicKey (no key).
-func (k PublicKey) IsZero() bool { return k == PublicKey{} }
+// isZero reports whether k is the zero PublicKey (no key).
+func (k PublicKey) isZero() bool { return k == PublicKey{} }
 
 // Field prime p = 2²⁵⁵ − 19 and the scalar group order L, little-endian.
 var (

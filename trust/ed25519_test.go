@@ -131,29 +131,29 @@ func TestSmallOrderKeyForgery(t *testing.T) {
 	if !ed25519.Verify(identity, msg, sig) {
 		t.Fatal("crypto/ed25519 now rejects small-order keys; update the comment in ed25519.go")
 	}
-	if _, err := NewPublicKey(identity); err == nil {
+	if _, err := newPublicKey(identity); err == nil {
 		t.Fatal("identity accepted as a public key")
 	}
 	for _, p := range smallOrderPoints(t) {
 		enc := ptEncode(p)
-		if _, err := NewPublicKey(enc[:]); err == nil {
+		if _, err := newPublicKey(enc[:]); err == nil {
 			t.Errorf("small-order key %x accepted", enc)
 		}
 	}
 	// And the verdict path: a zero key is refused as malformed.
 	s := testSigner(t, 1)
-	c := Digest(sha256.Sum256([]byte("x")))
-	att := s.SignCommitment(c, "2026-01-01T00:00:00Z")
-	if v := VerifyCommitment(c, &att, PublicKey{}); v != MalformedKey {
+	c := digest(sha256.Sum256([]byte("x")))
+	att := s.signCommitment(c, "2026-01-01T00:00:00Z")
+	if v := verifyCommitment(c, &att, PublicKey{}); v != MalformedKey {
 		t.Fatalf("zero key verdict %v", v)
 	}
 }
 
 func TestNonCanonicalSignature(t *testing.T) {
 	s := testSigner(t, 2)
-	c := Digest(sha256.Sum256([]byte("commitment")))
-	att := s.SignCommitment(c, "2026-01-01T00:00:00Z")
-	if v := VerifyCommitment(c, &att, s.PublicKey()); v != Valid {
+	c := digest(sha256.Sum256([]byte("commitment")))
+	att := s.signCommitment(c, "2026-01-01T00:00:00Z")
+	if v := verifyCommitment(c, &att, s.PublicKey()); v != Valid {
 		t.Fatalf("baseline verdict %v", v)
 	}
 	sig := make([]byte, 64)
@@ -169,7 +169,7 @@ func TestNonCanonicalSignature(t *testing.T) {
 	if carry != 0 || bumped[63]&0xe0 != 0 {
 		t.Fatal("S+L overflowed; S < L < 2^253 makes this impossible")
 	}
-	if ed25519.Verify(s.PublicKey().Bytes(), c[:], bumped) {
+	if ed25519.Verify(s.PublicKey().bytes(), c[:], bumped) {
 		t.Fatal("crypto/ed25519 accepts S+L; update the comment in ed25519.go")
 	}
 	if v := verifyEd25519(s.PublicKey(), c[:], bumped); v != MalformedSignature {
@@ -204,13 +204,13 @@ func TestNonCanonicalKey(t *testing.T) {
 	// non-canonical encodings of valid points, we refuse them.
 	k := fieldP
 	k[0]++
-	if _, err := NewPublicKey(k[:]); err == nil {
+	if _, err := newPublicKey(k[:]); err == nil {
 		t.Fatal("non-canonical key accepted")
 	}
 	// x = 0 with the sign bit set.
 	neg := [32]byte{1}
 	neg[31] |= 0x80
-	if _, err := NewPublicKey(neg[:]); err == nil {
+	if _, err := newPublicKey(neg[:]); err == nil {
 		t.Fatal("negative-zero key accepted")
 	}
 	// A y with no x on the curve (y = 2 is off the curve: checked below with
@@ -218,7 +218,7 @@ func TestNonCanonicalKey(t *testing.T) {
 	if _, ok := ptFromY(big.NewInt(2)); ok {
 		t.Fatal("test assumption: y=2 has a point")
 	}
-	if _, err := NewPublicKey((&[32]byte{2})[:]); err == nil {
+	if _, err := newPublicKey((&[32]byte{2})[:]); err == nil {
 		t.Fatal("off-curve key accepted")
 	}
 	// A real key round-trips through hex.
@@ -237,7 +237,7 @@ func TestNonCanonicalKey(t *testing.T) {
 	if _, err := ParsePublicKey(string(up)); err == nil {
 		t.Fatal("uppercase hex key accepted")
 	}
-	if _, err := NewPublicKey(make([]byte, 31)); err == nil {
+	if _, err := newPublicKey(make([]byte, 31)); err == nil {
 		t.Fatal("short key accepted")
 	}
 }

@@ -61,14 +61,14 @@ func appendLink(b []byte, l linkFields) []byte {
 }
 
 // genesis is SHA-256 of the genesis tag: the head of an empty chain.
-func genesis() Digest { return sha256.Sum256([]byte(tagGenesis)) }
+func genesis() digest { return sha256.Sum256([]byte(tagGenesis)) }
 
 // chainer folds links into a provenance hash chain, reusing one hash state
 // and one scratch buffer.
 type chainer struct {
 	h    hash.Hash
 	buf  []byte
-	head Digest
+	head digest
 }
 
 func newChainer() *chainer { return &chainer{h: sha256.New(), head: genesis()} }
@@ -85,7 +85,7 @@ func (c *chainer) add(l linkFields) {
 
 // frameCommitment returns SHA256(tagFrame ‖ enc(provider) ‖ enc(frameID) ‖
 // enc_opt(contentDigest) ‖ head).
-func (c *chainer) frameCommitment(provider, frameID string, contentDigest opt, head Digest) Digest {
+func (c *chainer) frameCommitment(provider, frameID string, contentDigest opt, head digest) digest {
 	c.buf = append(c.buf[:0], tagFrame...)
 	c.buf = appendStr(c.buf, provider)
 	c.buf = appendStr(c.buf, frameID)
@@ -93,7 +93,7 @@ func (c *chainer) frameCommitment(provider, frameID string, contentDigest opt, h
 	c.buf = append(c.buf, head[:]...)
 	c.h.Reset()
 	c.h.Write(c.buf)
-	var d Digest
+	var d digest
 	c.h.Sum(d[:0])
 	return d
 }

@@ -66,24 +66,6 @@ func ExampleLedger() {
 	// not_checked
 }
 
-// A result signed once at its Merkle root: each frame carries an inclusion
-// proof to that root.
-func ExampleProve() {
-	var leaves []trust.Digest
-	for _, id := range []string{"a", "b", "c"} {
-		leaves = append(leaves, trust.FrameCommitment("docs", &frame.Frame{ID: id}))
-	}
-	root := trust.MerkleRoot(leaves)
-	proof, _ := trust.Prove(leaves, 2)
-	fmt.Println(len(proof.Path), proof.Path[0].SiblingIsLeft)
-	fmt.Println(trust.VerifyInclusion(root, leaves[2], proof) == nil)
-	fmt.Println(trust.VerifyInclusion(root, leaves[1], proof) != nil)
-	// Output:
-	// 1 true
-	// true
-	// true
-}
-
 // ParsePublicKey applies the strict checks: lowercase hex only, canonical,
 // not a small-order point.
 func ExampleParsePublicKey() {

@@ -26,7 +26,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add(att.SignedCommitment, att.KeyID, att.Algorithm, att.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false, uint8(0))
 	f.Add(att.SignedCommitment, att.KeyID, "ed25519", att.Signature[:64], "a", "", "", "", "", uint64(3), uint64(2), "sha256:00", true, uint8(0))
 	f.Add("sha256:"+att.SignedCommitment, "nope", "rsa", "ZZ", "", "", "x", "", "", uint64(1), uint64(1<<63), att.SignedCommitment, true, uint8(0))
-	root := s.SignResult("prov", []frame.Frame{good}, issued)
+	root := s.signResult("prov", []frame.Frame{good}, issued)
 	f.Add(root.SignedCommitment, root.KeyID, root.Algorithm, root.Signature, good.ID, good.ContentDigest, "file", "file:///r/a", "L1-2", uint64(0), uint64(1), "", false, uint8(0))
 	// A link with present-but-empty members, signed over the commitment
 	// that covers them.
@@ -40,7 +40,7 @@ func FuzzCheck(f *testing.F) {
 	st := trustedStore(f, "prov", s)
 	f.Fuzz(func(t *testing.T, commitment, keyID, alg, sig, frameID, digest, ptype, puri, prange string, leafIndex, leafCount uint64, sibling string, left bool, empties uint8) {
 		fr := frame.Frame{ID: frameID, ContentDigest: digest, Provenance: []frame.Provenance{{Type: ptype, URI: puri, Range: prange}}}
-		unmarked := FrameCommitment("prov", &fr)
+		unmarked := frameCommitment("prov", &fr)
 		link := &fr.Provenance[0]
 		marked := false
 		for _, m := range []frame.ProvenanceMember{frame.MemberURI, frame.MemberRange, frame.MemberDigest, frame.MemberMethod, frame.MemberBy} {
@@ -53,7 +53,7 @@ func FuzzCheck(f *testing.F) {
 		// link's JSON round trip keeps which members are present and, when
 		// its strings are valid UTF-8 (JSON replaces invalid bytes), its
 		// link encoding.
-		if (FrameCommitment("prov", &fr) == unmarked) == marked {
+		if (frameCommitment("prov", &fr) == unmarked) == marked {
 			t.Fatalf("marks %08b on %#v: commitment unchanged = %v", empties, *link, !marked)
 		}
 		if lb, err := json.Marshal(*link); err != nil {
@@ -68,11 +68,11 @@ func FuzzCheck(f *testing.F) {
 					t.Fatalf("link %s: member %v present %v after the round trip, %v before", lb, m, back.Has(m), link.Has(m))
 				}
 			}
-			if utf8.ValidString(ptype) && utf8.ValidString(puri) && utf8.ValidString(prange) && !bytes.Equal(EncodeLink(back), EncodeLink(*link)) {
+			if utf8.ValidString(ptype) && utf8.ValidString(puri) && utf8.ValidString(prange) && !bytes.Equal(encodeLink(back), encodeLink(*link)) {
 				t.Fatalf("link %s does not round-trip its encoding", lb)
 			}
 		}
-		a := Attestation{SignedCommitment: commitment, KeyID: keyID, Algorithm: alg, Signature: sig, AttesterID: "x", IssuedAt: issued}
+		a := wire.Attestation{SignedCommitment: commitment, KeyID: keyID, Algorithm: alg, Signature: sig, AttesterID: "x", IssuedAt: issued}
 		before, _ := json.Marshal(fr)
 
 		got := Check(st, "prov", &fr, &a)
@@ -80,12 +80,12 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("nondeterministic: %v then %v", got, again)
 		}
 		if got.IsAttested() {
-			c := FrameCommitment("prov", &fr)
+			c := frameCommitment("prov", &fr)
 			if commitment != c.String() {
 				t.Fatalf("attested with commitment %q, recomputed %v", commitment, c)
 			}
 			raw := make([]byte, 64)
-			if !decodeLowerHex(raw, sig) || !ed25519.Verify(s.PublicKey().Bytes(), c[:], raw) {
+			if !decodeLowerHex(raw, sig) || !ed25519.Verify(s.PublicKey().bytes(), c[:], raw) {
 				t.Fatal("attested without a verifying signature")
 			}
 			if got.CoversContent() != (digest != "") {
@@ -96,19 +96,19 @@ func FuzzCheck(f *testing.F) {
 		if sibling != "" {
 			proof.Path = []wire.ProofStep{{Sibling: sibling, SiblingIsLeft: left}}
 		}
-		ist := CheckInclusion(st, "prov", "prov", &fr, proof, &a)
+		ist := checkInclusion(st, "prov", "prov", &fr, proof, &a)
 		if ist.IsAttested() {
-			p, err := ParseProof(proof)
+			p, err := parseProof(proof)
 			if err != nil {
 				t.Fatal("attested through an unparseable proof")
 			}
-			r, err := RootFromProof(FrameCommitment("prov", &fr), p)
+			r, err := rootFromProof(frameCommitment("prov", &fr), p)
 			if err != nil || r.String() != commitment {
 				t.Fatal("attested through a proof that does not reach the signed root")
 			}
 		}
 		res := &wire.Result{Frames: []frame.Frame{fr, fr}, FrameAttestations: []wire.FrameAttestation{{Frame: fr.Identity("prov"), Attestation: &a, InclusionProof: &proof}}, ResultAttestation: &a}
-		states := CheckResult(st, "prov", "prov", res)
+		states := checkResult(st, "prov", "prov", res)
 		if len(states) != 2 || states[0] != got || states[1] != got {
 			t.Fatalf("CheckResult %v, Check %v", states, got)
 		}

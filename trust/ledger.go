@@ -27,7 +27,7 @@ func NewLedger() *Ledger { return &Ledger{} }
 // Set records state s for identity id, replacing any earlier state.
 // Setting NotChecked removes the entry.
 func (l *Ledger) Set(id frame.ID, s State) {
-	if s.Kind() == NotChecked {
+	if s.kindOf() == notChecked {
 		delete(l.states, id)
 		return
 	}
@@ -45,8 +45,8 @@ func (l *Ledger) State(id frame.ID) State {
 	return l.states[id]
 }
 
-// Len returns the number of identities with a recorded state.
-func (l *Ledger) Len() int {
+// size returns the number of identities with a recorded state.
+func (l *Ledger) size() int {
 	if l == nil {
 		return 0
 	}
@@ -63,13 +63,13 @@ type LedgerEntry struct {
 
 // Entries returns the recorded states in canonical FrameID order.
 func (l *Ledger) Entries() []LedgerEntry {
-	out := make([]LedgerEntry, 0, l.Len())
+	out := make([]LedgerEntry, 0, l.size())
 	if l != nil {
 		for id, s := range l.states {
 			out = append(out, LedgerEntry{Frame: id, State: s})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Frame.Less(out[j].Frame) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Frame.Compare(out[j].Frame) < 0 })
 	return out
 }
 
@@ -77,7 +77,7 @@ func (l *Ledger) Entries() []LedgerEntry {
 // records each state under the frame's identity with the host's local
 // providerID. It returns the states in res.Frames order.
 func (l *Ledger) AddResult(store *Store, providerID, providerName string, res *wire.Result) []State {
-	states := CheckResult(store, providerID, providerName, res)
+	states := checkResult(store, providerID, providerName, res)
 	for i, s := range states {
 		l.Set(res.Frames[i].Identity(providerID), s)
 	}

@@ -7,60 +7,60 @@ import (
 	"math/bits"
 )
 
-// MaxProofSteps is the longest inclusion path VerifyInclusion walks. A path
+// maxProofSteps is the longest inclusion path VerifyInclusion walks. A path
 // of n steps describes a tree of up to 2ⁿ leaves, so 64 covers any result
 // that can exist; the cap bounds the hashing a peer can demand.
-const MaxProofSteps = 64
+const maxProofSteps = 64
 
-// ProofStep is one step of an inclusion proof, leaf upward: the sibling
+// proofStep is one step of an inclusion proof, leaf upward: the sibling
 // subtree hash and whether it is the left operand at that level. Wire
 // members: "sibling" ("sha256:<hex>"), "sibling_is_left".
-type ProofStep struct {
+type proofStep struct {
 	// Sibling is the hash of the sibling subtree at this level.
-	Sibling Digest `json:"sibling"`
+	Sibling digest `json:"sibling"`
 	// SiblingIsLeft is true when Sibling is the left operand of the node
 	// hash at this level.
 	SiblingIsLeft bool `json:"sibling_is_left"`
 }
 
-// InclusionProof shows that one commitment is a leaf of a Merkle root
+// inclusionProof shows that one commitment is a leaf of a Merkle root
 // (RFC 6962 tree shape). Wire members: "leaf_index", "leaf_count", "path".
-type InclusionProof struct {
+type inclusionProof struct {
 	// LeafIndex is the 0-based position of the proven leaf; it must be
 	// below LeafCount.
 	LeafIndex uint64 `json:"leaf_index"`
 	// LeafCount is the number of leaves in the tree.
 	LeafCount uint64 `json:"leaf_count"`
 	// Path lists the sibling hashes from the leaf up to the root; at most
-	// MaxProofSteps steps.
-	Path []ProofStep `json:"path"`
+	// maxProofSteps steps.
+	Path []proofStep `json:"path"`
 }
 
 // Errors of inclusion-proof verification. All are wrapped with detail.
 var (
-	// ErrProofTooLong: the path has more than MaxProofSteps steps.
-	ErrProofTooLong = errors.New("inclusion path longer than 64 steps")
-	// ErrProofIndex: leaf_index is not inside a tree of leaf_count leaves.
-	ErrProofIndex = errors.New("leaf index outside the tree")
-	// ErrProofShape: the path's length or sides do not match the tree shape
+	// errProofTooLong: the path has more than MaxProofSteps steps.
+	errProofTooLong = errors.New("inclusion path longer than 64 steps")
+	// errProofIndex: leaf_index is not inside a tree of leaf_count leaves.
+	errProofIndex = errors.New("leaf index outside the tree")
+	// errProofShape: the path's length or sides do not match the tree shape
 	// that leaf_index and leaf_count determine.
-	ErrProofShape = errors.New("inclusion path does not match the tree shape")
-	// ErrRootMismatch: the path is well formed but leads to another root.
-	ErrRootMismatch = errors.New("inclusion proof leads to a different root")
+	errProofShape = errors.New("inclusion path does not match the tree shape")
+	// errRootMismatch: the path is well formed but leads to another root.
+	errRootMismatch = errors.New("inclusion proof leads to a different root")
 )
 
-// EmptyRoot is the root of a tree with no leaves:
+// emptyRoot is the root of a tree with no leaves:
 // SHA256("contextgraph/attest/1/merkle-empty").
-func EmptyRoot() Digest { return sha256.Sum256([]byte(tagMerkleEmpty)) }
+func emptyRoot() digest { return sha256.Sum256([]byte(tagMerkleEmpty)) }
 
-func leafHash(c Digest) Digest {
+func leafHash(c digest) digest {
 	var b [1 + sha256.Size]byte
 	b[0] = 0x00
 	copy(b[1:], c[:])
 	return sha256.Sum256(b[:])
 }
 
-func nodeHash(l, r Digest) Digest {
+func nodeHash(l, r digest) digest {
 	var b [1 + 2*sha256.Size]byte
 	b[0] = 0x01
 	copy(b[1:], l[:])
@@ -71,19 +71,19 @@ func nodeHash(l, r Digest) Digest {
 // split returns the largest power of two strictly less than n (n ≥ 2).
 func split(n uint64) uint64 { return 1 << (bits.Len64(n-1) - 1) }
 
-// MerkleRoot returns the RFC 6962 root over commitments, which the caller
+// merkleRoot returns the RFC 6962 root over commitments, which the caller
 // passes in canonical FrameID order (ResultCommitments does this): a leaf
 // is SHA256(0x00 ‖ c), a node SHA256(0x01 ‖ left ‖ right), the left subtree
 // holds the largest power of two strictly less than n leaves, and an empty
 // list has root EmptyRoot. Linear time; the recursion depth is log₂ n.
-func MerkleRoot(commitments []Digest) Digest {
+func merkleRoot(commitments []digest) digest {
 	if len(commitments) == 0 {
-		return EmptyRoot()
+		return emptyRoot()
 	}
 	return subtreeRoot(commitments)
 }
 
-func subtreeRoot(cs []Digest) Digest {
+func subtreeRoot(cs []digest) digest {
 	if len(cs) == 1 {
 		return leafHash(cs[0])
 	}
@@ -91,23 +91,23 @@ func subtreeRoot(cs []Digest) Digest {
 	return nodeHash(subtreeRoot(cs[:k]), subtreeRoot(cs[k:]))
 }
 
-// Prove returns the inclusion proof of leaf index within commitments, or an
+// prove returns the inclusion proof of leaf index within commitments, or an
 // error wrapping ErrProofIndex when index is outside the list.
-func Prove(commitments []Digest, index int) (InclusionProof, error) {
+func prove(commitments []digest, index int) (inclusionProof, error) {
 	if index < 0 || index >= len(commitments) {
-		return InclusionProof{}, fmt.Errorf("trust: prove: %w: index %d of %d leaves", ErrProofIndex, index, len(commitments))
+		return inclusionProof{}, fmt.Errorf("trust: prove: %w: index %d of %d leaves", errProofIndex, index, len(commitments))
 	}
-	p := InclusionProof{LeafIndex: uint64(index), LeafCount: uint64(len(commitments))}
+	p := inclusionProof{LeafIndex: uint64(index), LeafCount: uint64(len(commitments))}
 	// Walk down from the root, collecting siblings root-first, then reverse
 	// into leaf-first order.
 	cs, i := commitments, index
 	for len(cs) > 1 {
 		k := int(split(uint64(len(cs))))
 		if i < k {
-			p.Path = append(p.Path, ProofStep{Sibling: subtreeRoot(cs[k:]), SiblingIsLeft: false})
+			p.Path = append(p.Path, proofStep{Sibling: subtreeRoot(cs[k:]), SiblingIsLeft: false})
 			cs = cs[:k]
 		} else {
-			p.Path = append(p.Path, ProofStep{Sibling: subtreeRoot(cs[:k]), SiblingIsLeft: true})
+			p.Path = append(p.Path, proofStep{Sibling: subtreeRoot(cs[:k]), SiblingIsLeft: true})
 			cs, i = cs[k:], i-k
 		}
 	}
@@ -117,27 +117,27 @@ func Prove(commitments []Digest, index int) (InclusionProof, error) {
 	return p, nil
 }
 
-// RootFromProof recomputes the root that proof leads to from leaf
+// rootFromProof recomputes the root that proof leads to from leaf
 // commitment c. Before hashing anything it rejects a path longer than
-// MaxProofSteps (ErrProofTooLong), a leaf index outside the tree or an
+// maxProofSteps (ErrProofTooLong), a leaf index outside the tree or an
 // empty tree (ErrProofIndex), and a path whose length or sides differ from
 // the unique shape of a tree of LeafCount leaves at LeafIndex
 // (ErrProofShape) — so a proof means exactly one position in one tree.
-func RootFromProof(c Digest, proof InclusionProof) (Digest, error) {
-	if len(proof.Path) > MaxProofSteps {
-		return Digest{}, fmt.Errorf("trust: verify inclusion: %w (%d)", ErrProofTooLong, len(proof.Path))
+func rootFromProof(c digest, proof inclusionProof) (digest, error) {
+	if len(proof.Path) > maxProofSteps {
+		return digest{}, fmt.Errorf("trust: verify inclusion: %w (%d)", errProofTooLong, len(proof.Path))
 	}
 	if proof.LeafIndex >= proof.LeafCount {
-		return Digest{}, fmt.Errorf("trust: verify inclusion: %w: index %d of %d leaves", ErrProofIndex, proof.LeafIndex, proof.LeafCount)
+		return digest{}, fmt.Errorf("trust: verify inclusion: %w: index %d of %d leaves", errProofIndex, proof.LeafIndex, proof.LeafCount)
 	}
 	// Expected sides, root-first: at each level the leaf is in the left part
 	// (sibling on the right) or the right part (sibling on the left).
-	var sides [MaxProofSteps]bool
+	var sides [maxProofSteps]bool
 	depth := 0
 	n, i := proof.LeafCount, proof.LeafIndex
 	for n > 1 {
-		if depth == MaxProofSteps || depth == len(proof.Path) {
-			return Digest{}, fmt.Errorf("trust: verify inclusion: %w: path has %d steps, tree needs more", ErrProofShape, len(proof.Path))
+		if depth == maxProofSteps || depth == len(proof.Path) {
+			return digest{}, fmt.Errorf("trust: verify inclusion: %w: path has %d steps, tree needs more", errProofShape, len(proof.Path))
 		}
 		k := split(n)
 		if i < k {
@@ -148,12 +148,12 @@ func RootFromProof(c Digest, proof InclusionProof) (Digest, error) {
 		depth++
 	}
 	if depth != len(proof.Path) {
-		return Digest{}, fmt.Errorf("trust: verify inclusion: %w: path has %d steps, tree needs %d", ErrProofShape, len(proof.Path), depth)
+		return digest{}, fmt.Errorf("trust: verify inclusion: %w: path has %d steps, tree needs %d", errProofShape, len(proof.Path), depth)
 	}
 	acc := leafHash(c)
 	for j, step := range proof.Path {
 		if step.SiblingIsLeft != sides[depth-1-j] {
-			return Digest{}, fmt.Errorf("trust: verify inclusion: %w: step %d has the sibling on the wrong side", ErrProofShape, j)
+			return digest{}, fmt.Errorf("trust: verify inclusion: %w: step %d has the sibling on the wrong side", errProofShape, j)
 		}
 		if step.SiblingIsLeft {
 			acc = nodeHash(step.Sibling, acc)
@@ -164,16 +164,16 @@ func RootFromProof(c Digest, proof InclusionProof) (Digest, error) {
 	return acc, nil
 }
 
-// VerifyInclusion checks that proof shows c to be a leaf of root. It
+// verifyInclusion checks that proof shows c to be a leaf of root. It
 // returns nil on success, else an error wrapping one of ErrProofTooLong,
-// ErrProofIndex, ErrProofShape or ErrRootMismatch.
-func VerifyInclusion(root, c Digest, proof InclusionProof) error {
-	got, err := RootFromProof(c, proof)
+// errProofIndex, ErrProofShape or ErrRootMismatch.
+func verifyInclusion(root, c digest, proof inclusionProof) error {
+	got, err := rootFromProof(c, proof)
 	if err != nil {
 		return err
 	}
 	if got != root {
-		return fmt.Errorf("trust: verify inclusion: %w", ErrRootMismatch)
+		return fmt.Errorf("trust: verify inclusion: %w", errRootMismatch)
 	}
 	return nil
 }

@@ -30,19 +30,19 @@ func TestPresentEmptyMemberByHand(t *testing.T) {
 		1, 0, 0, 0, 0, // method: Some("")
 		0, // by: None
 	}
-	if got := EncodeLink(f.Provenance[0]); !bytes.Equal(got, wantLink) {
+	if got := encodeLink(f.Provenance[0]); !bytes.Equal(got, wantLink) {
 		t.Fatalf("link encoding %x, want %x", got, wantLink)
 	}
 	g := sha256.Sum256([]byte("contextgraph/attest/1/genesis"))
 	h := sha256.Sum256(append(append([]byte("contextgraph/attest/1/link"), g[:]...), wantLink...))
-	if ChainHead(f.Provenance) != Digest(h) {
+	if chainHead(f.Provenance) != digest(h) {
 		t.Fatal("chain head")
 	}
 	pre := []byte("contextgraph/attest/1/frame")
 	pre = append(pre, 0, 0, 0, 2, 'p', '1', 0, 0, 0, 3, 'f', 'i', 'd', 0)
 	pre = append(pre, h[:]...)
-	want := Digest(sha256.Sum256(pre))
-	if got := FrameCommitment("p1", &f); got != want {
+	want := digest(sha256.Sum256(pre))
+	if got := frameCommitment("p1", &f); got != want {
 		t.Fatalf("commitment %v, want %v", got, want)
 	}
 
@@ -51,10 +51,10 @@ func TestPresentEmptyMemberByHand(t *testing.T) {
 	absent := f
 	absent.Provenance = []frame.Provenance{{Type: "file", Digest: "sha256:00"}}
 	wantAbsent := []byte{0, 0, 0, 4, 'f', 'i', 'l', 'e', 0, 0, 1, 0, 0, 0, 9, 's', 'h', 'a', '2', '5', '6', ':', '0', '0', 0, 0}
-	if got := EncodeLink(absent.Provenance[0]); !bytes.Equal(got, wantAbsent) {
+	if got := encodeLink(absent.Provenance[0]); !bytes.Equal(got, wantAbsent) {
 		t.Fatalf("absent-member link encoding %x, want %x", got, wantAbsent)
 	}
-	if FrameCommitment("p1", &absent) == want {
+	if frameCommitment("p1", &absent) == want {
 		t.Fatal("present-empty and absent members commit alike")
 	}
 	// A link built in Go with Set commits like the decoded one.
@@ -62,7 +62,7 @@ func TestPresentEmptyMemberByHand(t *testing.T) {
 	built.Set(frame.MemberURI, "")
 	built.Set(frame.MemberMethod, "")
 	absent.Provenance = []frame.Provenance{built}
-	if FrameCommitment("p1", &absent) != want {
+	if frameCommitment("p1", &absent) != want {
 		t.Fatal("a link built with Set commits unlike the decoded one")
 	}
 }
@@ -83,7 +83,7 @@ func TestPresentEmptyMemberSignatureVerifies(t *testing.T) {
 	g := sha256.Sum256([]byte(tagGenesis))
 	h := sha256.Sum256(append(append([]byte(tagLink), g[:]...), link...))
 	pre := append([]byte(tagFrame), 0, 0, 0, 4, 'p', 'r', 'o', 'v', 0, 0, 0, 3, 'f', 'i', 'd', 0)
-	att := s.SignCommitment(Digest(sha256.Sum256(append(pre, h[:]...))), issued)
+	att := s.signCommitment(digest(sha256.Sum256(append(pre, h[:]...))), issued)
 
 	var f frame.Frame
 	if err := json.Unmarshal([]byte(presentEmptyFrame), &f); err != nil {

@@ -8,34 +8,35 @@ import (
 	"io"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // Signer holds an Ed25519 private key and the metadata a provider puts on
 // its attestations. It is for providers and tests that sign in-process; a
 // provider whose key lives in an HSM computes FrameCommitment or
-// ResultRoot itself and signs the 32 bytes there.
+// resultRoot itself and signs the 32 bytes there.
 type Signer struct {
 	priv ed25519.PrivateKey
 	pub  PublicKey
 	// KeyID is written into every attestation; it must match the key id the
 	// verifying operator trusted.
 	KeyID string
-	// AttesterID is the unsigned accountable-party label (may be empty).
+	// attester is the unsigned accountable-party label (may be empty).
 	AttesterID string
 }
 
-// ErrSeedLength reports a seed that is not 32 bytes.
-var ErrSeedLength = errors.New("ed25519 seed must be 32 bytes")
+// errSeedLength reports a seed that is not 32 bytes.
+var errSeedLength = errors.New("ed25519 seed must be 32 bytes")
 
 // NewSigner returns a signer for the 32-byte seed. It fails when the seed
 // has the wrong length or (with negligible probability) derives a key the
 // strict checks refuse.
 func NewSigner(seed []byte, keyID, attesterID string) (*Signer, error) {
 	if len(seed) != ed25519.SeedSize {
-		return nil, fmt.Errorf("trust: new signer: %w (got %d)", ErrSeedLength, len(seed))
+		return nil, fmt.Errorf("trust: new signer: %w (got %d)", errSeedLength, len(seed))
 	}
 	priv := ed25519.NewKeyFromSeed(seed)
-	pub, err := NewPublicKey(priv.Public().(ed25519.PublicKey))
+	pub, err := newPublicKey(priv.Public().(ed25519.PublicKey))
 	if err != nil {
 		return nil, fmt.Errorf("trust: new signer: %w", err)
 	}
@@ -59,17 +60,14 @@ func GenerateSigner(random io.Reader, keyID, attesterID string) (*Signer, []byte
 // PublicKey returns the verifying key.
 func (s *Signer) PublicKey() PublicKey { return s.pub }
 
-// Seed returns a copy of the 32-byte private seed.
-func (s *Signer) Seed() []byte { return append([]byte(nil), s.priv.Seed()...) }
-
-// SignCommitment signs the 32 bytes of c and returns the attestation record
+// signCommitment signs the 32 bytes of c and returns the attestation record
 // with the given issue time (an F4 timestamp; the signer has no clock).
-func (s *Signer) SignCommitment(c Digest, issuedAt string) Attestation {
+func (s *Signer) signCommitment(c digest, issuedAt string) wire.Attestation {
 	sig := ed25519.Sign(s.priv, c[:])
-	return Attestation{
+	return wire.Attestation{
 		SignedCommitment: c.String(),
 		KeyID:            s.KeyID,
-		Algorithm:        AlgorithmEd25519,
+		Algorithm:        algorithmEd25519,
 		AttesterID:       s.AttesterID,
 		Signature:        hex.EncodeToString(sig),
 		IssuedAt:         issuedAt,
@@ -78,13 +76,13 @@ func (s *Signer) SignCommitment(c Digest, issuedAt string) Attestation {
 
 // SignFrame signs f's commitment under providerName (the name the provider
 // declares in its handshake).
-func (s *Signer) SignFrame(providerName string, f *frame.Frame, issuedAt string) Attestation {
-	return s.SignCommitment(FrameCommitment(providerName, f), issuedAt)
+func (s *Signer) SignFrame(providerName string, f *frame.Frame, issuedAt string) wire.Attestation {
+	return s.signCommitment(frameCommitment(providerName, f), issuedAt)
 }
 
-// SignResult signs the result root of frames under providerName: one
+// signResult signs the result root of frames under providerName: one
 // signature for the whole answer, to be paired with per-frame inclusion
 // proofs (Prove over ResultCommitments).
-func (s *Signer) SignResult(providerName string, frames []frame.Frame, issuedAt string) Attestation {
-	return s.SignCommitment(ResultRoot(providerName, frames), issuedAt)
+func (s *Signer) signResult(providerName string, frames []frame.Frame, issuedAt string) wire.Attestation {
+	return s.signCommitment(resultRoot(providerName, frames), issuedAt)
 }

@@ -52,7 +52,7 @@ var verdictNames = [...]string{
 	MalformedCommitment: "malformed_commitment",
 }
 
-// String returns the verdict's stable lower-case spelling, the one used in
+// string returns the verdict's stable lower-case spelling, the one used in
 // JSON (for example "commitment_mismatch").
 func (v Verdict) String() string {
 	if v >= Valid && int(v) < len(verdictNames) {
@@ -61,9 +61,9 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("verdict(%d)", uint8(v))
 }
 
-// IsValid reports whether the signature verified and binds content: true for
+// isValid reports whether the signature verified and binds content: true for
 // Valid only, false for ValidIdentityOnly.
-func (v Verdict) IsValid() bool { return v == Valid }
+func (v Verdict) isValid() bool { return v == Valid }
 
 func (v Verdict) known() bool { return v >= Valid && int(v) < len(verdictNames) }
 
@@ -86,62 +86,62 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 	return fmt.Errorf("trust: unmarshal verdict: unknown verdict %q", truncate(string(b), 64))
 }
 
-// StateKind names which member of the closed State set a State is.
-type StateKind uint8
+// stateKind names which member of the closed State set a State is.
+type stateKind uint8
 
 // The attestation states a host records per frame (docs/protocol.md §4.5).
 const (
-	// NotChecked is the zero value: nobody looked at this frame's attestation.
-	NotChecked StateKind = iota
-	// Unattested: the frame was checked and carried no attestation.
-	Unattested
-	// Attested: the attestation verified under a key the operator trusts.
-	Attested
-	// NoTrustedKey: the attestation names a key the operator has not trusted
+	// notChecked is the zero value: nobody looked at this frame's attestation.
+	notChecked stateKind = iota
+	// unattested: the frame was checked and carried no attestation.
+	unattested
+	// attested: the attestation verified under a key the operator trusts.
+	attested
+	// noTrustedKey: the attestation names a key the operator has not trusted
 	// for this provider.
-	NoTrustedKey
-	// UnknownAlgorithmState: the attestation names an algorithm ctxkit does
+	noTrustedKey
+	// unknownAlgorithmState: the attestation names an algorithm ctxkit does
 	// not implement. (The Verdict of the same name is UnknownAlgorithm.)
-	UnknownAlgorithmState
-	// Invalid: the attestation was checked and failed; the Verdict says how.
-	Invalid
+	unknownAlgorithmState
+	// invalid: the attestation was checked and failed; the Verdict says how.
+	invalid
 )
 
 var stateNames = [...]string{
-	NotChecked:            "not_checked",
-	Unattested:            "unattested",
-	Attested:              "attested",
-	NoTrustedKey:          "no_trusted_key",
-	UnknownAlgorithmState: "unknown_algorithm",
-	Invalid:               "invalid",
+	notChecked:            "not_checked",
+	unattested:            "unattested",
+	attested:              "attested",
+	noTrustedKey:          "no_trusted_key",
+	unknownAlgorithmState: "unknown_algorithm",
+	invalid:               "invalid",
 }
 
-// String returns the kind's stable lower-case spelling (for example
+// string returns the kind's stable lower-case spelling (for example
 // "no_trusted_key").
-func (k StateKind) String() string {
+func (k stateKind) String() string {
 	if int(k) < len(stateNames) {
 		return stateNames[k]
 	}
 	return fmt.Sprintf("state(%d)", uint8(k))
 }
 
-// MaxEchoBytes bounds how much of a peer-supplied string (an unknown
+// maxEchoBytes bounds how much of a peer-supplied string (an unknown
 // algorithm name, a key id, an attester id) a State keeps, so a hostile
 // attestation cannot bloat an audit. The constructors also replace invalid
 // UTF-8 with U+FFFD, so every State survives a JSON round trip unchanged.
-const MaxEchoBytes = 128
+const maxEchoBytes = 128
 
 // State is what a host found when it checked one frame's attestation. It is
 // a closed set: NotChecked (the zero value), Unattested, Attested{KeyID,
-// AttesterID, CoversContent}, NoTrustedKey{KeyID},
+// attester, CoversContent}, NoTrustedKey{KeyID},
 // UnknownAlgorithm{Algorithm} and Invalid{Verdict}. Build one with the
 // constructors; States are comparable with ==.
 //
 // A State only describes: it never removes or reorders a frame (CGP F9).
-// AttesterID is copied from the attestation and is not covered by the
+// attester is copied from the attestation and is not covered by the
 // signature (F18): show it, do not trust it.
 type State struct {
-	kind          StateKind
+	kind          stateKind
 	keyID         string
 	attesterID    string
 	coversContent bool
@@ -151,72 +151,65 @@ type State struct {
 
 // NewUnattested returns the state of a checked frame that carried no
 // attestation.
-func NewUnattested() State { return State{kind: Unattested} }
+func NewUnattested() State { return State{kind: unattested} }
 
 // NewAttested returns the state of a frame whose attestation verified
 // under trusted key keyID. coversContent is true when the frame had a
 // content digest, so the signature binds its content too.
 func NewAttested(keyID, attesterID string, coversContent bool) State {
-	return State{kind: Attested, keyID: echo(keyID), attesterID: echo(attesterID), coversContent: coversContent}
+	return State{kind: attested, keyID: echo(keyID), attesterID: echo(attesterID), coversContent: coversContent}
 }
 
 // NewNoTrustedKey returns the state of a frame whose attestation names
 // key keyID that the operator has not trusted for its provider.
 func NewNoTrustedKey(keyID string) State {
-	return State{kind: NoTrustedKey, keyID: echo(keyID)}
+	return State{kind: noTrustedKey, keyID: echo(keyID)}
 }
 
 // NewUnknownAlgorithm returns the state of a frame whose attestation
 // names an algorithm other than ed25519; the name is kept up to
-// MaxEchoBytes bytes.
+// maxEchoBytes bytes.
 func NewUnknownAlgorithm(algorithm string) State {
-	return State{kind: UnknownAlgorithmState, algorithm: echo(algorithm)}
+	return State{kind: unknownAlgorithmState, algorithm: echo(algorithm)}
 }
 
 // NewInvalid returns the state of a frame whose attestation failed with
 // verdict v.
-func NewInvalid(v Verdict) State { return State{kind: Invalid, verdict: v} }
+func NewInvalid(v Verdict) State { return State{kind: invalid, verdict: v} }
 
-// Kind reports which member of the closed set s is.
-func (s State) Kind() StateKind { return s.kind }
+// kindOf reports which member of the closed set s is.
+func (s State) kindOf() stateKind { return s.kind }
 
 // KeyID is the key id of an Attested or NoTrustedKey state, else "".
 func (s State) KeyID() string { return s.keyID }
-
-// AttesterID is the (unsigned) attester id of an Attested state, else "".
-func (s State) AttesterID() string { return s.attesterID }
 
 // CoversContent reports whether an Attested state's signature binds the
 // frame's content (the frame had a content digest). False for other states.
 func (s State) CoversContent() bool { return s.coversContent }
 
-// Algorithm is the unknown algorithm's name of an UnknownAlgorithm state,
-// else "".
-func (s State) Algorithm() string { return s.algorithm }
-
 // Verdict is the failing verdict of an Invalid state, else zero.
 func (s State) Verdict() Verdict { return s.verdict }
 
 // IsAttested reports whether s is Attested.
-func (s State) IsAttested() bool { return s.kind == Attested }
+func (s State) IsAttested() bool { return s.kind == attested }
 
 // WasOffered reports whether the provider offered an attestation at all:
 // false for NotChecked and Unattested.
-func (s State) WasOffered() bool { return s.kind != NotChecked && s.kind != Unattested }
+func (s State) WasOffered() bool { return s.kind != notChecked && s.kind != unattested }
 
-// String returns the state's stable lower-case spelling, its kind's name
+// string returns the state's stable lower-case spelling, its kind's name
 // (for example "attested"); the details are in the JSON encoding.
 func (s State) String() string { return s.kind.String() }
 
 // stateJSON is the wire shape of a State. Member order is fixed; members a
 // kind does not carry are omitted.
 type stateJSON struct {
-	State         string  `json:"state"`
-	KeyID         *string `json:"key_id,omitempty"`
-	AttesterID    *string `json:"attester_id,omitempty"`
-	CoversContent *bool   `json:"covers_content,omitempty"`
-	Algorithm     *string `json:"algorithm,omitempty"`
-	Verdict       Verdict `json:"verdict,omitempty"`
+	State         string   `json:"state"`
+	KeyID         *string  `json:"key_id,omitempty"`
+	AttesterID    *string  `json:"attester_id,omitempty"`
+	CoversContent *bool    `json:"covers_content,omitempty"`
+	Algorithm     *string  `json:"algorithm,omitempty"`
+	Verdict       *Verdict `json:"verdict,omitempty"`
 }
 
 // MarshalJSON encodes s as an object whose "state" member is the kind's
@@ -229,17 +222,17 @@ func (s State) MarshalJSON() ([]byte, error) {
 	}
 	j := stateJSON{State: stateNames[s.kind]}
 	switch s.kind {
-	case Attested:
+	case attested:
 		j.KeyID, j.AttesterID, j.CoversContent = &s.keyID, &s.attesterID, &s.coversContent
-	case NoTrustedKey:
+	case noTrustedKey:
 		j.KeyID = &s.keyID
-	case UnknownAlgorithmState:
+	case unknownAlgorithmState:
 		j.Algorithm = &s.algorithm
-	case Invalid:
+	case invalid:
 		if !s.verdict.known() {
 			return nil, fmt.Errorf("trust: marshal state: invalid state without a verdict")
 		}
-		j.Verdict = s.verdict
+		j.Verdict = &s.verdict
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -253,14 +246,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes what MarshalJSON writes. Members the kind does not
 // carry are an error, as are missing required members.
 func (s *State) UnmarshalJSON(b []byte) error {
-	var j struct {
-		State         string   `json:"state"`
-		KeyID         *string  `json:"key_id"`
-		AttesterID    *string  `json:"attester_id"`
-		CoversContent *bool    `json:"covers_content"`
-		Algorithm     *string  `json:"algorithm"`
-		Verdict       *Verdict `json:"verdict"`
-	}
+	var j stateJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return fmt.Errorf("trust: unmarshal state: %w", err)
 	}
@@ -282,13 +268,13 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		}
 		return nil
 	}
-	k := StateKind(kind)
+	k := stateKind(kind)
 	checks := []error{
-		has(j.KeyID != nil, k == Attested || k == NoTrustedKey, "key_id"),
-		has(j.AttesterID != nil, k == Attested, "attester_id"),
-		has(j.CoversContent != nil, k == Attested, "covers_content"),
-		has(j.Algorithm != nil, k == UnknownAlgorithmState, "algorithm"),
-		has(j.Verdict != nil, k == Invalid, "verdict"),
+		has(j.KeyID != nil, k == attested || k == noTrustedKey, "key_id"),
+		has(j.AttesterID != nil, k == attested, "attester_id"),
+		has(j.CoversContent != nil, k == attested, "covers_content"),
+		has(j.Algorithm != nil, k == unknownAlgorithmState, "algorithm"),
+		has(j.Verdict != nil, k == invalid, "verdict"),
 	}
 	for _, err := range checks {
 		if err != nil {
@@ -296,17 +282,17 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		}
 	}
 	switch k {
-	case NotChecked:
+	case notChecked:
 		*s = State{}
-	case Unattested:
+	case unattested:
 		*s = NewUnattested()
-	case Attested:
+	case attested:
 		*s = NewAttested(*j.KeyID, *j.AttesterID, *j.CoversContent)
-	case NoTrustedKey:
+	case noTrustedKey:
 		*s = NewNoTrustedKey(*j.KeyID)
-	case UnknownAlgorithmState:
+	case unknownAlgorithmState:
 		*s = NewUnknownAlgorithm(*j.Algorithm)
-	case Invalid:
+	case invalid:
 		*s = NewInvalid(*j.Verdict)
 	}
 	return nil
@@ -316,7 +302,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 // U+FFFD (so the state survives a JSON round trip unchanged) and the result
 // is cut to MaxEchoBytes.
 func echo(s string) string {
-	return truncate(strings.ToValidUTF8(s, "\uFFFD"), MaxEchoBytes)
+	return truncate(strings.ToValidUTF8(s, "\uFFFD"), maxEchoBytes)
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

@@ -21,8 +21,8 @@ func allStates() []State {
 
 func TestStateZeroIsNotChecked(t *testing.T) {
 	var s State
-	if s.Kind() != NotChecked || s.String() != "not_checked" || s.WasOffered() || s.IsAttested() {
-		t.Fatalf("zero state = %v (kind %d)", s, s.Kind())
+	if s.kindOf() != notChecked || s.String() != "not_checked" || s.WasOffered() || s.IsAttested() {
+		t.Fatalf("zero state = %v (kind %d)", s, s.kindOf())
 	}
 }
 
@@ -94,8 +94,8 @@ func TestVerdictSpellings(t *testing.T) {
 		if err := back.UnmarshalText(b); err != nil || back != v {
 			t.Errorf("UnmarshalText(%s) = %v, %v", b, back, err)
 		}
-		if v.IsValid() != (v == Valid) {
-			t.Errorf("%v.IsValid() = %v", v, v.IsValid())
+		if v.isValid() != (v == Valid) {
+			t.Errorf("%v.IsValid() = %v", v, v.isValid())
 		}
 	}
 	if _, err := Verdict(0).MarshalText(); err == nil {
@@ -109,13 +109,13 @@ func TestVerdictSpellings(t *testing.T) {
 func TestStateEchoIsBounded(t *testing.T) {
 	long := strings.Repeat("é", 200) // 400 bytes
 	s := NewUnknownAlgorithm(long)
-	if len(s.Algorithm()) > MaxEchoBytes || !strings.HasPrefix(long, s.Algorithm()) {
-		t.Fatalf("algorithm echo %d bytes", len(s.Algorithm()))
+	if len(s.algorithm) > maxEchoBytes || !strings.HasPrefix(long, s.algorithm) {
+		t.Fatalf("algorithm echo %d bytes", len(s.algorithm))
 	}
-	if len(s.Algorithm()) != 128 {
-		t.Fatalf("cut at %d bytes, want 128 (64 two-byte runes)", len(s.Algorithm()))
+	if len(s.algorithm) != 128 {
+		t.Fatalf("cut at %d bytes, want 128 (64 two-byte runes)", len(s.algorithm))
 	}
-	if got := NewUnknownAlgorithm("a\xffb").Algorithm(); got != "a\uFFFDb" {
+	if got := NewUnknownAlgorithm("a\xffb").algorithm; got != "a\uFFFDb" {
 		t.Fatalf("invalid UTF-8 kept: %q", got)
 	}
 	s = NewNoTrustedKey("a" + long)
@@ -126,14 +126,14 @@ func TestStateEchoIsBounded(t *testing.T) {
 
 func TestWasOffered(t *testing.T) {
 	for _, s := range allStates() {
-		want := s.Kind() != NotChecked && s.Kind() != Unattested
+		want := s.kindOf() != notChecked && s.kindOf() != unattested
 		if s.WasOffered() != want {
 			t.Errorf("%v.WasOffered() = %v", s, s.WasOffered())
 		}
-		if s.IsAttested() != (s.Kind() == Attested) {
+		if s.IsAttested() != (s.kindOf() == attested) {
 			t.Errorf("%v.IsAttested() wrong", s)
 		}
-		if s.CoversContent() && s.Kind() != Attested {
+		if s.CoversContent() && s.kindOf() != attested {
 			t.Errorf("%v covers content", s)
 		}
 	}

@@ -48,14 +48,14 @@ var (
 	// different key. Revoke first; a rotated key gets a new id.
 	ErrKeyExists = errors.New("key id already trusted with a different key")
 	// ErrBadName: a provider id or key id is empty, longer than
-	// MaxNameBytes, not UTF-8, or contains control characters.
+	// maxNameBytes, not UTF-8, or contains control characters.
 	ErrBadName = errors.New("bad provider or key id")
 	// ErrCorruptStore: the store file cannot be parsed or fails validation.
 	ErrCorruptStore = errors.New("corrupt trust store")
 )
 
-// MaxNameBytes bounds provider ids and key ids in a Store.
-const MaxNameBytes = 256
+// maxNameBytes bounds provider ids and key ids in a Store.
+const maxNameBytes = 256
 
 // storeFormat identifies the file format; a file with another value is
 // refused rather than misread.
@@ -68,8 +68,8 @@ func checkName(what, s string) error {
 	switch {
 	case s == "" || strings.TrimSpace(s) == "":
 		return fmt.Errorf("%w: %s is blank", ErrBadName, what)
-	case len(s) > MaxNameBytes:
-		return fmt.Errorf("%w: %s longer than %d bytes", ErrBadName, what, MaxNameBytes)
+	case len(s) > maxNameBytes:
+		return fmt.Errorf("%w: %s longer than %d bytes", ErrBadName, what, maxNameBytes)
 	case !utf8.ValidString(s):
 		return fmt.Errorf("%w: %s is not UTF-8", ErrBadName, what)
 	}
@@ -90,8 +90,8 @@ func (s *Store) Add(provider, keyID string, key PublicKey) error {
 	if err := checkName("key id", keyID); err != nil {
 		return fmt.Errorf("trust: add key: %w", err)
 	}
-	if key.IsZero() {
-		return fmt.Errorf("trust: add key: %w: no key", ErrMalformedKey)
+	if key.isZero() {
+		return fmt.Errorf("trust: add key: %w: no key", errMalformedKey)
 	}
 	ks := s.keys[provider]
 	if old, ok := ks[keyID]; ok {
@@ -130,7 +130,7 @@ func (s *Store) Key(provider, keyID string) (PublicKey, bool) {
 	return k, ok
 }
 
-// Len returns the number of trusted keys.
+// size returns the number of trusted keys.
 func (s *Store) Len() int {
 	if s == nil {
 		return 0

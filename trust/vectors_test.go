@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/attestation-vectors.json from the code")
@@ -52,7 +53,7 @@ type frameVector struct {
 type merkleVector struct {
 	Leaves []string         `json:"leaves"`
 	Root   string           `json:"root"`
-	Proofs []InclusionProof `json:"proofs"`
+	Proofs []inclusionProof `json:"proofs"`
 }
 
 type signatureVect struct {
@@ -64,7 +65,7 @@ type signatureVect struct {
 }
 
 func vectorInputs() vectorFile {
-	digest := func(s string) string { return Digest(sha256.Sum256([]byte(s))).String() }
+	digest := func(s string) string { return digest(sha256.Sum256([]byte(s))).String() }
 	links := []frame.Provenance{
 		{Type: "file"},
 		{Type: "file", URI: "file:///repo/src/retry.go", Range: "L10-20", Digest: digest("retry.go")},
@@ -116,40 +117,40 @@ func vectorInputs() vectorFile {
 func computeVectors(t *testing.T, v *vectorFile) {
 	t.Helper()
 	for i := range v.Links {
-		v.Links[i].EncodingHex = hex.EncodeToString(EncodeLink(v.Links[i].Link))
+		v.Links[i].EncodingHex = hex.EncodeToString(encodeLink(v.Links[i].Link))
 	}
 	for i := range v.Chains {
-		v.Chains[i].Head = ChainHead(v.Chains[i].Provenance).String()
+		v.Chains[i].Head = chainHead(v.Chains[i].Provenance).String()
 	}
 	for i := range v.Frames {
 		fv := &v.Frames[i]
 		f := &frame.Frame{ID: fv.FrameID, ContentDigest: fv.ContentDigest, Provenance: fv.Provenance}
-		head := ChainHead(fv.Provenance)
+		head := chainHead(fv.Provenance)
 		pre := appendStr(appendStr([]byte(tagFrame), fv.ProviderName), fv.FrameID)
 		pre = appendOpt(pre, opt{s: fv.ContentDigest, ok: fv.ContentDigest != ""}) // the vectors spell absent as ""
 		pre = append(pre, head[:]...)
 		fv.PreimageHex = hex.EncodeToString(pre)
-		fv.Commitment = FrameCommitment(fv.ProviderName, f).String()
+		fv.Commitment = frameCommitment(fv.ProviderName, f).String()
 	}
 	for i := range v.Merkle {
 		m := &v.Merkle[i]
-		cs := make([]Digest, len(m.Leaves))
+		cs := make([]digest, len(m.Leaves))
 		for j, l := range m.Leaves {
-			d, err := ParseDigest(l)
+			d, err := parseDigest(l)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cs[j] = d
 		}
-		m.Root = MerkleRoot(cs).String()
+		m.Root = merkleRoot(cs).String()
 		m.Proofs = nil
 		for j := range cs {
-			p, err := Prove(cs, j)
+			p, err := prove(cs, j)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if p.Path == nil {
-				p.Path = []ProofStep{}
+				p.Path = []proofStep{}
 			}
 			m.Proofs = append(m.Proofs, p)
 		}
@@ -164,13 +165,13 @@ func computeVectors(t *testing.T, v *vectorFile) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := ParseDigest(sv.Commitment)
+		c, err := parseDigest(sv.Commitment)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sv.PublicKeyHex = s.PublicKey().String()
 		sv.Fingerprint = s.PublicKey().Fingerprint()
-		sv.SignatureHex = s.SignCommitment(c, "2026-01-01T00:00:00Z").Signature
+		sv.SignatureHex = s.signCommitment(c, "2026-01-01T00:00:00Z").Signature
 	}
 }
 
@@ -220,15 +221,15 @@ func TestVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := ParseDigest(sv.Commitment)
-		att := Attestation{SignedCommitment: sv.Commitment, Algorithm: AlgorithmEd25519, Signature: sv.SignatureHex}
-		if v := VerifyCommitment(c, &att, k); v != Valid {
+		c, _ := parseDigest(sv.Commitment)
+		att := wire.Attestation{SignedCommitment: sv.Commitment, Algorithm: algorithmEd25519, Signature: sv.SignatureHex}
+		if v := verifyCommitment(c, &att, k); v != Valid {
 			t.Fatalf("published signature: %v", v)
 		}
 	}
 	for _, fv := range want.Frames {
 		pre, _ := hex.DecodeString(fv.PreimageHex)
-		if Digest(sha256.Sum256(pre)).String() != fv.Commitment {
+		if digest(sha256.Sum256(pre)).String() != fv.Commitment {
 			t.Fatalf("preimage of %s does not hash to its commitment", fv.FrameID)
 		}
 	}
@@ -252,15 +253,15 @@ func TestRFC8032Vector(t *testing.T) {
 func TestCommitmentByHand(t *testing.T) {
 	link := frame.Provenance{Type: "file", URI: "u", Method: "m"}
 	wantLink := []byte{0, 0, 0, 4, 'f', 'i', 'l', 'e', 1, 0, 0, 0, 1, 'u', 0, 0, 1, 0, 0, 0, 1, 'm', 0}
-	if got := EncodeLink(link); !bytes.Equal(got, wantLink) {
+	if got := encodeLink(link); !bytes.Equal(got, wantLink) {
 		t.Fatalf("link encoding %x, want %x", got, wantLink)
 	}
 	g := sha256.Sum256([]byte("contextgraph/attest/1/genesis"))
 	h := sha256.Sum256(append(append([]byte("contextgraph/attest/1/link"), g[:]...), wantLink...))
-	if ChainHead([]frame.Provenance{link}) != Digest(h) {
+	if chainHead([]frame.Provenance{link}) != digest(h) {
 		t.Fatal("chain head")
 	}
-	if ChainHead(nil) != Digest(g) {
+	if chainHead(nil) != digest(g) {
 		t.Fatal("empty chain head is not the genesis hash")
 	}
 	pre := []byte("contextgraph/attest/1/frame")
@@ -271,7 +272,7 @@ func TestCommitmentByHand(t *testing.T) {
 	pre = append(pre, dg...)
 	pre = append(pre, h[:]...)
 	f := &frame.Frame{ID: "fid", ContentDigest: dg, Provenance: []frame.Provenance{link}}
-	if FrameCommitment("p1", f) != Digest(sha256.Sum256(pre)) {
+	if frameCommitment("p1", f) != digest(sha256.Sum256(pre)) {
 		t.Fatal("frame commitment")
 	}
 	// Without a digest: a single 00 byte.
@@ -279,7 +280,7 @@ func TestCommitmentByHand(t *testing.T) {
 	pre2 = append(pre2, 0, 0, 0, 2, 'p', '1', 0, 0, 0, 3, 'f', 'i', 'd', 0)
 	pre2 = append(pre2, h[:]...)
 	f.ContentDigest = ""
-	if FrameCommitment("p1", f) != Digest(sha256.Sum256(pre2)) {
+	if frameCommitment("p1", f) != digest(sha256.Sum256(pre2)) {
 		t.Fatal("frame commitment without digest")
 	}
 	// A digest sent as "" is present: 01 and a zero length, as the
@@ -288,7 +289,7 @@ func TestCommitmentByHand(t *testing.T) {
 	pre3 = append(pre3, 0, 0, 0, 2, 'p', '1', 0, 0, 0, 3, 'f', 'i', 'd', 1, 0, 0, 0, 0)
 	pre3 = append(pre3, h[:]...)
 	f.Set(frame.MemberContentDigest, "")
-	if FrameCommitment("p1", f) != Digest(sha256.Sum256(pre3)) {
+	if frameCommitment("p1", f) != digest(sha256.Sum256(pre3)) {
 		t.Fatal("frame commitment with a present empty digest")
 	}
 }
@@ -300,7 +301,7 @@ func TestEncodingIsInjective(t *testing.T) {
 	d := frame.Provenance{Type: "episode", Range: "abc"}
 	seen := map[string]frame.Provenance{}
 	for _, p := range []frame.Provenance{a, b, c, d} {
-		k := string(EncodeLink(p))
+		k := string(encodeLink(p))
 		if q, dup := seen[k]; dup {
 			t.Fatalf("%+v and %+v encode alike", p, q)
 		}

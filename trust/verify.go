@@ -1,9 +1,13 @@
 package trust
 
-import "crypto/ed25519"
+import (
+	"crypto/ed25519"
 
-// AlgorithmEd25519 is the only signature algorithm this revision defines.
-const AlgorithmEd25519 = "ed25519"
+	"github.com/ctxkit/ctxkit/wire"
+)
+
+// algorithmEd25519 is the only signature algorithm this revision defines.
+const algorithmEd25519 = "ed25519"
 
 // signatureHexLen is the length of a signature's text form.
 const signatureHexLen = 2 * ed25519.SignatureSize
@@ -12,28 +16,28 @@ const signatureHexLen = 2 * ed25519.SignatureSize
 // algorithm, then the commitment's and the signature's length and lowercase
 // hex. It returns the parsed commitment and signature, or the failing
 // verdict.
-func structural(att *Attestation) (Digest, [ed25519.SignatureSize]byte, Verdict) {
+func structural(att *wire.Attestation) (digest, [ed25519.SignatureSize]byte, Verdict) {
 	var sig [ed25519.SignatureSize]byte
-	if att.Algorithm != AlgorithmEd25519 {
-		return Digest{}, sig, UnknownAlgorithm
+	if att.Algorithm != algorithmEd25519 {
+		return digest{}, sig, UnknownAlgorithm
 	}
-	if len(att.SignedCommitment) != DigestTextLen {
-		return Digest{}, sig, MalformedCommitment
+	if len(att.SignedCommitment) != digestTextLen {
+		return digest{}, sig, MalformedCommitment
 	}
 	if len(att.Signature) != signatureHexLen {
-		return Digest{}, sig, MalformedSignature
+		return digest{}, sig, MalformedSignature
 	}
-	signed, err := ParseDigest(att.SignedCommitment)
+	signed, err := parseDigest(att.SignedCommitment)
 	if err != nil {
-		return Digest{}, sig, MalformedCommitment
+		return digest{}, sig, MalformedCommitment
 	}
 	if !decodeLowerHex(sig[:], att.Signature) {
-		return Digest{}, sig, MalformedSignature
+		return digest{}, sig, MalformedSignature
 	}
 	return signed, sig, 0
 }
 
-// VerifyCommitment checks att against a commitment the caller recomputed
+// verifyCommitment checks att against a commitment the caller recomputed
 // from what it holds (a frame commitment, or a result root), in the order
 // of docs/protocol.md §4.5:
 //
@@ -48,7 +52,7 @@ func structural(att *Attestation) (Digest, [ed25519.SignatureSize]byte, Verdict)
 //
 // It returns Valid on success; callers that verify a frame without a
 // content digest should use VerifyFrame, which reports ValidIdentityOnly.
-func VerifyCommitment(expected Digest, att *Attestation, key PublicKey) Verdict {
+func verifyCommitment(expected digest, att *wire.Attestation, key PublicKey) Verdict {
 	if att == nil {
 		return MalformedCommitment
 	}
@@ -56,7 +60,7 @@ func VerifyCommitment(expected Digest, att *Attestation, key PublicKey) Verdict 
 	if v != 0 {
 		return v
 	}
-	if key.IsZero() {
+	if key.isZero() {
 		return MalformedKey
 	}
 	if signed != expected {

@@ -1,4 +1,4 @@
-package trust_test
+package trust
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -15,11 +14,11 @@ import (
 // without attestations carries none of the members (older peers see the
 // envelope they always saw).
 func TestAttestationsOnTheWire(t *testing.T) {
-	s, err := trust.NewSigner(bytes.Repeat([]byte{9}, 32), "k1", "docs inc")
+	s, err := NewSigner(bytes.Repeat([]byte{9}, 32), "k1", "docs inc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := trust.NewStore()
+	store := NewStore()
 	if err := store.Add("local-docs", "k1", s.PublicKey()); err != nil {
 		t.Fatal(err)
 	}
@@ -28,15 +27,15 @@ func TestAttestationsOnTheWire(t *testing.T) {
 			Provenance: []frame.Provenance{{Type: "file", URI: "file:///b", Range: "L1-2"}}},
 		{ID: "a", Kind: frame.KindDoc, Title: "A", Content: "ay", Score: 1, TokenCost: 1, CitationLabel: "a"},
 	}
-	ids, cs := trust.ResultCommitments("docs", frames)
-	root := s.SignResult("docs", frames, "2026-11-29T12:00:00Z")
+	ids, cs := resultCommitments("docs", frames)
+	root := s.signResult("docs", frames, "2026-11-29T12:00:00Z")
 	res := wire.Result{Frames: frames, ResultAttestation: &root}
 	for i, id := range ids {
-		p, err := trust.Prove(cs, i)
+		p, err := prove(cs, i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := p.Wire()
+		w := p.wire()
 		fa := wire.FrameAttestation{Frame: id, InclusionProof: &w}
 		if i == 0 {
 			att := s.SignFrame("docs", &frames[1], "2026-11-29T12:00:00Z") // ids[0] is "a"
@@ -58,7 +57,7 @@ func TestAttestationsOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := env.(*wire.Frames).Result
-	states := trust.CheckResult(store, "local-docs", "docs", &got)
+	states := checkResult(store, "local-docs", "docs", &got)
 	for i, st := range states {
 		if !st.IsAttested() || st.CoversContent() != (got.Frames[i].ContentDigest != "") {
 			t.Fatalf("frame %s after the wire: %#v", got.Frames[i].ID, st)

@@ -12,7 +12,7 @@
 // and guards against compaction loops; on the same segments it returns
 // exactly what Assess returns.
 //
-// Model tokens are counted with a [tokens.Counter]: exact where the model's
+// catalogModel tokens are counted with a [tokens.Counter]: exact where the model's
 // encoding is available offline (OpenAI families), [tokens.Safe] otherwise.
 // The package does no I/O.
 package window
@@ -36,13 +36,13 @@ const (
 	// stacked on a counter that already over-counts made compaction fire
 	// with the content at a quarter to two thirds of the window.
 	SafetyMarginPercent = 5
-	// DefaultOutputCap bounds the output reserve taken from the catalog
+	// defaultOutputCap bounds the output reserve taken from the catalog
 	// when the request sets none: a reply is rarely longer, and reserving a
 	// model's whole maximum output (100K–128K on reasoning models) would
 	// hold half the window back. Claude Code and opencode cap their
 	// reserve at the same 20,000. A request's own max_tokens is always
 	// reserved in full, since the provider reserves it too.
-	DefaultOutputCap = 20_000
+	defaultOutputCap = 20_000
 	// MinCompactionMessages is the shortest history for which compaction
 	// is advised: a freshly compacted conversation (summary plus
 	// acknowledgement) sits below it.
@@ -50,9 +50,9 @@ const (
 	// FramingTokensPerMessage is charged per message for role tags and
 	// message boundaries.
 	FramingTokensPerMessage = 4
-	// ToolResultBytesPerToken converts the next tool result's byte cap to
+	// toolResultBytesPerToken converts the next tool result's byte cap to
 	// a token reserve, rounding up.
-	ToolResultBytesPerToken = 3
+	toolResultBytesPerToken = 3
 	// DefaultWindow is the window assumed, with a warning, for a model
 	// missing from the catalog when Inputs.Window is 0: the smallest window
 	// of the current families of the three wires (GPT-4o's), so that an
@@ -70,7 +70,7 @@ const maxTokens = 1 << 40
 // Inputs is everything the calculation needs about the next request.
 // Callers pass the segments they will actually send.
 type Inputs struct {
-	// Model the request targets; selects the catalog entry and counter.
+	// catalogModel the request targets; selects the catalog entry and counter.
 	Model string
 	// Window is the effective context window in tokens; 0 means the
 	// catalog's (DefaultWindow for an unknown model). An explicit window
@@ -93,7 +93,7 @@ type Inputs struct {
 	// ThinkingBudget is the requested thinking budget in tokens.
 	ThinkingBudget int
 	// NextToolResultBytes caps the next tool result; it is reserved at
-	// ToolResultBytesPerToken bytes per token.
+	// toolResultBytesPerToken bytes per token.
 	NextToolResultBytes int
 	// OutputReserve is the requested output (max_tokens); 0 means the
 	// catalog's MaxOutput for the model capped at DefaultOutputCap
@@ -143,7 +143,7 @@ func (b Breakdown) Total() int {
 
 // Reserves are carved out of the window before any context is admitted.
 type Reserves struct {
-	// Thinking is reserved in addition to Output; 0 on wires where
+	// thinking is reserved in addition to Output; 0 on wires where
 	// thinking spends from the output envelope.
 	Thinking int `json:"thinking"`
 	// ToolResult is the next tool result's byte cap in tokens.
@@ -189,7 +189,7 @@ type CompactionCheck struct {
 // Assessment is one request-aware budget assessment: pure data, read by
 // every frontend, never recomputed by them.
 type Assessment struct {
-	// Model is the model name the assessment was made for, as given.
+	// catalogModel is the model name the assessment was made for, as given.
 	Model string `json:"model"`
 	// Wire is the API family the request is shaped for.
 	Wire Wire `json:"wire"`
@@ -369,10 +369,10 @@ func (r *resolved) totals(n int, cost func(int) *messageCost) historyTotals {
 
 // resolved is what the inputs resolve to once the catalog is consulted.
 type resolved struct {
-	model    Model
+	model    catalogModel
 	known    bool
 	wire     Wire
-	rules    WireRules
+	rules    wireRules
 	counter  tokens.Counter
 	ch       charges
 	window   int
@@ -386,12 +386,12 @@ func resolve(in *Inputs) *resolved {
 		cat = DefaultCatalog()
 	}
 	r := &resolved{}
-	r.model, r.known = cat.Lookup(in.Model)
+	r.model, r.known = cat.lookup(in.Model)
 	r.wire = r.model.Wire
 	if in.Wire != WireUnknown {
 		r.wire = in.Wire
 	}
-	r.rules = cat.Rules(r.wire)
+	r.rules = cat.rules(r.wire)
 	r.counter = in.Counter
 	if r.counter == nil {
 		r.counter = counterFor(r.model, r.known)
@@ -405,7 +405,7 @@ func resolve(in *Inputs) *resolved {
 	if r.output == 0 {
 		r.output = DefaultMaxOutput
 		if r.known {
-			r.output = min(r.model.MaxOutput, DefaultOutputCap)
+			r.output = min(r.model.MaxOutput, defaultOutputCap)
 		}
 	}
 	if !r.known {
@@ -477,7 +477,7 @@ func (r *resolved) warnUnknown(in *Inputs) {
 }
 
 // counterFor returns the counter a catalog entry names, or nil.
-func counterFor(m Model, known bool) tokens.Counter {
+func counterFor(m catalogModel, known bool) tokens.Counter {
 	if known && m.Tokenizer != "" {
 		if c, ok := tokens.ByName(m.Tokenizer); ok {
 			return c
@@ -572,9 +572,9 @@ func (r *resolved) finish(in *Inputs, lanes Breakdown, h historyTotals, factor f
 func (r *resolved) reserves(in *Inputs) Reserves {
 	thinking := r.clamp("thinking budget", in.ThinkingBudget)
 	toolBytes := r.clamp("next tool result bytes", in.NextToolResultBytes)
-	acc := r.wire.Thinking()
+	acc := r.wire.thinking()
 	res := Reserves{
-		ToolResult:   toolBytes/ToolResultBytesPerToken + boolInt(toolBytes%ToolResultBytesPerToken != 0),
+		ToolResult:   toolBytes/toolResultBytesPerToken + boolInt(toolBytes%toolResultBytesPerToken != 0),
 		SafetyMargin: r.window * SafetyMarginPercent / 100,
 		Accounting:   acc,
 	}

@@ -58,23 +58,18 @@ func ParseWire(s string) (Wire, error) {
 	return WireUnknown, fmt.Errorf("window: unknown wire %q (want anthropic, openai or gemini)", s)
 }
 
-// Thinking returns how the wire accounts thinking tokens against the
+// thinking returns how the wire accounts thinking tokens against the
 // output limit. Anthropic, OpenAI and Gemini all spend thinking from the
 // request's output cap (Gemini's maxOutputTokens caps thoughts and answer
 // together, so reserving thinking separately double-counts it); an unknown
 // wire reserves both, erring toward earlier compaction.
-func (w Wire) Thinking() ThinkingAccounting {
+func (w Wire) thinking() ThinkingAccounting {
 	switch w {
 	case WireAnthropic, WireOpenAI, WireGemini:
 		return InsideOutput
 	}
 	return SeparateFromOutput
 }
-
-// DefaultImageTokens is the charge for one image on the wire when neither
-// the model's catalog entry nor the request sets one: the embedded
-// catalog's figure for the wire (see [WireRules]).
-func (w Wire) DefaultImageTokens() int { return DefaultCatalog().Rules(w).ImageTokens }
 
 // ThinkingAccounting says whether thinking tokens spend from the output
 // envelope or need a reserve of their own.
@@ -113,8 +108,8 @@ func (t *ThinkingAccounting) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Model is one catalog entry.
-type Model struct {
+// catalogModel is one catalog entry.
+type catalogModel struct {
 	// Name identifies the entry.
 	Name string `json:"name"`
 	// Match lists lower-case prefixes of model names this entry covers;
@@ -152,10 +147,10 @@ type Model struct {
 	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
-// WireRules are the charging rules of one wire: the figures every model
+// wireRules are the charging rules of one wire: the figures every model
 // reached through it uses unless its own entry sets them, and how reasoning
 // carried in the history is charged. Each rule cites its source.
-type WireRules struct {
+type wireRules struct {
 	// Wire the rules apply to; WireUnknown ("unknown") for requests whose
 	// wire is not known.
 	Wire Wire `json:"wire"`
@@ -185,18 +180,18 @@ type WireRules struct {
 
 // dropsPriorReasoning reports whether reasoning before the last user turn
 // is free.
-func (r WireRules) dropsPriorReasoning() bool { return r.PriorReasoning == "dropped" }
+func (r wireRules) dropsPriorReasoning() bool { return r.PriorReasoning == "dropped" }
 
 // Catalog maps model names to [Model] entries and wires to their
 // [WireRules]. A Catalog is immutable and safe for concurrent use.
 type Catalog struct {
-	models []Model
-	wires  map[Wire]WireRules
+	models []catalogModel
+	wires  map[Wire]wireRules
 }
 
-// Rules returns the charging rules of wire w (the unknown wire's for a wire
+// rules returns the charging rules of wire w (the unknown wire's for a wire
 // the catalog does not list).
-func (c *Catalog) Rules(w Wire) WireRules {
+func (c *Catalog) rules(w Wire) wireRules {
 	if r, ok := c.wires[w]; ok {
 		return r
 	}
@@ -222,8 +217,8 @@ func DefaultCatalog() *Catalog { return defaultCatalog() }
 // starting point for a catalog of your own.
 func DefaultCatalogJSON() []byte { return bytes.Clone(defaultCatalogJSON) }
 
-// ErrInvalidCatalog is wrapped by every LoadCatalog validation error.
-var ErrInvalidCatalog = errors.New("invalid catalog")
+// errInvalidCatalog is wrapped by every LoadCatalog validation error.
+var errInvalidCatalog = errors.New("invalid catalog")
 
 // LoadCatalog reads a catalog in the format of window/catalog.json:
 // {"wires": [{"wire", "image_tokens", "page_tokens", "max_pages",
@@ -238,20 +233,20 @@ func LoadCatalog(r io.Reader) (*Catalog, error) {
 }
 
 type catalogDoc struct {
-	Version int         `json:"version"`
-	Note    string      `json:"note"`
-	Wires   []WireRules `json:"wires"`
-	Models  []Model     `json:"models"`
+	Version int            `json:"version"`
+	Note    string         `json:"note"`
+	Wires   []wireRules    `json:"wires"`
+	Models  []catalogModel `json:"models"`
 }
 
 // loadCatalog reads a catalog; wires the document does not list come from
 // base (nil: every wire must be listed).
-func loadCatalog(r io.Reader, base map[Wire]WireRules) (*Catalog, error) {
+func loadCatalog(r io.Reader, base map[Wire]wireRules) (*Catalog, error) {
 	var doc catalogDoc
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("window: load catalog: %w: %w", ErrInvalidCatalog, err)
+		return nil, fmt.Errorf("window: load catalog: %w: %w", errInvalidCatalog, err)
 	}
 	wires, err := loadWires(doc.Wires, base)
 	if err != nil {
@@ -264,14 +259,14 @@ func loadCatalog(r io.Reader, base map[Wire]WireRules) (*Catalog, error) {
 }
 
 // loadWires validates the wire rules and fills the missing wires from base.
-func loadWires(list []WireRules, base map[Wire]WireRules) (map[Wire]WireRules, error) {
-	wires := make(map[Wire]WireRules, 4)
+func loadWires(list []wireRules, base map[Wire]wireRules) (map[Wire]wireRules, error) {
+	wires := make(map[Wire]wireRules, 4)
 	for w, r := range base {
 		wires[w] = r
 	}
 	for i, r := range list {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", ErrInvalidCatalog, i, r.Wire, detail)
+			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", errInvalidCatalog, i, r.Wire, detail)
 		}
 		switch {
 		case r.ImageTokens <= 0 || r.ImageTokens > maxTokens:
@@ -294,7 +289,7 @@ func loadWires(list []WireRules, base map[Wire]WireRules) (map[Wire]WireRules, e
 	}
 	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
 		if _, ok := wires[w]; !ok {
-			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", ErrInvalidCatalog, w)
+			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", errInvalidCatalog, w)
 		}
 	}
 	return wires, nil
@@ -310,10 +305,10 @@ func checkSources(sources map[string]string) error {
 	return nil
 }
 
-func checkModels(models []Model) error {
+func checkModels(models []catalogModel) error {
 	for i, m := range models {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", ErrInvalidCatalog, i, m.Name, detail)
+			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", errInvalidCatalog, i, m.Name, detail)
 		}
 		switch {
 		case m.Name == "":
@@ -354,21 +349,11 @@ func checkModels(models []Model) error {
 	return nil
 }
 
-// Models returns a copy of the catalog's entries.
-func (c *Catalog) Models() []Model {
-	out := make([]Model, len(c.models))
-	for i, m := range c.models {
-		m.Match = append([]string(nil), m.Match...)
-		out[i] = m
-	}
-	return out
-}
-
-// Lookup finds the entry for a model name. A provider path
+// lookup finds the entry for a model name. A provider path
 // ("anthropic/claude-sonnet-4-6", "openai-codex/gpt-5.2-codex") is
 // ignored, case does not matter, and the longest matching prefix wins
 // (earlier entries win ties).
-func (c *Catalog) Lookup(model string) (Model, bool) {
+func (c *Catalog) lookup(model string) (catalogModel, bool) {
 	name := normalizeModel(model)
 	best, bestLen := -1, 0
 	for i, m := range c.models {
@@ -379,7 +364,7 @@ func (c *Catalog) Lookup(model string) (Model, bool) {
 		}
 	}
 	if best < 0 {
-		return Model{}, false
+		return catalogModel{}, false
 	}
 	m := c.models[best]
 	m.Match = append([]string(nil), m.Match...)

@@ -34,7 +34,7 @@ func ExampleAssess() {
 
 func ExampleSession() {
 	s := window.NewSession(&window.SessionOptions{Model: "claude-sonnet-4-5", ProjectID: "acme"})
-	s.SetSystemPrompt("You are a careful assistant.")
+	s.Update(func(in *window.Inputs) { in.System = "You are a careful assistant." })
 	history := []json.RawMessage{json.RawMessage(`{"role":"user","content":"hello"}`)}
 	first := s.Assess(history)
 
@@ -87,16 +87,6 @@ func ExampleAssess_pdf() {
 	// message bytes > 1 MB: true
 	// documents: 1 pages: 2 at 3000 each
 	// history: 6030
-}
-
-// Each wire's charging rules come from the catalog, with their sources.
-func ExampleCatalog_Rules() {
-	r := window.DefaultCatalog().Rules(window.WireGemini)
-	fmt.Println(r.PageTokens, "tokens per page, up to", r.MaxPages, "pages; earlier reasoning", r.PriorReasoning)
-	fmt.Println(r.Sources["page_tokens"])
-	// Output:
-	// 258 tokens per page, up to 1000 pages; earlier reasoning charged
-	// https://ai.google.dev/gemini-api/docs/document-processing
 }
 
 // A wire that does not fit the body is a *ShapeError naming the mismatch.

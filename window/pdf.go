@@ -8,14 +8,14 @@ import (
 	"io"
 )
 
-// DefaultPageTokens is the charge for one PDF page on the Anthropic, OpenAI
+// defaultPageTokens is the charge for one PDF page on the Anthropic, OpenAI
 // and unknown wires of the embedded catalog (Gemini documents 258 per
 // page; see WireRules). Anthropic documents a PDF page at roughly
 // 1,500–3,000 tokens: the page's extracted text plus the page rendered as
 // an image. The figure takes the top of that range so that a dense page is
 // not under-counted; a budget that over-counts a sparse page only compacts
 // a little early, while one that under-counts overflows the window.
-const DefaultPageTokens = 3000
+const defaultPageTokens = 3000
 
 // maxPDFPages caps the page estimate of one document, so that a forged
 // "/Count" in garbage cannot claim more than any provider accepts.

@@ -13,7 +13,7 @@ import (
 )
 
 // testCharges are the charges the estimator tests use.
-var testCharges = charges{image: 1600, page: DefaultPageTokens}
+var testCharges = charges{image: 1600, page: defaultPageTokens}
 
 // buildPDF returns a small uncompressed PDF with the given number of
 // pages, each carrying a content stream padded with pad bytes of text.
@@ -186,7 +186,7 @@ func TestPDFDocumentsChargedPerPageInEveryShape(t *testing.T) {
 		a := Assess(Inputs{Model: tc.model, Messages: []json.RawMessage{raw(t, tc.msg)}})
 		// Pages are charged at the wire's figure: 258 on Gemini, 3,000 on
 		// Anthropic and OpenAI.
-		perPage := DefaultPageTokens
+		perPage := defaultPageTokens
 		if strings.HasPrefix(tc.model, "gemini") {
 			perPage = 258
 		}
@@ -217,7 +217,7 @@ func TestGarbagePDFChargedOnePage(t *testing.T) {
 	for _, data := range []string{"%%% not base64 %%%", strings.Repeat("!@#$", 10_000), strings.Repeat("QUJD", 10_000)} {
 		m := raw(t, obj{"role": "user", "content": []any{documentBlock(data)}})
 		got := estimateMessage(tokens.Safe{}, m, testCharges)
-		if got.documents != 1 || got.pages != 1 || got.tokens > DefaultPageTokens+100 {
+		if got.documents != 1 || got.pages != 1 || got.tokens > defaultPageTokens+100 {
 			t.Errorf("garbage %.10q: %+v", data, got)
 		}
 	}
@@ -256,7 +256,7 @@ func TestTwentyMegabytePDF(t *testing.T) {
 	}
 	c := &countingCounter{Counter: tokens.Safe{}}
 	got := estimateMessage(c, m, testCharges)
-	if got.documents != 1 || got.pages != pages || got.tokens < pages*DefaultPageTokens || got.tokens > pages*DefaultPageTokens+200 {
+	if got.documents != 1 || got.pages != pages || got.tokens < pages*defaultPageTokens || got.tokens > pages*defaultPageTokens+200 {
 		t.Errorf("%+v", got)
 	}
 	if n := c.bytes.Load(); n > 16<<10 {

@@ -36,7 +36,7 @@ func InputsFromRequestBody(body []byte, wire Wire, model string) (Inputs, error)
 			return Inputs{}, err
 		}
 	default:
-		if m, ok := DefaultCatalog().Lookup(in.Model); ok && m.Wire != WireUnknown {
+		if m, ok := DefaultCatalog().lookup(in.Model); ok && m.Wire != WireUnknown {
 			if err := sh.check(m.Wire, in.Model); err != nil {
 				return Inputs{}, err
 			}
@@ -69,7 +69,7 @@ func InputsFromRequestBody(body []byte, wire Wire, model string) (Inputs, error)
 type ShapeError struct {
 	// Wire is the wire named for the request.
 	Wire Wire
-	// Model is set when the wire came from the model's catalog entry.
+	// catalogModel is set when the wire came from the model's catalog entry.
 	Model string
 	// Body is the wire the body's members show (for a plain messages list,
 	// Anthropic, though OpenAI Chat has the same shape).

@@ -99,7 +99,7 @@ func TestPDFPagesPerWire(t *testing.T) {
 	}
 }
 
-// Models whose provider publishes a larger per-image cost than the wire's
+// models whose provider publishes a larger per-image cost than the wire's
 // default are charged it (OpenAI's patch models, gpt-4o-mini's tiles).
 func TestPerModelImageFigures(t *testing.T) {
 	img := obj{"role": "user", "content": []any{obj{"type": "image_url", "image_url": obj{"url": "data:image/png;base64," + strings.Repeat("QUJD", 100)}}}}
@@ -300,7 +300,7 @@ func TestSessionCalibrationMovesBothWays(t *testing.T) {
 // reaches 75% of the window (the input side for models with an input
 // limit).
 func TestCompactionThresholdAgainstTheReserves(t *testing.T) {
-	for _, m := range DefaultCatalog().Models() {
+	for _, m := range DefaultCatalog().models {
 		model := m.Match[0]
 		a := Assess(Inputs{Model: model})
 		side := a.Window
@@ -310,7 +310,7 @@ func TestCompactionThresholdAgainstTheReserves(t *testing.T) {
 		if got := a.Budget() + a.Reserves.Total(); a.InputLimit == 0 && got != a.Window {
 			t.Errorf("%s: budget %d + reserves %d ≠ window %d", model, a.Budget(), a.Reserves.Total(), a.Window)
 		}
-		if a.Reserves.SafetyMargin != a.Window*SafetyMarginPercent/100 || a.Reserves.Output != min(m.MaxOutput, DefaultOutputCap) {
+		if a.Reserves.SafetyMargin != a.Window*SafetyMarginPercent/100 || a.Reserves.Output != min(m.MaxOutput, defaultOutputCap) {
 			t.Errorf("%s: reserves %+v", model, a.Reserves)
 		}
 		if side >= 100_000 && a.Budget()*100 < side*75 {
@@ -395,7 +395,7 @@ func TestUnknownModelWarns(t *testing.T) {
 func TestCatalogCitesEveryRule(t *testing.T) {
 	cat := DefaultCatalog()
 	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
-		r := cat.Rules(w)
+		r := cat.rules(w)
 		for _, k := range []string{"image_tokens", "page_tokens", "max_pages", "opaque_bytes_per_token"} {
 			if !strings.HasPrefix(r.Sources[k], "https://") {
 				t.Errorf("wire %s: rule %s has no source", w, k)
@@ -405,14 +405,14 @@ func TestCatalogCitesEveryRule(t *testing.T) {
 			t.Errorf("wire %s: prior_reasoning has no source", w)
 		}
 	}
-	for _, m := range cat.Models() {
+	for _, m := range cat.models {
 		for k, v := range map[string]int{"image_tokens": m.ImageTokens, "image_low_tokens": m.ImageLowTokens, "page_tokens": m.PageTokens, "max_pages": m.MaxPages} {
 			if v != 0 && m.Sources[k] == "" {
 				t.Errorf("model %s: %s %d has no source", m.Name, k, v)
 			}
 		}
 	}
-	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, ErrInvalidCatalog) {
+	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, errInvalidCatalog) {
 		t.Errorf("a source that is not an https URL was accepted: %v", err)
 	}
 }
@@ -468,5 +468,17 @@ func TestOpenAISystemMessagePassedAsAMessage(t *testing.T) {
 	// On Anthropic a system-role message is not the system prompt.
 	if c := Assess(Inputs{Model: "claude-sonnet-4-5", Messages: msgs}); c.HistoryMessages != 2 || c.Breakdown.System != 0 {
 		t.Fatalf("anthropic: %d history messages, lanes %+v", c.HistoryMessages, c.Breakdown)
+	}
+}
+
+// TestCatalogRulesCarrySources: each wire's charging rules come from the
+// catalog with the source of each figure (Gemini's page charge here).
+func TestCatalogRulesCarrySources(t *testing.T) {
+	r := DefaultCatalog().rules(WireGemini)
+	if r.PageTokens != 258 || r.MaxPages != 1000 || r.PriorReasoning != "charged" {
+		t.Errorf("gemini rules: %d tokens per page, up to %d pages, earlier reasoning %s", r.PageTokens, r.MaxPages, r.PriorReasoning)
+	}
+	if got, want := r.Sources["page_tokens"], "https://ai.google.dev/gemini-api/docs/document-processing"; got != want {
+		t.Errorf("page_tokens source = %q, want %q", got, want)
 	}
 }

@@ -127,16 +127,7 @@ func (s *msgScan) peek() byte {
 	return 0
 }
 
-func (s *msgScan) skipSpace() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *msgScan) skipSpace() { s.i = cgpjson.SkipSpace(s.b, s.i) }
 
 // value scans one value; when it is a string, its span is returned.
 func (s *msgScan) value(ctx scanCtx) (sp scanSpan, isString bool) {

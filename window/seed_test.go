@@ -204,11 +204,13 @@ func TestGeminiInsideOutputAndUnknownModelsReserveThinkingSeparately(t *testing.
 // the same calculation as Assess on the session's own segments.
 func TestSessionAssessmentMatchesAssess(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", ProjectID: "proj"})
-	s.SetSystemPrompt("shared system prompt for budget parity")
-	s.SetWindow(200_000)
-	s.SetTools([]json.RawMessage{raw(t, obj{"name": "read", "description": "read a file", "input_schema": obj{"type": "object"}})})
-	s.SetThinkingBudget(4_000)
-	s.SetMaxToolResultBytes(30_000)
+	s.Update(func(in *Inputs) {
+		in.System = "shared system prompt for budget parity"
+		in.Window = 200_000
+		in.Tools = []json.RawMessage{raw(t, obj{"name": "read", "description": "read a file", "input_schema": obj{"type": "object"}})}
+		in.ThinkingBudget = 4_000
+		in.NextToolResultBytes = 30_000
+	})
 	msgs := []json.RawMessage{
 		raw(t, obj{"role": "user", "content": "hello 你好 😀"}),
 		raw(t, obj{"role": "assistant", "content": []any{obj{"type": "text", "text": `fn main() { println!("hi"); }`}}}),
@@ -240,8 +242,10 @@ func memoryContribution(project, rendered string) MemoryContribution {
 // restores the assessment exactly.
 func TestMemoryContributionChargesOnlyTheMemoryLaneAndNeverReserves(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", ProjectID: "proj"})
-	s.SetSystemPrompt("system prompt for the memory budget test")
-	s.SetWindow(200_000)
+	s.Update(func(in *Inputs) {
+		in.System = "system prompt for the memory budget test"
+		in.Window = 200_000
+	})
 	msgs := []json.RawMessage{
 		raw(t, obj{"role": "user", "content": "what auth model do we use?"}),
 		raw(t, obj{"role": "assistant", "content": "let me check"}),
@@ -286,7 +290,7 @@ func TestMemoryContributionChargesOnlyTheMemoryLaneAndNeverReserves(t *testing.T
 // error and never reaches the budget lane.
 func TestForeignProjectContributionIsRefusedAndNeverBudgeted(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", ProjectID: "proj"})
-	s.SetWindow(200_000)
+	s.Update(func(in *Inputs) { in.Window = 200_000 })
 	err := s.HoldMemoryContribution(memoryContribution("project-not-this-host", "foreign project memory"))
 	var mismatch *ProjectMismatchError
 	if !errorsAs(err, &mismatch) || mismatch.Contribution != "project-not-this-host" || mismatch.Session != "proj" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ctxkit/ctxkit/tokens"
@@ -13,7 +14,7 @@ import (
 // SessionOptions configures a [Session]. A nil *SessionOptions or zero
 // fields mean the documented defaults.
 type SessionOptions struct {
-	// Model the session's requests target.
+	// catalogModel the session's requests target.
 	Model string
 	// ProjectID is the host's project identity; memory contributions for
 	// any other project are refused. Empty: every contribution is refused.
@@ -47,8 +48,8 @@ func (e *ProjectMismatchError) Error() string {
 	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
 }
 
-// ErrUsage is wrapped by ObserveUsage's errors.
-var ErrUsage = errors.New("invalid usage report")
+// errUsage is wrapped by ObserveUsage's errors.
+var errUsage = errors.New("invalid usage report")
 
 // Session is the per-conversation surface: it holds the system prompt,
 // exposed tools, window override, request parameters and a memory
@@ -126,48 +127,28 @@ func NewSession(opts *SessionOptions) *Session {
 	return s
 }
 
-// SetSystemPrompt sets the effective system prompt.
-func (s *Session) SetSystemPrompt(p string) { s.update(func() { s.in.System = p }) }
-
-// SetTools sets the exposed tool schemas (the slice is copied).
-func (s *Session) SetTools(schemas []json.RawMessage) {
-	s.update(func() { s.in.Tools = append([]json.RawMessage(nil), schemas...) })
-}
-
-// SetSkills sets the loaded skill bodies (the slice is copied).
-func (s *Session) SetSkills(bodies []string) {
-	s.update(func() { s.in.Skills = append([]string(nil), bodies...) })
-}
-
-// SetWindow overrides the model's window; 0 restores the catalog's.
-func (s *Session) SetWindow(tokens int) { s.set(func() { s.in.Window = tokens }) }
-
-// SetThinkingBudget sets the thinking budget of the next requests.
-func (s *Session) SetThinkingBudget(tokens int) { s.set(func() { s.in.ThinkingBudget = tokens }) }
-
-// SetMaxToolResultBytes sets the byte cap of the next tool result.
-func (s *Session) SetMaxToolResultBytes(n int) { s.set(func() { s.in.NextToolResultBytes = n }) }
-
-// SetOutputReserve sets the requested output (max_tokens); 0 restores the
-// default: the model's maximum output, at most DefaultOutputCap.
-func (s *Session) SetOutputReserve(tokens int) { s.set(func() { s.in.OutputReserve = tokens }) }
-
-// SetWire overrides the catalog's wire for the model.
-func (s *Session) SetWire(w Wire) {
-	s.update(func() {
-		s.in.Wire = w
-		s.cache = nil // image charges may change
-	})
-}
-
-// SetModel switches the model. Message estimates are recounted with the
-// new model's counter; calibration factors are kept per model.
-func (s *Session) SetModel(model string) {
-	s.update(func() {
-		s.in.Model = model
+// Update changes what the session assesses with: f gets the session's
+// Inputs (system prompt, tools, skills, window override, thinking budget,
+// next tool-result cap, output reserve, wire and model) to change in
+// place. Messages, Memory, Catalog and Counter are the session's own and
+// are reset after f; the tool and skill slices are copied. Switching the model or
+// the wire recounts the message estimates (calibration factors are kept
+// per model). A zero Window or OutputReserve restores the catalog's
+// default.
+func (s *Session) Update(f func(in *Inputs)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.in
+	f(&s.in)
+	s.in.Messages, s.in.Memory, s.in.Catalog = nil, nil, s.catalog
+	s.in.Tools = slices.Clone(s.in.Tools)
+	s.in.Skills = slices.Clone(s.in.Skills)
+	s.in.Counter = old.Counter
+	if s.in.Model != old.Model || s.in.Wire != old.Wire {
 		s.in.Counter = s.counter
-		s.cache = nil
-	})
+		s.cache = nil // message estimates and image charges change
+	}
+	s.lanesValid = false
 }
 
 // HoldMemoryContribution holds c for the next assessments, charged to the
@@ -192,12 +173,6 @@ func (s *Session) update(f func()) {
 	s.lanesValid = false
 }
 
-func (s *Session) set(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f()
-}
-
 // Inputs returns the exact Inputs the session assesses messages with;
 // Assess(s.Inputs(m)) equals s.Assess(m) before any usage is observed.
 func (s *Session) Inputs(messages []json.RawMessage) Inputs {
@@ -211,7 +186,7 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 	if in.Counter == nil {
 		// Resolve the model's counter once, so exact counters keep their
 		// cache across assessments.
-		in.Counter = counterFor(s.catalog.Lookup(in.Model))
+		in.Counter = counterFor(s.catalog.lookup(in.Model))
 		if in.Counter == nil {
 			in.Counter = tokens.ForModel(in.Model)
 		}
@@ -231,9 +206,9 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 // the bounds keep a broken report (0 tokens, or a figure for another
 // request) from scaling estimates past what any counter is off by.
 const (
-	CalibrationWeight = 0.3
-	CalibrationMin    = 0.5
-	CalibrationMax    = 4.0
+	calibrationWeight = 0.3
+	calibrationMin    = 0.5
+	calibrationMax    = 4.0
 )
 
 // Calibration returns the session's calibration factor for its model (1
@@ -362,7 +337,7 @@ func sameBytes(a, b json.RawMessage) bool {
 // last assessed history (with the session's current system prompt, tools,
 // skills and memory). Later assessments use that figure plus the estimate
 // of what was added since, and the model's calibration factor moves
-// CalibrationWeight of the way toward reported ÷ estimated, within
+// calibrationWeight of the way toward reported ÷ estimated, within
 // [CalibrationMin, CalibrationMax]. It fails, wrapping ErrUsage,
 // for a negative figure or a messageCount beyond the last assessed
 // history.
@@ -371,9 +346,9 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	defer s.mu.Unlock()
 	switch {
 	case reportedInputTokens < 0 || reportedInputTokens > maxTokens:
-		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", ErrUsage, reportedInputTokens)
+		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", errUsage, reportedInputTokens)
 	case messageCount < 0 || messageCount > len(s.cache):
-		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", ErrUsage, messageCount, len(s.cache))
+		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", errUsage, messageCount, len(s.cache))
 	}
 	in := s.inputs(nil)
 	r := resolve(&in)
@@ -389,8 +364,8 @@ func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	if est > 0 {
 		ratio := float64(reportedInputTokens) / float64(est)
 		f := s.factor(s.in.Model)
-		f += CalibrationWeight * (ratio - f)
-		s.calibration[s.in.Model] = min(max(f, CalibrationMin), CalibrationMax)
+		f += calibrationWeight * (ratio - f)
+		s.calibration[s.in.Model] = min(max(f, calibrationMin), calibrationMax)
 	}
 	s.anchor = &anchorState{model: s.in.Model, reported: reportedInputTokens, messages: messageCount, estimate: est}
 	return nil

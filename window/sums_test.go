@@ -40,7 +40,7 @@ func TestRunningSumsMatchMessageByMessage(t *testing.T) {
 		}
 		for _, wire := range []Wire{WireOpenAI, WireAnthropic, WireGemini, WireUnknown} {
 			for _, prior := range []string{"dropped", "charged"} {
-				res := &resolved{wire: wire, rules: WireRules{Wire: wire, PriorReasoning: prior}}
+				res := &resolved{wire: wire, rules: wireRules{Wire: wire, PriorReasoning: prior}}
 				cost := func(i int) *messageCost { return &costs[i] }
 				want := res.totals(n, cost)
 				got := res.sumTotals(n, func(k int) *costSums { return &sums[k-1] }, cost)

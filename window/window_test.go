@@ -189,7 +189,7 @@ func history(t testing.TB, n int, text string) []json.RawMessage {
 func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 	cc := &countingCounter{Counter: tokens.Safe{}}
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6", Counter: cc})
-	s.SetSystemPrompt(strings.Repeat("be helpful. ", 500))
+	s.Update(func(in *Inputs) { in.System = strings.Repeat("be helpful. ", 500) })
 	msgs := history(t, 1000, strings.Repeat("some words of history ", 10))
 	first := s.Assess(msgs)
 	before := cc.bytes.Load()
@@ -222,7 +222,7 @@ func TestSessionCountsOnlyTheAppendedMessage(t *testing.T) {
 
 func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"})
-	s.SetWindow(200_000)
+	s.Update(func(in *Inputs) { in.Window = 200_000 })
 	msgs := history(t, 6, "a message of history")
 	a0 := s.Assess(msgs)
 	est := a0.Breakdown.Total()
@@ -234,7 +234,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	a1 := s.Assess(msgs)
-	down := 1 + CalibrationWeight*(float64(est/2)/float64(est)-1)
+	down := 1 + calibrationWeight*(float64(est/2)/float64(est)-1)
 	if a1.Anchor == nil || a1.Used() != est/2 || !near(a1.Calibration, down) || !near(s.Calibration(), down) {
 		t.Fatalf("anchored used %d (est %d), calibration %v (want %v), anchor %+v", a1.Used(), est, a1.Calibration, down, a1.Anchor)
 	}
@@ -255,7 +255,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	if err := s.ObserveUsage(est*3, len(msgs)); err != nil {
 		t.Fatal(err)
 	}
-	up := down + CalibrationWeight*(3-down)
+	up := down + calibrationWeight*(3-down)
 	if f := s.Calibration(); !near(f, up) || f <= 1 {
 		t.Fatalf("calibration %v, want %v", f, up)
 	}
@@ -278,7 +278,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if f := s.Calibration(); f < CalibrationMin || f > CalibrationMax {
+		if f := s.Calibration(); f < calibrationMin || f > calibrationMax {
 			t.Fatalf("calibration %v out of bounds after reports of %d", f, rep)
 		}
 	}
@@ -288,7 +288,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 		t.Fatalf("stale anchor kept: %+v", a.Anchor)
 	}
 	for _, bad := range [][2]int{{-1, 0}, {10, 99}, {10, -1}} {
-		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, ErrUsage) {
+		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, errUsage) {
 			t.Errorf("ObserveUsage(%d, %d) = %v", bad[0], bad[1], err)
 		}
 	}
@@ -298,8 +298,10 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 // ShouldCompact off until the history grows again.
 func TestCompactionLoopGuard(t *testing.T) {
 	s := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"})
-	s.SetWindow(3_000)
-	s.SetOutputReserve(100)
+	s.Update(func(in *Inputs) {
+		in.Window = 3_000
+		in.OutputReserve = 100
+	})
 	msgs := history(t, 8, strings.Repeat("long history text ", 100))
 	a := s.Assess(msgs)
 	if !a.ShouldCompact() {
@@ -359,22 +361,22 @@ func TestCatalog(t *testing.T) {
 		"o3-mini":                      "o-series",
 		"google-gemini/gemini-2.5-pro": "gemini-2.5",
 	} {
-		m, ok := cat.Lookup(model)
+		m, ok := cat.lookup(model)
 		if !ok || m.Name != want {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", model, m.Name, ok, want)
 		}
 	}
-	if _, ok := cat.Lookup("totally/unroutable-model"); ok {
+	if _, ok := cat.lookup("totally/unroutable-model"); ok {
 		t.Error("unknown model found")
 	}
-	// Lookup returns copies: mutating one does not change the catalog.
-	m, _ := cat.Lookup("gpt-4o")
+	// lookup returns copies: mutating one does not change the catalog.
+	m, _ := cat.lookup("gpt-4o")
 	m.Match[0] = "zzz"
-	if again, _ := cat.Lookup("gpt-4o"); again.Match[0] != "gpt-4o" {
+	if again, _ := cat.lookup("gpt-4o"); again.Match[0] != "gpt-4o" {
 		t.Fatal("catalog mutated through Lookup")
 	}
 	// The embedded JSON round-trips through LoadCatalog.
-	if c, err := LoadCatalog(bytes.NewReader(DefaultCatalogJSON())); err != nil || len(c.Models()) != len(cat.Models()) {
+	if c, err := LoadCatalog(bytes.NewReader(DefaultCatalogJSON())); err != nil || len(c.models) != len(cat.models) {
 		t.Fatalf("reload: %v", err)
 	}
 	for _, bad := range []string{
@@ -385,7 +387,7 @@ func TestCatalog(t *testing.T) {
 		`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"windwo":5}]}`,
 		`[]`,
 	} {
-		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, ErrInvalidCatalog) {
+		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, errInvalidCatalog) {
 			t.Errorf("LoadCatalog(%s) = %v", bad, err)
 		}
 	}
@@ -436,7 +438,8 @@ func FuzzEstimateMessage(f *testing.F) {
 		if fast, full := estimateMessage(tokens.Safe{}, msg, testCharges), estimateFull(tokens.Safe{}, msg, testCharges); fast != full {
 			t.Fatalf("fast path %+v, full %+v", fast, full)
 		}
-		for _, c := range []tokens.Counter{tokens.Safe{}, tokens.Conservative{}} {
+		conservative, _ := tokens.ByName("conservative")
+		for _, c := range []tokens.Counter{tokens.Safe{}, conservative} {
 			got := estimateMessage(c, msg, testCharges)
 			if got.tokens < 0 || got.images < 0 {
 				t.Fatalf("negative estimate %+v", got)
@@ -469,7 +472,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 					t.Error("empty assessment")
 				}
 				_ = s.ObserveUsage(a.Used(), 1)
-				s.SetSystemPrompt(fmt.Sprint("prompt ", i))
+				s.Update(func(in *Inputs) { in.System = fmt.Sprint("prompt ", i) })
 				_ = s.HoldMemoryContribution(MemoryContribution{ProjectID: "p", Rendered: "m"})
 			}
 			done <- true
@@ -489,16 +492,16 @@ func FuzzLoadCatalog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cat, err := LoadCatalog(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, ErrInvalidCatalog) {
+			if !errors.Is(err, errInvalidCatalog) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
 		}
-		for _, m := range cat.Models() {
+		for _, m := range cat.models {
 			if m.Window <= 0 || m.MaxOutput < 0 || len(m.Match) == 0 {
 				t.Fatalf("invalid entry accepted: %+v", m)
 			}
-			got, ok := cat.Lookup(m.Match[0])
+			got, ok := cat.lookup(m.Match[0])
 			if !ok || got.Window <= 0 {
 				t.Fatalf("entry %q not found by its own prefix", m.Name)
 			}
@@ -508,4 +511,22 @@ func FuzzLoadCatalog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSessionUpdateSwitchesModel: switching the model through Update
+// recounts the cached message estimates with the new model's counter, and
+// the session's own Messages are not taken from f.
+func TestSessionUpdateSwitchesModel(t *testing.T) {
+	msgs := []json.RawMessage{raw(t, obj{"role": "user", "content": strings.Repeat("The harbour town woke slowly that winter. ", 40)})}
+	s := NewSession(&SessionOptions{Model: "gpt-4o"})
+	before := s.Assess(msgs).Used()
+	s.Update(func(in *Inputs) { in.Model = "claude-sonnet-4-6"; in.Messages = msgs })
+	got := s.Assess(msgs).Used()
+	want := NewSession(&SessionOptions{Model: "claude-sonnet-4-6"}).Assess(msgs).Used()
+	if got != want || got == before {
+		t.Errorf("after switching to claude used = %d, want %d (a fresh session), before %d", got, want, before)
+	}
+	if in := s.inputs(nil); in.Messages != nil || in.Model != "claude-sonnet-4-6" {
+		t.Errorf("session inputs after Update: model %q, %d messages", in.Model, len(in.Messages))
+	}
 }

@@ -34,7 +34,7 @@ func TestBadInputIsATypedError(t *testing.T) {
 		{"truncated", `{"type":"handshake","protocol_version":"contextgr`, syntax},
 		{"garbage", `this is not valid json {{{`, syntax},
 		{"trailing garbage", `{"type":"shutdown"} x`, syntax},
-		{"invalid UTF-8", "{\"type\":\"error\",\"message\":\"\xff\xfe\"}", is(ErrInvalidUTF8)},
+		{"invalid UTF-8", "{\"type\":\"error\",\"message\":\"\xff\xfe\"}", is(errInvalidUTF8)},
 		{"NaN", framesLine(`"score":NaN`), syntax},
 		{"Infinity", framesLine(`"score":Infinity`), syntax},
 		{"f32 overflow", framesLine(`"score":1e39`), typ},
@@ -43,8 +43,8 @@ func TestBadInputIsATypedError(t *testing.T) {
 		{"fractional u32", `{"type":"query","query":{"goal":"g","max_frames":1.5,"max_tokens":1}}`, typ},
 		{"string for bool", `{"type":"frames","result":{"frames":[],"truncated":"no"}}`, typ},
 		{"deep nesting", `{"type":"shutdown","x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, syntax},
-		{"not an object", `[1,2,3]`, is(ErrNotObject)},
-		{"a number", `42`, is(ErrNotObject)},
+		{"not an object", `[1,2,3]`, is(errNotObject)},
+		{"a number", `42`, is(errNotObject)},
 		{"no type", `{"protocol_version":"contextgraph/1.0"}`, miss("type")},
 		{"null type", `{"type":null}`, miss("type")},
 		{"numeric type", `{"type":7}`, typ},
@@ -100,7 +100,7 @@ func TestUnknownEnvelopeTypeIsAValue(t *testing.T) {
 	if out, err := Marshal(u); err != nil || !bytes.Equal(out, line) {
 		t.Fatalf("re-encoded %s %v", out, err)
 	}
-	if v := Validate(u); len(v) != 0 {
+	if v := validate(u); len(v) != 0 {
 		t.Fatalf("unknown envelope reported %v", v)
 	}
 	if _, err := Marshal(&Unknown{Tag: "x", Raw: []byte("{")}); err == nil {
@@ -161,7 +161,7 @@ func TestHundredMegabyteLine(t *testing.T) {
 		t.Fatalf("decoder allocated %d MB for an over-long line", grew>>20)
 	}
 	env, err := d.Decode()
-	if err != nil || env.Type() != TypeShutdown || d.Line() != 2 {
+	if err != nil || env.Type() != typeShutdown || d.Line() != 2 {
 		t.Fatalf("after the long line: %v %v line %d", env, err, d.Line())
 	}
 	if _, err := d.Decode(); !errors.Is(err, io.EOF) {
@@ -177,7 +177,7 @@ func TestLineLimitIsExact(t *testing.T) {
 	}
 	in := mk(limit) + "\n" + mk(limit+1) + "\r\n\n   \n" + mk(40)
 	d := NewDecoder(strings.NewReader(in), &DecoderOptions{MaxLineBytes: limit})
-	if env, err := d.Decode(); err != nil || env.Type() != TypeShutdown {
+	if env, err := d.Decode(); err != nil || env.Type() != typeShutdown {
 		t.Fatalf("line at the limit: %v", err)
 	}
 	_, err := d.Decode()
@@ -186,7 +186,7 @@ func TestLineLimitIsExact(t *testing.T) {
 		t.Fatalf("line over the limit: %v", err)
 	}
 	// The last line has no line feed and follows blank lines.
-	if env, err := d.Decode(); err != nil || env.Type() != TypeShutdown || d.Line() != 5 {
+	if env, err := d.Decode(); err != nil || env.Type() != typeShutdown || d.Line() != 5 {
 		t.Fatalf("last line: %v %v line %d", env, err, d.Line())
 	}
 	if _, err := d.Decode(); !errors.Is(err, io.EOF) {
@@ -239,7 +239,7 @@ func TestDecoderReadError(t *testing.T) {
 
 func TestEncoderWritesOneLinePerEnvelope(t *testing.T) {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := newEncoder(&buf)
 	envs := []Envelope{&Handshake{ProtocolVersion: ProtocolVersion}, &Frames{Result: Result{}}, &Shutdown{}}
 	for _, env := range envs {
 		if err := e.Encode(env); err != nil {

@@ -36,7 +36,7 @@ func TestBenchmarkEnvelopeIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := Validate(env); len(v) != 0 || len(env.(*Frames).Result.Frames) != 100 {
+	if v := validate(env); len(v) != 0 || len(env.(*Frames).Result.Frames) != 100 {
 		t.Fatal(v)
 	}
 }
@@ -52,7 +52,7 @@ func BenchmarkDecodeValidateFrames(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if v := Validate(env); len(v) != 0 {
+		if v := validate(env); len(v) != 0 {
 			b.Fatal(v)
 		}
 	}
@@ -68,7 +68,7 @@ func BenchmarkEncodeFrames(b *testing.B) {
 	b.ReportAllocs()
 	buf := make([]byte, 0, 256<<10)
 	for b.Loop() {
-		if buf, err = AppendEnvelope(buf[:0], env); err != nil {
+		if buf, err = appendEnvelope(buf[:0], env); err != nil {
 			b.Fatal(err)
 		}
 	}

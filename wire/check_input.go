@@ -124,7 +124,7 @@ func CheckInput(r io.Reader, opts *CheckOptions) (*Report, error) {
 		}
 		first = false
 		if !utf8.Valid(line) {
-			rep.Errors = append(rep.Errors, &DecodeError{Line: d.Line(), Err: ErrInvalidUTF8})
+			rep.Errors = append(rep.Errors, &DecodeError{Line: d.Line(), Err: errInvalidUTF8})
 			continue
 		}
 		if err := checkValue(rep, ck, line, d.Line(), "", false, 0); err != nil {
@@ -175,7 +175,7 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 		if nested {
 			return nil
 		}
-		return ErrNotObject
+		return errNotObject
 	}
 	var shape struct {
 		Type, Provider, Frame, ID, Kind, Title, Goal json.RawMessage
@@ -198,7 +198,7 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 		if ck != nil {
 			add(ck.Check(env))
 		} else {
-			add(Validate(env))
+			add(validate(env))
 		}
 	case shape.Provider != nil && shape.Frame != nil:
 		var o compose.Offer

@@ -23,8 +23,8 @@ func codes() []Code {
 		CodeIncompatibleVersion, CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal}
 }
 
-// IsKnown reports whether c is one of the eight base codes.
-func (c Code) IsKnown() bool {
+// isKnown reports whether c is one of the eight base codes.
+func (c Code) isKnown() bool {
 	switch c {
 	case CodeBadRequest, CodeUnsupportedKind, CodeUnsupportedRepresentation, CodeIncompatibleVersion,
 		CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal:
@@ -36,7 +36,7 @@ func (c Code) IsKnown() bool {
 // Effective returns the code a receiver acts on: c when it is a base code,
 // else CodeInternal.
 func (c Code) Effective() Code {
-	if c.IsKnown() {
+	if c.isKnown() {
 		return c
 	}
 	return CodeInternal

@@ -10,7 +10,7 @@ func TestCodes(t *testing.T) {
 		t.Fatal("want 8 base codes")
 	}
 	for _, c := range codes() {
-		if !c.IsKnown() || c.Effective() != c {
+		if !c.isKnown() || c.Effective() != c {
 			t.Errorf("%s", c)
 		}
 		want := c == CodeUnavailable || c == CodeShuttingDown
@@ -19,7 +19,7 @@ func TestCodes(t *testing.T) {
 		}
 	}
 	for _, c := range []Code{"", "quota_exhausted", "Bad_Request"} {
-		if c.IsKnown() || c.Effective() != CodeInternal || c.Retryable() {
+		if c.isKnown() || c.Effective() != CodeInternal || c.Retryable() {
 			t.Errorf("%q should read as internal, not retryable", c)
 		}
 	}
@@ -67,8 +67,8 @@ func TestVersionFamilies(t *testing.T) {
 		if Compatible(tc.a, tc.b) != tc.ok {
 			t.Errorf("Compatible(%q, %q) != %v", tc.a, tc.b, tc.ok)
 		}
-		err := CheckVersion(tc.a, tc.b)
-		var vm *VersionMismatchError
+		err := versionMismatch(tc.a, tc.b)
+		var vm *versionMismatchError
 		if tc.ok != (err == nil) || (!tc.ok && (!errors.As(err, &vm) || vm.Theirs != tc.b)) {
 			t.Errorf("CheckVersion(%q, %q) = %v", tc.a, tc.b, err)
 		}

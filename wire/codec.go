@@ -12,11 +12,11 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
-// ErrInvalidUTF8 is wrapped by a *DecodeError when a line is not UTF-8.
-var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+// errInvalidUTF8 is wrapped by a *DecodeError when a line is not UTF-8.
+var errInvalidUTF8 = errors.New("invalid UTF-8")
 
-// ErrNotObject is wrapped by a *DecodeError when a line is JSON but not an object.
-var ErrNotObject = errors.New("envelope is not a JSON object")
+// errNotObject is wrapped by a *DecodeError when a line is JSON but not an object.
+var errNotObject = errors.New("envelope is not a JSON object")
 
 // DecodeError is why a line or body could not be decoded into an envelope.
 // Line is the 1-based line number when decoding a stream, else 0. Err is a
@@ -84,11 +84,11 @@ func describeDecodeErr(err error) string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Marshal returns the exact CGP encoding of env, without a line feed.
-func Marshal(env Envelope) ([]byte, error) { return AppendEnvelope(nil, env) }
+func Marshal(env Envelope) ([]byte, error) { return appendEnvelope(nil, env) }
 
-// AppendEnvelope appends the exact CGP encoding of env to dst. A NaN or
+// appendEnvelope appends the exact CGP encoding of env to dst. A NaN or
 // infinite f32 is an error; so is a nil envelope.
-func AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
+func appendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	if u, ok := env.(*Unknown); ok {
 		if u == nil || !json.Valid(u.Raw) {
 			return dst, errors.New("encode envelope: unknown envelope holds no valid JSON")
@@ -108,9 +108,9 @@ func AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	case *HandshakeAck:
 		w.Str("protocol_version", e.ProtocolVersion)
 		w.Key("provider")
-		w.B = e.Provider.AppendJSON(w.B)
+		err = raw(&w, e.Provider)
 		w.Key("capabilities")
-		w.B = e.Capabilities.AppendJSON(w.B)
+		err = errors.Join(err, raw(&w, e.Capabilities))
 		if len(e.AttesterKeys) > 0 {
 			w.Key("attester_keys")
 			w.OpenArray()
@@ -123,11 +123,11 @@ func AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	case *Query:
 		w.OptStr("id", e.ID)
 		w.Key("query")
-		w.B, err = e.Query.AppendJSON(w.B)
+		err = raw(&w, e.Query)
 	case *Frames:
 		w.OptStr("id", e.ID)
 		w.Key("result")
-		w.B, err = e.Result.AppendJSON(w.B)
+		w.B, err = e.Result.appendJSON(w.B)
 	case *Verify:
 		w.Key("request")
 		e.Request.write(&w)
@@ -150,9 +150,9 @@ func AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	return w.B, nil
 }
 
-// AppendJSON appends the CGP encoding of r (a ContextQueryResult) to dst.
+// appendJSON appends the CGP encoding of r (a ContextQueryResult) to dst.
 // Frames is written as [] when nil.
-func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
+func (r *Result) appendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	w.Open()
 	w.Key("frames")
@@ -192,7 +192,7 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // MarshalJSON returns the CGP encoding of r.
-func (r Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+func (r Result) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
 
 // resultWire is the decoding shape of a result: required members are
 // pointers so their absence shows.
@@ -405,10 +405,10 @@ func Unmarshal(data []byte) (Envelope, error) {
 
 func unmarshal(data []byte) (Envelope, error) {
 	if !utf8.Valid(data) {
-		return nil, ErrInvalidUTF8
+		return nil, errInvalidUTF8
 	}
 	if first := firstByte(data); first != '{' && json.Valid(data) {
-		return nil, ErrNotObject
+		return nil, errNotObject
 	}
 	typ, ok := sniffType(data)
 	if !ok {
@@ -424,21 +424,21 @@ func unmarshal(data []byte) (Envelope, error) {
 		typ = *head.Type
 	}
 	switch typ {
-	case TypeHandshake:
+	case typeHandshake:
 		return decodeHandshake(data)
-	case TypeHandshakeAck:
+	case typeHandshakeAck:
 		return decodeHandshakeAck(data)
-	case TypeQuery:
+	case typeQuery:
 		return decodeQuery(data)
-	case TypeFrames:
+	case typeFrames:
 		return decodeFrames(data)
-	case TypeVerify:
+	case typeVerify:
 		return decodeVerify(data)
-	case TypeVerified:
+	case typeVerified:
 		return decodeVerified(data)
-	case TypeShutdown:
+	case typeShutdown:
 		return decodeShutdown(data)
-	case TypeError:
+	case typeError:
 		return decodeError(data)
 	default:
 		if ok { // the type was sniffed, so the JSON is not yet checked
@@ -458,7 +458,7 @@ func decodeHandshake(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.ProtocolVersion == nil {
-		return nil, missing(TypeHandshake, "protocol_version")
+		return nil, missing(typeHandshake, "protocol_version")
 	}
 	return &Handshake{ProtocolVersion: *aux.ProtocolVersion}, nil
 }
@@ -475,11 +475,11 @@ func decodeHandshakeAck(data []byte) (Envelope, error) {
 	}
 	switch {
 	case aux.ProtocolVersion == nil:
-		return nil, missing(TypeHandshakeAck, "protocol_version")
+		return nil, missing(typeHandshakeAck, "protocol_version")
 	case aux.Provider == nil:
-		return nil, missing(TypeHandshakeAck, "provider")
+		return nil, missing(typeHandshakeAck, "provider")
 	case aux.Capabilities == nil:
-		return nil, missing(TypeHandshakeAck, "capabilities")
+		return nil, missing(typeHandshakeAck, "capabilities")
 	}
 	return &HandshakeAck{ProtocolVersion: *aux.ProtocolVersion, Provider: *aux.Provider,
 		Capabilities: *aux.Capabilities, AttesterKeys: aux.AttesterKeys}, nil
@@ -494,7 +494,7 @@ func decodeQuery(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.Query == nil {
-		return nil, missing(TypeQuery, "query")
+		return nil, missing(typeQuery, "query")
 	}
 	return &Query{ID: aux.ID, Query: *aux.Query}, nil
 }
@@ -510,7 +510,7 @@ func decodeFrames(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.Result == nil {
-		return nil, missing(TypeFrames, "result")
+		return nil, missing(typeFrames, "result")
 	}
 	f := &Frames{ID: aux.ID}
 	if err := aux.Result.to(&f.Result); err != nil {
@@ -527,7 +527,7 @@ func decodeVerify(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.Request == nil {
-		return nil, missing(TypeVerify, "request")
+		return nil, missing(typeVerify, "request")
 	}
 	return &Verify{Request: *aux.Request}, nil
 }
@@ -540,7 +540,7 @@ func decodeVerified(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.Response == nil {
-		return nil, missing(TypeVerified, "response")
+		return nil, missing(typeVerified, "response")
 	}
 	return &Verified{Response: *aux.Response}, nil
 }
@@ -562,7 +562,7 @@ func decodeError(data []byte) (Envelope, error) {
 		return nil, err
 	}
 	if aux.Message == nil {
-		return nil, missing(TypeError, "message")
+		return nil, missing(typeError, "message")
 	}
 	return &Error{ID: aux.ID, Code: aux.Code, Message: *aux.Message}, nil
 }
@@ -621,4 +621,12 @@ func firstByte(b []byte) byte {
 		return c
 	}
 	return 0
+}
+
+// raw writes v's own encoding as the current value; the handshake and
+// query shapes are frame's, and rare enough that the copy costs nothing.
+func raw(w *cgpjson.W, v json.Marshaler) error {
+	b, err := v.MarshalJSON()
+	w.Raw(b)
+	return err
 }

@@ -38,7 +38,7 @@ func TestReferenceVectorsRoundTripByteForByte(t *testing.T) {
 // envelope into the expected types.
 func TestStdioSessionDecodesEnvelopeByEnvelope(t *testing.T) {
 	d := NewDecoder(bytes.NewReader(fixtures.File(fixtures.StdioSession)), nil)
-	want := []string{TypeHandshake, TypeHandshakeAck, TypeQuery, TypeFrames, TypeVerify, TypeVerified, TypeShutdown}
+	want := []string{typeHandshake, typeHandshakeAck, typeQuery, typeFrames, typeVerify, typeVerified, typeShutdown}
 	var got []Envelope
 	for {
 		env, err := d.Decode()

@@ -13,7 +13,7 @@
 // protocol order, absent optionals omitted, no HTML escaping, f32 numbers in
 // their shortest form with ".0" on integral values.
 //
-// Validate checks the rules one envelope can break; a Checker adds the rules
+// validate checks the rules one envelope can break; a Checker adds the rules
 // that span a session (a result against its query: B1, B4, Q1; E1; H4).
 // CheckInput, behind `ctxkit validate`, checks NDJSON or a JSON document of
 // envelopes, frames or offers, and ReadOffers reads the composer's
@@ -21,5 +21,5 @@
 //
 // Bad input never panics: it is a *DecodeError wrapping the cause (a JSON
 // syntax or type error, a *frame.MissingMemberError, a *TooLongError,
-// ErrInvalidUTF8 or ErrNotObject), and memory stays bounded by the line limit.
+// errInvalidUTF8 or ErrNotObject), and memory stays bounded by the line limit.
 package wire

@@ -8,14 +8,14 @@ import (
 
 // The envelope type tags of contextgraph/1.
 const (
-	TypeHandshake    = "handshake"
-	TypeHandshakeAck = "handshake_ack"
-	TypeQuery        = "query"
-	TypeFrames       = "frames"
-	TypeVerify       = "verify"
-	TypeVerified     = "verified"
-	TypeShutdown     = "shutdown"
-	TypeError        = "error"
+	typeHandshake    = "handshake"
+	typeHandshakeAck = "handshake_ack"
+	typeQuery        = "query"
+	typeFrames       = "frames"
+	typeVerify       = "verify"
+	typeVerified     = "verified"
+	typeShutdown     = "shutdown"
+	typeError        = "error"
 )
 
 // Envelope is one CGP message. The concrete types are *Handshake,
@@ -160,8 +160,8 @@ const (
 	StatusUnknown Status = "unknown"
 )
 
-// IsKnown reports whether s is one of the four verdicts.
-func (s Status) IsKnown() bool {
+// isKnown reports whether s is one of the four verdicts.
+func (s Status) isKnown() bool {
 	switch s {
 	case StatusValid, StatusStale, StatusGone, StatusUnknown:
 		return true
@@ -250,28 +250,28 @@ type AttesterKey struct {
 }
 
 // Type returns "handshake".
-func (*Handshake) Type() string { return TypeHandshake }
+func (*Handshake) Type() string { return typeHandshake }
 
 // Type returns "handshake_ack".
-func (*HandshakeAck) Type() string { return TypeHandshakeAck }
+func (*HandshakeAck) Type() string { return typeHandshakeAck }
 
 // Type returns "query".
-func (*Query) Type() string { return TypeQuery }
+func (*Query) Type() string { return typeQuery }
 
 // Type returns "frames".
-func (*Frames) Type() string { return TypeFrames }
+func (*Frames) Type() string { return typeFrames }
 
 // Type returns "verify".
-func (*Verify) Type() string { return TypeVerify }
+func (*Verify) Type() string { return typeVerify }
 
 // Type returns "verified".
-func (*Verified) Type() string { return TypeVerified }
+func (*Verified) Type() string { return typeVerified }
 
 // Type returns "shutdown".
-func (*Shutdown) Type() string { return TypeShutdown }
+func (*Shutdown) Type() string { return typeShutdown }
 
 // Type returns "error".
-func (*Error) Type() string { return TypeError }
+func (*Error) Type() string { return typeError }
 
 // Type returns the unknown envelope's tag as received.
 func (u *Unknown) Type() string { return u.Tag }

@@ -2,7 +2,6 @@ package wire_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -16,13 +15,14 @@ func ExampleDecoder() {
 {"type":"subscribe"}
 `
 	d := wire.NewDecoder(strings.NewReader(session), nil)
+	var c wire.Checker
 	for {
 		env, err := d.Decode()
 		if err != nil {
 			break // io.EOF at the end
 		}
 		fmt.Printf("line %d: %s\n", d.Line(), env.Type())
-		for _, v := range wire.Validate(env) {
+		for _, v := range c.Check(env) {
 			fmt.Printf("  %v\n", v)
 		}
 	}
@@ -35,11 +35,15 @@ func ExampleDecoder() {
 }
 
 // Encode envelopes exactly as the reference serializer does.
-func ExampleEncoder() {
-	e := wire.NewEncoder(os.Stdout)
-	_ = e.Encode(&wire.Query{ID: "q1", Query: frame.Query{Goal: "retry <policy>", MaxFrames: 8, MaxTokens: 4096}})
-	_ = e.Encode(&wire.Frames{ID: "q1", Result: wire.Result{Frames: []frame.Frame{{
-		ID: "f", Kind: frame.KindFact, Title: "T", Content: "abcd", Score: 1, TokenCost: 1, CitationLabel: "c"}}}})
+func ExampleMarshal() {
+	for _, env := range []wire.Envelope{
+		&wire.Query{ID: "q1", Query: frame.Query{Goal: "retry <policy>", MaxFrames: 8, MaxTokens: 4096}},
+		&wire.Frames{ID: "q1", Result: wire.Result{Frames: []frame.Frame{{
+			ID: "f", Kind: frame.KindFact, Title: "T", Content: "abcd", Score: 1, TokenCost: 1, CitationLabel: "c"}}}},
+	} {
+		b, _ := wire.Marshal(env)
+		fmt.Println(string(b))
+	}
 	// Output:
 	// {"type":"query","id":"q1","query":{"goal":"retry <policy>","max_frames":8,"max_tokens":4096}}
 	// {"type":"frames","id":"q1","result":{"frames":[{"id":"f","kind":"fact","title":"T","content":"abcd","score":1.0,"token_cost":1,"citation_label":"c"}],"truncated":false}}
@@ -57,12 +61,12 @@ func ExampleCode() {
 	// "" -> internal retryable=false
 }
 
-func ExampleCheckVersion() {
-	fmt.Println(wire.CheckVersion(wire.ProtocolVersion, "contextgraph/1.3"))
-	fmt.Println(wire.CheckVersion(wire.ProtocolVersion, "contextgraph/2.0"))
+func ExampleCompatible() {
+	fmt.Println(wire.Compatible(wire.ProtocolVersion, "contextgraph/1.3"))
+	fmt.Println(wire.Compatible(wire.ProtocolVersion, "contextgraph/2.0"))
 	// Output:
-	// <nil>
-	// handshake: version mismatch: we speak contextgraph/1.0-draft (family contextgraph/1), peer speaks contextgraph/2.0 (family contextgraph/2)
+	// true
+	// false
 }
 
 // Read the composer's input format: one {"provider", "frame"} offer per line.

@@ -32,7 +32,7 @@ func FuzzDecode(f *testing.F) {
 				}
 				continue
 			}
-			_ = Validate(env)
+			_ = validate(env)
 			enc1, err := Marshal(env)
 			if err != nil {
 				t.Fatalf("decoded envelope does not encode: %v", err)

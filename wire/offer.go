@@ -62,7 +62,7 @@ func ReadOffers(r io.Reader, opts *DecoderOptions) (offers []compose.Offer, line
 // decodeLine decodes one JSON line into v after checking it is UTF-8.
 func decodeLine(line []byte, v any) error {
 	if !utf8.Valid(line) {
-		return ErrInvalidUTF8
+		return errInvalidUTF8
 	}
 	return json.Unmarshal(line, v)
 }

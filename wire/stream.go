@@ -190,19 +190,19 @@ func (d *Decoder) Decode() (Envelope, error) {
 	return env, nil
 }
 
-// Encoder writes envelopes as NDJSON, one line and one Write per envelope.
+// encoder writes envelopes as NDJSON, one line and one Write per envelope.
 // An Encoder is not safe for concurrent use.
-type Encoder struct {
+type encoder struct {
 	w   io.Writer
 	buf []byte
 }
 
-// NewEncoder returns an Encoder writing to w.
-func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+// newEncoder returns an Encoder writing to w.
+func newEncoder(w io.Writer) *encoder { return &encoder{w: w} }
 
 // Encode writes env's exact encoding followed by a line feed.
-func (e *Encoder) Encode(env Envelope) error {
-	b, err := AppendEnvelope(e.buf[:0], env)
+func (e *encoder) Encode(env Envelope) error {
+	b, err := appendEnvelope(e.buf[:0], env)
 	if err != nil {
 		return err
 	}

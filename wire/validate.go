@@ -13,14 +13,14 @@ func violation(r rule.Rule, field, detail string) *frame.RuleError {
 	return &frame.RuleError{Rule: r, Field: field, Detail: detail}
 }
 
-// Validate checks every rule a single envelope can break: the version family
+// validate checks every rule a single envelope can break: the version family
 // of handshakes (H1), provider info (H2, C5, U3) and capabilities (E1) of a
 // handshake_ack, the query, every frame of a result (F1-F5, F17, D1, P1-P4,
 // B3, G1, G2), the identities of verify and verified (D1), verdict statuses
 // and their replacement digests (V4), and a non-blank error message. Fields
 // are JSON paths from the envelope ("result.frames[0].citation_label"). An
 // *Unknown envelope has nothing to check.
-func Validate(env Envelope) frame.Violations {
+func validate(env Envelope) frame.Violations {
 	var v frame.Violations
 	switch e := env.(type) {
 	case *Handshake:
@@ -32,14 +32,14 @@ func Validate(env Envelope) frame.Violations {
 	case *Query:
 		v = append(v, e.Query.Validate().Prefix("query")...)
 	case *Frames:
-		v = append(v, e.Result.Validate().Prefix("result")...)
+		v = append(v, e.Result.validate().Prefix("result")...)
 	case *Verify:
 		for i, id := range e.Request.Frames {
 			v = append(v, id.Validate().Prefix("request.frames["+strconv.Itoa(i)+"]")...)
 		}
 	case *Verified:
 		for i := range e.Response.Verdicts {
-			v = append(v, e.Response.Verdicts[i].Validate().Prefix("response.verdicts["+strconv.Itoa(i)+"]")...)
+			v = append(v, e.Response.Verdicts[i].validate().Prefix("response.verdicts["+strconv.Itoa(i)+"]")...)
 		}
 	case *Error:
 		if isBlank(e.Message) {
@@ -61,9 +61,9 @@ func checkVersion(version string) frame.Violations {
 	return nil
 }
 
-// Validate checks every frame of the result; fields are paths from the result
+// validate checks every frame of the result; fields are paths from the result
 // ("frames[2].score").
-func (r *Result) Validate() frame.Violations {
+func (r *Result) validate() frame.Violations {
 	var v frame.Violations
 	for i := range r.Frames {
 		v = append(v, r.Frames[i].Validate().Prefix("frames["+strconv.Itoa(i)+"]")...)
@@ -71,11 +71,11 @@ func (r *Result) Validate() frame.Violations {
 	return v
 }
 
-// ValidateFor checks the rules that bind a result to the query it answers:
+// validateFor checks the rules that bind a result to the query it answers:
 // the sum of declared token_cost within max_tokens (B1), at most max_frames
 // frames (B4), and no frame of an unrequested kind when the query names
 // kinds (Q1). It does not repeat the per-frame checks of Validate.
-func (r *Result) ValidateFor(q *frame.Query) frame.Violations {
+func (r *Result) validateFor(q *frame.Query) frame.Violations {
 	var v frame.Violations
 	var sum uint64
 	for i := range r.Frames {
@@ -97,11 +97,11 @@ func (r *Result) ValidateFor(q *frame.Query) frame.Violations {
 	return v
 }
 
-// Validate checks a verdict: its identity (D1), a known status, and a
+// validate checks a verdict: its identity (D1), a known status, and a
 // replacement digest only on a stale verdict and well-formed (V4).
-func (vd *Verdict) Validate() frame.Violations {
+func (vd *Verdict) validate() frame.Violations {
 	v := vd.Frame.Validate().Prefix("frame")
-	if !vd.Status.IsKnown() {
+	if !vd.Status.isKnown() {
 		v = append(v, violation(rule.Schema, "status", "unknown verdict status "+strconv.Quote(string(vd.Status))))
 	}
 	if vd.ReplacementDigest != "" {
@@ -130,7 +130,7 @@ type Checker struct {
 
 // Check validates env in the context of the envelopes checked before it.
 func (c *Checker) Check(env Envelope) frame.Violations {
-	v := Validate(env)
+	v := validate(env)
 	switch e := env.(type) {
 	case *HandshakeAck:
 		caps := e.Capabilities
@@ -142,7 +142,7 @@ func (c *Checker) Check(env Envelope) frame.Violations {
 		c.pending = append(c.pending, e)
 	case *Frames:
 		if q, echoed := c.answered(e.ID); q != nil {
-			v = append(v, e.Result.ValidateFor(&q.Query).Prefix("result")...)
+			v = append(v, e.Result.validateFor(&q.Query).Prefix("result")...)
 			v = append(v, c.checkEcho(q, e.ID, echoed)...)
 		}
 	case *Error:

@@ -32,7 +32,7 @@ func has(v frame.Violations, rule, field string) bool {
 func TestReferenceVectorsValidate(t *testing.T) {
 	for i, line := range fixtures.Lines(fixtures.ReferenceVectors) {
 		env := mustUnmarshal(t, string(line))
-		if v := Validate(env); len(v) != 0 {
+		if v := validate(env); len(v) != 0 {
 			t.Errorf("vector %d: %v", i+1, v)
 		}
 	}
@@ -58,7 +58,7 @@ func TestEnvelopeRules(t *testing.T) {
 		{`{"type":"error","message":"  "}`, "schema", "message"},
 	}
 	for _, tc := range cases {
-		v := Validate(mustUnmarshal(t, tc.line))
+		v := validate(mustUnmarshal(t, tc.line))
 		if !has(v, tc.rule, tc.field) {
 			t.Errorf("%s: want %s on %s, got %v", tc.line, tc.rule, tc.field, v)
 		}
@@ -70,11 +70,11 @@ const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 func TestResultValidateFor(t *testing.T) {
 	q := frame.Query{Goal: "g", MaxFrames: 2, MaxTokens: 3, Kinds: []frame.Kind{frame.KindDoc}}
 	ok := Result{Frames: []frame.Frame{{Kind: frame.KindDoc, TokenCost: 1}, {Kind: frame.KindDoc, TokenCost: 2}}}
-	if v := ok.ValidateFor(&q); len(v) != 0 {
+	if v := ok.validateFor(&q); len(v) != 0 {
 		t.Fatal(v)
 	}
 	bad := Result{Frames: []frame.Frame{{Kind: frame.KindDoc, TokenCost: 4294967295}, {Kind: frame.KindFact, TokenCost: 4294967295}, {Kind: frame.KindDoc}}}
-	v := bad.ValidateFor(&q)
+	v := bad.validateFor(&q)
 	if !has(v, "B1", "frames") || !has(v, "B4", "frames") || !has(v, "Q1", "frames[1].kind") || len(v) != 3 {
 		t.Fatalf("got %v", v)
 	}

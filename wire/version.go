@@ -21,26 +21,26 @@ func Family(version string) string {
 // Compatible reports whether two versions are in the same family (rule H1).
 func Compatible(a, b string) bool { return Family(a) == Family(b) }
 
-// VersionMismatchError is the named error for a peer in another version
+// versionMismatchError is the named error for a peer in another version
 // family (rule H3).
-type VersionMismatchError struct {
+type versionMismatchError struct {
 	// Ours is the version this side speaks and Theirs the peer's.
 	Ours, Theirs string
 }
 
 // Error names both versions.
-func (e *VersionMismatchError) Error() string {
+func (e *versionMismatchError) Error() string {
 	return fmt.Sprintf("handshake: version mismatch: we speak %s (family %s), peer speaks %s (family %s)",
 		e.Ours, Family(e.Ours), e.Theirs, Family(e.Theirs))
 }
 
-// CheckVersion returns nil when theirs is compatible with ours, else a
+// versionMismatch returns nil when theirs is compatible with ours, else a
 // *VersionMismatchError.
-func CheckVersion(ours, theirs string) error {
+func versionMismatch(ours, theirs string) error {
 	if Compatible(ours, theirs) {
 		return nil
 	}
-	return &VersionMismatchError{Ours: ours, Theirs: theirs}
+	return &versionMismatchError{Ours: ours, Theirs: theirs}
 }
 
 // wellFormedVersion reports whether v is spelled "contextgraph/" major "."

@@ -38,8 +38,8 @@ import (
 // Anthropic's prompt-caching multipliers of the base input price: a
 // five-minute cache write costs 1.25×, a cache read 0.1×.
 const (
-	AnthropicWrite = 1.25
-	AnthropicRead  = 0.1
+	anthropicWrite = 1.25
+	anthropicRead  = 0.1
 )
 
 // DefaultBaseUSDPerMTok is the base input price assumed for cost estimates:
@@ -162,7 +162,7 @@ type Report struct {
 	// the end of Result.Stable and another the end of the prompt, and a
 	// request reads the longest prefix that the previous request marked
 	// (or read), found at one of its own block boundaries no more than
-	// LookbackBlocks before one of its breakpoints.
+	// lookbackBlocks before one of its breakpoints.
 	MarkedReusableFraction float64
 	// MarkedCostPerTurn is the mean estimated input cost per turn in US
 	// dollars under the marked-breakpoint host described above.
@@ -289,8 +289,8 @@ func Run(c Config, placements ...compose.Placement) []Report {
 	return out
 }
 
-// Turn is one composition of a simulated session with its cache outcome.
-type Turn struct {
+// turn is one composition of a simulated session with its cache outcome.
+type turn struct {
 	// Result is the turn's composition under the walked placement, with
 	// the previous turn's Result.Layout as Options.Previous (none on the
 	// first turn).
@@ -313,7 +313,7 @@ type Turn struct {
 func (s *Session) Run(c Config, p compose.Placement) Report {
 	c = c.withDefaults()
 	r := Report{Placement: p, StickyMargin: c.StickyMargin, Turns: len(s.Turns), Budget: s.Budget}
-	s.Walk(c, p, func(t int, tr Turn) {
+	s.walk(c, p, func(t int, tr turn) {
 		res := tr.Result
 		r.MeanPromptBytes += float64(len(res.Prompt))
 		r.MeanStablePrefixTokens += float64(res.Cache.StablePrefixTokens)
@@ -332,10 +332,10 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 			}
 		}
 		total := tr.ReadTokens + tr.WriteTokens + tr.BaseTokens
-		r.CostPerTurn += (AnthropicRead*float64(tr.ReadTokens) + AnthropicWrite*float64(tr.WriteTokens) +
+		r.CostPerTurn += (anthropicRead*float64(tr.ReadTokens) + anthropicWrite*float64(tr.WriteTokens) +
 			float64(tr.BaseTokens)) * c.BaseUSDPerMTok / 1e6
 		r.UncachedCostPerTurn += float64(total) * c.BaseUSDPerMTok / 1e6
-		r.MarkedCostPerTurn += (AnthropicRead*float64(tr.MarkedReadTokens) + AnthropicWrite*float64(tr.MarkedWriteTokens) +
+		r.MarkedCostPerTurn += (anthropicRead*float64(tr.MarkedReadTokens) + anthropicWrite*float64(tr.MarkedWriteTokens) +
 			float64(tr.MarkedBaseTokens)) * c.BaseUSDPerMTok / 1e6
 		if t == 0 {
 			return
@@ -369,8 +369,8 @@ func (s *Session) Run(c Config, p compose.Placement) Report {
 	return r
 }
 
-// Walk composes the session under placement p and calls fn with each turn.
-func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
+// walk composes the session under placement p and calls fn with each turn.
+func (s *Session) walk(c Config, p compose.Placement, fn func(t int, tr turn)) {
 	c = c.withDefaults()
 	var prev *compose.Result
 	var marked map[string]bool // prefixes the previous request marked or read
@@ -381,11 +381,11 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 			opts.Previous = prev.Layout
 		}
 		res := compose.ForPrompt(offers, s.Budget, opts)
-		tr := Turn{Result: res, BestAtEdge: bestAtEdge(res, offers)}
+		tr := turn{Result: res, BestAtEdge: bestAtEdge(res, offers)}
 		if prev != nil {
 			tr.SharedPrefixBytes = commonPrefix(prev.Prompt, res.Prompt)
 		}
-		bounds := boundaries(res.Prompt)
+		bounds := boundaries(res.Blocks())
 		read := 0
 		if prev != nil {
 			read = frameBoundary(bounds, tr.SharedPrefixBytes)
@@ -406,15 +406,15 @@ func (s *Session) Walk(c Config, p compose.Placement, fn func(t int, tr Turn)) {
 	}
 }
 
-// LookbackBlocks is how many content-block boundaries before a breakpoint
+// lookbackBlocks is how many content-block boundaries before a breakpoint
 // Anthropic checks for a cached prefix (about 20, per its documentation).
-const LookbackBlocks = 20
+const lookbackBlocks = 20
 
 // markedHost bills res under the marked-breakpoint host (see
 // Report.MarkedCostPerTurn), given its prompt's block boundaries and the
 // prefixes the previous request marked or read, and returns the prefixes
 // this request marks or reads.
-func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]bool, tr *Turn) map[string]bool {
+func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]bool, tr *turn) map[string]bool {
 	p := res.Prompt
 	marks := make([]int, 0, 2) // indices into bounds
 	for i, b := range bounds {
@@ -424,7 +424,7 @@ func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]b
 	}
 	read := 0
 	for _, mi := range marks {
-		for j := mi; j >= 0 && j >= mi-LookbackBlocks; j-- {
+		for j := mi; j >= 0 && j >= mi-lookbackBlocks; j-- {
 			if cached[p[:bounds[j]]] {
 				read = max(read, bounds[j])
 				break
@@ -450,10 +450,10 @@ func markedHost(c Config, res *compose.Result, bounds []int, cached map[string]b
 	return next
 }
 
-// boundaries returns the content-block boundaries of prompt: the end of the
-// preamble and the end of each frame block (compose.SplitBlocks).
-func boundaries(prompt string) []int {
-	blocks := compose.SplitBlocks(prompt)
+// boundaries returns the content-block boundaries of a prompt's blocks
+// (compose.Result.Blocks): the end of the preamble and the end of each
+// frame block.
+func boundaries(blocks []string) []int {
 	out := make([]int, len(blocks))
 	end := 0
 	for i, b := range blocks {

@@ -46,7 +46,7 @@ func TestIssueScenario(t *testing.T) {
 				mean[churn][p] += r.SharedPrefixFraction / float64(len(seeds))
 			}
 			if churn == UniformChurn {
-				s.Walk(c, compose.EdgesByRank, func(_ int, tr Turn) {
+				s.walk(c, compose.EdgesByRank, func(_ int, tr turn) {
 					included += float64(len(tr.Result.Citations)) / float64(len(seeds)*c.Turns)
 				})
 			}
@@ -116,7 +116,7 @@ func TestStickyIssueScenario(t *testing.T) {
 					continue
 				}
 				var prev *compose.Result
-				s.Walk(c, compose.StableFirst, func(turn int, tr Turn) {
+				s.walk(c, compose.StableFirst, func(turn int, tr turn) {
 					if prev != nil {
 						switch prefixEnd(prev, tr.Result, s.Turns[turn]) {
 						case "vanished":
@@ -203,8 +203,8 @@ func TestJitterOnly(t *testing.T) {
 	}
 	// Nothing is reused under edges-by-rank, so all of it is written at
 	// 1.25× of the uncached price.
-	if got := rs[0].CostPerTurn / rs[0].UncachedCostPerTurn; math.Abs(got-AnthropicWrite) > 0.01 {
-		t.Errorf("edges-by-rank costs %.3f× uncached, want %.2f×", got, AnthropicWrite)
+	if got := rs[0].CostPerTurn / rs[0].UncachedCostPerTurn; math.Abs(got-anthropicWrite) > 0.01 {
+		t.Errorf("edges-by-rank costs %.3f× uncached, want %.2f×", got, anthropicWrite)
 	}
 }
 
@@ -219,7 +219,7 @@ func TestStableSplitMatchesMeasuredReuse(t *testing.T) {
 		s := NewSession(c)
 		for _, p := range compose.Placements() {
 			var prev *compose.Result
-			s.Walk(c, p, func(turn int, tr Turn) {
+			s.walk(c, p, func(turn int, tr turn) {
 				res := tr.Result
 				if tr.MarkedReadTokens > tr.ReadTokens || tr.ReadTokens+tr.WriteTokens+tr.BaseTokens !=
 					tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens {
@@ -227,7 +227,7 @@ func TestStableSplitMatchesMeasuredReuse(t *testing.T) {
 						tr.MarkedReadTokens, tr.MarkedReadTokens+tr.MarkedWriteTokens+tr.MarkedBaseTokens, tr.ReadTokens)
 				}
 				if turn > 0 {
-					if got := frameBoundary(boundaries(res.Prompt), tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
+					if got := frameBoundary(boundaries(res.Blocks()), tr.SharedPrefixBytes); got != res.Cache.StablePrefixBytes {
 						t.Fatalf("%s turn %d: reusable prefix %d bytes, stable split %d", p, turn, got, res.Cache.StablePrefixBytes)
 					}
 					if p == compose.StableFirst {
@@ -357,7 +357,7 @@ func TestIssueScenarioKeepsTheComposerInvariants(t *testing.T) {
 			for _, v := range variants {
 				c.StickyMargin = v.margin
 				var prev *compose.Result
-				s.Walk(c, v.p, func(turn int, tr Turn) {
+				s.walk(c, v.p, func(turn int, tr turn) {
 					where := fmt.Sprintf("%s seed %d %s margin %g turn %d", churn, seed, v.p, v.margin, turn)
 					checkTurn(t, where, s.Turns[turn], s.Budget, tr.Result)
 					opts := &compose.Options{Placement: v.p, StickyMargin: v.margin,

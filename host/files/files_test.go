@@ -209,7 +209,7 @@ func TestServedOverStdioWire(t *testing.T) {
 	dec := wire.NewDecoder(outR, nil)
 	send := func(s string) { io.WriteString(inW, s+"\n") }
 	send(`{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}`)
-	if e, err := dec.Decode(); err != nil || e.Type() != wire.TypeHandshakeAck {
+	if e, err := dec.Decode(); err != nil || e.Type() != "handshake_ack" {
 		t.Fatalf("ack: %v %v", e, err)
 	}
 	send(`this is not valid json {{{`)
@@ -225,7 +225,7 @@ func TestServedOverStdioWire(t *testing.T) {
 	}
 	checkWireDiagnostics(t, f.Result)
 	send(`{"type":"query","id":"x","query":{"goal":"retry","max_frames":2,"max_tokens":500,"embedding":[0.5]}}`)
-	if e, _ = dec.Decode(); e.Type() != wire.TypeError {
+	if e, _ = dec.Decode(); e.Type() != "error" {
 		t.Errorf("embedding without fingerprint answered %v", e.Type())
 	}
 	send(`{"type":"shutdown"}`)

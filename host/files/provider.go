@@ -264,7 +264,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 		if !ok || (pinned && mod.After(asOf)) {
 			continue
 		}
-		cost := frame.BudgetTokensBytes(content)
+		cost := frame.BudgetTokens(content)
 		if used+uint64(cost) > uint64(q.MaxTokens) {
 			held.OverLimits++
 			continue
@@ -470,7 +470,7 @@ func (p *Provider) makeFrame(root int, paths []string, doc bool, heading string,
 		ContentDigest: d,
 		URI:           uri,
 		Score:         score,
-		TokenCost:     uint32(frame.BudgetTokensBytes(content)),
+		TokenCost:     uint32(frame.BudgetTokens(content)),
 		ValidFrom:     timestamp(mod),
 		Provenance:    prov,
 		CitationLabel: shown + rel + ":" + strconv.Itoa(start) + "-" + strconv.Itoa(end),

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNonFinite is returned for a NaN or infinite number, which JSON cannot hold.
-var ErrNonFinite = errors.New("cgpjson: number is NaN or infinite")
+// errNonFinite is returned for a NaN or infinite number, which JSON cannot hold.
+var errNonFinite = errors.New("cgpjson: number is NaN or infinite")
 
 // W appends one JSON value to B. Writing goes on after a failure, but B is
 // then not valid JSON; Err holds the first failure.
@@ -89,7 +89,7 @@ func (w *W) F32(k string, v float32) {
 
 func (w *W) f32(v float32) {
 	var err error
-	w.B, err = AppendF32(w.B, v)
+	w.B, err = appendF32(w.B, v)
 	if err != nil && w.Err == nil {
 		w.Err = err
 	}
@@ -127,14 +127,12 @@ func OptStrs[S ~string](w *W, k string, vs []S) {
 // Raw appends already-encoded JSON as the current value.
 func (w *W) Raw(b []byte) { w.B = append(w.B, b...) }
 
-// Fail records err unless an earlier failure is already recorded.
-func (w *W) Fail(err error) {
-	if w.Err == nil {
-		w.Err = err
-	}
-}
-
 const hexDigits = "0123456789abcdef"
+
+// shortEscapes holds the letter of each two-character escape the reference
+// serializer writes ("\n" for a newline ...), indexed by the byte it
+// escapes; 0 means the byte is written as \u00XX.
+var shortEscapes = [...]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
 
 // AppendString appends s as a JSON string. It escapes '"', '\\' and the
 // control characters below U+0020 (\b \t \n \f \r short, others \u00xx) and
@@ -154,22 +152,9 @@ func AppendString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"':
-				dst = append(dst, '\\', '"')
-			case '\\':
-				dst = append(dst, '\\', '\\')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			default:
+			if e := shortEscapes[c]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
@@ -190,14 +175,14 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// AppendF32 appends v as the reference serializer writes an f32: the
+// appendF32 appends v as the reference serializer writes an f32: the
 // shortest digits that read back as v; plain decimal notation when the
 // decimal exponent allows, with ".0" on integral values (1.0, 12.0, 0.0);
 // otherwise scientific notation without a plus sign (1e-7, 1.5e20).
-func AppendF32(dst []byte, v float32) ([]byte, error) {
+func appendF32(dst []byte, v float32) ([]byte, error) {
 	f := float64(v)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return dst, ErrNonFinite
+		return dst, errNonFinite
 	}
 	if math.Signbit(f) {
 		dst = append(dst, '-')

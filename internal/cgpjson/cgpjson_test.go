@@ -34,7 +34,7 @@ func TestAppendF32(t *testing.T) {
 		math.SmallestNonzeroFloat32:   "1e-45",
 	}
 	for v, want := range cases {
-		got, err := AppendF32(nil, v)
+		got, err := appendF32(nil, v)
 		if err != nil || string(got) != want {
 			t.Errorf("AppendF32(%v) = %q, %v; want %q", v, got, err, want)
 		}
@@ -43,7 +43,7 @@ func TestAppendF32(t *testing.T) {
 
 func TestAppendF32RejectsNonFinite(t *testing.T) {
 	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
-		if _, err := AppendF32(nil, v); err != ErrNonFinite {
+		if _, err := appendF32(nil, v); err != errNonFinite {
 			t.Errorf("AppendF32(%v) error = %v", v, err)
 		}
 	}
@@ -57,7 +57,7 @@ func TestAppendF32RoundTrips(t *testing.T) {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			continue
 		}
-		b, err := AppendF32(nil, v)
+		b, err := appendF32(nil, v)
 		if err != nil {
 			t.Fatal(err)
 		}

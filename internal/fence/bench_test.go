@@ -19,7 +19,7 @@ func BenchmarkScanShapes(b *testing.B) {
 			b.SetBytes(int64(len(s)))
 			cpu := cputime.Func(func() {
 				for b.Loop() {
-					frameScanner.Count(s)
+					frameScanner.count(s)
 				}
 			})
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(len(s)), "cpu-ns/B")

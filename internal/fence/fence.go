@@ -106,9 +106,9 @@ const (
 	clsLetter        // an ASCII letter
 )
 
-// New returns the scanner for the fence name, which must be 1 to 32 ASCII
+// newScanner returns the scanner for the fence name, which must be 1 to 32 ASCII
 // letters.
-func New(name string, opts Options) (*Scanner, error) {
+func newScanner(name string, opts Options) (*Scanner, error) {
 	if len(name) == 0 || len(name) > 32 {
 		return nil, fmt.Errorf("fence: name %q: want 1 to 32 ASCII letters", name)
 	}
@@ -151,15 +151,12 @@ func New(name string, opts Options) (*Scanner, error) {
 // MustNew is New for a fence name fixed in the program; it panics on a
 // name New refuses.
 func MustNew(name string, opts Options) *Scanner {
-	sc, err := New(name, opts)
+	sc, err := newScanner(name, opts)
 	if err != nil {
 		panic(err)
 	}
 	return sc
 }
-
-// Name returns the fence name, in lower case.
-func (sc *Scanner) Name() string { return sc.name }
 
 // Trigger contexts: which encodings the look-ahead decodes. HTML references
 // are always decoded (decoding is one of the views the fence must survive);
@@ -444,8 +441,8 @@ type unit struct {
 	kind  Kind
 }
 
-// Count returns the number of fence tokens in s.
-func (sc *Scanner) Count(s string) int {
+// count returns the number of fence tokens in s.
+func (sc *Scanner) count(s string) int {
 	n := 0
 	sc.Scan(s, func(Token) { n++ })
 	return n

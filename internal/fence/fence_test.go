@@ -52,8 +52,8 @@ func TestScannerFindsEveryClass(t *testing.T) {
 
 // The table is the newest data's, not golang.org/x/text's.
 func TestTableIsNewerThanTheToolchain(t *testing.T) {
-	if UnicodeVersion < "16" {
-		t.Fatalf("UnicodeVersion %s: regenerate with go run ./internal/fence/gen", UnicodeVersion)
+	if unicodeVersion < "16" {
+		t.Fatalf("UnicodeVersion %s: regenerate with go run ./internal/fence/gen", unicodeVersion)
 	}
 	if f, _ := Fold('\U0001CCD6'); f != "A" {
 		t.Errorf("U+1CCD6 OUTLINED LATIN CAPITAL LETTER A folds to %q, want A", f)
@@ -70,7 +70,7 @@ func cost(sc *Scanner, s string) time.Duration {
 	best := time.Duration(1<<63 - 1)
 	for range 3 {
 		p0, w0 := cputime.Process(), time.Now()
-		sc.Count(s)
+		sc.count(s)
 		d := cputime.Process() - p0
 		if p0 == 0 {
 			d = time.Since(w0)
@@ -96,7 +96,7 @@ func TestScanIsLinear(t *testing.T) {
 				failure = ""
 				tSmall, tBig := cost(sc, small), cost(sc, big)
 				if tSmall > time.Millisecond && tBig > 8*tSmall {
-					failure = fmt.Sprintf("%s %+q: 4x the input took %v vs %v", sc.Name(), u, tBig, tSmall)
+					failure = fmt.Sprintf("%s %+q: 4x the input took %v vs %v", sc.name, u, tBig, tSmall)
 					continue
 				}
 				break
@@ -139,7 +139,7 @@ func BenchmarkScanBenign(b *testing.B) {
 	s := strings.Repeat("the retry loop backs off exponentially; ", (1<<20)/40)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		frameScanner.Count(s)
+		frameScanner.count(s)
 	}
 }
 

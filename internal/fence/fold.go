@@ -53,13 +53,14 @@ func buildIndex() *runeIndex {
 		}
 		x.pages[p][r&0xFF] = v
 	}
-	for _, rg := range invisibleRanges {
-		for r := rg[0]; r <= rg[1]; r++ {
+	for i := 0; i < len(invisibleRanges)/3; i += 2 {
+		for r := tableRune(invisibleRanges, i); r <= tableRune(invisibleRanges, i+1); r++ {
 			set(r, idxInvisible)
 		}
 	}
-	x.texts = make([]string, len(foldRunes))
-	for i, r := range foldRunes {
+	x.texts = make([]string, len(foldRunes)/3)
+	for i := range x.texts {
+		r := tableRune(foldRunes, i)
 		set(r, uint16(i+idxFirstFold))
 		x.texts[i] = string(r)
 	}
@@ -196,7 +197,7 @@ func (x *runeIndex) foldAlt(r rune) (fold string, visual bool, alt byte) {
 	case idxInvisible:
 		return "", false, 0
 	}
-	info := foldInfo[v-idxFirstFold]
+	info := foldInfoAt(int(v - idxFirstFold))
 	off, n := info&0xFFFFF, info>>20&0xF
 	return foldPool[off : off+n], info>>24&1 != 0, byte(info >> 25)
 }

@@ -5,8 +5,8 @@ package api
 type PromptRequest struct {
 	// Parts are rendered in order, separated by a blank line.
 	Parts []PromptPart `json:"parts"`
-	// Instruction replaces prompt.DefaultInstruction, the text that opens a
-	// prompt holding untrusted blocks. Optional; must not be blank if given.
+	// Instruction replaces the prompt package's default instruction, the text
+	// that opens a prompt holding untrusted blocks. Optional; must not be blank if given.
 	Instruction *string `json:"instruction,omitempty"`
 	// Key, when set, derives the nonce from HMAC(key, label) so that the
 	// same key, label and parts give byte-identical prompts (provider prompt

@@ -24,17 +24,17 @@ type View struct {
 	Fn   func(string) string
 }
 
-// NFKC normalises s as an NFKC implementation of Unicode NewerVersion
+// foldNFKC normalises s as an NFKC implementation of Unicode newerVersion
 // would: golang.org/x/text's NFKC, with the decompositions it does not know
 // yet applied, then NFKC again (a no-op unless they recompose).
-func NFKC(s string) string {
+func foldNFKC(s string) string {
 	s = norm.NFKC.String(s)
 	if !hasNewer(s) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if d, ok := NewerDecompositions[r]; ok {
+		if d, ok := newerDecompositions[r]; ok {
 			b.WriteString(d)
 		} else {
 			b.WriteRune(r)
@@ -45,15 +45,15 @@ func NFKC(s string) string {
 
 func hasNewer(s string) bool {
 	for _, r := range s {
-		if _, ok := NewerDecompositions[r]; ok {
+		if _, ok := newerDecompositions[r]; ok {
 			return true
 		}
 	}
 	return false
 }
 
-// DropCf removes the format characters (general category Cf).
-func DropCf(s string) string {
+// dropCf removes the format characters (general category Cf).
+func dropCf(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
@@ -62,14 +62,14 @@ func DropCf(s string) string {
 	}, s)
 }
 
-// PyUnescape decodes HTML character references as Python's html.unescape
+// pyUnescape decodes HTML character references as Python's html.unescape
 // does (Python 3.4 and later): numeric references to noncharacters, to DEL
 // and to most C0 controls are deleted, C1 values take their HTML5
 // Windows-1252 meaning (or stay themselves), a value past U+10FFFF or a surrogate is U+FFFD, and a
 // named reference is looked up as the longest known prefix of up to 32
 // characters (named lookups are delegated to Go's table, the same HTML5
 // list).
-func PyUnescape(s string) string {
+func pyUnescape(s string) string {
 	if !strings.Contains(s, "&") {
 		return s
 	}
@@ -173,10 +173,10 @@ func isDigit(c byte, base int) bool {
 // Single views.
 var (
 	raw    = View{"raw", func(s string) string { return s }}
-	nfkc   = View{"nfkc", NFKC}
-	noCf   = View{"no-cf", DropCf}
+	nfkc   = View{"nfkc", foldNFKC}
+	noCf   = View{"no-cf", dropCf}
 	goHTML = View{"html", html.UnescapeString}
-	pyHTML = View{"py-html", PyUnescape}
+	pyHTML = View{"py-html", pyUnescape}
 )
 
 // compose returns the view that applies vs in order.
@@ -224,8 +224,8 @@ func Views(decoders bool) []View {
 	return out
 }
 
-// Token is one fence token a reader sees.
-type Token struct {
+// token is one fence token a reader sees.
+type token struct {
 	Pos   int
 	Close bool
 }
@@ -234,8 +234,8 @@ type Token struct {
 // reader's definition: '<', then any run of Unicode whitespace and '/',
 // then name matched case-insensitively (simple case folding) as a prefix.
 // A token whose run holds a '/' is a closing one.
-func Tokens(s, name string) []Token {
-	var out []Token
+func Tokens(s, name string) []token {
+	var out []token
 	for i := 0; i < len(s); i++ {
 		if s[i] != '<' {
 			continue
@@ -261,7 +261,7 @@ func Tokens(s, name string) []Token {
 			k += w
 		}
 		if n == len(name) {
-			out = append(out, Token{Pos: i, Close: slash})
+			out = append(out, token{Pos: i, Close: slash})
 		}
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// PyUnescape agrees with Python's html.unescape where python3 is installed
+// pyUnescape agrees with Python's html.unescape where python3 is installed
 // (CI installs it): the view must be what the reader's tool does.
 func TestPyUnescapeAgreesWithPython(t *testing.T) {
 	py, err := exec.LookPath("python3")
@@ -27,7 +27,7 @@ func TestPyUnescapeAgreesWithPython(t *testing.T) {
 		t.Fatalf("python3: %v", err)
 	}
 	want := strings.Split(string(out), "\x00")
-	got := strings.Split(PyUnescape(input), "\x00")
+	got := strings.Split(pyUnescape(input), "\x00")
 	if len(got) != len(want) {
 		t.Fatalf("got %d parts, python %d", len(got), len(want))
 	}

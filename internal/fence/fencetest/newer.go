@@ -2,13 +2,13 @@
 
 package fencetest
 
-// NewerVersion is the Unicode version of NewerDecompositions.
-const NewerVersion = "17.0.0"
+// newerVersion is the Unicode version of newerDecompositions.
+const newerVersion = "17.0.0"
 
-// NewerDecompositions maps each rune whose full compatibility
+// newerDecompositions maps each rune whose full compatibility
 // decomposition in Unicode 17.0.0 differs from golang.org/x/text's (Unicode
 // 15.0.0) to that decomposition.
-var NewerDecompositions = map[rune]string{
+var newerDecompositions = map[rune]string{
 	0x105C9: "\U000105d2\u0307",
 	0x105E4: "\U000105da\u0307",
 	0x11383: "\U00011382\U000113c9",

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // A Class is a family of fence-like payloads: Gen writes one payload that
@@ -25,10 +26,10 @@ var Classes = []Class{
 	{"mixed", genMixed},
 }
 
-// Deleted are numeric values whose reference Python's html.unescape
+// deleted are numeric values whose reference Python's html.unescape
 // deletes: C0 controls but tab, LF, FF, CR (and NUL), DEL, the 66
 // noncharacters.
-var Deleted = func() []rune {
+var deleted = func() []rune {
 	var out []rune
 	for v := rune(1); v <= 0x1F; v++ {
 		if v != '\t' && v != '\n' && v != '\f' && v != '\r' {
@@ -59,7 +60,7 @@ func numericRef(rng *rand.Rand, v rune) string {
 }
 
 func vanishing(rng *rand.Rand) string {
-	return numericRef(rng, Deleted[rng.IntN(len(Deleted))])
+	return numericRef(rng, deleted[rng.IntN(len(deleted))])
 }
 
 // genVanishing hides deleted references between the less-than, the slash
@@ -167,7 +168,7 @@ func genCompatRef(rng *rand.Rand, name string) string {
 // (Unicode versions golang.org/x/text does not know) that decompose to it.
 var newerLetters = func() map[byte][]rune {
 	m := map[byte][]rune{}
-	for r, d := range NewerDecompositions {
+	for r, d := range newerDecompositions {
 		if len(d) == 1 && ('A' <= d[0] && d[0] <= 'Z' || 'a' <= d[0] && d[0] <= 'z') {
 			m[d[0]|0x20] = append(m[d[0]|0x20], r)
 		}
@@ -289,4 +290,14 @@ func Text(rng *rand.Rand, name string, c *Class) string {
 	}
 	b.WriteString(benign[rng.IntN(len(benign))])
 	return b.String()
+}
+
+// EachClass runs fn as a subtest per payload class, each with its own
+// random source drawn from seed and the class's position, so a failure
+// replays alone.
+func EachClass(t *testing.T, seed uint64, fn func(t *testing.T, rng *rand.Rand, c *Class)) {
+	for i := range Classes {
+		c := &Classes[i]
+		t.Run(c.Name, func(t *testing.T) { fn(t, rand.New(rand.NewPCG(seed, uint64(i))), c) })
+	}
 }

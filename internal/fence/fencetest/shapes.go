@@ -3,7 +3,7 @@ package fencetest
 import "strings"
 
 // A Shape is one unit of benchmark content, repeated to fill the text.
-type Shape struct {
+type shape struct {
 	Name, Unit string
 }
 
@@ -15,9 +15,9 @@ type Shape struct {
 // every unit a real token, a numeric or a rarer named reference per unit,
 // and invalid UTF-8. The ratio of each shape's cost per byte to the
 // benign one's is the adversarial/benign ratio.
-func Shapes(name string) []Shape {
+func Shapes(name string) []shape {
 	first := name[:1]
-	return []Shape{
+	return []shape{
 		{"benign", "the retry loop backs off exponentially; "},
 		{"lt-every-8-bytes", "<abcdefg"},
 		{"lt", "<"},

@@ -30,17 +30,17 @@ type Options struct {
 	ShortRuns bool
 }
 
-// Class is one kind of generated text.
-type Class struct {
+// class is one kind of generated text.
+type class struct {
 	Name string
 	gen  func(g *gen, size int) string
 }
 
 // Classes lists every class, ordinary ones first; "mixed" interleaves
 // short stretches of all the others.
-var Classes = append(mixable[:len(mixable):len(mixable)], Class{"mixed", (*gen).mixed})
+var Classes = append(mixable[:len(mixable):len(mixable)], class{"mixed", (*gen).mixed})
 
-var mixable = []Class{
+var mixable = []class{
 	{"prose", (*gen).prose},
 	{"code", (*gen).code},
 	{"json", (*gen).json},
@@ -63,7 +63,7 @@ var mixable = []Class{
 }
 
 // Generate returns a text of roughly size bytes of class c.
-func (c Class) Generate(r *rand.Rand, size int, opt Options) string {
+func (c class) Generate(r *rand.Rand, size int, opt Options) string {
 	g := &gen{r: r, opt: opt}
 	s := c.gen(g, max(size, 1))
 	if opt.Portable {
