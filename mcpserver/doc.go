@@ -20,7 +20,9 @@
 // The files roots given in ServerOptions.Roots are listed and read as MCP
 // resources (file:// URIs, paginated by the SDK).
 //
-// Transports are the SDK's: run the server over &mcp.StdioTransport{}, or
-// mount HTTPHandler for Streamable HTTP, which refuses requests whose Host
-// or Origin is not the server's own (DNS rebinding).
+// Run the server on any SDK transport. ServeStdio serves it over stdio on
+// ctxkit's own line reader (host/transport), writing the tools' answers,
+// already JSON, without the SDK's transport re-encoding them; HTTPHandler
+// serves Streamable HTTP, refusing requests whose Host or Origin is not the
+// server's own (DNS rebinding).
 package mcpserver

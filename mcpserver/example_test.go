@@ -1,11 +1,14 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,4 +58,37 @@ func ExampleNewServer() {
 	// error: false
 	// cited: retry.md:1-3
 	// budget: 300
+}
+
+// ctxkit mcp serves one MCP session on its stdin and stdout; here the
+// client's end is a pair of pipes. Closing the input ends the session (and
+// cancels the calls still running, as a client that went away would).
+func ExampleServeStdio() {
+	srv, err := mcpserver.NewServer(nil, &mcpserver.ServerOptions{Version: "1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.ServeStdio(context.Background(), srv, inR, outW) }()
+
+	answers := bufio.NewScanner(outR)
+	answers.Buffer(nil, 1<<20)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"agent","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"untrusted":"hi"}],"key":"0123456789abcdef"}}}`,
+	} {
+		fmt.Fprintln(inW, line)
+		if strings.Contains(line, `"id"`) && answers.Scan() {
+			fmt.Printf("%.60s\n", answers.Text())
+		}
+	}
+	inW.Close()
+	fmt.Println("session ended:", <-done)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"capabilities":{"tools":{}
+	// {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text",
+	// session ended: <nil>
 }

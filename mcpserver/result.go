@@ -9,9 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// encodedResult is a tools/call result whose members are already JSON: the
-// text content as an encoded string, the structured content as ctxkit's own
-// encoding. Handed to the SDK as an mcp.Result, it is written as is; the
+// encodedResult is a tools/call result whose members are already compact
+// JSON: the text content as an encoded string, the structured content as
+// ctxkit's own encoding. Handed to the SDK as an mcp.Result, it is written as is; the
 // SDK's JSON-RPC layer compacts a json.Marshaler's output once per marshal
 // level, and an *mcp.CallToolResult adds two such levels and an escape of
 // the text on top of that (see BENCHMARKS.md, issue 17).
@@ -24,12 +24,20 @@ type encodedResult struct {
 	// protocol (SEP-2575) puts on every result; the SDK sets it only on its
 	// own result types.
 	complete bool
+	// held, when set, keeps the encoding for the stdio connection that
+	// writes it, and MarshalJSON returns its token (see heldResults), the
+	// same token however often it is called.
+	held  *heldResults
+	token []byte
 }
 
 // MarshalJSON writes the CallToolResult wire shape: one text content, the
 // structured content when there is one, isError and resultType when set,
 // and any _meta the SDK added (its serverInfo in the per-request protocol).
 func (r *encodedResult) MarshalJSON() ([]byte, error) {
+	if r.token != nil {
+		return r.token, nil
+	}
 	var meta []byte
 	if len(r.Meta) > 0 {
 		m, err := json.Marshal(r.Meta)
@@ -56,7 +64,12 @@ func (r *encodedResult) MarshalJSON() ([]byte, error) {
 		b = append(b, `,"_meta":`...)
 		b = append(b, meta...)
 	}
-	return append(b, '}'), nil
+	b = append(b, '}')
+	if r.held != nil {
+		r.token = r.held.hold(b)
+		return r.token, nil
+	}
+	return b, nil
 }
 
 // callToolResult is r as the SDK's own result type, for the calls the SDK
@@ -116,6 +129,7 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			// in _meta from 2026-07-28 on (dates compare as strings).
 			v, _ := ct.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
 			res.complete = v >= perRequestProtocol
+			res.held, _ = ctx.Value(heldKey{}).(*heldResults)
 			return res, nil
 		}
 	}

@@ -141,10 +141,6 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 		}
 		return nil, nil, err
 	}
-	comp, err := res.MarshalJSON()
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode result: %w", err)
-	}
 	legs := make([]leg, 0, len(fo.Outcomes))
 	for i := range fo.Outcomes {
 		o := &fo.Outcomes[i]
@@ -162,14 +158,17 @@ func (t *tools) query(ctx context.Context, args json.RawMessage) (json.RawMessag
 	if err != nil {
 		return nil, nil, err
 	}
-	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...]
-	comp = bytes.TrimSpace(comp)
-	out := make([]byte, 0, len(comp)+len(lb)+9)
-	out = append(out, comp[:len(comp)-1]...)
-	out = append(out, `,"legs":`...)
+	// {"prompt":...,"citations":...,"audit":...} + ,"legs":[...], written
+	// by compose's own encoder (what MarshalJSON writes, without its
+	// reflection) into a buffer with room for the legs.
+	out, err := res.AppendJSON(make([]byte, 0, 2*len(res.Prompt)+2048+len(lb)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode result: %w", err)
+	}
+	prompt := promptMember(out, res.Prompt)
+	out = append(out[:len(out)-1], `,"legs":`...)
 	out = append(out, lb...)
-	out = append(out, '}')
-	return out, promptMember(comp, res.Prompt), nil
+	return append(out, '}'), prompt, nil
 }
 
 // call serves body on the API route in process and returns the answer's
@@ -184,7 +183,13 @@ func (t *tools) call(ctx context.Context, route string, body []byte) ([]byte, er
 	rec := &recorder{header: http.Header{}}
 	t.api.ServeHTTP(rec, req)
 	if rec.status == 0 || rec.status == http.StatusOK {
-		return rec.body.Bytes(), nil
+		// Compact, as every encodedResult is: the stdio connection writes
+		// it on one line as it is.
+		var b bytes.Buffer
+		if err := json.Compact(&b, rec.body.Bytes()); err != nil {
+			return nil, fmt.Errorf("%s answered: %w", route, err)
+		}
+		return b.Bytes(), nil
 	}
 	var env struct {
 		Error *api.Error `json:"error"`
@@ -245,7 +250,7 @@ func promptResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
 
 // jsonResult is an answer whose text is its JSON.
 func jsonResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
-	return json.RawMessage(answer), jsonString(string(bytes.TrimSpace(answer))), nil
+	return json.RawMessage(answer), jsonString(string(answer)), nil
 }
 
 // leg is one provider's outcome in query_context's structured content,

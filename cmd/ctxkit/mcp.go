@@ -117,7 +117,7 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 		return fail("%v", err)
 	}
 	if *addr == "" {
-		if err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.out}}); err != nil && ctx.Err() == nil {
+		if err := mcpserver.ServeStdio(ctx, srv, s.in, s.out); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(s.err, "mcp: %v\n", err)
 			return exitFailed
 		}
@@ -144,10 +144,6 @@ func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, s stdio) in
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // parseMCPTools reads each --mcp-tool ID=NAME[:ARG] into a map by id.
 func parseMCPTools(tools []string) (map[string]string, error) {

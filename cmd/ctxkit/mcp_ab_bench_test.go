@@ -18,7 +18,8 @@ import (
 // BenchmarkQueryContextAB compares this tree's ctxkit mcp with another
 // build (CTXKIT_MCP_BASELINE names its binary, e.g. main's) call by call:
 // each iteration runs the query in process, then as a query_context call to
-// each child in turn, so all three see the same load on a shared machine.
+// each child in turn (the order alternating), so all three see the same
+// load on a shared machine.
 // It reports each child's added-p50-ms and, from /proc, the CPU time each
 // child spends per call (child-cpu-ms/op), beside the client's.
 func BenchmarkQueryContextAB(b *testing.B) {
@@ -64,11 +65,14 @@ func benchAB(b *testing.B, budget int, base string) {
 		call(c)
 		c.cpu0 = procCPU(b, c.cmd.Process.Pid)
 	}
-	for b.Loop() {
+	order := [][]*abChild{children, {children[1], children[0]}}
+	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
 		query()
 		in := time.Since(t0)
-		for _, c := range children {
+		// Which child goes first alternates: the second call of an
+		// iteration finds the client's caches warm.
+		for _, c := range order[i%2] {
 			s0, t1 := selfCPU(), time.Now()
 			call(c)
 			c.added = append(c.added, time.Since(t1)-in)

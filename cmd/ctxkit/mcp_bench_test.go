@@ -167,11 +167,36 @@ func benchAdded(b *testing.B, budget int) {
 // between the two ends. A client that writes the tools/call line and reads
 // the answer line, decoding nothing, gives what the ctxkit mcp child adds
 // (server-added-p50-ms: reading the call, running it, encoding and writing
-// the answer, the pipe); the decode a Go SDK client then does
-// (jsonrpc.DecodeMessage and CallToolResult's UnmarshalJSON; the SDK also
-// scans each line once more for its length and depth checks) is
-// decode-p50-ms; answer-bytes is the answer line's length.
+// the answer, the pipe). A plain client that also decodes the answer once
+// with encoding/json into the tool's output struct gives raw-client-added-
+// p50-ms (what a host without the SDK would see). The decode a Go SDK
+// client does instead (jsonrpc.DecodeMessage and CallToolResult's
+// UnmarshalJSON; the SDK also scans each line once more for its length
+// and depth checks) is decode-p50-ms; answer-bytes is the answer line's
+// length.
 func BenchmarkQueryContextWire(b *testing.B) { eachBudget(b, benchWire) }
+
+// queryAnswer is query_context's answer as a plain client decodes it.
+type queryAnswer struct {
+	Result struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Structured struct {
+			Prompt    string `json:"prompt"`
+			Citations []struct {
+				Label string `json:"label"`
+			} `json:"citations"`
+			Audit json.RawMessage `json:"audit"`
+			Legs  []struct {
+				Provider string `json:"provider"`
+				Status   string `json:"status"`
+			} `json:"legs"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	} `json:"result"`
+}
 
 func benchWire(b *testing.B, budget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
@@ -179,7 +204,7 @@ func benchWire(b *testing.B, budget int) {
 	call := rawSession(b, sharedCtxkit(b), docs)
 	req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context",`+
 		`"arguments":{"goal":%q,"budget":%d,"max_frames":16}}}`, benchGoal, budget)
-	var added, decode []time.Duration
+	var added, plain, decode []time.Duration
 	var line []byte
 	for b.Loop() {
 		t0 := time.Now()
@@ -187,6 +212,11 @@ func benchWire(b *testing.B, budget int) {
 		t1 := time.Now()
 		line = call(req)
 		t2 := time.Now()
+		var ans queryAnswer
+		if err := json.Unmarshal(line, &ans); err != nil || ans.Result.IsError || len(ans.Result.Structured.Citations) == 0 {
+			b.Fatalf("answer %.200s: %v", line, err)
+		}
+		t3 := time.Now()
 		msg, err := jsonrpc.DecodeMessage(line)
 		resp, ok := msg.(*jsonrpc.Response)
 		if err != nil || !ok || resp.Error != nil {
@@ -196,14 +226,17 @@ func benchWire(b *testing.B, budget int) {
 		if err := json.Unmarshal(resp.Result, &res); err != nil || res.IsError || res.StructuredContent == nil {
 			b.Fatalf("result %.200s: %v", resp.Result, err)
 		}
-		added, decode = append(added, t2.Sub(t1)-t1.Sub(t0)), append(decode, time.Since(t2))
+		in := t1.Sub(t0)
+		added, plain, decode = append(added, t2.Sub(t1)-in), append(plain, t3.Sub(t1)-in), append(decode, time.Since(t3))
 	}
 	if len(added) == 0 {
 		return
 	}
-	slices.Sort(added)
-	slices.Sort(decode)
+	for _, d := range [][]time.Duration{added, plain, decode} {
+		slices.Sort(d)
+	}
 	b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "server-added-p50-ms")
+	b.ReportMetric(float64(plain[len(plain)/2].Microseconds())/1000, "raw-client-added-p50-ms")
 	b.ReportMetric(float64(decode[len(decode)/2].Microseconds())/1000, "decode-p50-ms")
 	b.ReportMetric(float64(len(line)), "answer-bytes")
 }

@@ -35,6 +35,21 @@ var (
 	mcpBinDir  string
 )
 
+// startCache is the Go build cache the test process started with. TestMain
+// points XDG_CACHE_HOME at a temporary directory, and the go command's
+// default cache lives under it: without this, sharedCtxkit's go build
+// compiled every package again into an empty cache on every run.
+var startCache = func() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "go-build")
+}()
+
 // TestMain removes the binary the MCP tests share.
 // removeMCPBinary removes the ctxkit binary sharedCtxkit built (TestMain in
 // main_test.go calls it after the tests).
@@ -55,7 +70,11 @@ func sharedCtxkit(t testing.TB) string {
 			return
 		}
 		mcpBin = filepath.Join(mcpBinDir, "ctxkit")
-		out, err := exec.Command("go", "build", "-o", mcpBin, ".").CombinedOutput()
+		build := exec.Command("go", "build", "-o", mcpBin, ".")
+		if startCache != "" {
+			build.Env = append(os.Environ(), "GOCACHE="+startCache)
+		}
+		out, err := build.CombinedOutput()
 		if err != nil {
 			mcpBinErr = err
 			mcpBin = string(out)

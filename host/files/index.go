@@ -98,11 +98,13 @@ func DefaultIndexPath(root string) (string, error) {
 
 // Build indexes every text file under root that the walk keeps (see
 // IndexOptions and Skipped). With Store set, a stored index is reused:
-// files whose size and modification time are unchanged are not read, files
-// whose content hash is unchanged are not reindexed, and the rest are
-// indexed over it; a missing, corrupt or incompatible store is rebuilt
-// (with a message to Log) and written atomically. Symbolic links are never
-// followed, so nothing outside root is read.
+// files whose size and modification time are as stored are not read, and
+// the files that differ from the store's last full build are indexed into
+// a delta stored beside it (Store + ".delta"), so the next Build on an
+// unchanged tree reads no file; a missing, corrupt or incompatible store is
+// rebuilt (with a message to Log). Both are written atomically under a lock
+// on Store + ".lock". Symbolic links are never followed, so nothing
+// outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
 	start := time.Now()
 	var o IndexOptions
@@ -132,9 +134,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	w := &walker{root: abs, opts: &o}
 	if err := w.walk(ctx); err != nil {
 		if stored != nil {
-			if st := <-stored; st.seg != nil {
-				_ = st.seg.unmap()
-			}
+			(<-stored).release()
 		}
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
@@ -188,91 +188,37 @@ func rootLabel(root string) string {
 	return c + "/"
 }
 
-// storedIndex is a store mapped and checked, or why it could not be.
-type storedIndex struct {
-	seg *segment // with unmap set; nil if err is set
-	err error    // os.ErrNotExist when there is none
-}
-
-// mapStore maps a stored index and checks its image.
-func mapStore(name string) storedIndex {
-	data, unmap, err := mapFile(name)
-	if err != nil {
-		return storedIndex{err: err}
-	}
-	seg, err := openSegment(data)
-	if err != nil {
-		_ = unmap()
-		return storedIndex{err: err}
-	}
-	seg.unmap = unmap
-	return storedIndex{seg: seg}
-}
-
-// open reuses the stored index when it is sound; the caller holds the
-// store's lock.
-func (ix *Index) open(ctx context.Context, st storedIndex, files []walkFile, o *IndexOptions) error {
-	switch {
-	case errors.Is(st.err, os.ErrNotExist):
-		return ix.rebuildAndStore(ctx, files, o)
-	case st.err != nil:
-		ix.logf(o, "index %s not used (%v); rebuilding", o.Store, st.err)
-		return ix.rebuildAndStore(ctx, files, o)
-	case st.seg.optionsSum != o.fingerprint():
-		_ = st.seg.unmap()
-		ix.logf(o, "index %s not used (built with other options); rebuilding", o.Store)
-		return ix.rebuildAndStore(ctx, files, o)
-	}
-	return ix.refresh(ctx, st.seg, files, o)
-}
-
 func (ix *Index) logf(o *IndexOptions, format string, a ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "files: "+format+"\n", a...)
 	}
 }
 
-func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *IndexOptions) error {
-	if err := ix.rebuild(ctx, files, o); err != nil {
-		return err
-	}
-	ix.stats.State = StateRebuilt
-	return writeAtomic(o.Store, ix.segs[0].data)
-}
-
-// writeAtomic writes data beside name and renames it into place, so a
-// reader sees the old index or the new one, never a torn one.
-func writeAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
-}
-
-// rebuild indexes every file into one segment.
-func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions) error {
+// indexAll indexes every file into a new builder.
+func (ix *Index) indexAll(ctx context.Context, files []walkFile, o *IndexOptions) (*builder, error) {
 	b := newBuilder(false, o.fingerprint())
 	if err := ix.indexFiles(ctx, b, files, o); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// rebuild indexes every file into one segment in memory.
+func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions) error {
+	b, err := ix.indexAll(ctx, files, o)
+	if err != nil {
 		return err
 	}
 	seg, err := openSegment(b.encode())
 	if err != nil {
 		return err
 	}
+	ix.useBase(seg)
+	return nil
+}
+
+// useBase makes seg the index's only segment, every text path in it live.
+func (ix *Index) useBase(seg *segment) {
 	ix.segs = []*segment{seg}
 	ix.dead = [][]bool{make([]bool, len(seg.contents))}
 	ix.live = make(map[string]contentRef)
@@ -284,88 +230,6 @@ func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions)
 			ix.live[p.rel] = contentRef{0, uint32(ci)}
 		}
 	}
-	return nil
-}
-
-// refresh compares the tree with a stored segment and indexes what changed
-// over it.
-func (ix *Index) refresh(ctx context.Context, base *segment, files []walkFile, o *IndexOptions) error {
-	stored := make(map[string]contentRef, len(files))
-	meta := make(map[string]pathEntry, len(files))
-	for ci, c := range base.contents {
-		for _, p := range c.paths {
-			stored[p.rel] = contentRef{0, uint32(ci)}
-			meta[p.rel] = p
-		}
-	}
-	live := make(map[string]contentRef, len(files))
-	var suspect []walkFile
-	for _, f := range files {
-		m, ok := meta[f.rel]
-		if ok && m.size == f.size && m.modTime == f.modTime {
-			if r := stored[f.rel]; base.contents[r.content].binary {
-				ix.stats.Skipped.Binary++
-			} else {
-				live[f.rel] = r
-			}
-			continue
-		}
-		suspect = append(suspect, f)
-	}
-	// A file whose size or time changed is read and hashed; if its content
-	// is one the index holds, nothing is reindexed.
-	byHash := make(map[[32]byte]uint32, len(base.contents))
-	for ci, c := range base.contents {
-		byHash[c.hash] = uint32(ci)
-	}
-	var changed []walkFile
-	for _, f := range suspect {
-		data, err := os.ReadFile(f.abs)
-		if err != nil {
-			changed = append(changed, f) // counted as unreadable when indexed
-			continue
-		}
-		if ci, ok := byHash[sha256.Sum256(data)]; ok && stored[f.rel] == (contentRef{0, ci}) {
-			live[f.rel] = contentRef{0, ci}
-			continue
-		}
-		changed = append(changed, f)
-	}
-	ix.segs = []*segment{base}
-	ix.dead = [][]bool{make([]bool, len(base.contents))}
-	ix.live = live
-	ix.stats.State = StateFresh
-	if len(changed) == 0 && len(live)+ix.stats.Skipped.Binary == len(stored) {
-		ix.markDead()
-		return nil
-	}
-	// Many changes: a rebuild costs little more than the overlay, and keeps
-	// the next query fast.
-	if len(changed) > 256 && len(changed)*10 > len(files) {
-		_ = base.unmap()
-		return ix.rebuildAndStore(ctx, files, o)
-	}
-	ix.stats.State = StateRefreshed
-	b := newBuilder(false, o.fingerprint())
-	if err := ix.indexFiles(ctx, b, changed, o); err != nil {
-		return err
-	}
-	seg, err := openSegment(b.encode())
-	if err != nil {
-		return err
-	}
-	ix.segs = append(ix.segs, seg)
-	ix.dead = append(ix.dead, make([]bool, len(seg.contents)))
-	for ci, c := range seg.contents {
-		if c.binary {
-			continue
-		}
-		for _, p := range c.paths {
-			ix.live[p.rel] = contentRef{1, uint32(ci)}
-		}
-	}
-	ix.markDead()
-	return nil
 }
 
 // markDead tombstones every content no live path refers to.
@@ -411,9 +275,9 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk, ids := newTokenizer(), b.dict.cached()
+			tk := newTokenizer()
 			for i := range next {
-				slots[i] <- ix.analyzeFile(tk, ids, files[i])
+				slots[i] <- ix.analyzeFile(tk, b.dict, files[i])
 			}
 		}()
 	}
@@ -450,11 +314,11 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 		switch {
 		case r.skipTo == "binary":
 			ix.stats.Skipped.Binary++
-			b.addBinary(pathEntry{rel: f.rel, size: f.size, modTime: f.modTime})
+			b.addBinary(pathEntry(f))
 		case r.skipTo == "unreadable":
 			ix.stats.Skipped.Unreadable++
 		case r.a != nil:
-			pe := pathEntry{rel: f.rel, size: f.size, modTime: f.modTime}
+			pe := pathEntry(f)
 			if ci, dup := byHash[r.a.hash]; dup {
 				b.contents[ci].paths = append(b.contents[ci].paths, pe)
 				continue
@@ -474,8 +338,8 @@ func (ix *Index) indexFiles(ctx context.Context, b *builder, files []walkFile, o
 }
 
 // analyzeFile reads and analyses one file.
-func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFile {
-	data, err := os.ReadFile(f.abs)
+func (ix *Index) analyzeFile(tk *tokenizer, dict *termDict, f walkFile) analyzedFile {
+	data, err := os.ReadFile(f.path(ix.root))
 	if err != nil {
 		return analyzedFile{skipTo: "unreadable"}
 	}
@@ -483,7 +347,7 @@ func (ix *Index) analyzeFile(tk *tokenizer, ids *termIDs, f walkFile) analyzedFi
 	if !ok {
 		return analyzedFile{skipTo: "binary"}
 	}
-	a := analyze(tk, ids, f.rel, text)
+	a := analyze(tk, dict, f.rel, text)
 	a.hash = sha256.Sum256(data)
 	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}

@@ -165,31 +165,27 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 		write(t, dir, "f"+string(rune('a'+i))+".md", "# Topic\n\nplain words about nothing in particular\n")
 	}
 	write(t, dir, "target.md", "# Target\n\nthe old answer is seven\n")
-	build := func() (*files.Index, string) {
-		var log bytes.Buffer
-		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ix.Close() })
-		return ix, log.String()
-	}
+	build := func() (*files.Index, string) { return buildStored(t, dir, store) }
 	if ix, _ := build(); ix.Stats().State != files.StateRebuilt {
 		t.Fatalf("first build: %s", ix.Stats().State)
 	}
 	if ix, _ := build(); ix.Stats().State != files.StateFresh || ix.Stats().Reindexed != 0 {
 		t.Fatalf("unchanged tree: %+v", ix.Stats())
 	}
-	// Touched but identical: still fresh, nothing reindexed.
+	// Touched but identical: read once, its new time stored, then fresh.
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(filepath.Join(dir, "fa.md"), later, later)
-	if ix, _ := build(); ix.Stats().State != files.StateFresh || ix.Stats().Reindexed != 0 {
+	if ix, _ := build(); ix.Stats().State != files.StateRefreshed || ix.Stats().Reindexed != 1 {
 		t.Fatalf("touched file: %+v", ix.Stats())
+	}
+	if ix, _ := build(); ix.Stats().State != files.StateFresh || ix.Stats().Reindexed != 0 {
+		t.Fatalf("after the touched file was stored: %+v", ix.Stats())
 	}
 	write(t, dir, "target.md", "# Target\n\nthe new answer is eleven\n")
 	os.Remove(filepath.Join(dir, "fb.md"))
 	ix, _ := build()
-	if st := ix.Stats(); st.State != files.StateRefreshed || st.Reindexed != 1 || st.Files != 20 {
+	// The delta holds every file that differs from the base: fa.md again.
+	if st := ix.Stats(); st.State != files.StateRefreshed || st.Reindexed != 2 || st.Files != 20 {
 		t.Fatalf("after a change: %+v", st)
 	}
 	res, _ := files.New(ix).Query(context.Background(), &frame.Query{Goal: "answer", MaxFrames: 4, MaxTokens: 1000})

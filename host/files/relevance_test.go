@@ -367,7 +367,9 @@ func TestRelevance(t *testing.T) {
 		name string
 		make func(testing.TB, *relevanceSet, string, bool) func(string) []served
 	}{{"new", newSystem}}
-	if full || os.Getenv("CTXKIT_RELEVANCE_BASELINES") == "1" {
+	// The baselines are scored on the full tree unless
+	// CTXKIT_RELEVANCE_BASELINES=0 (while iterating on the ranking).
+	if b := os.Getenv("CTXKIT_RELEVANCE_BASELINES"); b == "1" || full && b != "0" {
 		systems = append(systems, struct {
 			name string
 			make func(testing.TB, *relevanceSet, string, bool) func(string) []served

@@ -93,7 +93,7 @@ func (ix *Index) Add(doc Document) {
 		c.paths = append(c.paths, pathEntry{rel: doc.Path})
 		return
 	}
-	a := analyze(ix.tk, ix.pending.ids, doc.Path, doc.Content)
+	a := analyze(ix.tk, ix.pending.dict, doc.Path, doc.Content)
 	a.hash = h
 	ix.seen[h] = contentRef{uint32(len(ix.segs)), uint32(len(ix.pending.contents))}
 	ix.pending.add(a, []pathEntry{{rel: doc.Path}})

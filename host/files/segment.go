@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // exportedDecl reports whether a Go chunk's symbol field names an exported
@@ -36,9 +36,10 @@ func exportedDecl(heading string) bool {
 // provider, written to and mapped from disk, so a query reads only the
 // postings of its own terms. Layout (little-endian):
 //
-//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C
-//	contents offset table, then per content: hash, kind, flags, chunk
-//	         range, paths (each with size and modification time)
+//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C,
+//	         and for a delta the CRC-32C of the base it applies to
+//	contents per content: hash, flags, chunk range, paths (each with size
+//	         and modification time)
 //	chunks   fixed-size records (content, lines, bytes, field lengths,
 //	         heading and text references into the string pool)
 //	strings  headings and, for in-memory documents, chunk texts
@@ -47,8 +48,8 @@ func exportedDecl(heading string) bool {
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 9
-	headerSize = 8 + 4*16
+	segVersion = 10
+	headerSize = 8 + 4*17
 	chunkRec   = 48
 )
 
@@ -63,6 +64,8 @@ type segment struct {
 	avgBody, avgHead            float64
 	totalBodyLen, totalHeadLen  uint64
 	optionsSum                  uint32
+	sum                         uint32 // CRC-32C of the image after the header
+	baseSum                     uint32 // for a delta, the sum of its base; 0 for a base
 	unmap                       func() error
 }
 
@@ -76,6 +79,7 @@ type content struct {
 	test       bool // a test file by its name (see isTest)
 	data       bool // a data or configuration file by its extension (see isData)
 	transcoded bool // decoded from Latin-1 or UTF-16: offsets are in the text, not the file
+	gone       bool // in a delta: its paths were removed from the tree since the base
 	firstChunk uint32
 	nChunks    uint32
 	paths      []pathEntry
@@ -142,16 +146,32 @@ func (s *segment) postings(t []byte) []byte {
 
 // openSegment checks and decodes a segment image's header and contents.
 func openSegment(data []byte) (*segment, error) {
-	if len(data) < headerSize || string(data[:8]) != segMagic {
-		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
+	if err := checkHeader(data); err != nil {
+		return nil, err
 	}
-	h := func(k int) uint32 { return binary.LittleEndian.Uint32(data[8+4*k:]) }
-	if h(0) != segVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", errCorrupt, h(0), segVersion)
-	}
-	if crc32.Checksum(data[headerSize:], castagnoli) != h(15) {
+	if crc32.Checksum(data[headerSize:], castagnoli) != binary.LittleEndian.Uint32(data[8+4*15:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
+	return parseSegment(data)
+}
+
+func checkHeader(data []byte) error {
+	if len(data) < headerSize || string(data[:8]) != segMagic {
+		return fmt.Errorf("%w: bad magic", errCorrupt)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != segVersion {
+		return fmt.Errorf("%w: format version %d, want %d", errCorrupt, v, segVersion)
+	}
+	return nil
+}
+
+// parseSegment decodes an image's header and contents without summing it:
+// for an image this process has just written, whose sum it computed.
+func parseSegment(data []byte) (*segment, error) {
+	if err := checkHeader(data); err != nil {
+		return nil, err
+	}
+	h := func(k int) uint32 { return binary.LittleEndian.Uint32(data[8+4*k:]) }
 	s := &segment{data: data}
 	nContents := int(h(1))
 	s.nChunks, s.nTerms = int(h(2)), int(h(3))
@@ -162,6 +182,7 @@ func openSegment(data []byte) (*segment, error) {
 	s.totalBodyLen = uint64(h(11)) | uint64(h(12))<<32
 	s.totalHeadLen = uint64(h(13))
 	s.optionsSum = h(14)
+	s.sum, s.baseSum = h(15), h(16)
 	for _, off := range []int{contentsOff, s.chunkOff, s.strOff, s.termIdx, s.termBytes, s.postIdx, s.postBytes} {
 		if off < headerSize || off > len(data) {
 			return nil, fmt.Errorf("%w: section offset out of range", errCorrupt)
@@ -228,7 +249,7 @@ func (r *reader) content() (content, error) {
 	copy(c.hash[:], r.bytes(32))
 	flags := r.uvarint()
 	c.doc, c.generated, c.html, c.binary, c.test = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
-	c.transcoded, c.data = flags&32 != 0, flags&64 != 0
+	c.transcoded, c.data, c.gone = flags&32 != 0, flags&64 != 0, flags&128 != 0
 	c.firstChunk = uint32(r.uvarint())
 	c.nChunks = uint32(r.uvarint())
 	np := r.uvarint()
@@ -251,65 +272,17 @@ type builder struct {
 	nChunks  uint32
 	strs     []byte
 	dict     *termDict
-	ids      *termIDs // for documents added on the builder's own goroutine
 	posts    [][]byte // per term id
 	last     []uint32 // last chunk (or content) id appended per term, +1
 	bodyLen  uint64
 	headLen  uint64
 	keepText bool
 	options  uint32
+	baseSum  uint32 // set for a delta: the sum of the base it applies to
 }
 
 func newBuilder(keepText bool, options uint32) *builder {
-	b := &builder{dict: &termDict{ids: make(map[string]uint32)}, keepText: keepText, options: options}
-	b.ids = b.dict.cached()
-	return b
-}
-
-// termDict numbers the distinct terms of one builder. The indexing
-// workers share it, so the merge appends postings by number without
-// hashing each term of each chunk again on one goroutine.
-type termDict struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
-	terms []string
-}
-
-func (d *termDict) id(t []byte) uint32 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if id, ok := d.ids[string(t)]; ok {
-		return id
-	}
-	s := string(t)
-	id := uint32(len(d.terms))
-	d.ids[s] = id
-	d.terms = append(d.terms, s)
-	return id
-}
-
-// cached returns a cache in front of d for one goroutine.
-func (d *termDict) cached() *termIDs {
-	return &termIDs{dict: d, cache: make(map[string]uint32)}
-}
-
-// termIDs is one goroutine's cache of a termDict: most terms of a tree
-// recur, so the shared dictionary's lock is seldom taken.
-type termIDs struct {
-	dict  *termDict
-	cache map[string]uint32
-}
-
-func (c *termIDs) id(t []byte) uint32 {
-	if id, ok := c.cache[string(t)]; ok {
-		return id
-	}
-	if len(c.cache) >= 4*maxStemCache {
-		clear(c.cache) // bounded, like the stem cache
-	}
-	id := c.dict.id(t)
-	c.cache[string(t)] = id
-	return id
+	return &builder{dict: newTermDict(), keepText: keepText, options: options}
 }
 
 // termFreq is one term's counts in one chunk.
@@ -356,18 +329,18 @@ type analyzed struct {
 }
 
 // analyze chunks and tokenises one document, numbering its terms with
-// ids; it is safe to run in parallel with one tokenizer and one termIDs per
+// ids from dict; it is safe to run in parallel with one tokenizer per
 // goroutine.
-func analyze(tk *tokenizer, ids *termIDs, rel string, text []byte) *analyzed {
+func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 	a := &analyzed{chunks: Split(rel, text), doc: KindOf(rel) == "doc", generated: isGenerated(text)}
 	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
 	var tids []uint32
 	for _, c := range a.chunks {
 		tids = tids[:0]
-		tk.eachID([]byte(c.Text), ids, func(id uint32) { tids = append(tids, id<<1) })
+		tk.eachID([]byte(c.Text), dict, func(id uint32) { tids = append(tids, id<<1) })
 		bl := len(tids)
-		tk.eachID([]byte(c.Heading), ids, func(id uint32) { tids = append(tids, id<<1|1) })
+		tk.eachID([]byte(c.Heading), dict, func(id uint32) { tids = append(tids, id<<1|1) })
 		hl := len(tids) - bl
 		a.freqs = append(a.freqs, countTerms(tids))
 		var fl uint32
@@ -382,7 +355,7 @@ func analyze(tk *tokenizer, ids *termIDs, rel string, text []byte) *analyzed {
 	var key []byte
 	tk.each([]byte(rel), func(t []byte) {
 		key = append(append(key[:0], 0), t...) // path terms are kept apart by a 0x00 prefix
-		tids = append(tids, ids.id(key)<<1)
+		tids = append(tids, dict.id(key)<<1)
 	})
 	a.pathTerms = countTerms(tids)
 	return a
@@ -427,6 +400,19 @@ func (b *builder) addBinary(p pathEntry) {
 	b.contents = append(b.contents, content{binary: true, firstChunk: b.nChunks, paths: []pathEntry{p}})
 }
 
+// addGone records, in a delta, paths of the base that are no longer in
+// the tree.
+func (b *builder) addGone(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
+	c := content{gone: true, firstChunk: b.nChunks}
+	for _, rel := range rels {
+		c.paths = append(c.paths, pathEntry{rel: rel})
+	}
+	b.contents = append(b.contents, c)
+}
+
 func (b *builder) addStr(s string) (off, n uint32) {
 	if s == "" {
 		return 0, 0
@@ -439,23 +425,49 @@ func (b *builder) addStr(s string) (off, n uint32) {
 // slot makes room for a term id's postings and returns it.
 func (b *builder) slot(id uint32) uint32 {
 	if int(id) >= len(b.posts) {
-		n := max(int(id)+1, 2*len(b.posts))
-		b.posts = append(b.posts, make([][]byte, n-len(b.posts))...)
-		b.last = append(b.last, make([]uint32, n-len(b.last))...)
+		// Ids are dense and the dictionary knows how many the workers have
+		// handed out, so the tables grow to that rather than doubling.
+		n := max(int(id)+1, len(b.posts)*5/4, int(b.dict.next.Load()))
+		b.posts = append(make([][]byte, 0, n), b.posts...)[:n]
+		b.last = append(make([]uint32, 0, n), b.last...)[:n]
 	}
 	return id
 }
 
-// encode writes the segment image. Postings are prefixed with their count
-// so a reader can compute document frequency without decoding them.
+// encode returns the segment image, built in memory.
 func (b *builder) encode() []byte {
-	// The builder is spent after encode: what the image holds is let go
-	// as it is copied in, so the image and the builder are not both whole
-	// in memory (the peak of a cold index).
-	b.dict.mu.Lock()
-	terms := b.dict.terms
-	b.dict.ids = nil
-	b.dict.mu.Unlock()
+	var buf bytes.Buffer
+	buf.Grow(b.imageSize())
+	hdr, _ := b.encodeTo(&buf) // a bytes.Buffer does not fail
+	out := buf.Bytes()
+	copy(out, hdr)
+	return out
+}
+
+// imageSize is an upper bound on the size of the image encode makes.
+func (b *builder) imageSize() int {
+	size := headerSize + len(b.chunks) + len(b.strs)
+	for id, p := range b.posts {
+		if len(p) > 0 {
+			size += 8 + len(b.dict.term(uint32(id))) + len(p) + binary.MaxVarintLen32
+		}
+	}
+	for _, c := range b.contents {
+		size += 32 + 4*binary.MaxVarintLen32
+		for _, p := range c.paths {
+			size += len(p.rel) + 3*binary.MaxVarintLen64
+		}
+	}
+	return size + 8
+}
+
+// encodeTo writes the segment image to w, headerSize zero bytes first,
+// and returns the header to put in their place. Postings are prefixed with
+// their count so a reader can compute document frequency without decoding
+// them. The builder is spent after: what the image holds is let go as it
+// is written, so that a cold index never holds the postings twice (in the
+// builder and in the image), the peak of its memory.
+func (b *builder) encodeTo(w io.Writer) ([]byte, error) {
 	// Terms no added document holds (a duplicate's, analysed before it was
 	// found to be one) have no postings and are left out.
 	var order []uint32
@@ -464,100 +476,144 @@ func (b *builder) encode() []byte {
 			order = append(order, uint32(id))
 		}
 	}
-	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(terms[x], terms[y]) })
-	size := headerSize + len(b.chunks) + len(b.strs) + 8*(len(order)+1)
-	for _, id := range order {
-		size += len(terms[id]) + len(b.posts[id]) + binary.MaxVarintLen32
-	}
+	slices.SortFunc(order, func(x, y uint32) int { return bytes.Compare(b.dict.term(x), b.dict.term(y)) })
+	iw := &imageWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	iw.header()
+	contentsOff := iw.n
 	for _, c := range b.contents {
-		size += 32 + 4*binary.MaxVarintLen32
+		iw.write(c.hash[:])
+		iw.uvarint(contentFlags(&c))
+		iw.uvarint(uint64(c.firstChunk))
+		iw.uvarint(uint64(c.nChunks))
+		iw.uvarint(uint64(len(c.paths)))
 		for _, p := range c.paths {
-			size += len(p.rel) + 3*binary.MaxVarintLen64
+			iw.uvarint(uint64(len(p.rel)))
+			iw.write([]byte(p.rel))
+			iw.uvarint(uint64(p.size))
+			iw.uvarint(uint64(p.modTime))
 		}
 	}
-	out := make([]byte, headerSize, size)
-	contentsOff := len(out)
-	for _, c := range b.contents {
-		out = append(out, c.hash[:]...)
-		var flags uint64
-		if c.doc {
-			flags |= 1
-		}
-		if c.generated {
-			flags |= 2
-		}
-		if c.html {
-			flags |= 4
-		}
-		if c.binary {
-			flags |= 8
-		}
-		if c.test {
-			flags |= 16
-		}
-		if c.transcoded {
-			flags |= 32
-		}
-		if c.data {
-			flags |= 64
-		}
-		out = binary.AppendUvarint(out, flags)
-		out = binary.AppendUvarint(out, uint64(c.firstChunk))
-		out = binary.AppendUvarint(out, uint64(c.nChunks))
-		out = binary.AppendUvarint(out, uint64(len(c.paths)))
-		for _, p := range c.paths {
-			out = binary.AppendUvarint(out, uint64(len(p.rel)))
-			out = append(out, p.rel...)
-			out = binary.AppendUvarint(out, uint64(p.size))
-			out = binary.AppendUvarint(out, uint64(p.modTime))
-		}
-	}
-	chunkOff := len(out)
-	out = append(out, b.chunks...)
+	chunkOff := iw.n
+	iw.write(b.chunks)
 	b.chunks = nil
-	strOff := len(out)
-	out = append(out, b.strs...)
+	strOff := iw.n
+	iw.write(b.strs)
 	b.strs = nil
-	termIdx := len(out)
+	termIdx := iw.n
 	var n uint32
-	out = binary.LittleEndian.AppendUint32(out, 0)
+	iw.u32(0)
 	for _, id := range order {
-		n += uint32(len(terms[id]))
-		out = binary.LittleEndian.AppendUint32(out, n)
+		n += uint32(len(b.dict.term(id)))
+		iw.u32(n)
 	}
-	termBytes := len(out)
+	termBytes := iw.n
 	for _, id := range order {
-		out = append(out, terms[id]...)
+		iw.write(b.dict.term(id))
 	}
-	postIdx := len(out)
+	postIdx := iw.n
+	counts := make([]uint32, len(order))
 	n = 0
-	out = binary.LittleEndian.AppendUint32(out, 0)
-	counts := make([][]byte, len(order))
+	iw.u32(0)
 	for k, id := range order {
-		counts[k] = binary.AppendUvarint(nil, uint64(countPostings(terms[id], b.posts[id])))
-		n += uint32(len(counts[k]) + len(b.posts[id]))
-		out = binary.LittleEndian.AppendUint32(out, n)
+		counts[k] = uint32(countPostings(b.dict.term(id), b.posts[id]))
+		n += uint32(uvarintLen(uint64(counts[k])) + len(b.posts[id]))
+		iw.u32(n)
 	}
-	postBytes := len(out)
+	postBytes := iw.n
 	for k, id := range order {
-		out = append(out, counts[k]...)
-		out = append(out, b.posts[id]...)
+		iw.uvarint(uint64(counts[k]))
+		iw.write(b.posts[id])
 		b.posts[id] = nil // the image holds them now
 	}
-	hdr := []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(order)), uint32(contentsOff),
+	iw.flush()
+	hdr := make([]byte, headerSize)
+	copy(hdr, segMagic)
+	for k, v := range []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(order)), uint32(contentsOff),
 		uint32(chunkOff), uint32(strOff), uint32(termIdx), uint32(termBytes), uint32(postIdx), uint32(postBytes),
-		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options}
-	copy(out, segMagic)
-	for k, v := range hdr {
-		binary.LittleEndian.PutUint32(out[8+4*k:], v)
+		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options, iw.crc, b.baseSum} {
+		binary.LittleEndian.PutUint32(hdr[8+4*k:], v)
 	}
-	binary.LittleEndian.PutUint32(out[8+4*15:], crc32.Checksum(out[headerSize:], castagnoli))
-	return out
+	return hdr, iw.err
+}
+
+// contentFlags packs a content's booleans as the image stores them.
+func contentFlags(c *content) uint64 {
+	var flags uint64
+	for bit, set := range []bool{c.doc, c.generated, c.html, c.binary, c.test, c.transcoded, c.data, c.gone} {
+		if set {
+			flags |= 1 << bit
+		}
+	}
+	return flags
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// imageWriter writes a segment image through a buffer, counting its
+// offset and summing everything after the header.
+type imageWriter struct {
+	w   io.Writer
+	n   int
+	crc uint32
+	buf []byte
+	err error
+}
+
+// header writes the zeros the header will replace; they are not summed.
+func (iw *imageWriter) header() {
+	_, iw.err = iw.w.Write(make([]byte, headerSize))
+	iw.n = headerSize
+}
+
+func (iw *imageWriter) flush() {
+	if iw.err == nil && len(iw.buf) > 0 {
+		iw.crc = crc32.Update(iw.crc, castagnoli, iw.buf)
+		_, iw.err = iw.w.Write(iw.buf)
+	}
+	iw.buf = iw.buf[:0]
+}
+
+func (iw *imageWriter) write(p []byte) {
+	iw.n += len(p)
+	if len(iw.buf)+len(p) > cap(iw.buf) {
+		iw.flush()
+		if len(p) > cap(iw.buf) {
+			if iw.err == nil {
+				iw.crc = crc32.Update(iw.crc, castagnoli, p)
+				_, iw.err = iw.w.Write(p)
+			}
+			return
+		}
+	}
+	iw.buf = append(iw.buf, p...)
+}
+
+func (iw *imageWriter) uvarint(v uint64) {
+	if len(iw.buf)+binary.MaxVarintLen64 > cap(iw.buf) {
+		iw.flush()
+	}
+	k := len(iw.buf)
+	iw.buf = binary.AppendUvarint(iw.buf, v)
+	iw.n += len(iw.buf) - k
+}
+
+func (iw *imageWriter) u32(v uint32) {
+	if len(iw.buf)+4 > cap(iw.buf) {
+		iw.flush()
+	}
+	iw.buf = binary.LittleEndian.AppendUint32(iw.buf, v)
+	iw.n += 4
 }
 
 // countPostings counts the entries of an encoded postings list: three
 // varints each for chunk postings, two for path postings.
-func countPostings(term string, p []byte) int {
+func countPostings(term []byte, p []byte) int {
 	per := 3
 	if len(term) > 0 && term[0] == 0 {
 		per = 2

@@ -30,7 +30,7 @@ type tokenizer struct {
 	dict  *termDict             // whose ids the stem cache holds
 	// The current call's output: fn for each, ids and fnID for eachID.
 	fn   func([]byte)
-	ids  *termIDs
+	ids  *termDict
 	fnID func(uint32)
 }
 
@@ -48,10 +48,10 @@ func (tk *tokenizer) each(b []byte, fn func([]byte)) {
 
 // eachID calls fn with the id in ids of every term of b. A part's id is
 // kept beside its stem in the cache, so most words cost one map access.
-func (tk *tokenizer) eachID(b []byte, ids *termIDs, fn func(uint32)) {
-	if tk.dict != ids.dict {
+func (tk *tokenizer) eachID(b []byte, ids *termDict, fn func(uint32)) {
+	if tk.dict != ids {
 		clear(tk.stems) // the ids cached are another dictionary's
-		tk.dict = ids.dict
+		tk.dict = ids
 	}
 	tk.fn, tk.ids, tk.fnID = nil, ids, fn
 	tk.scan(b)

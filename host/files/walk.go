@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DefaultSkipDirs are directory names not descended into unless
@@ -41,10 +41,14 @@ func (s Skipped) Total() int {
 
 // walkFile is a regular file found by the walk.
 type walkFile struct {
-	rel     string
-	abs     string
+	rel     string // slash path below the root
 	size    int64
 	modTime int64
+}
+
+// path returns the file's path in the file system, under root.
+func (f walkFile) path(root string) string {
+	return root + string(filepath.Separator) + filepath.FromSlash(f.rel)
 }
 
 // ignoreRule is one line of a .gitignore or .ignore file.
@@ -64,6 +68,7 @@ type walker struct {
 	files   []walkFile
 	skipSet map[string]bool
 	sem     chan struct{} // tokens for listing a directory on another goroutine
+	bufs    sync.Pool     // of *[]byte, for reading directory listings
 }
 
 // listing is what one directory's walk found, its subdirectories' included
@@ -75,7 +80,7 @@ type listing struct {
 }
 
 // walk lists the tree. Directories are listed on every core (the walk is
-// mostly system calls: one lstat per file), and the result is in name
+// mostly system calls: one stat per file), and the result is in name
 // order whatever the scheduling.
 func (w *walker) walk(ctx context.Context) error {
 	w.skipSet = make(map[string]bool)
@@ -85,26 +90,57 @@ func (w *walker) walk(ctx context.Context) error {
 		}
 	}
 	w.sem = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	l := w.dir(ctx, w.root, "", nil)
+	d, err := openRootDir(w.root)
+	if err != nil {
+		return err
+	}
+	l := w.dir(ctx, d, w.root, "", nil)
 	w.files, w.skipped = l.files, l.skipped
 	return l.err
 }
 
-// dir lists one directory, in name order, with the ignore rules in force.
-func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) listing {
+// entryKind is what a directory entry is.
+type entryKind uint8
+
+// Entry kinds; entryUnknown is a listing that did not say (the entry is
+// then stated).
+const (
+	entryOther entryKind = iota
+	entryFile
+	entryDir
+	entrySymlink
+	entryUnknown
+)
+
+// dirEntry is one name in a directory listing.
+type dirEntry struct {
+	name string
+	kind entryKind
+}
+
+// dir lists one directory (open as d, which it closes), in name order,
+// with the ignore rules in force.
+func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) listing {
+	defer d.close()
 	var out listing
 	if err := ctx.Err(); err != nil {
 		out.err = err
 		return out
 	}
-	entries, err := os.ReadDir(abs)
+	bp, _ := w.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 32<<10)
+		bp = &b
+	}
+	entries, err := d.list(*bp)
+	w.bufs.Put(bp)
 	if err != nil {
 		out.skipped.Unreadable++
 		return out
 	}
 	if !w.opts.NoIgnoreFiles {
 		for _, e := range entries {
-			if name := e.Name(); (name == ".gitignore" || name == ".ignore") && e.Type().IsRegular() {
+			if name := e.name; (name == ".gitignore" || name == ".ignore") && e.kind == entryFile {
 				rules = append(slices.Clip(rules), readIgnore(filepath.Join(abs, name), rel)...)
 			}
 		}
@@ -119,16 +155,25 @@ func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) l
 	cur := &out.files
 	sk := &out.skipped
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		r := name
 		if rel != "" {
 			r = rel + "/" + name
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		var size, modTime int64
+		stated := false
+		if e.kind == entryUnknown {
+			stated = true
+			if e.kind, size, modTime, err = d.stat(name); err != nil {
+				sk.Unreadable++
+				continue
+			}
+		}
+		if e.kind == entrySymlink {
 			sk.Symlinks++
 			continue
 		}
-		isDir := e.IsDir()
+		isDir := e.kind == entryDir
 		switch {
 		case strings.HasPrefix(name, ".") && !w.opts.NoDefaultSkips:
 			sk.Hidden++
@@ -144,39 +189,36 @@ func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) l
 			continue
 		}
 		if isDir {
-			ch := make(chan listing, 1)
-			childAbs := filepath.Join(abs, name)
-			select {
-			case w.sem <- struct{}{}:
-				go func() {
-					defer func() { <-w.sem }()
-					ch <- w.dir(ctx, childAbs, r, rules)
-				}()
-			default:
-				ch <- w.dir(ctx, childAbs, r, rules)
+			childAbs := abs + string(filepath.Separator) + name
+			child, err := d.openDir(name, childAbs)
+			if err != nil {
+				sk.Unreadable++
+				continue
 			}
-			parts = append(parts, part{files: *cur, sub: ch})
+			parts = append(parts, part{files: *cur, sub: w.sub(ctx, child, childAbs, r, rules)})
 			var next []walkFile
 			cur = &next
 			continue
 		}
-		if !e.Type().IsRegular() {
+		if e.kind != entryFile {
 			continue
 		}
 		if len(w.opts.Include) > 0 && !matchAny(w.opts.Include, r) {
 			sk.Excluded++
 			continue
 		}
-		info, err := e.Info()
-		if err != nil {
-			sk.Unreadable++
-			continue
+		if !stated {
+			var kind entryKind
+			if kind, size, modTime, err = d.stat(name); err != nil || kind != entryFile {
+				sk.Unreadable++ // gone or replaced since the listing
+				continue
+			}
 		}
-		if info.Size() > w.opts.maxFileSize() {
+		if size > w.opts.maxFileSize() {
 			sk.TooLarge++
 			continue
 		}
-		*cur = append(*cur, walkFile{rel: r, abs: abs + string(filepath.Separator) + name, size: info.Size(), modTime: info.ModTime().UnixNano()})
+		*cur = append(*cur, walkFile{rel: r, size: size, modTime: modTime})
 	}
 	if len(parts) == 0 {
 		return out
@@ -194,6 +236,22 @@ func (w *walker) dir(ctx context.Context, abs, rel string, rules []ignoreRule) l
 	}
 	out.files = append(files, tail...)
 	return out
+}
+
+// sub lists a subdirectory on another goroutine when one is free, else on
+// this one.
+func (w *walker) sub(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) chan listing {
+	ch := make(chan listing, 1)
+	select {
+	case w.sem <- struct{}{}:
+		go func() {
+			defer func() { <-w.sem }()
+			ch <- w.dir(ctx, d, abs, rel, rules)
+		}()
+	default:
+		ch <- w.dir(ctx, d, abs, rel, rules)
+	}
+	return ch
 }
 
 // readIgnore parses an ignore file; a missing one has no rules.

@@ -1,0 +1,115 @@
+//go:build linux
+
+package files
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirHandle is an open directory. On Linux it is a bare descriptor: a
+// directory is opened relative to its parent's (openat), listed with
+// getdents and its files stated relative to it (fstatat). A query on an
+// unchanged tree costs one stat per file; this way the kernel does not
+// resolve each file's whole path again, and no file costs an allocation
+// beyond its name.
+type dirHandle struct{ fd int }
+
+// openRootDir opens the directory at an absolute path.
+func openRootDir(abs string) (*dirHandle, error) {
+	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &dirHandle{fd}, nil
+}
+
+// openDir opens the subdirectory name of d (abs is its absolute path),
+// refusing a symbolic link.
+func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &dirHandle{fd}, nil
+}
+
+func (d *dirHandle) close() { _ = unix.Close(d.fd) }
+
+// list returns the directory's entries in name order, without "." and
+// "..", reading them through buf.
+func (d *dirHandle) list(buf []byte) ([]dirEntry, error) {
+	var out []dirEntry
+	for {
+		n, err := unix.Getdents(d.fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		out = appendDirents(out, buf[:n])
+	}
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// appendDirents decodes linux_dirent64 records: inode (8 bytes), offset
+// (8), record length (2), type (1), then the NUL-terminated name.
+func appendDirents(out []dirEntry, b []byte) []dirEntry {
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := slices.Index(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		kind := direntKind(b[18])
+		if s := string(name); s != "." && s != ".." {
+			out = append(out, dirEntry{name: s, kind: kind})
+		}
+		b = b[reclen:]
+	}
+	return out
+}
+
+// direntKind reads a directory entry's type (DT_REG, ...).
+func direntKind(t uint8) entryKind {
+	switch t {
+	case unix.DT_REG:
+		return entryFile
+	case unix.DT_DIR:
+		return entryDir
+	case unix.DT_LNK:
+		return entrySymlink
+	case unix.DT_UNKNOWN:
+		return entryUnknown
+	}
+	return entryOther
+}
+
+// stat returns the kind, size and modification time (Unix nanoseconds) of
+// the entry name of d, not following a symbolic link.
+func (d *dirHandle) stat(name string) (kind entryKind, size, modTime int64, err error) {
+	var st unix.Stat_t
+	for {
+		err = unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	// A directory entry's type is its file mode's format bits, shifted.
+	kind = direntKind(uint8((st.Mode & unix.S_IFMT) >> 12))
+	return kind, st.Size, st.Mtim.Nano(), nil
+}

@@ -1,0 +1,51 @@
+//go:build !linux
+
+package files
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// dirHandle is a directory by its absolute path: listed with os.ReadDir
+// and its files stated by path.
+type dirHandle struct{ abs string }
+
+func openRootDir(abs string) (*dirHandle, error) { return &dirHandle{abs}, nil }
+
+func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) { return &dirHandle{abs}, nil }
+
+func (d *dirHandle) close() {}
+
+func (d *dirHandle) list([]byte) ([]dirEntry, error) {
+	entries, err := os.ReadDir(d.abs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dirEntry, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, dirEntry{name: e.Name(), kind: kindOf(e.Type())})
+	}
+	return out, nil
+}
+
+func (d *dirHandle) stat(name string) (kind entryKind, size, modTime int64, err error) {
+	info, err := os.Lstat(filepath.Join(d.abs, name))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return kindOf(info.Mode().Type()), info.Size(), info.ModTime().UnixNano(), nil
+}
+
+func kindOf(m fs.FileMode) entryKind {
+	switch {
+	case m.IsRegular():
+		return entryFile
+	case m.IsDir():
+		return entryDir
+	case m&fs.ModeSymlink != 0:
+		return entrySymlink
+	}
+	return entryOther
+}
