@@ -2,8 +2,6 @@ package mcpbridge
 
 import (
 	"context"
-	"errors"
-	"os"
 	"os/exec"
 	"time"
 
@@ -29,26 +27,20 @@ type childTransport struct {
 // Starting into a cgroup can fail where making it did not (a kernel
 // without clone3): then it is started once more under the fallback.
 func (c *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	var err error
-	for _, withCgroup := range []bool{true, false} {
-		cmd := transport.Command(c.command[0], c.command[1:], c.env)
-		tree := transport.PrepareTree(cmd, withCgroup)
-		var conn mcp.Connection
+	var conn mcp.Connection
+	newCmd := func() *exec.Cmd { return transport.Command(c.command[0], c.command[1:], c.env) }
+	start := func(cmd *exec.Cmd) (err error) {
 		conn, err = (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
-		if cmd.Process != nil {
-			// Tracked from the moment it runs: what it starts during the
-			// handshake is ended with it.
-			tree.Started(cmd.Process.Pid)
-			c.cmd, c.tree = cmd, tree
-			return conn, err
-		}
-		triedCgroup := tree.UsesCgroup()
-		tree.Abandon()
-		if !triedCgroup || errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			break // no cgroup was tried, or the program is missing: no retry helps
-		}
+		return err
 	}
-	return nil, err
+	// Tracked from the moment it runs: what it starts during the handshake
+	// is ended with it.
+	cmd, tree, err := transport.StartTree(newCmd, start, true)
+	if err != nil {
+		return nil, err
+	}
+	c.cmd, c.tree = cmd, tree
+	return conn, nil
 }
 
 // kill ends the server's whole tree: its descendants, then its group and

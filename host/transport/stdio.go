@@ -121,7 +121,7 @@ func (s Stdio) Start() (*Process, error) {
 	if s.Stderr != nil {
 		stderr = io.MultiWriter(p.stderr, s.Stderr)
 	}
-	start := func(withCgroup bool) (*exec.Cmd, *procTree, error) {
+	newCmd := func() *exec.Cmd {
 		cmd := Command(s.Program, s.Args, s.Env)
 		cmd.Dir = s.Dir
 		cmd.Stdin = inR
@@ -129,19 +129,9 @@ func (s Stdio) Start() (*Process, error) {
 		cmd.Stderr = stderr
 		// A descendant that keeps stderr open must not block Wait forever.
 		cmd.WaitDelay = 2 * time.Second
-		tree := newProcTree(cmd, withCgroup)
-		if err := cmd.Start(); err != nil {
-			tree.abandon()
-			return nil, nil, err
-		}
-		return cmd, tree, nil
+		return cmd
 	}
-	cmd, tree, err := start(!s.NoCgroup)
-	if err != nil && !s.NoCgroup && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, os.ErrNotExist) {
-		// Starting into the cgroup can fail where creating it did not
-		// (an old kernel without clone3): try once more without.
-		cmd, tree, err = start(false)
-	}
+	cmd, tree, err := startTracked(newCmd, (*exec.Cmd).Start, !s.NoCgroup)
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -149,7 +139,6 @@ func (s Stdio) Start() (*Process, error) {
 		outW.Close()
 		return nil, err
 	}
-	tree.startedAs(cmd.Process.Pid)
 	p.cmd, p.tree = cmd, tree
 	p.conn = Stream(outR, inW, s.MaxLine, nil)
 	inR.Close()

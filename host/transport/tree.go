@@ -1,29 +1,54 @@
 package transport
 
-import "os/exec"
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
 
 // Tree ends the whole process tree of a child that other code starts, as
 // Stdio ends its own children's: the MCP bridge's stdio servers, which the
-// go-sdk starts. PrepareTree goes before the child starts, Started right
-// after (Abandon instead when it failed to start), Kill when it is to end.
+// go-sdk starts. StartTree starts the child under it; Kill ends the tree.
 type Tree struct{ t *procTree }
 
-// PrepareTree readies cmd, made by Command, so that its tree can be ended:
-// in a cgroup of its own when withCgroup and the machine allow it, else
-// under the fallback tracker.
-func PrepareTree(cmd *exec.Cmd, withCgroup bool) *Tree {
-	return &Tree{newProcTree(cmd, withCgroup)}
+// StartTree starts a command made by newCmd (a fresh one from Command on
+// each call) through start, in a cgroup of its own when withCgroup and the
+// machine allow it, else under the fallback tracker; the returned Tree
+// tracks the running child from then on. start must have started the
+// command when it returns nil.
+func StartTree(newCmd func() *exec.Cmd, start func(*exec.Cmd) error, withCgroup bool) (*exec.Cmd, *Tree, error) {
+	cmd, tree, err := startTracked(newCmd, start, withCgroup)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmd, &Tree{tree}, nil
 }
-
-// UsesCgroup reports whether the child is (to be) started in a cgroup.
-func (t *Tree) UsesCgroup() bool { return t.t.usesCgroup() }
-
-// Abandon undoes PrepareTree after a failed start.
-func (t *Tree) Abandon() { t.t.abandon() }
-
-// Started records the running child's pid and starts tracking it.
-func (t *Tree) Started(pid int) { t.t.startedAs(pid) }
 
 // Kill ends every process of the tree but the child itself, which the
 // caller ends with KillGroup.
 func (t *Tree) Kill() { t.t.kill() }
+
+// startTracked is StartTree for this package's own children. Starting into
+// a cgroup can fail where making it did not (an old kernel without clone3):
+// then the child is started once more under the fallback, unless the
+// program is missing, which no retry mends.
+func startTracked(newCmd func() *exec.Cmd, start func(*exec.Cmd) error, withCgroup bool) (*exec.Cmd, *procTree, error) {
+	cmd := newCmd()
+	tree := newProcTree(cmd, withCgroup)
+	err := start(cmd)
+	if err != nil {
+		triedCgroup := tree.usesCgroup()
+		tree.abandon()
+		if !triedCgroup || errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, nil, err
+		}
+		cmd = newCmd()
+		tree = newProcTree(cmd, false)
+		if err = start(cmd); err != nil {
+			tree.abandon()
+			return nil, nil, err
+		}
+	}
+	tree.startedAs(cmd.Process.Pid)
+	return cmd, tree, nil
+}
