@@ -150,17 +150,27 @@ func jsonString(s string) json.RawMessage {
 // structured and the text content; when obj does not lead with it, prompt
 // is encoded anew.
 func promptMember(obj []byte, prompt string) json.RawMessage {
+	if m, ok := leadingPrompt(obj); ok {
+		return m
+	}
+	return jsonString(prompt)
+}
+
+// leadingPrompt returns the encoded string of the "prompt" member that
+// leads the compact object obj, found without decoding the rest of obj;
+// false when obj does not lead with one.
+func leadingPrompt(obj []byte) (json.RawMessage, bool) {
 	const lead = `{"prompt":"`
 	if !bytes.HasPrefix(obj, []byte(lead)) {
-		return jsonString(prompt)
+		return nil, false
 	}
 	for i := len(lead); i < len(obj); i++ {
 		switch obj[i] {
 		case '\\':
 			i++
 		case '"':
-			return json.RawMessage(obj[len(lead)-1 : i+1])
+			return json.RawMessage(obj[len(lead)-1 : i+1]), true
 		}
 	}
-	return jsonString(prompt)
+	return nil, false
 }

@@ -141,3 +141,32 @@ func FuzzPromptMember(f *testing.F) {
 		}
 	})
 }
+
+// TestPromptResultMatchesDecoding: promptResult's text is the answer's
+// "prompt" member as decoding the answer finds it, whether the answer
+// leads with it (sliced out) or not (decoded), and an answer without a
+// string prompt is refused.
+func TestPromptResultMatchesDecoding(t *testing.T) {
+	answers := []string{
+		`{"prompt":"a\"b\\\\","citations":["\"}"]}`,
+		`{"prompt":"","audit":{}}`,
+		`{"citations":[],"prompt":"late \"one\""}`,
+	}
+	for _, a := range answers {
+		var want struct {
+			Prompt json.RawMessage `json:"prompt"`
+		}
+		if err := json.Unmarshal([]byte(a), &want); err != nil {
+			t.Fatal(err)
+		}
+		structured, text, err := promptResult([]byte(a))
+		if err != nil || string(text) != string(want.Prompt) || string(structured) != a {
+			t.Errorf("%s: text %s, structured %s, %v; want text %s", a, text, structured, err, want.Prompt)
+		}
+	}
+	for _, a := range []string{`{"citations":[]}`, `{"prompt":1}`} {
+		if _, _, err := promptResult([]byte(a)); err == nil {
+			t.Errorf("%s: no error", a)
+		}
+	}
+}

@@ -237,8 +237,13 @@ func (r *recorder) Write(p []byte) (int, error) {
 	return r.body.Write(p)
 }
 
-// promptResult is an answer whose text is its "prompt" member.
+// promptResult is an answer whose text is its "prompt" member. The API's
+// compose and prompt answers lead with it (compose.Result's encoding), so
+// it is found without decoding the whole answer a second time.
 func promptResult(answer []byte) (json.RawMessage, json.RawMessage, error) {
+	if m, ok := leadingPrompt(answer); ok {
+		return json.RawMessage(answer), m, nil
+	}
 	var p struct {
 		Prompt json.RawMessage `json:"prompt"`
 	}
