@@ -41,18 +41,18 @@ func (h *Handler) Query(ctx context.Context, req *api.QueryRequest) (*compose.Re
 			Message: "query: no providers are configured; start the server with --config FILE listing them"}
 	}
 	if strings.TrimSpace(req.Goal) == "" {
-		return nil, nil, badRequest("goal", "goal: required")
+		return nil, nil, api.BadRequest("goal", "goal: required")
 	}
 	budget, maxFrames := req.Budget, req.MaxFrames
 	switch {
 	case budget < 0 || budget > 1<<30:
-		return nil, nil, badRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
+		return nil, nil, api.BadRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
 	case budget == 0:
 		budget = api.DefaultQueryBudget
 	}
 	switch {
 	case maxFrames < 0 || maxFrames > h.maxFrames:
-		return nil, nil, badRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
+		return nil, nil, api.BadRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
 	case maxFrames == 0:
 		maxFrames = defaultQueryMaxFrames
 	}
