@@ -13,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
-// defaultQueryMaxFrames bounds each provider's reply to a query request
-// that names no max_frames.
-const defaultQueryMaxFrames = 16
-
 // Querier serves POST /v1/query: it fans a query out to its providers and
 // audits each leg. *host.Host implements it; Config.NewHost builds one from
 // a config file.
@@ -54,7 +50,7 @@ func (h *Handler) Query(ctx context.Context, req *api.QueryRequest) (*compose.Re
 	case maxFrames < 0 || maxFrames > h.maxFrames:
 		return nil, nil, api.BadRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
 	case maxFrames == 0:
-		maxFrames = defaultQueryMaxFrames
+		maxFrames = api.DefaultQueryMaxFrames
 	}
 	opts, err := req.Options()
 	if err != nil {
