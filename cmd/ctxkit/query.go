@@ -205,14 +205,15 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if err := pf.files.check(); err != nil {
 		return fail("%v", err)
 	}
-	if _, err := parseStrategy(*strategyName); err != nil {
+	strategy, quota, err := parseStrategy(*strategyName)
+	if err != nil {
 		return fail("--strategy: %v", err)
 	}
 	if _, ok := compose.ParsePacker(*packerName); !ok {
 		return fail("--packer must be first-fit or stop-at-first-miss")
 	}
 	req := &api.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Packer: *packerName}
-	req.Strategy, req.Quota = strategyRequest(*strategyName)
+	req.Strategy, req.Quota = strategy, quota
 	for _, k := range kinds {
 		req.Kinds = append(req.Kinds, frame.Kind(k))
 	}
