@@ -10,7 +10,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
-// appendJSON appends the result's JSON encoding to dst: byte for byte what
+// AppendJSON appends the result's JSON encoding to dst: byte for byte what
 // MarshalJSON writes. A composition without a cache report, the common
 // answer of the HTTP service, is written directly, without encoding/json's
 // reflection and the re-compaction of every nested MarshalJSON value (a

@@ -129,17 +129,17 @@ func (f *Frame) field(m FrameMember) *string {
 	return nil
 }
 
-// has reports whether member m is present: its field is not empty, or the
+// Has reports whether member m is present: its field is not empty, or the
 // frame marks it present-and-empty (decoded from "" or set with Set). It is
 // false for a value that names no single member.
 func (f *Frame) Has(m FrameMember) bool { return hasMember(f.field(m), f.empty, m) }
 
-// set makes member m present with value v; v may be "", which the encoding
+// Set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate holds to the member's
 // rule. A value that names no single member is ignored.
 func (f *Frame) Set(m FrameMember, v string) { setMember(f.field(m), &f.empty, m, v) }
 
-// clear makes member m absent: its field becomes "" and any
+// Clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
 func (f *Frame) Clear(m FrameMember) { clearMember(f.field(m), &f.empty, m) }
@@ -201,10 +201,10 @@ func (m QueryMember) String() string { return memberName(m == MemberAsOf, "as_of
 
 func (q *Query) field(m QueryMember) *string { return memberField(m == MemberAsOf, &q.AsOf) }
 
-// has reports whether member m is present, "" included (see QueryMember).
+// Has reports whether member m is present, "" included (see QueryMember).
 func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
 
-// set makes member m present with value v, "" included.
+// Set makes member m present with value v, "" included.
 func (q *Query) Set(m QueryMember, v string) { setMember(q.field(m), &q.empty, m, v) }
 
 // clear makes member m absent.
