@@ -1,8 +1,6 @@
 package compose
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -116,10 +114,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	if utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
 		return cgpjson.AppendString(dst, s)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b, _ := marshal(s) // a string always encodes
 	return append(dst, b...)
 }
