@@ -141,7 +141,7 @@ type measure struct {
 // PerProviderQuota, TrustWeighted) only within each provider, so a margin
 // reorders a provider's own frames and never weighs one provider's score
 // scale against another's more than the strategy already does; a strategy
-// that ignores scores (PrecomputedOrder's named frames) is unaffected. The
+// that ignores scores (one replaying a ranking decided elsewhere) is unaffected. The
 // packer then walks this ranking as usual: under ScoreDescending a new
 // frame ranks ahead of an incumbent only when it outscores it by more
 // than M. The margin applies under every placement (it changes selection,
