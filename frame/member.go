@@ -1,6 +1,6 @@
 package frame
 
-// The member types below (FrameMember, RelationMember, QueryMember,
+// The member types below (FrameMember, relationMember, QueryMember,
 // contentRefMember, and ProvenanceMember in provenance.go) share one
 // mechanism: each value type keeps a bit set of the members present with
 // an empty value, and a mark matters only while its field is "". The
@@ -213,20 +213,21 @@ func (q *Query) clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
 // contentRefMember names one optional member of a content reference whose
 // explicit empty string ("expires_at": "") is kept apart from absence: an
 // absent expires_at states no expiry, while one sent as "" is not a
-// timestamp (rule F4). ContentRef's Has, Set and Clear work as Frame's do.
+// timestamp (rule F4). ContentRef's has, set and clear work as Frame's
+// Has, Set and Clear do.
 type contentRefMember uint8
 
 // memberExpiresAt is a content reference's "expires_at", field ExpiresAt.
 const memberExpiresAt contentRefMember = 1
 
-// String returns "expires_at" for MemberExpiresAt and "" for any other value.
+// String returns "expires_at" for memberExpiresAt and "" for any other value.
 func (m contentRefMember) String() string { return memberName(m == memberExpiresAt, "expires_at") }
 
 func (c *ContentRef) field(m contentRefMember) *string {
 	return memberField(m == memberExpiresAt, &c.ExpiresAt)
 }
 
-// has reports whether member m is present, "" included (see ContentRefMember).
+// has reports whether member m is present, "" included (see contentRefMember).
 func (c *ContentRef) has(m contentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
 
 // set makes member m present with value v, "" included.

@@ -21,7 +21,8 @@ var errNotObject = errors.New("envelope is not a JSON object")
 // DecodeError is why a line or body could not be decoded into an envelope.
 // Line is the 1-based line number when decoding a stream, else 0. Err is a
 // *json.SyntaxError, *json.UnmarshalTypeError, *frame.MissingMemberError,
-// *TooLongError, ErrInvalidUTF8 or ErrNotObject.
+// *TooLongError, or an error saying the line is not UTF-8 or not a JSON
+// object.
 type DecodeError struct {
 	// Line is the 1-based line number in the stream; 0 when a single body
 	// or document was decoded.
