@@ -101,9 +101,10 @@ type measure struct {
 //     render: it is excluded as UnresolvedReference before dedup, so it
 //     costs nothing and cannot win a duplicate group against the frame
 //     that carries the content.
-//  1. Dedup (see Dedup): each loser is excluded as a Duplicate naming its
+//  1. Dedup: each loser is excluded as a Duplicate naming its
 //     group's survivor; survivors carry the group's merged provenance.
-//  2. Rank: opts.Strategy orders the survivors, repaired by RankWith.
+//  2. Rank: opts.Strategy orders the survivors, repaired into a permutation
+//     (bad indices dropped, missing frames appended by score).
 //  3. Pack: walking the ranking, a frame is included while its RenderedCost
 //     fits the budget that remains; otherwise it is excluded OverBudget
 //     (FirstFit keeps walking; StopAtFirstMiss excludes the rest as
@@ -111,8 +112,8 @@ type measure struct {
 //  4. Place: opts.Placement maps the included frames, in ranking order
 //     (without the sticky margin, see below), to render order; they are
 //     not re-ranked. EdgesByRank (the default) folds them to the edges
-//     (FoldToEdges); Canonical sorts them by FrameID; StableFirst follows
-//     opts.Previous (see below).
+//     (best first, second best last); Canonical sorts them by FrameID;
+//     StableFirst follows opts.Previous (see below).
 //  5. Render: Preamble, then one fence per frame, and the citation map in
 //     render order.
 //
@@ -141,7 +142,7 @@ type measure struct {
 // PerProviderQuota, TrustWeighted) only within each provider, so a margin
 // reorders a provider's own frames and never weighs one provider's score
 // scale against another's more than the strategy already does; a strategy
-// that ignores scores (PrecomputedOrder's named frames) is unaffected. The
+// that ignores scores (one replaying a ranking decided elsewhere) is unaffected. The
 // packer then walks this ranking as usual: under ScoreDescending a new
 // frame ranks ahead of an incumbent only when it outscores it by more
 // than M. The margin applies under every placement (it changes selection,

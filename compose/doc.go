@@ -12,7 +12,7 @@
 //   - ForPrompt is the full composer: Dedup, rank with a Strategy, pack
 //     under a budget of canonical budget tokens charged on each frame's
 //     rendered block (RenderedCost, fence included), place the included
-//     frames (FoldToEdges by default; Options.Placement chooses Canonical or
+//     frames (folded to the edges by default; Options.Placement chooses Canonical or
 //     StableFirst, which keeps the previous turn's Layout so a provider
 //     prompt cache can reuse the prompt's prefix, reported in
 //     Result.Cache; Options.StickyMargin adds hysteresis so score jitter

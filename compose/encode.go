@@ -1,8 +1,6 @@
 package compose
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,7 +8,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
-// appendJSON appends the result's JSON encoding to dst: byte for byte what
+// AppendJSON appends the result's JSON encoding to dst: byte for byte what
 // MarshalJSON writes. A composition without a cache report, the common
 // answer of the HTTP service, is written directly, without encoding/json's
 // reflection and the re-compaction of every nested MarshalJSON value (a
@@ -116,10 +114,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	if utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
 		return cgpjson.AppendString(dst, s)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b, _ := marshal(s) // a string always encodes
 	return append(dst, b...)
 }

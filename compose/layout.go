@@ -30,8 +30,8 @@ func (l Layout) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes a layout and validates it (see Layout.Validate);
-// every member is required and unknown members are refused. Errors are
-// *LayoutError.
+// every member is required and unknown members are refused. Errors name
+// the member at fault.
 func (l *Layout) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -64,7 +64,7 @@ func (l *Layout) UnmarshalJSON(data []byte) error {
 }
 
 // ParseLayout decodes a layout a host stored between turns (its JSON form,
-// at most 16 MiB) and validates it. Errors are *LayoutError.
+// at most 16 MiB) and validates it. Errors name the member at fault.
 func ParseLayout(data []byte) (*Layout, error) {
 	if len(data) > maxLayoutBytes {
 		return nil, &layoutError{Detail: fmt.Sprintf("%d bytes exceed the limit of %d", len(data), maxLayoutBytes)}

@@ -20,7 +20,7 @@ type Placement uint8
 
 // Placements. The zero value is EdgesByRank, the default.
 const (
-	// EdgesByRank folds the ranking to the edges (FoldToEdges): the best
+	// EdgesByRank folds the ranking to the edges (foldToEdges): the best
 	// frame first, the second best last, the weakest in the middle (Lost in
 	// the Middle). The order depends on the scores, so a score change
 	// anywhere can rewrite the whole block: usually only the preamble
@@ -152,7 +152,7 @@ const layoutVersion = 1
 //
 //	{"version":1,"placement":"stable-first","frames":[FrameID,...],"stable":N}
 type Layout struct {
-	// Version is LayoutVersion.
+	// Version is 1, the only layout version.
 	Version int
 	// Placement is the placement that produced the layout (informational:
 	// StableFirst follows any valid layout).
@@ -181,7 +181,7 @@ func (e *layoutError) Error() string {
 }
 
 // validate reports the first reason the layout cannot be followed, as a
-// *LayoutError, or nil: the version must be LayoutVersion, the placement a
+// *layoutError, or nil: the version must be layoutVersion, the placement a
 // known one, every frame identity must name a provider and a frame, and
 // Stable must lie within 0..len(Frames). Repeated identities are allowed
 // (two offers may share one); they are matched in order.

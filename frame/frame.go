@@ -234,7 +234,7 @@ type Frame struct {
 	URI string `json:"uri,omitempty"`
 	// Representation is full, compact or reference; empty (omitted) means
 	// full (rules P1–P3), unless marked present-and-empty (see Has), which
-	// validate refuses.
+	// Validate refuses.
 	Representation Representation `json:"representation,omitempty"`
 	// ContentFidelity says how faithfully Content renders the source
 	// (exact, normalized, summarized, omitted); empty (omitted) when
@@ -243,7 +243,7 @@ type Frame struct {
 	// CanonicalContentHash is the digest of the complete source content;
 	// required for compact and reference frames, not carried by full ones.
 	// Empty (omitted) when absent, unless marked present-and-empty (see
-	// has).
+	// Has).
 	CanonicalContentHash string `json:"canonical_content_hash,omitempty"`
 	// ContentRef is the handle that resolves the full content; required
 	// for compact and reference frames, nil (omitted) otherwise.

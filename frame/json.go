@@ -11,7 +11,7 @@ import (
 // UnmarshalJSON, which reports a missing (or null) required member as a
 // *MissingMemberError; unknown members are ignored.
 
-// appendJSON appends the CGP encoding of p to dst.
+// AppendJSON appends the CGP encoding of p to dst.
 func (p *Provenance) AppendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	p.write(&w)
@@ -240,7 +240,7 @@ func (e *Embedding) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of f to dst.
+// AppendJSON appends the CGP encoding of f to dst.
 func (f *Frame) AppendJSON(dst []byte) ([]byte, error) {
 	w := cgpjson.W{B: dst}
 	f.write(&w)
@@ -380,7 +380,7 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of id (a FrameId) to dst.
+// AppendJSON appends the CGP encoding of id (a FrameId) to dst.
 func (a ID) AppendJSON(dst []byte) []byte {
 	w := cgpjson.W{B: dst}
 	a.write(&w)
@@ -448,7 +448,7 @@ func (q Query) MarshalJSON() ([]byte, error) { return q.appendJSON(nil) }
 
 // UnmarshalJSON decodes a query; goal, max_frames and max_tokens are
 // required. An as_of sent as "" is marked present-and-empty (see Has), so
-// validate reports it under rule F4 rather than reading it as now; one sent
+// Validate reports it under rule F4 rather than reading it as now; one sent
 // as null or not sent is absent.
 func (q *Query) UnmarshalJSON(b []byte) error {
 	type plain Query

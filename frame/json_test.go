@@ -180,7 +180,7 @@ func TestQueryAndProviderJSON(t *testing.T) {
 			t.Errorf("%s: present %v, err %v, violations %v; want absent and valid", doc, q.Has(MemberAsOf), err, q.Validate())
 		}
 	}
-	// set, Has and Clear from Go.
+	// Set, Has and Clear from Go.
 	var g Query
 	g.Goal, g.MaxFrames, g.MaxTokens = "g", 1, 1
 	g.Set(MemberAsOf, "")

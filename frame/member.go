@@ -1,6 +1,6 @@
 package frame
 
-// The member types below (FrameMember, RelationMember, QueryMember,
+// The member types below (FrameMember, relationMember, QueryMember,
 // contentRefMember, and ProvenanceMember in provenance.go) share one
 // mechanism: each value type keeps a bit set of the members present with
 // an empty value, and a mark matters only while its field is "". The
@@ -129,17 +129,17 @@ func (f *Frame) field(m FrameMember) *string {
 	return nil
 }
 
-// has reports whether member m is present: its field is not empty, or the
+// Has reports whether member m is present: its field is not empty, or the
 // frame marks it present-and-empty (decoded from "" or set with Set). It is
 // false for a value that names no single member.
 func (f *Frame) Has(m FrameMember) bool { return hasMember(f.field(m), f.empty, m) }
 
-// set makes member m present with value v; v may be "", which the encoding
+// Set makes member m present with value v; v may be "", which the encoding
 // then writes as an explicit empty string and Validate holds to the member's
 // rule. A value that names no single member is ignored.
 func (f *Frame) Set(m FrameMember, v string) { setMember(f.field(m), &f.empty, m, v) }
 
-// clear makes member m absent: its field becomes "" and any
+// Clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
 func (f *Frame) Clear(m FrameMember) { clearMember(f.field(m), &f.empty, m) }
@@ -201,10 +201,10 @@ func (m QueryMember) String() string { return memberName(m == MemberAsOf, "as_of
 
 func (q *Query) field(m QueryMember) *string { return memberField(m == MemberAsOf, &q.AsOf) }
 
-// has reports whether member m is present, "" included (see QueryMember).
+// Has reports whether member m is present, "" included (see QueryMember).
 func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
 
-// set makes member m present with value v, "" included.
+// Set makes member m present with value v, "" included.
 func (q *Query) Set(m QueryMember, v string) { setMember(q.field(m), &q.empty, m, v) }
 
 // clear makes member m absent.
@@ -213,20 +213,21 @@ func (q *Query) clear(m QueryMember) { clearMember(q.field(m), &q.empty, m) }
 // contentRefMember names one optional member of a content reference whose
 // explicit empty string ("expires_at": "") is kept apart from absence: an
 // absent expires_at states no expiry, while one sent as "" is not a
-// timestamp (rule F4). ContentRef's Has, Set and Clear work as Frame's do.
+// timestamp (rule F4). ContentRef's has, set and clear work as Frame's
+// Has, Set and Clear do.
 type contentRefMember uint8
 
 // memberExpiresAt is a content reference's "expires_at", field ExpiresAt.
 const memberExpiresAt contentRefMember = 1
 
-// String returns "expires_at" for MemberExpiresAt and "" for any other value.
+// String returns "expires_at" for memberExpiresAt and "" for any other value.
 func (m contentRefMember) String() string { return memberName(m == memberExpiresAt, "expires_at") }
 
 func (c *ContentRef) field(m contentRefMember) *string {
 	return memberField(m == memberExpiresAt, &c.ExpiresAt)
 }
 
-// has reports whether member m is present, "" included (see ContentRefMember).
+// has reports whether member m is present, "" included (see contentRefMember).
 func (c *ContentRef) has(m contentRefMember) bool { return hasMember(c.field(m), c.empty, m) }
 
 // set makes member m present with value v, "" included.

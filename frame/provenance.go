@@ -50,17 +50,17 @@ func (p *Provenance) field(m ProvenanceMember) *string {
 	return nil
 }
 
-// has reports whether member m is present: its field is not empty, or the
+// Has reports whether member m is present: its field is not empty, or the
 // link marks it present-and-empty (decoded from "" or set with Set). It is
 // false for a value that names no single member.
 func (p Provenance) Has(m ProvenanceMember) bool { return hasMember(p.field(m), p.empty, m) }
 
-// set makes member m present with value v; v may be "", which the encodings
+// Set makes member m present with value v; v may be "", which the encodings
 // then write as an explicit empty string. A value that names no single
 // member is ignored.
 func (p *Provenance) Set(m ProvenanceMember, v string) { setMember(p.field(m), &p.empty, m, v) }
 
-// clear makes member m absent: its field becomes "" and any
+// Clear makes member m absent: its field becomes "" and any
 // present-and-empty mark is dropped. A value that names no single member is
 // ignored.
 func (p *Provenance) Clear(m ProvenanceMember) { clearMember(p.field(m), &p.empty, m) }

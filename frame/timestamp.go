@@ -97,7 +97,7 @@ func checkTimestamp(s string) error {
 	return err
 }
 
-// WellFormedTimestamp reports whether CheckTimestamp accepts s.
+// WellFormedTimestamp reports whether s is a timestamp rule F4 accepts.
 func WellFormedTimestamp(s string) bool { return checkTimestamp(s) == nil }
 
 // TimestampOf returns the protocol timestamp of the Go time t, to the

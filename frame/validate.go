@@ -49,7 +49,7 @@ func (c *collector) frameTimestamp(f *Frame, m FrameMember) {
 	c.checkTimestamp(m.String(), *f.field(m))
 }
 
-// validate checks every rule a single frame can break and returns all
+// Validate checks every rule a single frame can break and returns all
 // violations: F1 score in [0,1]; F2 non-blank title; F3 non-blank
 // citation_label; F4 timestamps (one sent as "" is present and breaks it);
 // F5 well-formed digest on file provenance; F17 line ranges on file
@@ -237,7 +237,7 @@ func (f *Frame) checkRepresentation(c *collector) {
 	}
 }
 
-// validate checks a query: a non-blank goal, the F4 grammar of as_of, known
+// Validate checks a query: a non-blank goal, the F4 grammar of as_of, known
 // representation preferences, and finite embedding values.
 func (q *Query) Validate() Violations {
 	var c collector
@@ -284,7 +284,7 @@ func (d *DataFlow) validate() Violations {
 	return c.v
 }
 
-// validate checks provider info: non-blank name and version (H2) and the
+// Validate checks provider info: non-blank name and version (H2) and the
 // data-flow declaration.
 func (p *ProviderInfo) Validate() Violations {
 	var c collector
@@ -298,7 +298,7 @@ func (p *ProviderInfo) Validate() Violations {
 	return c.v
 }
 
-// validate checks capabilities: the embeddings fingerprint grammar (E1),
+// Validate checks capabilities: the embeddings fingerprint grammar (E1),
 // known representations, and resolve declared when compact or reference is
 // advertised.
 func (cp *Capabilities) Validate() Violations {
@@ -320,7 +320,7 @@ func (cp *Capabilities) Validate() Violations {
 	return c.v
 }
 
-// validate checks a frame identity: non-blank provider and frame ids and the
+// Validate checks a frame identity: non-blank provider and frame ids and the
 // digest grammar (D1) when a digest is present.
 func (a ID) Validate() Violations {
 	var c collector

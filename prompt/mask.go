@@ -14,10 +14,10 @@ const zeroNonce = "00000000000000000000000000000000"
 
 // MaskNonces returns s with the nonce of every untrusted block tag replaced
 // by 32 zeros, so two renderings of one prompt with different nonces compare
-// Equal (record/replay fixtures, golden files, cache keys of a test double).
+// equal (record/replay fixtures, golden files, cache keys of a test double).
 //
 // Only real tags are masked: `<untrusted nonce="N">` and
-// `</untrusted nonce="N">` with N made of NonceLen lowercase hex
+// `</untrusted nonce="N">` with N made of 32 lowercase hex
 // characters. Untrusted content cannot contain such a tag once rendered
 // (a backslash is inserted after its "<"), so a nonce quoted in content, even one
 // that looks valid, stays as it is and two prompts that differ only there

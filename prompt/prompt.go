@@ -71,7 +71,7 @@ type part struct {
 //
 // Rendering: the parts come in the order they were added, separated by a
 // blank line. When at least one part is untrusted, the instruction
-// ([DefaultInstruction] unless replaced) comes first. An untrusted part
+// (the default instruction unless replaced) comes first. An untrusted part
 // renders as
 //
 //	<untrusted nonce="N">
@@ -103,7 +103,7 @@ func New() *Prompt {
 }
 
 // NewWithNonce returns an empty prompt with the default instruction and the
-// given nonce, which must be NonceLen lowercase hexadecimal characters.
+// given nonce, which must be 32 lowercase hexadecimal characters.
 //
 // Use it to replay a recorded prompt or, with a nonce from [DeriveNonce], to
 // render byte-identical prompts across turns so a provider's prompt cache
@@ -186,7 +186,7 @@ func (p *Prompt) Text(text string) *Prompt {
 // character reference, so the content can neither close its block nor open
 // another one; all other text is kept as it is.
 //
-// A nil content records [ErrNilContent].
+// A nil content records an error (see [Prompt.Err]).
 func (p *Prompt) Untrusted(content UntrustedContent) *Prompt {
 	switch c := content.(type) {
 	case nil:
@@ -208,7 +208,7 @@ func (p *Prompt) Untrusted(content UntrustedContent) *Prompt {
 }
 
 // Instruction replaces the text that opens the prompt when it holds an
-// untrusted block ([DefaultInstruction] by default).
+// untrusted block (a fixed default instruction otherwise).
 //
 // An instruction with nothing visible in it (empty, only whitespace or
 // invisible characters) is refused: the prompt keeps its previous
@@ -232,7 +232,7 @@ func blank(s string) bool {
 	return true
 }
 
-// Nonce returns the nonce of the prompt's untrusted blocks: NonceLen
+// Nonce returns the nonce of the prompt's untrusted blocks: 32
 // lowercase hex characters ("" for a zero Prompt). A clone keeps it.
 func (p *Prompt) Nonce() string { return p.nonce }
 

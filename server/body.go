@@ -142,7 +142,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *api.
 		return b, &api.Error{Status: http.StatusRequestTimeout, Code: api.CodeRequestTimeout,
 			Message: "read body: the request body did not arrive within the request timeout"}
 	default:
-		return b, badRequest("", "read body: %v", err)
+		return b, api.BadRequest("", "read body: %v", err)
 	}
 }
 

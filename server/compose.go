@@ -22,7 +22,7 @@ func (h *Handler) checkOffers(ctx context.Context, offers []compose.Offer, skip 
 	for i, o := range offers {
 		if o.Frame == nil {
 			path := fmt.Sprintf("offers[%d]", i)
-			return nil, nil, badRequest(path+".frame", "%s.frame: required", path)
+			return nil, nil, api.BadRequest(path+".frame", "%s.frame: required", path)
 		}
 		var v frame.Violations
 		if strings.TrimSpace(o.Provider) == "" {
@@ -99,10 +99,10 @@ func (h *Handler) compose(ctx context.Context, body *composeBody) (any, error) {
 		return nil, e
 	}
 	if req.Budget == nil {
-		return nil, badRequest("budget", "budget: required (CGP budget tokens)")
+		return nil, api.BadRequest("budget", "budget: required (CGP budget tokens)")
 	}
 	if *req.Budget < 0 {
-		return nil, badRequest("budget", "budget: %d is negative", *req.Budget)
+		return nil, api.BadRequest("budget", "budget: %d is negative", *req.Budget)
 	}
 	opts, err := req.Options()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -207,7 +208,7 @@ func TestComposeRouteRejectsBadInput(t *testing.T) {
 func wantErrorLoose(t *testing.T, err error, status int, code, rule string) *api.Error {
 	t.Helper()
 	var e *api.Error
-	if !asServerError(err, &e) || e.Status != status || e.Code != code || string(e.Rule) != rule {
+	if !errors.As(err, &e) || e.Status != status || e.Code != code || string(e.Rule) != rule {
 		t.Fatalf("error %v, want %d %s rule %q", err, status, code, rule)
 	}
 	return e

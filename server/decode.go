@@ -65,7 +65,7 @@ func decodeJSON(body []byte, v any) *api.Error {
 		return nil
 	}
 	if name, ok := unknownMember(err); ok {
-		return badRequest(name, "decode body: unknown member %q; see the request schema in docs/openapi.yaml", name)
+		return api.BadRequest(name, "decode body: unknown member %q; see the request schema in docs/openapi.yaml", name)
 	}
 	// Any other fault: encoding/json's own report (offsets, trailing data,
 	// the member of a type error), from a fresh value.
@@ -118,21 +118,21 @@ func jsonError(err error) *api.Error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn) && syn.Offset == 0:
-		return badRequest("", "decode body: the body is empty; expected a JSON object")
+		return api.BadRequest("", "decode body: the body is empty; expected a JSON object")
 	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
-		return badRequest("", "decode body: the JSON value is truncated")
+		return api.BadRequest("", "decode body: the JSON value is truncated")
 	case errors.As(err, &syn):
-		return badRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
+		return api.BadRequest("", "decode body: invalid JSON at byte offset %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
 		field := jsonPath(typ.Field)
-		return badRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
+		return api.BadRequest(field, "decode body: member %q: expected %s, got JSON %s", field, typ.Type, typ.Value)
 	default:
 		if e := decodeRuleError(err); e != nil {
 			return e
 		}
 		// Includes the nesting-depth limit of encoding/json and errors
 		// returned by UnmarshalJSON methods of the data model.
-		return badRequest("", "decode body: %v", err)
+		return api.BadRequest("", "decode body: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 
@@ -12,11 +11,6 @@ import (
 // errorBody is the JSON shape of every error response.
 type errorBody struct {
 	Error *api.Error `json:"error"`
-}
-
-// badRequest is a 400 naming the member at fault.
-func badRequest(field, format string, args ...any) *api.Error {
-	return &api.Error{Status: http.StatusBadRequest, Code: api.CodeBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // writeError writes e as the JSON error envelope with its status.

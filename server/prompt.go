@@ -16,37 +16,37 @@ func (h *Handler) prompt(_ context.Context, req *api.PromptRequest) (any, error)
 		var err error
 		if p, err = prompt.NewKeyed([]byte(req.Key), req.Label); err != nil {
 			if errors.Is(err, prompt.ErrShortKey) {
-				return nil, badRequest("key", "key: at least %d bytes are required", prompt.MinKeyLen)
+				return nil, api.BadRequest("key", "key: at least %d bytes are required", prompt.MinKeyLen)
 			}
-			return nil, badRequest("key", "key: %v", err)
+			return nil, api.BadRequest("key", "key: %v", err)
 		}
 	case req.Label != "":
-		return nil, badRequest("label", "label: applies only with a key")
+		return nil, api.BadRequest("label", "label: applies only with a key")
 	default:
 		p = prompt.New()
 	}
 	if req.Instruction != nil {
 		p.Instruction(*req.Instruction)
 		if errors.Is(p.Err(), prompt.ErrBlankInstruction) {
-			return nil, badRequest("instruction", "instruction: blank; omit it to use the default")
+			return nil, api.BadRequest("instruction", "instruction: blank; omit it to use the default")
 		}
 	}
 	for i, part := range req.Parts {
 		field := fmt.Sprintf("parts[%d]", i)
 		switch {
 		case part.Text != nil && part.Untrusted != nil:
-			return nil, badRequest(field, "%s: set one of text and untrusted, not both", field)
+			return nil, api.BadRequest(field, "%s: set one of text and untrusted, not both", field)
 		case part.Text != nil:
 			p.Text(*part.Text)
 		case part.Untrusted != nil:
 			p.Untrusted(prompt.External(*part.Untrusted))
 		default:
-			return nil, badRequest(field, "%s: set one of text and untrusted", field)
+			return nil, api.BadRequest(field, "%s: set one of text and untrusted", field)
 		}
 	}
 	s, err := p.Build()
 	if err != nil {
-		return nil, badRequest("", "prompt: %v", err)
+		return nil, api.BadRequest("", "prompt: %v", err)
 	}
 	return &api.PromptResponse{Prompt: s, Nonce: p.Nonce()}, nil
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
-// defaultQueryMaxFrames bounds each provider's reply to a query request
-// that names no max_frames.
-const defaultQueryMaxFrames = 16
-
 // Querier serves POST /v1/query: it fans a query out to its providers and
 // audits each leg. *host.Host implements it; Config.NewHost builds one from
 // a config file.
@@ -41,20 +37,20 @@ func (h *Handler) Query(ctx context.Context, req *api.QueryRequest) (*compose.Re
 			Message: "query: no providers are configured; start the server with --config FILE listing them"}
 	}
 	if strings.TrimSpace(req.Goal) == "" {
-		return nil, nil, badRequest("goal", "goal: required")
+		return nil, nil, api.BadRequest("goal", "goal: required")
 	}
 	budget, maxFrames := req.Budget, req.MaxFrames
 	switch {
 	case budget < 0 || budget > 1<<30:
-		return nil, nil, badRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
+		return nil, nil, api.BadRequest("budget", "budget: %d is outside 1..%d", budget, 1<<30)
 	case budget == 0:
 		budget = api.DefaultQueryBudget
 	}
 	switch {
 	case maxFrames < 0 || maxFrames > h.maxFrames:
-		return nil, nil, badRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
+		return nil, nil, api.BadRequest("max_frames", "max_frames: %d is outside 1..%d", maxFrames, h.maxFrames)
 	case maxFrames == 0:
-		maxFrames = defaultQueryMaxFrames
+		maxFrames = api.DefaultQueryMaxFrames
 	}
 	opts, err := req.Options()
 	if err != nil {

@@ -126,5 +126,3 @@ func TestPromptRouteBadInput(t *testing.T) {
 		wantError(t, err, http.StatusBadRequest, api.CodeBadRequest, tc.field, "")
 	}
 }
-
-func asServerError(err error, e **api.Error) bool { return errors.As(err, e) }

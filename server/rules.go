@@ -25,7 +25,7 @@ func ruleOf(err error) (r rule.Rule, field string, ok bool) {
 func decodeRuleError(err error) *api.Error {
 	var mm *frame.MissingMemberError
 	if errors.As(err, &mm) {
-		return badRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
+		return api.BadRequest(mm.Member, "decode body: %s lacks required member %q", mm.Object, mm.Member)
 	}
 	if r, field, ok := ruleOf(err); ok {
 		return &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation, Rule: r, Field: field,

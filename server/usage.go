@@ -156,14 +156,14 @@ func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			writeError(w, badRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
+			writeError(w, api.BadRequest("since", "since: %q is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)", v))
 			return
 		}
 		since = t
 	}
 	rep, err := h.usage.Usage(r.Context(), since)
 	if errors.Is(err, errUsageForgotten) {
-		writeError(w, badRequest("since", "%v", err))
+		writeError(w, api.BadRequest("since", "%v", err))
 		return
 	}
 	if err != nil {

@@ -29,7 +29,7 @@ func offersFrom(ws []wireOffer) ([]compose.Offer, *api.Error) {
 	for i, w := range ws {
 		path := fmt.Sprintf("offers[%d].frame", i)
 		if len(w.Frame) == 0 || string(w.Frame) == "null" {
-			return nil, badRequest(path, "%s: required", path)
+			return nil, api.BadRequest(path, "%s: required", path)
 		}
 		f := new(frame.Frame)
 		if err := f.UnmarshalJSON(w.Frame); err != nil {
@@ -48,12 +48,12 @@ func frameError(path string, err error) *api.Error {
 	switch {
 	case errors.As(err, &mm) && mm.Object == "ContextFrame":
 		f := path + "." + mm.Member
-		return badRequest(f, "%s: required member of a ContextFrame is missing", f)
+		return api.BadRequest(f, "%s: required member of a ContextFrame is missing", f)
 	case errors.As(err, &mm):
-		return badRequest(path, "%s: %s lacks required member %q", path, mm.Object, mm.Member)
+		return api.BadRequest(path, "%s: %s lacks required member %q", path, mm.Object, mm.Member)
 	case errors.As(err, &typ) && typ.Field != "":
 		f := path + "." + jsonPath(typ.Field)
-		return badRequest(f, "decode body: member %q: expected %s, got JSON %s", f, typ.Type, typ.Value)
+		return api.BadRequest(f, "decode body: member %q: expected %s, got JSON %s", f, typ.Type, typ.Value)
 	}
-	return badRequest(path, "%s: %v", path, err)
+	return api.BadRequest(path, "%s: %v", path, err)
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxkit/ctxkit/compose"
 	"io"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/rule"
 )

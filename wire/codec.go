@@ -21,7 +21,8 @@ var errNotObject = errors.New("envelope is not a JSON object")
 // DecodeError is why a line or body could not be decoded into an envelope.
 // Line is the 1-based line number when decoding a stream, else 0. Err is a
 // *json.SyntaxError, *json.UnmarshalTypeError, *frame.MissingMemberError,
-// *TooLongError, ErrInvalidUTF8 or ErrNotObject.
+// *TooLongError, or an error saying the line is not UTF-8 or not a JSON
+// object.
 type DecodeError struct {
 	// Line is the 1-based line number in the stream; 0 when a single body
 	// or document was decoded.
@@ -572,20 +573,20 @@ func decodeError(data []byte) (Envelope, error) {
 // decoded in one pass. Otherwise it reports false and the caller decodes the
 // type member properly.
 func sniffType(b []byte) (string, bool) {
-	i := skipSpace(b, 0)
+	i := cgpjson.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return "", false
 	}
-	i = skipSpace(b, i+1)
+	i = cgpjson.SkipSpace(b, i+1)
 	const key = `"type"`
 	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
 		return "", false
 	}
-	i = skipSpace(b, i+len(key))
+	i = cgpjson.SkipSpace(b, i+len(key))
 	if i >= len(b) || b[i] != ':' {
 		return "", false
 	}
-	i = skipSpace(b, i+1)
+	i = cgpjson.SkipSpace(b, i+1)
 	if i >= len(b) || b[i] != '"' {
 		return "", false
 	}
@@ -601,24 +602,14 @@ func sniffType(b []byte) (string, bool) {
 	return "", false
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
 func missing(envelope, member string) error {
 	return &frame.MissingMemberError{Object: envelope + " envelope", Member: member}
 }
 
+// firstByte returns the first byte of b that is not JSON whitespace, or 0.
 func firstByte(b []byte) byte {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		return c
+	if i := cgpjson.SkipSpace(b, 0); i < len(b) {
+		return b[i]
 	}
 	return 0
 }

@@ -21,5 +21,5 @@
 //
 // Bad input never panics: it is a *DecodeError wrapping the cause (a JSON
 // syntax or type error, a *frame.MissingMemberError, a *TooLongError,
-// errInvalidUTF8 or ErrNotObject), and memory stays bounded by the line limit.
+// or a line that is not UTF-8 or not a JSON object), and memory stays bounded by the line limit.
 package wire

@@ -191,13 +191,13 @@ func (d *Decoder) Decode() (Envelope, error) {
 }
 
 // encoder writes envelopes as NDJSON, one line and one Write per envelope.
-// An Encoder is not safe for concurrent use.
+// An encoder is not safe for concurrent use.
 type encoder struct {
 	w   io.Writer
 	buf []byte
 }
 
-// newEncoder returns an Encoder writing to w.
+// newEncoder returns an encoder writing to w.
 func newEncoder(w io.Writer) *encoder { return &encoder{w: w} }
 
 // Encode writes env's exact encoding followed by a line feed.

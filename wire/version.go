@@ -35,7 +35,7 @@ func (e *versionMismatchError) Error() string {
 }
 
 // versionMismatch returns nil when theirs is compatible with ours, else a
-// *VersionMismatchError.
+// *versionMismatchError.
 func versionMismatch(ours, theirs string) error {
 	if Compatible(ours, theirs) {
 		return nil

@@ -68,7 +68,8 @@ type composeFlags struct {
 	file        string
 	budget      int
 	haveBudget  bool
-	strategy    string // as given, checked by parseStrategy
+	strategy    string // the request's strategy name (parseStrategy)
+	quota       int    // and its quota
 	packer      compose.Packer
 	json        bool
 	skipInvalid bool
@@ -111,10 +112,9 @@ func parseComposeFlags(args []string) (*composeFlags, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := parseStrategy(v); err != nil {
+			if fl.strategy, fl.quota, err = parseStrategy(v); err != nil {
 				return nil, err
 			}
-			fl.strategy = v
 		case "packer":
 			v, err := needValue()
 			if err != nil {
@@ -167,30 +167,31 @@ func parseComposeFlags(args []string) (*composeFlags, error) {
 	return fl, nil
 }
 
-func parseStrategy(v string) (compose.Strategy, error) {
+// parseStrategy checks a --strategy value and spells it as the request's
+// strategy name and quota: zero (the request's default K) unless the value
+// names one; per-provider-quota:0 means K=1, as in the composer.
+func parseStrategy(v string) (name string, quota int, err error) {
 	name, arg, hasArg := strings.Cut(v, ":")
 	switch {
-	case name == compose.NameScoreDescending && !hasArg:
-		return compose.ScoreDescending{}, nil
-	case name == compose.NameRoundRobinByRank && !hasArg:
-		return compose.RoundRobinByRank{}, nil
-	case name == compose.NamePerProviderQuota && !hasArg:
-		return compose.DefaultPerProviderQuota(), nil
+	case name == compose.NameScoreDescending && !hasArg,
+		name == compose.NameRoundRobinByRank && !hasArg,
+		name == compose.NamePerProviderQuota && !hasArg:
+		return name, 0, nil
 	case name == compose.NamePerProviderQuota:
 		k, err := strconv.Atoi(arg)
 		if err != nil || k < 0 {
-			return nil, fmt.Errorf("per-provider-quota:K wants a non-negative integer K, got %q", arg)
+			return "", 0, fmt.Errorf("per-provider-quota:K wants a non-negative integer K, got %q", arg)
 		}
-		return compose.PerProviderQuota{K: k}, nil
+		return name, max(k, 1), nil
 	}
-	return nil, fmt.Errorf("unknown strategy %q (score-descending, round-robin-by-rank, per-provider-quota[:K])", v)
+	return "", 0, fmt.Errorf("unknown strategy %q (score-descending, round-robin-by-rank, per-provider-quota[:K])", v)
 }
 
 // request is the service's compose request for the flags: what the local
 // and the remote runner both compose from.
 func (fl *composeFlags) request(offers []compose.Offer) (*api.ComposeRequest, error) {
 	req := &api.ComposeRequest{Offers: offers, Budget: &fl.budget, Packer: fl.packer.String()}
-	req.Strategy, req.Quota = strategyRequest(fl.strategy)
+	req.Strategy, req.Quota = fl.strategy, fl.quota
 	c := &fl.cache
 	if !c.haveAny {
 		return req, nil
@@ -210,18 +211,6 @@ func (fl *composeFlags) request(offers []compose.Offer) (*api.ComposeRequest, er
 		}
 	}
 	return req, nil
-}
-
-// strategyRequest spells a --strategy value (checked by parseStrategy) as
-// the request's strategy name and quota; per-provider-quota:0 means K=1,
-// as in the composer.
-func strategyRequest(v string) (name string, quota int) {
-	name, k, ok := strings.Cut(v, ":")
-	if !ok {
-		return name, 0
-	}
-	n, _ := strconv.Atoi(k)
-	return name, max(n, 1)
 }
 
 func runCompose(ctx context.Context, args []string, s stdio) int {

@@ -168,8 +168,8 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	fs.SetOutput(io.Discard)
 	goal := fs.String("goal", "", "")
 	qtext := fs.String("query-text", "", "")
-	budget := fs.Int("budget", 2000, "")
-	maxFrames := fs.Int("max-frames", 16, "")
+	budget := fs.Int("budget", api.DefaultQueryBudget, "")
+	maxFrames := fs.Int("max-frames", api.DefaultQueryMaxFrames, "")
 	trustPath := fs.String("trust-store", "", "")
 	policy := fs.String("policy", "exclude-frames", "")
 	format := fs.String("format", "text", "")
@@ -205,14 +205,15 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if err := pf.files.check(); err != nil {
 		return fail("%v", err)
 	}
-	if _, err := parseStrategy(*strategyName); err != nil {
+	strategy, quota, err := parseStrategy(*strategyName)
+	if err != nil {
 		return fail("--strategy: %v", err)
 	}
 	if _, ok := compose.ParsePacker(*packerName); !ok {
 		return fail("--packer must be first-fit or stop-at-first-miss")
 	}
 	req := &api.QueryRequest{Goal: *goal, QueryText: *qtext, Budget: *budget, MaxFrames: *maxFrames, Packer: *packerName}
-	req.Strategy, req.Quota = strategyRequest(*strategyName)
+	req.Strategy, req.Quota = strategy, quota
 	for _, k := range kinds {
 		req.Kinds = append(req.Kinds, frame.Kind(k))
 	}

@@ -21,7 +21,7 @@ type W struct {
 	// B is the output buffer; the writer appends to it, so it may start
 	// with bytes of the caller's (nil starts empty).
 	B []byte
-	// Err is the first failure (ErrNonFinite, or an error passed to Fail);
+	// Err is the first failure (a NaN or infinite number);
 	// nil while every write succeeded. When it is set, discard B.
 	Err error
 	sep bool // a value was written at this level, so the next one needs a comma

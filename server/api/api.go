@@ -73,7 +73,8 @@ func (e *Error) Error() string {
 	return s
 }
 
-// badRequest is a 400 naming the member at fault.
-func badRequest(field, format string, args ...any) *Error {
+// BadRequest is a 400 naming the member at fault: field is its JSON
+// path, and the message is formatted from format and args.
+func BadRequest(field, format string, args ...any) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 }

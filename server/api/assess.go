@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/window"
@@ -44,18 +43,18 @@ type AssessRequest struct {
 func (req *AssessRequest) Inputs() (window.Inputs, error) {
 	body := []byte(strings.TrimSpace(string(req.Request)))
 	if len(body) == 0 || string(body) == "null" {
-		return window.Inputs{}, badRequest("request", "request: required (the provider request body)")
+		return window.Inputs{}, BadRequest("request", "request: required (the provider request body)")
 	}
 	wire, err := window.ParseWire(req.Wire)
 	if err != nil {
-		return window.Inputs{}, badRequest("wire", "wire: %v", err)
+		return window.Inputs{}, BadRequest("wire", "wire: %v", err)
 	}
 	for _, n := range []struct {
 		field string
 		v     int
 	}{{"window", req.Window}, {"image_tokens", req.ImageTokens}, {"page_tokens", req.PageTokens}, {"tool_result_bytes", req.ToolResultBytes}} {
 		if n.v < 0 {
-			return window.Inputs{}, badRequest(n.field, "%s: %d is negative", n.field, n.v)
+			return window.Inputs{}, BadRequest(n.field, "%s: %d is negative", n.field, n.v)
 		}
 	}
 	in, err := window.InputsFromRequestBody(body, wire, req.Model)
@@ -65,7 +64,7 @@ func (req *AssessRequest) Inputs() (window.Inputs, error) {
 		if errors.As(err, &se) && se.Model == "" {
 			field = "wire" // the wire named does not fit the body
 		}
-		return window.Inputs{}, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Field: field, Message: field + ": " + err.Error()}
+		return window.Inputs{}, BadRequest(field, "%s: %v", field, err)
 	}
 	in.Window = req.Window
 	in.ImageTokens, in.PageTokens = req.ImageTokens, req.PageTokens

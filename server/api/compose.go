@@ -96,7 +96,7 @@ func (r *ComposeRequest) strategy() (compose.Strategy, *Error) {
 		return compose.RoundRobinByRank{}, nil
 	case compose.NamePerProviderQuota:
 		if r.Quota < 0 {
-			return nil, badRequest("quota", "quota: %d is negative", r.Quota)
+			return nil, BadRequest("quota", "quota: %d is negative", r.Quota)
 		}
 		k := r.Quota
 		if k == 0 {
@@ -110,7 +110,7 @@ func (r *ComposeRequest) strategy() (compose.Strategy, *Error) {
 		}
 		return compose.TrustWeighted{Weights: r.Weights, Default: d}, nil
 	}
-	return nil, badRequest("strategy", "strategy: unknown %q; want %s, %s, %s or %s", r.Strategy,
+	return nil, BadRequest("strategy", "strategy: unknown %q; want %s, %s, %s or %s", r.Strategy,
 		compose.NameScoreDescending, compose.NameRoundRobinByRank, compose.NamePerProviderQuota, compose.NameTrustWeighted)
 }
 
@@ -120,7 +120,7 @@ func parsePacker(s string) (compose.Packer, *Error) {
 	}
 	p, ok := compose.ParsePacker(s)
 	if !ok {
-		return 0, badRequest("packer", "packer: unknown %q; want first-fit or stop-at-first-miss", s)
+		return 0, BadRequest("packer", "packer: unknown %q; want first-fit or stop-at-first-miss", s)
 	}
 	return p, nil
 }
@@ -150,7 +150,7 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 	if r.Placement != "" {
 		p, ok := compose.ParsePlacement(r.Placement)
 		if !ok {
-			return badRequest("placement", "placement: unknown %q; want edges-by-rank, canonical or stable-first", r.Placement)
+			return BadRequest("placement", "placement: unknown %q; want edges-by-rank, canonical or stable-first", r.Placement)
 		}
 		opts.Placement = p
 		// Naming a placement, even the default one, asks for the report.
@@ -159,7 +159,7 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 	if len(r.Previous) > 0 && !bytes.Equal(bytes.TrimSpace(r.Previous), []byte("null")) {
 		l, err := compose.ParseLayout(r.Previous)
 		if err != nil {
-			return badRequest("previous", "previous: %v", err)
+			return BadRequest("previous", "previous: %v", err)
 		}
 		opts.Previous = l
 	}
@@ -169,7 +169,7 @@ func (r *ComposeRequest) placement(opts *compose.Options) *Error {
 	}
 	if r.StickyMargin != 0 {
 		if !(r.StickyMargin > 0) || r.StickyMargin > math.MaxFloat32 {
-			return badRequest("sticky_margin", "sticky_margin: %v is not a score margin ≥ 0", r.StickyMargin)
+			return BadRequest("sticky_margin", "sticky_margin: %v is not a score margin ≥ 0", r.StickyMargin)
 		}
 		opts.StickyMargin = float32(r.StickyMargin)
 	}

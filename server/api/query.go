@@ -9,6 +9,10 @@ import (
 // DefaultQueryBudget is the budget of a query request that names none.
 const DefaultQueryBudget = 2000
 
+// DefaultQueryMaxFrames bounds each provider's reply to a query request
+// that names no max_frames.
+const DefaultQueryMaxFrames = 16
+
 // QueryRequest is the body of POST /v1/query.
 type QueryRequest struct {
 	// Goal says what the evidence is for. Required.

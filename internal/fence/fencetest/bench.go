@@ -2,9 +2,8 @@ package fencetest
 
 import (
 	"fmt"
-	"testing"
-
 	"strings"
+	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/cputime"
 )

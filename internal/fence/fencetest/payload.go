@@ -164,7 +164,7 @@ func genCompatRef(rng *rand.Rand, name string) string {
 	return lt + slash + spellName(rng, name, rng.IntN(2) == 0) + ">"
 }
 
-// newerLetters maps an ASCII letter to the runes of NewerDecompositions
+// newerLetters maps an ASCII letter to the runes of newerDecompositions
 // (Unicode versions golang.org/x/text does not know) that decompose to it.
 var newerLetters = func() map[byte][]rune {
 	m := map[byte][]rune{}

@@ -2,7 +2,7 @@ package fencetest
 
 import "strings"
 
-// A Shape is one unit of benchmark content, repeated to fill the text.
+// A shape is one unit of benchmark content, repeated to fill the text.
 type shape struct {
 	Name, Unit string
 }
