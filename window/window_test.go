@@ -228,7 +228,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	est := a0.Breakdown.Total()
 
 	// The provider billed half the estimate (Safe over-counts): the anchor
-	// replaces the estimate, and the factor moves CalibrationWeight of the
+	// replaces the estimate, and the factor moves calibrationWeight of the
 	// way down toward 0.5.
 	if err := s.ObserveUsage(est/2, len(msgs)); err != nil {
 		t.Fatal(err)
@@ -483,7 +483,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 	}
 }
 
-// FuzzLoadCatalog: any bytes either fail with ErrInvalidCatalog or load a
+// FuzzLoadCatalog: any bytes either fail with errInvalidCatalog or load a
 // catalog whose every entry is usable.
 func FuzzLoadCatalog(f *testing.F) {
 	f.Add(DefaultCatalogJSON())
