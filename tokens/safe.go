@@ -19,7 +19,7 @@ import "unicode/utf8"
 // enough for prose (about 4.5 bytes per token) is exceeded somewhere:
 // random letter ids, spaced digits, combining marks, C1 controls and
 // uniform CJK all cost more per byte than prose. So Safe counts exactly
-// too, with the same encoders [Exact] uses (without their cache), and
+// too, with the same encoders the exact counters use (without their cache), and
 // pays their cost: about that of two exact counts.
 //
 // The per-class charge keeps a margin over the OpenAI encodings for other
