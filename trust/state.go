@@ -300,7 +300,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 
 // echo makes a peer-supplied string safe to keep: invalid UTF-8 becomes
 // U+FFFD (so the state survives a JSON round trip unchanged) and the result
-// is cut to MaxEchoBytes.
+// is cut to maxEchoBytes.
 func echo(s string) string {
 	return truncate(strings.ToValidUTF8(s, "\uFFFD"), maxEchoBytes)
 }
