@@ -96,8 +96,9 @@ type Inputs struct {
 	// toolResultBytesPerToken bytes per token.
 	NextToolResultBytes int
 	// OutputReserve is the requested output (max_tokens); 0 means the
-	// catalog's MaxOutput for the model capped at DefaultOutputCap
-	// (DefaultMaxOutput, with a warning, if the model is unknown).
+	// model's maximum output in the catalog, capped at 20,000
+	// (defaultOutputCap); DefaultMaxOutput, with a warning, if the model is
+	// unknown.
 	OutputReserve int
 
 	// Catalog resolves the model; nil means DefaultCatalog().

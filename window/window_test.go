@@ -136,7 +136,7 @@ func TestWindowDefaultsAndInputLimit(t *testing.T) {
 	if a.Window != 400_000 || a.InputLimit != 272_000 || a.Counter != "o200k_base" {
 		t.Fatalf("%+v", a)
 	}
-	// Output min(128K, DefaultOutputCap) from the catalog; the input limit
+	// Output min(128K, defaultOutputCap) from the catalog; the input limit
 	// binds: 272K − 5% of the 400K window.
 	if got, want := a.Budget(), 272_000-20_000; got != want {
 		t.Fatalf("budget %d, want %d", got, want)
