@@ -177,9 +177,6 @@ func NewUnknownAlgorithm(algorithm string) State {
 // verdict v.
 func NewInvalid(v Verdict) State { return State{kind: invalid, verdict: v} }
 
-// kindOf reports which member of the closed set s is.
-func (s State) kindOf() stateKind { return s.kind }
-
 // KeyID is the key id of an Attested or NoTrustedKey state, else "".
 func (s State) KeyID() string { return s.keyID }
 
