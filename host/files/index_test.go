@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,6 +203,14 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 	ix, msg := build()
 	if ix.Stats().State != files.StateRebuilt || !strings.Contains(msg, "checksum") {
 		t.Fatalf("corrupt store: state %s, message %q", ix.Stats().State, msg)
+	}
+	// An intact index of another format version: rebuilt, and the message
+	// says why without calling it corrupt.
+	data, _ = os.ReadFile(store)
+	binary.LittleEndian.PutUint32(data[8:], 1)
+	os.WriteFile(store, data, 0o600)
+	if ix, msg := build(); ix.Stats().State != files.StateRebuilt || !strings.Contains(msg, "another format") || strings.Contains(msg, "corrupt") {
+		t.Fatalf("older format: state %s, message %q", ix.Stats().State, msg)
 	}
 	os.WriteFile(store, []byte("not an index"), 0o600)
 	if ix, msg := build(); ix.Stats().State != files.StateRebuilt || !strings.Contains(msg, "rebuilding") {

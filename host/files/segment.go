@@ -114,6 +114,10 @@ const (
 // errCorrupt reports an index image that fails its checks.
 var errCorrupt = errors.New("index is corrupt")
 
+// errOtherVersion reports an intact index written in another format
+// version (an older or newer ctxkit): not corrupt, just not readable here.
+var errOtherVersion = errors.New("index is in another format")
+
 func (s *segment) chunk(i uint32) chunkInfo {
 	b := s.data[s.chunkOff+int(i)*chunkRec:]
 	u := func(k int) uint32 { return binary.LittleEndian.Uint32(b[4*k:]) }
@@ -160,7 +164,7 @@ func checkHeader(data []byte) error {
 		return fmt.Errorf("%w: bad magic", errCorrupt)
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != segVersion {
-		return fmt.Errorf("%w: format version %d, want %d", errCorrupt, v, segVersion)
+		return fmt.Errorf("%w: version %d, this ctxkit reads %d", errOtherVersion, v, segVersion)
 	}
 	return nil
 }
