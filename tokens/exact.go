@@ -5,7 +5,7 @@ import (
 )
 
 // exact is a byte-pair-encoding counter for one of OpenAI's encodings,
-// [O200kBase] or [Cl100kBase], equal to OpenAI's tiktoken: the same
+// o200k_base or cl100k_base, equal to OpenAI's tiktoken: the same
 // pieces from the same pre-tokenising pattern, the same merges over the
 // same ranks, so the count is tiktoken's len(encode_ordinary(text)).
 //
@@ -38,8 +38,8 @@ import (
 //
 // The cost is linear in the text: the pre-tokeniser never backtracks
 // further than one run of one class, and long pieces merge through a heap.
-// Counts of texts of at least [CacheMinBytes] bytes are remembered (up to
-// [CacheBytes] bytes of text in all, CLOCK eviction, so a text counted
+// Counts of texts of at least cacheMinBytes bytes are remembered (up to
+// cacheBytes bytes of text in all, CLOCK eviction, so a text counted
 // again, such as a message re-sent with every turn, stays while one-off
 // texts pass through).
 type exact struct {
@@ -58,12 +58,12 @@ func (e *exact) piece(sc *scanner, i int) int {
 	return sc.pieceCl100k(i)
 }
 
-// Cache limits of an [Exact] counter.
+// Cache limits of an exact counter.
 const (
-	// cacheMinBytes is the shortest text an Exact counter remembers;
+	// cacheMinBytes is the shortest text an exact counter remembers;
 	// shorter texts are cheaper to count again than to remember.
 	cacheMinBytes = 256
-	// cacheBytes bounds the text an Exact counter holds in its cache.
+	// cacheBytes bounds the text an exact counter holds in its cache.
 	cacheBytes = 8 << 20
 )
 

@@ -19,7 +19,7 @@ import "unicode/utf8"
 // enough for prose (about 4.5 bytes per token) is exceeded somewhere:
 // random letter ids, spaced digits, combining marks, C1 controls and
 // uniform CJK all cost more per byte than prose. So Safe counts exactly
-// too, with the same encoders [Exact] uses (without their cache), and
+// too, with the same encoders the exact counters use (without their cache), and
 // pays their cost: about that of two exact counts.
 //
 // The per-class charge keeps a margin over the OpenAI encodings for other
@@ -28,12 +28,12 @@ import "unicode/utf8"
 // encoders do with it:
 //
 //   - a high-entropy run — ASCII letters, digits and + / = _ - with at
-//     least [HighEntropyMin] letters and digits that are hex, or switch
+//     least 6 (highEntropyMin) letters and digits that are hex, or switch
 //     between lower case, upper case and digits at least once per
-//     [HighEntropySwitch] of them (once per 5 when under 30% of the
+//     4 (highEntropySwitch) of them (once per 5 when under 30% of the
 //     letters are vowels), or are letters with under one vowel in five —
 //     costs 0.85 tokens per letter or digit, 1 per symbol, plus
-//     [HighEntropyExtra];
+//     2 (highEntropyExtra);
 //   - any other run of ASCII letters and digits costs ceil(n/4) per
 //     case segment ("getElementById" is get|Element|By|Id) and ceil(n/3)
 //     per digit segment (encoders split numbers into groups of three);

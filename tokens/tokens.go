@@ -2,16 +2,17 @@
 //
 // Two different units live here and are never mixed silently:
 //
-//   - [Canonical] counts CGP budget tokens, ceil(bytes/4). It is an
+//   - "canonical" counts CGP budget tokens, ceil(bytes/4). It is an
 //     accounting unit defined by the protocol, not a model's token count.
 //   - Every other counter estimates or computes model tokens: the exact
-//     byte-pair encoders [O200kBase] and [Cl100kBase] (OpenAI's encodings,
+//     byte-pair encoders "o200k_base" and "cl100k_base" (OpenAI's encodings,
 //     vocabularies compiled into the binary, no network), the seed's
-//     [Conservative] rule (kept for comparison), and [Safe], the default
+//     "conservative" rule (kept for comparison), and [Safe], the default
 //     estimator for models whose tokenizer is not available offline.
 //
 // [ForModel] picks the counter for a model name: exact where the model's
-// encoding is known (OpenAI families), [Safe] otherwise.
+// encoding is known (OpenAI families), [Safe] otherwise. [ByName] returns
+// a counter by the name above.
 //
 // The package does no I/O and keeps no global mutable state; counters are
 // safe for concurrent use.

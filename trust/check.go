@@ -21,7 +21,7 @@ func verifyFrame(providerName string, f *frame.Frame, att *wire.Attestation, key
 
 // verifyFrameInclusion verifies that f is a leaf of the result root that
 // result signs, using the frame's inclusion proof. Structural checks come
-// first (the attestation's shape, then the proof: at most MaxProofSteps
+// first (the attestation's shape, then the proof: at most maxProofSteps
 // steps, an index inside the tree, siblings well formed and on the sides
 // the tree shape dictates — any failure is MalformedCommitment); then the
 // root recomputed from f's commitment must equal the signed one
@@ -117,7 +117,7 @@ func stateOf(v Verdict, att *wire.Attestation, f *frame.Frame) State {
 
 // checkInclusion checks a frame attested only through the signed result
 // root (a frame_attestations entry with an inclusion proof and no
-// per-frame signature); the states are those of CheckNamed, with a
+// per-frame signature); the states are those of checkNamed, with a
 // malformed proof reported as Invalid{MalformedCommitment}.
 func checkInclusion(store *Store, providerID, providerName string, f *frame.Frame, proof wire.InclusionProof, result *wire.Attestation) State {
 	if result == nil {
@@ -135,7 +135,7 @@ func checkInclusion(store *Store, providerID, providerName string, f *frame.Fram
 // id and content digest (the entry's provider_id is the provider's own
 // name and is not compared); at most len(res.Frames) entries are examined,
 // so a flood of entries costs no more than one per frame. An entry with a
-// per-frame attestation is checked with CheckNamed; one with only an
+// per-frame attestation is checked with checkNamed; one with only an
 // inclusion proof is checked against result_attestation with
 // checkInclusion; a frame with no usable entry is Unattested.
 func checkResult(store *Store, providerID, providerName string, res *wire.Result) []State {
@@ -173,7 +173,7 @@ func checkResult(store *Store, providerID, providerName string, res *wire.Result
 
 // rootChecker checks frames against one signed result root, verifying the
 // root's signature at most once however many frames refer to it. Each
-// frame's state equals what CheckInclusion returns for it.
+// frame's state equals what checkInclusion returns for it.
 type rootChecker struct {
 	store                    *Store
 	providerID, providerName string

@@ -322,7 +322,7 @@ func TestCheckResult(t *testing.T) {
 func TestLedger(t *testing.T) {
 	var nilLedger *Ledger
 	id := frame.ID{Provider: "p", Frame: "f"}
-	if nilLedger.State(id).kindOf() != notChecked || nilLedger.size() != 0 || len(nilLedger.Entries()) != 0 {
+	if nilLedger.State(id).kind != notChecked || nilLedger.size() != 0 || len(nilLedger.Entries()) != 0 {
 		t.Fatal("nil ledger not empty")
 	}
 	s := testSigner(t, 1)
@@ -343,7 +343,7 @@ func TestLedger(t *testing.T) {
 	if l.State(frames[2].Identity("local")) != NewUnattested() {
 		t.Error("c should be unattested")
 	}
-	if l.State(frames[0].Identity("other-provider")).kindOf() != notChecked {
+	if l.State(frames[0].Identity("other-provider")).kind != notChecked {
 		t.Error("absent identity is not NotChecked")
 	}
 	es := l.Entries()

@@ -89,7 +89,7 @@ func resultCommitments(providerName string, frames []frame.Frame) ([]frame.ID, [
 	return outIDs, out
 }
 
-// resultRoot returns the Merkle root a result attestation signs: MerkleRoot
+// resultRoot returns the Merkle root a result attestation signs: merkleRoot
 // over the frames' commitments in canonical FrameID order.
 func resultRoot(providerName string, frames []frame.Frame) digest {
 	_, cs := resultCommitments(providerName, frames)

@@ -32,7 +32,7 @@ func (d digest) String() string {
 // MarshalText returns the String form.
 func (d digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// UnmarshalText parses the String form strictly (see ParseDigest).
+// UnmarshalText parses the String form strictly (see parseDigest).
 func (d *digest) UnmarshalText(b []byte) error {
 	v, err := parseDigest(string(b))
 	if err != nil {
@@ -44,7 +44,7 @@ func (d *digest) UnmarshalText(b []byte) error {
 
 // parseDigest parses "sha256:" followed by exactly 64 lowercase hex digits.
 // Uppercase hex, other algorithms and any other length are rejected with an
-// error wrapping ErrMalformedDigest.
+// error wrapping errMalformedDigest.
 func parseDigest(s string) (digest, error) {
 	var d digest
 	if len(s) != digestTextLen || s[:len(digestPrefix)] != digestPrefix {

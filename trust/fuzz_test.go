@@ -15,7 +15,7 @@ import (
 // provenance, and an arbitrary inclusion proof to the verifier. Properties:
 // no panic; the same input gives the same state; Attested only when the
 // signed commitment is exactly the recomputed one and the signature
-// verifies under the trusted key; the frame is never modified; CheckResult
+// verifies under the trusted key; the frame is never modified; checkResult
 // returns one state per frame; marking an empty provenance member present
 // (empties, a ProvenanceMember bit set) changes the commitment, and the
 // link's JSON round trip keeps its encoding.

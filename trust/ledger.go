@@ -27,7 +27,7 @@ func NewLedger() *Ledger { return &Ledger{} }
 // Set records state s for identity id, replacing any earlier state.
 // Setting NotChecked removes the entry.
 func (l *Ledger) Set(id frame.ID, s State) {
-	if s.kindOf() == notChecked {
+	if s.kind == notChecked {
 		delete(l.states, id)
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"math/bits"
 )
 
-// maxProofSteps is the longest inclusion path VerifyInclusion walks. A path
+// maxProofSteps is the longest inclusion path verifyInclusion walks. A path
 // of n steps describes a tree of up to 2ⁿ leaves, so 64 covers any result
 // that can exist; the cap bounds the hashing a peer can demand.
 const maxProofSteps = 64
@@ -38,7 +38,7 @@ type inclusionProof struct {
 
 // Errors of inclusion-proof verification. All are wrapped with detail.
 var (
-	// errProofTooLong: the path has more than MaxProofSteps steps.
+	// errProofTooLong: the path has more than maxProofSteps steps.
 	errProofTooLong = errors.New("inclusion path longer than 64 steps")
 	// errProofIndex: leaf_index is not inside a tree of leaf_count leaves.
 	errProofIndex = errors.New("leaf index outside the tree")
@@ -72,10 +72,10 @@ func nodeHash(l, r digest) digest {
 func split(n uint64) uint64 { return 1 << (bits.Len64(n-1) - 1) }
 
 // merkleRoot returns the RFC 6962 root over commitments, which the caller
-// passes in canonical FrameID order (ResultCommitments does this): a leaf
+// passes in canonical FrameID order (resultCommitments does this): a leaf
 // is SHA256(0x00 ‖ c), a node SHA256(0x01 ‖ left ‖ right), the left subtree
 // holds the largest power of two strictly less than n leaves, and an empty
-// list has root EmptyRoot. Linear time; the recursion depth is log₂ n.
+// list has root emptyRoot. Linear time; the recursion depth is log₂ n.
 func merkleRoot(commitments []digest) digest {
 	if len(commitments) == 0 {
 		return emptyRoot()
@@ -92,7 +92,7 @@ func subtreeRoot(cs []digest) digest {
 }
 
 // prove returns the inclusion proof of leaf index within commitments, or an
-// error wrapping ErrProofIndex when index is outside the list.
+// error wrapping errProofIndex when index is outside the list.
 func prove(commitments []digest, index int) (inclusionProof, error) {
 	if index < 0 || index >= len(commitments) {
 		return inclusionProof{}, fmt.Errorf("trust: prove: %w: index %d of %d leaves", errProofIndex, index, len(commitments))
@@ -119,10 +119,10 @@ func prove(commitments []digest, index int) (inclusionProof, error) {
 
 // rootFromProof recomputes the root that proof leads to from leaf
 // commitment c. Before hashing anything it rejects a path longer than
-// maxProofSteps (ErrProofTooLong), a leaf index outside the tree or an
-// empty tree (ErrProofIndex), and a path whose length or sides differ from
+// maxProofSteps (errProofTooLong), a leaf index outside the tree or an
+// empty tree (errProofIndex), and a path whose length or sides differ from
 // the unique shape of a tree of LeafCount leaves at LeafIndex
-// (ErrProofShape) — so a proof means exactly one position in one tree.
+// (errProofShape) — so a proof means exactly one position in one tree.
 func rootFromProof(c digest, proof inclusionProof) (digest, error) {
 	if len(proof.Path) > maxProofSteps {
 		return digest{}, fmt.Errorf("trust: verify inclusion: %w (%d)", errProofTooLong, len(proof.Path))
@@ -165,8 +165,8 @@ func rootFromProof(c digest, proof inclusionProof) (digest, error) {
 }
 
 // verifyInclusion checks that proof shows c to be a leaf of root. It
-// returns nil on success, else an error wrapping one of ErrProofTooLong,
-// errProofIndex, ErrProofShape or ErrRootMismatch.
+// returns nil on success, else an error wrapping one of errProofTooLong,
+// errProofIndex, errProofShape or errRootMismatch.
 func verifyInclusion(root, c digest, proof inclusionProof) error {
 	got, err := rootFromProof(c, proof)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // bottomUpRoot builds the RFC 6962 tree level by level, pairing neighbours
 // and promoting an unpaired last node unchanged — a construction
-// independent of the recursive split used by MerkleRoot.
+// independent of the recursive split used by merkleRoot.
 func bottomUpRoot(cs []digest) digest {
 	if len(cs) == 0 {
 		return sha256.Sum256([]byte("contextgraph/attest/1/merkle-empty"))

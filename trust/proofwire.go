@@ -7,8 +7,8 @@ import (
 )
 
 // parseProof converts a wire inclusion proof, parsing each sibling as a
-// strict digest. A path longer than MaxProofSteps is refused before any
-// sibling is read (ErrProofTooLong); a bad sibling wraps ErrMalformedDigest.
+// strict digest. A path longer than maxProofSteps is refused before any
+// sibling is read (errProofTooLong); a bad sibling wraps errMalformedDigest.
 func parseProof(w wire.InclusionProof) (inclusionProof, error) {
 	if len(w.Path) > maxProofSteps {
 		return inclusionProof{}, fmt.Errorf("trust: parse proof: %w (%d)", errProofTooLong, len(w.Path))

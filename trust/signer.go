@@ -82,7 +82,7 @@ func (s *Signer) SignFrame(providerName string, f *frame.Frame, issuedAt string)
 
 // signResult signs the result root of frames under providerName: one
 // signature for the whole answer, to be paired with per-frame inclusion
-// proofs (Prove over ResultCommitments).
+// proofs (prove over resultCommitments).
 func (s *Signer) signResult(providerName string, frames []frame.Frame, issuedAt string) wire.Attestation {
 	return s.signCommitment(resultRoot(providerName, frames), issuedAt)
 }

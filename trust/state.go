@@ -177,9 +177,6 @@ func NewUnknownAlgorithm(algorithm string) State {
 // verdict v.
 func NewInvalid(v Verdict) State { return State{kind: invalid, verdict: v} }
 
-// kindOf reports which member of the closed set s is.
-func (s State) kindOf() stateKind { return s.kind }
-
 // KeyID is the key id of an Attested or NoTrustedKey state, else "".
 func (s State) KeyID() string { return s.keyID }
 
@@ -300,7 +297,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 
 // echo makes a peer-supplied string safe to keep: invalid UTF-8 becomes
 // U+FFFD (so the state survives a JSON round trip unchanged) and the result
-// is cut to MaxEchoBytes.
+// is cut to maxEchoBytes.
 func echo(s string) string {
 	return truncate(strings.ToValidUTF8(s, "\uFFFD"), maxEchoBytes)
 }

@@ -21,8 +21,8 @@ func allStates() []State {
 
 func TestStateZeroIsNotChecked(t *testing.T) {
 	var s State
-	if s.kindOf() != notChecked || s.String() != "not_checked" || s.WasOffered() || s.IsAttested() {
-		t.Fatalf("zero state = %v (kind %d)", s, s.kindOf())
+	if s.kind != notChecked || s.String() != "not_checked" || s.WasOffered() || s.IsAttested() {
+		t.Fatalf("zero state = %v (kind %d)", s, s.kind)
 	}
 }
 
@@ -126,14 +126,14 @@ func TestStateEchoIsBounded(t *testing.T) {
 
 func TestWasOffered(t *testing.T) {
 	for _, s := range allStates() {
-		want := s.kindOf() != notChecked && s.kindOf() != unattested
+		want := s.kind != notChecked && s.kind != unattested
 		if s.WasOffered() != want {
 			t.Errorf("%v.WasOffered() = %v", s, s.WasOffered())
 		}
-		if s.IsAttested() != (s.kindOf() == attested) {
+		if s.IsAttested() != (s.kind == attested) {
 			t.Errorf("%v.IsAttested() wrong", s)
 		}
-		if s.CoversContent() && s.kindOf() != attested {
+		if s.CoversContent() && s.kind != attested {
 			t.Errorf("%v covers content", s)
 		}
 	}

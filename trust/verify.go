@@ -51,7 +51,7 @@ func structural(att *wire.Attestation) (digest, [ed25519.SignatureSize]byte, Ver
 //     small-order R ⇒ MalformedSignature; failure ⇒ BadSignature).
 //
 // It returns Valid on success; callers that verify a frame without a
-// content digest should use VerifyFrame, which reports ValidIdentityOnly.
+// content digest should use verifyFrame, which reports ValidIdentityOnly.
 func verifyCommitment(expected digest, att *wire.Attestation, key PublicKey) Verdict {
 	if att == nil {
 		return MalformedCommitment

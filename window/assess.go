@@ -12,7 +12,7 @@
 // and guards against compaction loops; on the same segments it returns
 // exactly what Assess returns.
 //
-// catalogModel tokens are counted with a [tokens.Counter]: exact where the model's
+// Model tokens are counted with a [tokens.Counter]: exact where the model's
 // encoding is available offline (OpenAI families), [tokens.Safe] otherwise.
 // The package does no I/O.
 package window
@@ -70,7 +70,7 @@ const maxTokens = 1 << 40
 // Inputs is everything the calculation needs about the next request.
 // Callers pass the segments they will actually send.
 type Inputs struct {
-	// catalogModel the request targets; selects the catalog entry and counter.
+	// Model the request targets; selects the catalog entry and counter.
 	Model string
 	// Window is the effective context window in tokens; 0 means the
 	// catalog's (DefaultWindow for an unknown model). An explicit window
@@ -96,8 +96,9 @@ type Inputs struct {
 	// toolResultBytesPerToken bytes per token.
 	NextToolResultBytes int
 	// OutputReserve is the requested output (max_tokens); 0 means the
-	// catalog's MaxOutput for the model capped at DefaultOutputCap
-	// (DefaultMaxOutput, with a warning, if the model is unknown).
+	// model's maximum output in the catalog, capped at 20,000
+	// (defaultOutputCap); DefaultMaxOutput, with a warning, if the model is
+	// unknown.
 	OutputReserve int
 
 	// Catalog resolves the model; nil means DefaultCatalog().
@@ -189,7 +190,7 @@ type CompactionCheck struct {
 // Assessment is one request-aware budget assessment: pure data, read by
 // every frontend, never recomputed by them.
 type Assessment struct {
-	// catalogModel is the model name the assessment was made for, as given.
+	// Model is the model name the assessment was made for, as given.
 	Model string `json:"model"`
 	// Wire is the API family the request is shaped for.
 	Wire Wire `json:"wire"`

@@ -182,8 +182,8 @@ type wireRules struct {
 // is free.
 func (r wireRules) dropsPriorReasoning() bool { return r.PriorReasoning == "dropped" }
 
-// Catalog maps model names to [Model] entries and wires to their
-// [WireRules]. A Catalog is immutable and safe for concurrent use.
+// Catalog maps model names to their entries and wires to their charging
+// rules. A Catalog is immutable and safe for concurrent use.
 type Catalog struct {
 	models []catalogModel
 	wires  map[Wire]wireRules

@@ -10,7 +10,7 @@ import (
 
 // defaultPageTokens is the charge for one PDF page on the Anthropic, OpenAI
 // and unknown wires of the embedded catalog (Gemini documents 258 per
-// page; see WireRules). Anthropic documents a PDF page at roughly
+// page; see wireRules). Anthropic documents a PDF page at roughly
 // 1,500–3,000 tokens: the page's extracted text plus the page rendered as
 // an image. The figure takes the top of that range so that a dense page is
 // not under-counted; a budget that over-counts a sparse page only compacts

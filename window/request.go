@@ -69,7 +69,7 @@ func InputsFromRequestBody(body []byte, wire Wire, model string) (Inputs, error)
 type ShapeError struct {
 	// Wire is the wire named for the request.
 	Wire Wire
-	// catalogModel is set when the wire came from the model's catalog entry.
+	// Model is set when the wire came from the model's catalog entry.
 	Model string
 	// Body is the wire the body's members show (for a plain messages list,
 	// Anthropic, though OpenAI Chat has the same shape).

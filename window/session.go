@@ -14,7 +14,7 @@ import (
 // SessionOptions configures a [Session]. A nil *SessionOptions or zero
 // fields mean the documented defaults.
 type SessionOptions struct {
-	// catalogModel the session's requests target.
+	// Model the session's requests target.
 	Model string
 	// ProjectID is the host's project identity; memory contributions for
 	// any other project are refused. Empty: every contribution is refused.
@@ -85,7 +85,7 @@ type Session struct {
 	// Per-message cache, by position, of the last assessed history.
 	cache []cachedMessage
 
-	calibration map[string]float64 // per model, within [CalibrationMin, CalibrationMax]
+	calibration map[string]float64 // per model, within [calibrationMin, calibrationMax]
 	anchor      *anchorState
 
 	advised       *advice // the last assessment that advised compaction
@@ -200,7 +200,7 @@ func (s *Session) inputs(messages []json.RawMessage) Inputs {
 }
 
 // Calibration bounds and weight. Each reported usage moves the factor a
-// share CalibrationWeight of the way from its current value to reported ÷
+// share calibrationWeight of the way from its current value to reported ÷
 // estimated, so one odd request (a cache warm-up, a provider-side system
 // prompt) moves it by at most that share and later requests pull it back;
 // the bounds keep a broken report (0 tokens, or a figure for another
@@ -338,9 +338,8 @@ func sameBytes(a, b json.RawMessage) bool {
 // skills and memory). Later assessments use that figure plus the estimate
 // of what was added since, and the model's calibration factor moves
 // calibrationWeight of the way toward reported ÷ estimated, within
-// [CalibrationMin, CalibrationMax]. It fails, wrapping ErrUsage,
-// for a negative figure or a messageCount beyond the last assessed
-// history.
+// [calibrationMin, calibrationMax]. It fails, naming the bad figure, for a
+// negative figure or a messageCount beyond the last assessed history.
 func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

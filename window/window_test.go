@@ -136,7 +136,7 @@ func TestWindowDefaultsAndInputLimit(t *testing.T) {
 	if a.Window != 400_000 || a.InputLimit != 272_000 || a.Counter != "o200k_base" {
 		t.Fatalf("%+v", a)
 	}
-	// Output min(128K, DefaultOutputCap) from the catalog; the input limit
+	// Output min(128K, defaultOutputCap) from the catalog; the input limit
 	// binds: 272K − 5% of the 400K window.
 	if got, want := a.Budget(), 272_000-20_000; got != want {
 		t.Fatalf("budget %d, want %d", got, want)
@@ -228,7 +228,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 	est := a0.Breakdown.Total()
 
 	// The provider billed half the estimate (Safe over-counts): the anchor
-	// replaces the estimate, and the factor moves CalibrationWeight of the
+	// replaces the estimate, and the factor moves calibrationWeight of the
 	// way down toward 0.5.
 	if err := s.ObserveUsage(est/2, len(msgs)); err != nil {
 		t.Fatal(err)
@@ -483,7 +483,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 	}
 }
 
-// FuzzLoadCatalog: any bytes either fail with ErrInvalidCatalog or load a
+// FuzzLoadCatalog: any bytes either fail with errInvalidCatalog or load a
 // catalog whose every entry is usable.
 func FuzzLoadCatalog(f *testing.F) {
 	f.Add(DefaultCatalogJSON())

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func parsedName(d ast.Decl) string {
 			}
 		}
 	}
-	return clip(joinFirst(names, 4))
+	return clip(strings.Join(names[:min(4, len(names))], ", "))
 }
 
 // recvType strips a receiver's pointer, type arguments and parentheses.
@@ -71,17 +72,6 @@ func recvType(t ast.Expr) ast.Expr {
 			return t
 		}
 	}
-}
-
-func joinFirst(names []string, n int) string {
-	out := ""
-	for i, s := range names[:min(n, len(names))] {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // FuzzGoDecls: for any source go/parser accepts, the top-level scan finds

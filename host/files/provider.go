@@ -249,7 +249,8 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		heading := seg.str(ch.headOff, ch.headN)
-		if nearCopy(kept, c, ch.content, heading) {
+		name := headingKey(heading)
+		if nearCopy(kept, c, ch.content, name) {
 			held.Copies++ // a sibling file's copy of a chunk already offered
 			continue
 		}
@@ -270,7 +271,7 @@ func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, err
 			continue
 		}
 		used += uint64(cost)
-		kept = append(kept, keptChunk{c, ch.content, heading})
+		kept = append(kept, keptChunk{c, ch.content, name})
 		res.Frames = append(res.Frames, p.makeFrame(c.root, paths, ct.doc, heading, int(ch.startLine), end, content, mod, c.score))
 	}
 	if dropped := uint32(held.Weak + held.Copies + held.OverLimits); dropped > 0 {
@@ -323,24 +324,29 @@ func (p *Provider) diagnostics(held HeldBack) []byte {
 type keptChunk struct {
 	cand
 	content uint32
-	heading string
+	name    string // its heading's headingKey
 }
+
+// headingKey is a heading without its spacing, the name nearCopy compares.
+func headingKey(heading string) string { return strings.Join(strings.Fields(heading), "") }
 
 // nearCopy reports a chunk that repeats one already kept from another
 // file: the same declaration or section name (spacing aside) scoring
 // within 3% of it, as platform variants of one file do (gcc_linux.c,
 // gcc_darwin.c...). Offering every copy would spend the budget on one
 // answer.
-func nearCopy(kept []keptChunk, c cand, content uint32, heading string) bool {
-	h := strings.Join(strings.Fields(heading), "")
-	if h == "" {
+//
+// name is the chunk's headingKey; each kept chunk's is computed once, when
+// it is kept, not again for every later candidate.
+func nearCopy(kept []keptChunk, c cand, content uint32, name string) bool {
+	if name == "" {
 		return false
 	}
 	for _, k := range kept {
 		if k.root == c.root && k.seg == c.seg && k.content == content {
 			continue // parts of one file's long section share its heading
 		}
-		if strings.Join(strings.Fields(k.heading), "") == h && c.score >= k.score*0.97 && c.score <= k.score*1.03 {
+		if k.name == name && c.score >= k.score*0.97 && c.score <= k.score*1.03 {
 			return true
 		}
 	}
