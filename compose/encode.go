@@ -2,8 +2,6 @@ package compose
 
 import (
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
@@ -23,7 +21,7 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		return append(dst, b...), nil
 	}
 	dst = append(dst, `{"prompt":`...)
-	dst = appendJSONString(dst, r.Prompt)
+	dst = cgpjson.AppendStdString(dst, r.Prompt)
 	dst = append(dst, `,"citations":[`...)
 	for i := range r.Citations {
 		c := &r.Citations[i]
@@ -31,7 +29,7 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"label":`...)
-		dst = appendJSONString(dst, c.Label)
+		dst = cgpjson.AppendStdString(dst, c.Label)
 		dst = append(dst, `,"frame":`...)
 		dst = c.Frame.AppendJSON(dst)
 		dst = append(dst, `,"provenance":[`...)
@@ -52,9 +50,9 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"tokens_used":`...)
 	dst = strconv.AppendInt(dst, int64(a.TokensUsed), 10)
 	dst = append(dst, `,"strategy":`...)
-	dst = appendJSONString(dst, a.Strategy)
+	dst = cgpjson.AppendStdString(dst, a.Strategy)
 	dst = append(dst, `,"packer":`...)
-	dst = appendJSONString(dst, a.Packer)
+	dst = cgpjson.AppendStdString(dst, a.Packer)
 	dst = append(dst, `,"entries":[`...)
 	// Attestation states repeat (every entry of an unchecked composition is
 	// not_checked); the states are comparable values whose encoding
@@ -70,16 +68,16 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `{"frame":`...)
 		dst = e.Frame.AppendJSON(dst)
 		dst = append(dst, `,"disposition":`...)
-		dst = appendJSONString(dst, e.Disposition.String())
+		dst = cgpjson.AppendStdString(dst, e.Disposition.String())
 		switch e.Disposition {
 		case Included:
 			if v := e.Verification.String(); v != "" {
 				dst = append(dst, `,"verification":`...)
-				dst = appendJSONString(dst, v)
+				dst = cgpjson.AppendStdString(dst, v)
 			}
 		case Excluded:
 			dst = append(dst, `,"reason":{"kind":`...)
-			dst = appendJSONString(dst, e.Reason.Kind.String())
+			dst = cgpjson.AppendStdString(dst, e.Reason.Kind.String())
 			switch e.Reason.Kind {
 			case Duplicate:
 				dst = append(dst, `,"kept":`...)
@@ -104,16 +102,4 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}}"...), nil
-}
-
-// appendJSONString appends s as encoding/json writes a string with HTML
-// escaping off: cgpjson.AppendString's escapes, except that encoding/json
-// also escapes U+2028 and U+2029 and writes invalid UTF-8 as the escape
-// \ufffd, so a string holding any of these goes through encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	if utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
-		return cgpjson.AppendString(dst, s)
-	}
-	b, _ := marshal(s) // a string always encodes
-	return append(dst, b...)
 }

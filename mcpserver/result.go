@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,14 +136,9 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 	}
 }
 
-// jsonString is s as a JSON string, without HTML escaping (the text is
-// for a model, and "<" as \u003c costs it six bytes).
+// jsonString is s as encoding/json writes it with HTML escaping off.
 func jsonString(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return cgpjson.AppendStdString(nil, s)
 }
 
 // promptMember returns the encoded "prompt" member that leads obj, the

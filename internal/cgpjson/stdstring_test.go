@@ -1,4 +1,4 @@
-package compose
+package cgpjson
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzAppendJSONString checks the string escaper against encoding/json with
+// FuzzAppendStdString checks the string escaper against encoding/json with
 // HTML escaping off, invalid UTF-8 included.
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendStdString(f *testing.F) {
 	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "\u2028\u2029", "\x00\x1f\x7f\b\f\n\r\t\\", "\xff\xfe bad \xe2\x80", "é 世界 😀"} {
 		f.Add(s)
 	}
@@ -20,8 +20,8 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatal(err)
 		}
 		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
-			t.Fatalf("appendJSONString(%q) = %s; encoding/json %s", s, got, want)
+		if got := AppendStdString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("AppendStdString(%q) = %s; encoding/json %s", s, got, want)
 		}
 	})
 }

@@ -1,0 +1,24 @@
+package cgpjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// AppendStdString appends s byte for byte as encoding/json encodes a string
+// with HTML escaping off (the text is for a model, and "<" as \u003c costs
+// it six bytes). It is [AppendString] on the common path; encoding/json also
+// escapes U+2028 and U+2029 and writes invalid UTF-8 as the escape \ufffd,
+// so a string holding any of these goes through encoding/json itself.
+func AppendStdString(dst []byte, s string) []byte {
+	if utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
+		return AppendString(dst, s)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
