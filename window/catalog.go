@@ -217,8 +217,8 @@ func DefaultCatalog() *Catalog { return defaultCatalog() }
 // starting point for a catalog of your own.
 func DefaultCatalogJSON() []byte { return bytes.Clone(defaultCatalogJSON) }
 
-// errInvalidCatalog is wrapped by every LoadCatalog validation error.
-var errInvalidCatalog = errors.New("invalid catalog")
+// ErrInvalidCatalog is wrapped by every LoadCatalog validation error.
+var ErrInvalidCatalog = errors.New("invalid catalog")
 
 // LoadCatalog reads a catalog in the format of window/catalog.json:
 // {"wires": [{"wire", "image_tokens", "page_tokens", "max_pages",
@@ -227,7 +227,8 @@ var errInvalidCatalog = errors.New("invalid catalog")
 // "input_limit", "image_tokens", "image_low_tokens", "page_tokens",
 // "max_pages", "tokenizer", "sources"}]}. A wire the catalog does not list
 // keeps the embedded catalog's rules. Unknown members are rejected so a typo
-// cannot silently fall back to a default.
+// cannot silently fall back to a default; every such error wraps
+// [ErrInvalidCatalog].
 func LoadCatalog(r io.Reader) (*Catalog, error) {
 	return loadCatalog(r, DefaultCatalog().wires)
 }
@@ -246,7 +247,7 @@ func loadCatalog(r io.Reader, base map[Wire]wireRules) (*Catalog, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("window: load catalog: %w: %w", errInvalidCatalog, err)
+		return nil, fmt.Errorf("window: load catalog: %w: %w", ErrInvalidCatalog, err)
 	}
 	wires, err := loadWires(doc.Wires, base)
 	if err != nil {
@@ -266,7 +267,7 @@ func loadWires(list []wireRules, base map[Wire]wireRules) (map[Wire]wireRules, e
 	}
 	for i, r := range list {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", errInvalidCatalog, i, r.Wire, detail)
+			return fmt.Errorf("window: load catalog: %w: wire rules %d (%s): %s", ErrInvalidCatalog, i, r.Wire, detail)
 		}
 		switch {
 		case r.ImageTokens <= 0 || r.ImageTokens > maxTokens:
@@ -289,7 +290,7 @@ func loadWires(list []wireRules, base map[Wire]wireRules) (map[Wire]wireRules, e
 	}
 	for _, w := range []Wire{WireUnknown, WireAnthropic, WireOpenAI, WireGemini} {
 		if _, ok := wires[w]; !ok {
-			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", errInvalidCatalog, w)
+			return nil, fmt.Errorf("window: load catalog: %w: no rules for wire %s", ErrInvalidCatalog, w)
 		}
 	}
 	return wires, nil
@@ -308,7 +309,7 @@ func checkSources(sources map[string]string) error {
 func checkModels(models []catalogModel) error {
 	for i, m := range models {
 		bad := func(detail string) error {
-			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", errInvalidCatalog, i, m.Name, detail)
+			return fmt.Errorf("window: load catalog: %w: model %d (%q): %s", ErrInvalidCatalog, i, m.Name, detail)
 		}
 		switch {
 		case m.Name == "":

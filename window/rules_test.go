@@ -412,7 +412,7 @@ func TestCatalogCitesEveryRule(t *testing.T) {
 			}
 		}
 	}
-	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, errInvalidCatalog) {
+	if _, err := LoadCatalog(strings.NewReader(`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"sources":{"window":"ftp://x"}}]}`)); !errors.Is(err, ErrInvalidCatalog) {
 		t.Errorf("a source that is not an https URL was accepted: %v", err)
 	}
 }

@@ -48,8 +48,8 @@ func (e *ProjectMismatchError) Error() string {
 	return fmt.Sprintf("window: memory contribution for project %q refused: session belongs to project %q", e.Contribution, e.Session)
 }
 
-// errUsage is wrapped by ObserveUsage's errors.
-var errUsage = errors.New("invalid usage report")
+// ErrUsage is wrapped by ObserveUsage's errors.
+var ErrUsage = errors.New("invalid usage report")
 
 // Session is the per-conversation surface: it holds the system prompt,
 // exposed tools, window override, request parameters and a memory
@@ -339,15 +339,16 @@ func sameBytes(a, b json.RawMessage) bool {
 // of what was added since, and the model's calibration factor moves
 // calibrationWeight of the way toward reported ÷ estimated, within
 // [calibrationMin, calibrationMax]. It fails, naming the bad figure, for a
-// negative figure or a messageCount beyond the last assessed history.
+// negative figure or a messageCount beyond the last assessed history; the
+// error wraps [ErrUsage].
 func (s *Session) ObserveUsage(reportedInputTokens, messageCount int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case reportedInputTokens < 0 || reportedInputTokens > maxTokens:
-		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", errUsage, reportedInputTokens)
+		return fmt.Errorf("window: observe usage: %w: reported tokens %d out of range", ErrUsage, reportedInputTokens)
 	case messageCount < 0 || messageCount > len(s.cache):
-		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", errUsage, messageCount, len(s.cache))
+		return fmt.Errorf("window: observe usage: %w: message count %d, last assessed history has %d", ErrUsage, messageCount, len(s.cache))
 	}
 	in := s.inputs(nil)
 	r := resolve(&in)

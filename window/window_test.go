@@ -288,7 +288,7 @@ func TestObserveUsageAnchorsAndCalibrates(t *testing.T) {
 		t.Fatalf("stale anchor kept: %+v", a.Anchor)
 	}
 	for _, bad := range [][2]int{{-1, 0}, {10, 99}, {10, -1}} {
-		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, errUsage) {
+		if err := s.ObserveUsage(bad[0], bad[1]); !errors.Is(err, ErrUsage) {
 			t.Errorf("ObserveUsage(%d, %d) = %v", bad[0], bad[1], err)
 		}
 	}
@@ -387,7 +387,7 @@ func TestCatalog(t *testing.T) {
 		`{"models":[{"name":"x","match":["x"],"wire":"openai","window":10,"max_output":1,"windwo":5}]}`,
 		`[]`,
 	} {
-		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, errInvalidCatalog) {
+		if _, err := LoadCatalog(strings.NewReader(bad)); !errors.Is(err, ErrInvalidCatalog) {
 			t.Errorf("LoadCatalog(%s) = %v", bad, err)
 		}
 	}
@@ -483,7 +483,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 	}
 }
 
-// FuzzLoadCatalog: any bytes either fail with errInvalidCatalog or load a
+// FuzzLoadCatalog: any bytes either fail with ErrInvalidCatalog or load a
 // catalog whose every entry is usable.
 func FuzzLoadCatalog(f *testing.F) {
 	f.Add(DefaultCatalogJSON())
@@ -492,7 +492,7 @@ func FuzzLoadCatalog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cat, err := LoadCatalog(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, errInvalidCatalog) {
+			if !errors.Is(err, ErrInvalidCatalog) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
