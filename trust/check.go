@@ -55,8 +55,8 @@ func identityOnly(f *frame.Frame, v Verdict) Verdict {
 
 // Check returns what the host finds for one frame's attestation, with the
 // provider's local id used both to look up trusted keys and as the name in
-// the commitment. Use CheckNamed when the provider's handshake-declared
-// name differs from the host's id for it.
+// the commitment. When the provider's handshake-declared name differs from
+// the host's id for it, Ledger.AddResult takes both.
 func Check(store *Store, providerID string, f *frame.Frame, att *wire.Attestation) State {
 	return checkNamed(store, providerID, providerID, f, att)
 }

@@ -30,40 +30,40 @@ import (
 
 // PublicKey is an Ed25519 public key that passed the strict checks: 32
 // bytes, a canonical encoding of a curve point that is not of small order.
-// Obtain one from ParsePublicKey or NewPublicKey.
+// Obtain one from ParsePublicKey or Signer.PublicKey.
 type PublicKey struct {
 	b [ed25519.PublicKeySize]byte
 }
 
-// errMalformedKey reports a public key that is not 64 lowercase hex digits,
+// ErrMalformedKey reports a public key that is not 64 lowercase hex digits,
 // not a canonical curve point, or a point of small order.
-var errMalformedKey = errors.New("malformed ed25519 public key")
+var ErrMalformedKey = errors.New("malformed ed25519 public key")
 
 // ParsePublicKey parses 64 lowercase hex digits and applies the strict
 // checks. Errors wrap ErrMalformedKey.
 func ParsePublicKey(s string) (PublicKey, error) {
 	var b [ed25519.PublicKeySize]byte
 	if !decodeLowerHex(b[:], s) {
-		return PublicKey{}, fmt.Errorf("trust: parse public key: %w: want 64 lowercase hex digits", errMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: parse public key: %w: want 64 lowercase hex digits", ErrMalformedKey)
 	}
 	return newPublicKey(b[:])
 }
 
 // newPublicKey applies the strict checks to 32 raw key bytes. Errors wrap
-// errMalformedKey.
+// ErrMalformedKey.
 func newPublicKey(raw []byte) (PublicKey, error) {
 	var k PublicKey
 	if len(raw) != ed25519.PublicKeySize {
-		return k, fmt.Errorf("trust: public key: %w: %d bytes, want 32", errMalformedKey, len(raw))
+		return k, fmt.Errorf("trust: public key: %w: %d bytes, want 32", ErrMalformedKey, len(raw))
 	}
 	copy(k.b[:], raw)
 	switch {
 	case !canonicalY(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: non-canonical encoding", errMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: non-canonical encoding", ErrMalformedKey)
 	case smallOrder(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: point of small order", errMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: point of small order", ErrMalformedKey)
 	case !onCurve(k.b):
-		return PublicKey{}, fmt.Errorf("trust: public key: %w: not a curve point", errMalformedKey)
+		return PublicKey{}, fmt.Errorf("trust: public key: %w: not a curve point", ErrMalformedKey)
 	}
 	return k, nil
 }

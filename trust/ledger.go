@@ -73,7 +73,7 @@ func (l *Ledger) Entries() []LedgerEntry {
 	return out
 }
 
-// AddResult checks every frame of one provider's result (CheckResult) and
+// AddResult checks every frame of one provider's result and
 // records each state under the frame's identity with the host's local
 // providerID. It returns the states in res.Frames order.
 func (l *Ledger) AddResult(store *Store, providerID, providerName string, res *wire.Result) []State {

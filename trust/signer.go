@@ -13,8 +13,8 @@ import (
 
 // Signer holds an Ed25519 private key and the metadata a provider puts on
 // its attestations. It is for providers and tests that sign in-process; a
-// provider whose key lives in an HSM computes FrameCommitment or
-// resultRoot itself and signs the 32 bytes there.
+// provider whose key lives in an HSM computes the frame or result
+// commitment docs/protocol.md defines itself and signs the 32 bytes there.
 type Signer struct {
 	priv ed25519.PrivateKey
 	pub  PublicKey

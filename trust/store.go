@@ -91,7 +91,7 @@ func (s *Store) Add(provider, keyID string, key PublicKey) error {
 		return fmt.Errorf("trust: add key: %w", err)
 	}
 	if key.isZero() {
-		return fmt.Errorf("trust: add key: %w: no key", errMalformedKey)
+		return fmt.Errorf("trust: add key: %w: no key", ErrMalformedKey)
 	}
 	ks := s.keys[provider]
 	if old, ok := ks[keyID]; ok {

@@ -31,7 +31,7 @@ func TestStoreAddRevokeList(t *testing.T) {
 			t.Errorf("Add(%q, %q): %v", bad[0], bad[1], err)
 		}
 	}
-	if err := st.Add("p", "k", PublicKey{}); !errors.Is(err, errMalformedKey) {
+	if err := st.Add("p", "k", PublicKey{}); !errors.Is(err, ErrMalformedKey) {
 		t.Errorf("zero key: %v", err)
 	}
 	got := st.List()
