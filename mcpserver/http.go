@@ -1,12 +1,11 @@
 package mcpserver
 
 import (
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -42,15 +41,5 @@ func loopbackOrigin(origin string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	return isLoopbackHost(u.Hostname())
-}
-
-// isLoopbackHost reports whether host (without port) names the loopback
-// interface: "localhost" or a loopback IP address.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
+	return transport.IsLoopback(u.Hostname())
 }
