@@ -3,9 +3,11 @@ package compose
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/rule"
 )
 
 // The offer's JSON form, {"provider": ID, "frame": FRAME}, is the input
@@ -46,4 +48,17 @@ func (o *Offer) UnmarshalJSON(b []byte) error {
 	}
 	*o = Offer{Provider: *aux.Provider, Frame: aux.Frame}
 	return nil
+}
+
+// Validate returns every rule the offer breaks, fields named from the
+// offer: a blank provider id (it is half of the identity of every frame
+// the provider offers) under "provider", then the frame's own violations
+// under "frame.". A nil frame is checked as an empty one. It is the one
+// offer check of the CLI, the server and `ctxkit validate`.
+func (o *Offer) Validate() frame.Violations {
+	var vs frame.Violations
+	if strings.TrimSpace(o.Provider) == "" {
+		vs = append(vs, &frame.RuleError{Rule: rule.Schema, Field: "provider", Detail: "offer's provider id is blank"})
+	}
+	return append(vs, o.frame().Validate().Prefix("frame")...)
 }

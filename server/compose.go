@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/ctxkit/ctxkit/compose"
-	"github.com/ctxkit/ctxkit/frame"
-	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -24,13 +21,7 @@ func (h *Handler) checkOffers(ctx context.Context, offers []compose.Offer, skip 
 			path := fmt.Sprintf("offers[%d]", i)
 			return nil, nil, api.BadRequest(path+".frame", "%s.frame: required", path)
 		}
-		var v frame.Violations
-		if strings.TrimSpace(o.Provider) == "" {
-			v = append(v, &frame.RuleError{Rule: rule.Schema, Field: "provider", Detail: "provider is blank"})
-		}
-		fv := o.Frame.Validate()
-		v = append(v, fv.Prefix("frame")...)
-		if len(v) > 0 {
+		if v := o.Validate(); len(v) > 0 {
 			v.Prefix(fmt.Sprintf("offers[%d]", i))
 			if !skip {
 				return nil, nil, &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeRuleViolation,

@@ -206,11 +206,7 @@ func checkAt(rep *Report, ck *Checker, v []byte, line int, path string, nested b
 			return err
 		}
 		rep.Items++
-		if isBlank(o.Provider) {
-			// The provider id is half of every offered frame's identity.
-			add(frame.Violations{violation(rule.Schema, "provider", "offer's provider id is blank")})
-		}
-		add(o.Frame.Validate().Prefix("frame"))
+		add(o.Validate())
 	case shape.ID != nil || shape.Kind != nil || shape.Title != nil:
 		var f frame.Frame
 		if err := json.Unmarshal(v, &f); err != nil {

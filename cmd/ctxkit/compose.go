@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/compose"
-	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/safetext"
-	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -289,10 +287,7 @@ func validOffers(s stdio, name string, offers []compose.Offer, lines []int, skip
 	}
 	for i := range offers {
 		o := &offers[i]
-		vs := o.Frame.Validate()
-		if strings.TrimSpace(o.Provider) == "" {
-			vs = append(frame.Violations{{Rule: rule.Schema, Field: "provider", Detail: "provider id is blank"}}, vs...)
-		}
+		vs := o.Validate()
 		if len(vs) == 0 {
 			valid = append(valid, *o)
 			continue

@@ -103,7 +103,7 @@ func TestComposeValidatesFirst(t *testing.T) {
 	if code != exitFailed || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	for _, want := range []string{"line 2: invalid beta/bad@", "F2 title", "B3 token_cost", "nothing composed"} {
+	for _, want := range []string{"line 2: invalid beta/bad@", "F2 frame.title", "B3 frame.token_cost", "nothing composed"} {
 		if !strings.Contains(errOut, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -112,7 +112,7 @@ func TestComposeValidatesFirst(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `id="good"`) || strings.Contains(out, `id="bad"`) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"line 2: skipped beta/bad@", "F2 title", "included verifiable alpha/good@", "skipped 1 invalid of 2 offers"} {
+	for _, want := range []string{"line 2: skipped beta/bad@", "F2 frame.title", "included verifiable alpha/good@", "skipped 1 invalid of 2 offers"} {
 		if !strings.Contains(errOut, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, errOut)
 		}
