@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/procstat"
 )
 
 // procTree ends a child provider's whole process tree, including
@@ -112,7 +114,7 @@ func (t *procTree) startedAs(pid int) {
 		_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 	})
 	if st, ok := statOf(pid); ok {
-		t.start = st.start
+		t.start = st.Start
 	}
 	t.seen = map[int]uint64{}
 	t.done = make(chan struct{})
@@ -127,7 +129,7 @@ func (t *procTree) track() {
 		procs := scanProcs()
 		t.mu.Lock()
 		for _, pid := range t.members(procs) {
-			t.seen[pid] = procs[pid].start
+			t.seen[pid] = procs[pid].Start
 		}
 		t.mu.Unlock()
 		select {
@@ -141,10 +143,10 @@ func (t *procTree) track() {
 // members lists the tree's live processes: the child's subtree, and every
 // remembered descendant still running (same start time) with its subtree.
 // t.mu must be held.
-func (t *procTree) members(procs map[int]procStat) []int {
+func (t *procTree) members(procs map[int]procstat.Stat) []int {
 	out := descendants(procs, t.pid, t.start)
 	for pid, start := range t.seen {
-		if st, ok := procs[pid]; ok && st.start == start {
+		if st, ok := procs[pid]; ok && st.Start == start {
 			out = append(out, pid)
 			out = append(out, descendants(procs, pid, start)...)
 		}
@@ -180,7 +182,7 @@ func (t *procTree) kill() {
 		for pid, st := range procs {
 			if pid != self && hasToken(pid, t.token) {
 				found = append(found, pid)
-				found = append(found, descendants(procs, pid, st.start)...)
+				found = append(found, descendants(procs, pid, st.Start)...)
 			}
 		}
 		for _, pid := range found {
@@ -223,12 +225,12 @@ func reapAdopted(pids []int, self int) {
 			switch {
 			case !ok:
 				delete(killed, pid) // gone (reaped)
-			case st.ppid == self:
+			case st.PPID == self:
 				var ws syscall.WaitStatus
 				if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
 					delete(killed, pid)
 				}
-			case st.zombie && !killed[st.ppid]:
+			case st.Zombie() && !killed[st.PPID]:
 				delete(killed, pid) // its own parent reaps it
 			}
 		}
@@ -238,54 +240,24 @@ func reapAdopted(pids []int, self int) {
 	}
 }
 
-// procStat is what the tree needs from /proc/PID/stat.
-type procStat struct {
-	ppid   int
-	start  uint64
-	zombie bool
-}
-
-func statOf(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, false
-	}
-	return parseStat(b)
-}
-
-// parseStat reads state, ppid and starttime; the command name in
-// parentheses may hold spaces and parentheses, so fields are counted from
-// the last ')'.
-func parseStat(b []byte) (procStat, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return procStat{}, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	if err1 != nil || err2 != nil {
-		return procStat{}, false
-	}
-	return procStat{ppid: ppid, start: start, zombie: f[0] == "Z"}, true
+func statOf(pid int) (procstat.Stat, bool) {
+	st, err := procstat.Read(pid)
+	return st, err == nil
 }
 
 // scanProcs reads every live (non-zombie) process of /proc.
-func scanProcs() map[int]procStat {
+func scanProcs() map[int]procstat.Stat {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	out := make(map[int]procStat, len(ents))
+	out := make(map[int]procstat.Stat, len(ents))
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, ok := statOf(pid); ok && !st.zombie {
+		if st, ok := statOf(pid); ok && !st.Zombie() {
 			out[pid] = st
 		}
 	}
@@ -294,13 +266,13 @@ func scanProcs() map[int]procStat {
 
 // descendants returns the live descendants of root (which must have start
 // time start, else it is another process that reused the pid).
-func descendants(procs map[int]procStat, root int, start uint64) []int {
-	if st, ok := procs[root]; !ok || (start != 0 && st.start != start) {
+func descendants(procs map[int]procstat.Stat, root int, start uint64) []int {
+	if st, ok := procs[root]; !ok || (start != 0 && st.Start != start) {
 		return nil
 	}
 	kids := map[int][]int{}
 	for pid, st := range procs {
-		kids[st.ppid] = append(kids[st.ppid], pid)
+		kids[st.PPID] = append(kids[st.PPID], pid)
 	}
 	var out []int
 	queue := []int{root}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
+	"github.com/ctxkit/ctxkit/internal/procstat"
 )
 
 // children returns the pids whose parent is pid, from /proc.
@@ -30,13 +31,7 @@ func children(t *testing.T, pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+		if st, err := procstat.Read(p); err == nil && st.PPID == pid {
 			out = append(out, p)
 		}
 	}
@@ -44,13 +39,8 @@ func children(t *testing.T, pid int) []int {
 }
 
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z" // a zombie has exited
+	st, err := procstat.Read(pid)
+	return err == nil && !st.Zombie() // a zombie has exited
 }
 
 // TestServeShutsDownStdioProviders starts `ctxkit serve` with a stdio

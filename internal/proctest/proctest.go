@@ -9,9 +9,10 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/procstat"
 )
 
 // live lists the running (non-zombie) processes whose argv[0] starts with
@@ -28,11 +29,7 @@ func live(prefix string) []int {
 		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
+		if st, err := procstat.Read(pid); err == nil && !st.Zombie() {
 			out = append(out, pid)
 		}
 	}

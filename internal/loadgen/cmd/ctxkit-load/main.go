@@ -30,6 +30,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/internal/loadgen"
+	"github.com/ctxkit/ctxkit/internal/procstat"
 )
 
 func main() {
@@ -174,24 +175,14 @@ func perReq(d time.Duration, n int64) float64 {
 	return float64(d.Microseconds()) / float64(n)
 }
 
-// cpuTime reads the user+system CPU time of pid from /proc/PID/stat.
+// cpuTime reads the user+system CPU time of pid from /proc/PID/stat, or
+// 0 when it cannot.
 func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
+	return st.CPU()
 }
 
 // selfCPU is this process's user+system CPU time.
