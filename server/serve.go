@@ -42,16 +42,7 @@ func newHTTPServer(h *Handler) *http.Server {
 // connection limits and shutdown timings are the ones h was made with. It
 // returns nil after a clean shutdown.
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
-	o := h.serve
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = defaultShutdownTimeout
-	}
-	if o.DrainDelay == 0 {
-		o.DrainDelay = defaultDrainDelay
-	}
-	if o.MaxConnections == 0 {
-		o.MaxConnections = defaultMaxConnections
-	}
+	o := h.serve // New filled in the defaults
 	if o.MaxConnections > 0 {
 		ln = newLimitListener(ln, o.MaxConnections)
 	}

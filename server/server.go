@@ -124,12 +124,41 @@ type route struct {
 	serve  func(w http.ResponseWriter, r *http.Request)
 }
 
+// WithDefaults returns o with every limit and timing it leaves zero (or,
+// where the field says so, negative) set to its documented default: the
+// values a Handler and Serve use. Logger, Query and Usage stay as they are.
+func (o Options) WithDefaults() Options {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = defaultMaxBodyBytes
+	}
+	if o.MaxBodyBytesInFlight <= 0 {
+		o.MaxBodyBytesInFlight = defaultMaxBodyBytesInFlight
+	}
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = defaultMaxFrames
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = defaultTimeout
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = defaultShutdownTimeout
+	}
+	if o.DrainDelay == 0 {
+		o.DrainDelay = defaultDrainDelay
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = defaultMaxConnections
+	}
+	return o
+}
+
 // New returns a Handler configured by opts (nil for defaults).
 func New(opts *Options) *Handler {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	o = o.WithDefaults()
 	h := &Handler{
 		maxBody:   o.MaxBodyBytes,
 		maxFrames: o.MaxFrames,
@@ -141,20 +170,7 @@ func New(opts *Options) *Handler {
 		usage:     o.Usage,
 		serve:     o,
 	}
-	if h.maxBody <= 0 {
-		h.maxBody = defaultMaxBodyBytes
-	}
-	inflight := o.MaxBodyBytesInFlight
-	if inflight <= 0 {
-		inflight = defaultMaxBodyBytesInFlight
-	}
-	h.bodies = &bodyBudget{limit: max(inflight, h.maxBody+1)} // one body of the limit always fits
-	if h.maxFrames <= 0 {
-		h.maxFrames = defaultMaxFrames
-	}
-	if h.timeout <= 0 {
-		h.timeout = defaultTimeout
-	}
+	h.bodies = &bodyBudget{limit: max(o.MaxBodyBytesInFlight, h.maxBody+1)} // one body of the limit always fits
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -258,3 +258,18 @@ func TestHandlerDoesNotLinkTheProviders(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsWithDefaults: the zero Options get the documented defaults
+// (`ctxkit serve --help` prints them from here), and set fields are kept.
+func TestOptionsWithDefaults(t *testing.T) {
+	d := Options{}.WithDefaults()
+	if d.MaxBodyBytes != 8<<20 || d.MaxBodyBytesInFlight != 128<<20 || d.MaxFrames != 5000 ||
+		d.Timeout != 30*time.Second || d.ShutdownTimeout != 30*time.Second || d.DrainDelay != time.Second || d.MaxConnections != 1024 {
+		t.Fatalf("defaults %+v", d)
+	}
+	set := Options{MaxBodyBytes: 1, MaxBodyBytesInFlight: 2, MaxFrames: 3, Timeout: 4, ShutdownTimeout: 5, DrainDelay: -1, MaxConnections: -1}
+	if got := set.WithDefaults(); got.MaxBodyBytes != 1 || got.MaxBodyBytesInFlight != 2 || got.MaxFrames != 3 ||
+		got.Timeout != 4 || got.ShutdownTimeout != 5 || got.DrainDelay != -1 || got.MaxConnections != -1 {
+		t.Fatalf("set fields changed: %+v", got)
+	}
+}

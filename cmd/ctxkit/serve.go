@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	rtdebug "runtime/debug"
-	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
 	"github.com/ctxkit/ctxkit/server"
@@ -37,6 +36,9 @@ shutdown failed; 2 usage error, unreadable config or address in use.
 Flags:
 `
 
+// mib writes a byte count as the help text does: "8388608, 8 MiB".
+func mib(n int64) string { return fmt.Sprintf("%d, %d MiB", n, n>>20) }
+
 func runServe(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(s.err)
@@ -45,14 +47,15 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	accessLog := fs.Bool("access-log", false, "log one line per request (method, route, status, duration, sizes; never content)")
 	debug := fs.Bool("debug", false, "log at debug level, every request with its body (may contain frame content)")
-	maxBody := fs.Int64("max-body", 0, "request body limit in `bytes` (default 8388608, 8 MiB)")
-	maxFrames := fs.Int("max-frames", 0, "offers per request (default 5000)")
-	timeout := fs.Duration("timeout", 0, "per-request timeout (default 30s)")
+	def := server.Options{}.WithDefaults()
+	maxBody := fs.Int64("max-body", 0, "request body limit in `bytes` (default "+mib(def.MaxBodyBytes)+")")
+	maxFrames := fs.Int("max-frames", 0, fmt.Sprintf("offers per request (default %d)", def.MaxFrames))
+	timeout := fs.Duration("timeout", 0, "per-request timeout (default "+def.Timeout.String()+")")
 	storeURL := fs.String("store", "", "shared state `URL`: postgres://... (docs/deploy.md); file: or absent for the local journal; overrides the config's \"store\"")
 	storeMigrate := fs.Bool("store-migrate", false, "apply the store's schema migrations before serving")
-	inFlight := fs.Int64("max-body-in-flight", 0, "`bytes` of request bodies held at once across requests; beyond, 503 (default 134217728, 128 MiB)")
-	maxConns := fs.Int("max-conns", 0, "open connections at once; more wait to be accepted (default 1024)")
-	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests on SIGTERM")
+	inFlight := fs.Int64("max-body-in-flight", 0, "`bytes` of request bodies held at once across requests; beyond, 503 (default "+mib(def.MaxBodyBytesInFlight)+")")
+	maxConns := fs.Int("max-conns", 0, fmt.Sprintf("open connections at once; more wait to be accepted (default %d)", def.MaxConnections))
+	shutdown := fs.Duration("shutdown-timeout", def.ShutdownTimeout, "how long to wait for in-flight requests on SIGTERM")
 	if code, done := parseFlags(fs, args, s, serveUsage); done {
 		return code
 	}
