@@ -6,78 +6,64 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/internal/loadgen"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
-// slowCompose decodes body the way the handler did before the fast
-// decoder: encoding/json, then the offer conversion. ok is false when
-// either refuses the body.
-func slowCompose(body []byte) (api.ComposeRequest, bool) {
-	var b composeBody
-	if json.Unmarshal(body, &b) != nil {
-		return api.ComposeRequest{}, false
+// slowDecode decodes body the way the handler did before the fast decoder:
+// encoding/json into b, then the offer conversion of its raw offers into
+// *dst. It is false when either refuses the body.
+func slowDecode(body []byte, b any, raw *[]wireOffer, dst *[]compose.Offer) bool {
+	if json.Unmarshal(body, b) != nil {
+		return false
 	}
-	offers, e := offersFrom(b.Offers)
+	offers, e := offersFrom(*raw)
 	if e != nil {
-		return api.ComposeRequest{}, false
+		return false
 	}
-	b.ComposeRequest.Offers = offers
-	return b.ComposeRequest, true
+	*dst = offers
+	return true
 }
 
-func slowContext(body []byte) (api.ContextRequest, bool) {
-	var b contextBody
-	if json.Unmarshal(body, &b) != nil {
-		return api.ContextRequest{}, false
-	}
-	offers, e := offersFrom(b.Offers)
-	if e != nil {
-		return api.ContextRequest{}, false
-	}
-	b.ContextRequest.Offers = offers
-	return b.ContextRequest, true
-}
-
-// checkFastCompose fails t unless the fast decoder either declines body,
-// leaving the request zero, or decodes exactly what encoding/json decodes.
-// It reports whether the fast decoder accepted.
-func checkFastCompose(t *testing.T, body []byte) bool {
+// checkFast fails t unless the fast decoder either declines body, leaving
+// the body zero, or decodes exactly the request (req picks it out of the
+// body) that encoding/json decodes. It reports whether the fast decoder
+// accepted.
+func checkFast[B any, R any](t *testing.T, body []byte, fastDecode, slowDecode func(*B, []byte) bool, req func(*B) R) bool {
 	t.Helper()
-	var fast composeBody
-	if !fast.decodeFast(body) {
-		if !reflect.DeepEqual(fast, composeBody{}) {
+	var fast, slow, zero B
+	if !fastDecode(&fast, body) {
+		if !reflect.DeepEqual(fast, zero) {
 			t.Fatalf("declined but left %+v; input %q", fast, body)
 		}
 		return false
 	}
-	slow, ok := slowCompose(body)
-	if !ok {
+	if !slowDecode(&slow, body) {
 		t.Fatalf("fast decoder accepted what encoding/json refuses: %q", body)
 	}
-	if !reflect.DeepEqual(fast.ComposeRequest, slow) {
-		t.Fatalf("decoders differ on %q:\nfast %+v\nslow %+v", body, fast.ComposeRequest, slow)
+	if f, s := req(&fast), req(&slow); !reflect.DeepEqual(f, s) {
+		t.Fatalf("decoders differ on %q:\nfast %+v\nslow %+v", body, f, s)
 	}
 	return true
+}
+
+func checkFastCompose(t *testing.T, body []byte) bool {
+	t.Helper()
+	return checkFast(t, body, (*composeBody).decodeFast,
+		func(b *composeBody, body []byte) bool {
+			return slowDecode(body, b, &b.Offers, &b.ComposeRequest.Offers)
+		},
+		func(b *composeBody) api.ComposeRequest { return b.ComposeRequest })
 }
 
 func checkFastContext(t *testing.T, body []byte) bool {
 	t.Helper()
-	var fast contextBody
-	if !fast.decodeFast(body) {
-		if !reflect.DeepEqual(fast, contextBody{}) {
-			t.Fatalf("declined but left %+v; input %q", fast, body)
-		}
-		return false
-	}
-	slow, ok := slowContext(body)
-	if !ok {
-		t.Fatalf("fast decoder accepted what encoding/json refuses: %q", body)
-	}
-	if !reflect.DeepEqual(fast.ContextRequest, slow) {
-		t.Fatalf("decoders differ on %q:\nfast %+v\nslow %+v", body, fast.ContextRequest, slow)
-	}
-	return true
+	return checkFast(t, body, (*contextBody).decodeFast,
+		func(b *contextBody, body []byte) bool {
+			return slowDecode(body, b, &b.Offers, &b.ContextRequest.Offers)
+		},
+		func(b *contextBody) api.ContextRequest { return b.ContextRequest })
 }
 
 // commonBodies are request shapes clients send: the load test's, the test
