@@ -70,13 +70,6 @@ func (p *Provenance) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of r to dst.
-func (r *Relation) appendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	r.write(&w)
-	return w.B, w.Err
-}
-
 func (r *Relation) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("rel", r.Rel)
@@ -88,7 +81,7 @@ func (r *Relation) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of r.
-func (r Relation) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
+func (r Relation) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(r.write) }
 
 // UnmarshalJSON decodes a relation; rel and target_uri are required. A
 // display_name sent as "" is marked present-and-empty (see Has); one sent as
@@ -115,13 +108,6 @@ func (r *Relation) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of c to dst.
-func (c *ContentRef) appendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	c.write(&w)
-	return w.B, w.Err
-}
-
 func (c *ContentRef) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("provider_id", c.ProviderID)
@@ -133,7 +119,7 @@ func (c *ContentRef) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of c.
-func (c ContentRef) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
+func (c ContentRef) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(c.write) }
 
 // UnmarshalJSON decodes a content reference; provider_id and uri are
 // required. An expires_at sent as "" is marked present-and-empty (see Has);
@@ -163,13 +149,6 @@ func (c *ContentRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of t to dst.
-func (t *Transform) appendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	t.write(&w)
-	return w.B, w.Err
-}
-
 func (t *Transform) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("method", t.Method)
@@ -179,7 +158,7 @@ func (t *Transform) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of t.
-func (t Transform) MarshalJSON() ([]byte, error) { return t.appendJSON(nil) }
+func (t Transform) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(t.write) }
 
 // UnmarshalJSON decodes a transform; all three members are required.
 func (t *Transform) UnmarshalJSON(b []byte) error {
@@ -203,13 +182,6 @@ func (t *Transform) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of e to dst.
-func (e *Embedding) appendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	e.write(&w)
-	return w.B, w.Err
-}
-
 func (e *Embedding) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("fingerprint", e.Fingerprint)
@@ -220,7 +192,7 @@ func (e *Embedding) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of e.
-func (e Embedding) MarshalJSON() ([]byte, error) { return e.appendJSON(nil) }
+func (e Embedding) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(e.write) }
 
 // UnmarshalJSON decodes an embedding; fingerprint is required.
 func (e *Embedding) UnmarshalJSON(b []byte) error {
@@ -418,13 +390,6 @@ func (a *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of q (a ContextQuery) to dst.
-func (q *Query) appendJSON(dst []byte) ([]byte, error) {
-	w := cgpjson.W{B: dst}
-	q.write(&w)
-	return w.B, w.Err
-}
-
 func (q *Query) write(w *cgpjson.W) {
 	w.Open()
 	w.Str("goal", q.Goal)
@@ -444,7 +409,7 @@ func (q *Query) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of q.
-func (q Query) MarshalJSON() ([]byte, error) { return q.appendJSON(nil) }
+func (q Query) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(q.write) }
 
 // UnmarshalJSON decodes a query; goal, max_frames and max_tokens are
 // required. An as_of sent as "" is marked present-and-empty (see Has), so
@@ -478,13 +443,6 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of d to dst.
-func (d *DataFlow) appendJSON(dst []byte) []byte {
-	w := cgpjson.W{B: dst}
-	d.write(&w)
-	return w.B
-}
-
 func (d *DataFlow) write(w *cgpjson.W) {
 	w.Open()
 	w.Bool("reads", d.Reads)
@@ -495,14 +453,7 @@ func (d *DataFlow) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of d.
-func (d DataFlow) MarshalJSON() ([]byte, error) { return d.appendJSON(nil), nil }
-
-// appendJSON appends the CGP encoding of p to dst.
-func (p *ProviderInfo) appendJSON(dst []byte) []byte {
-	w := cgpjson.W{B: dst}
-	p.write(&w)
-	return w.B
-}
+func (d DataFlow) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(d.write) }
 
 func (p *ProviderInfo) write(w *cgpjson.W) {
 	w.Open()
@@ -514,7 +465,7 @@ func (p *ProviderInfo) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of p.
-func (p ProviderInfo) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
+func (p ProviderInfo) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(p.write) }
 
 // UnmarshalJSON decodes provider info; name, version and data_flow are required.
 func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
@@ -538,14 +489,6 @@ func (p *ProviderInfo) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends the CGP encoding of c to dst. The query kinds list is
-// always written, as [] when empty.
-func (c *Capabilities) appendJSON(dst []byte) []byte {
-	w := cgpjson.W{B: dst}
-	c.write(&w)
-	return w.B
-}
-
 func (c *Capabilities) write(w *cgpjson.W) {
 	w.Open()
 	w.Key("query")
@@ -561,5 +504,6 @@ func (c *Capabilities) write(w *cgpjson.W) {
 	w.Close()
 }
 
-// MarshalJSON returns the CGP encoding of c.
-func (c Capabilities) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }
+// MarshalJSON returns the CGP encoding of c. The query kinds list is always
+// written, as [] when empty.
+func (c Capabilities) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(c.write) }

@@ -242,11 +242,7 @@ func (a *Attestation) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of a.
-func (a Attestation) MarshalJSON() ([]byte, error) {
-	w := cgpjson.W{}
-	a.write(&w)
-	return w.B, nil
-}
+func (a Attestation) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(a.write) }
 
 func (f *FrameAttestation) write(w *cgpjson.W) {
 	w.Open()
@@ -278,11 +274,7 @@ func (f *FrameAttestation) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of f.
-func (f FrameAttestation) MarshalJSON() ([]byte, error) {
-	w := cgpjson.W{}
-	f.write(&w)
-	return w.B, nil
-}
+func (f FrameAttestation) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(f.write) }
 
 func (k *AttesterKey) write(w *cgpjson.W) {
 	w.Open()
@@ -293,11 +285,7 @@ func (k *AttesterKey) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of k.
-func (k AttesterKey) MarshalJSON() ([]byte, error) {
-	w := cgpjson.W{}
-	k.write(&w)
-	return w.B, nil
-}
+func (k AttesterKey) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(k.write) }
 
 func (r *VerifyRequest) write(w *cgpjson.W) {
 	w.Open()
@@ -312,11 +300,7 @@ func (r *VerifyRequest) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of r.
-func (r VerifyRequest) MarshalJSON() ([]byte, error) {
-	w := cgpjson.W{}
-	r.write(&w)
-	return w.B, nil
-}
+func (r VerifyRequest) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(r.write) }
 
 // UnmarshalJSON decodes a verify request; frames is required.
 func (r *VerifyRequest) UnmarshalJSON(b []byte) error {
@@ -352,11 +336,7 @@ func (r *VerifyResponse) write(w *cgpjson.W) {
 }
 
 // MarshalJSON returns the CGP encoding of r.
-func (r VerifyResponse) MarshalJSON() ([]byte, error) {
-	w := cgpjson.W{}
-	r.write(&w)
-	return w.B, nil
-}
+func (r VerifyResponse) MarshalJSON() ([]byte, error) { return cgpjson.Marshal(r.write) }
 
 // UnmarshalJSON decodes a verify response; verdicts is required.
 func (r *VerifyResponse) UnmarshalJSON(b []byte) error {

@@ -124,6 +124,15 @@ func OptStrs[S ~string](w *W, k string, vs []S) {
 	}
 }
 
+// Marshal returns what write writes to an empty W, with the W's Err: the
+// body of the MarshalJSON of every type that encodes itself through a write
+// method.
+func Marshal(write func(*W)) ([]byte, error) {
+	var w W
+	write(&w)
+	return w.B, w.Err
+}
+
 // Raw appends already-encoded JSON as the current value.
 func (w *W) Raw(b []byte) { w.B = append(w.B, b...) }
 

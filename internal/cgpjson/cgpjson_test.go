@@ -135,3 +135,15 @@ func TestWriterNesting(t *testing.T) {
 		t.Fatalf("got %s (%v); want %s", w.B, w.Err, want)
 	}
 }
+
+// TestMarshal: Marshal returns what the write function wrote, and the
+// first failure the W recorded.
+func TestMarshal(t *testing.T) {
+	b, err := Marshal(func(w *W) { w.Open(); w.Str("a", "x"); w.Close() })
+	if string(b) != `{"a":"x"}` || err != nil {
+		t.Fatalf("got %s, %v", b, err)
+	}
+	if _, err := Marshal(func(w *W) { w.Open(); w.F32("f", float32(math.NaN())); w.Close() }); err == nil {
+		t.Fatal("a NaN was not reported")
+	}
+}
