@@ -2,13 +2,13 @@ package compose
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 )
 
@@ -411,12 +411,12 @@ func (a Audit) toJSON() auditJSON {
 // or {"frame":ID,"disposition":"excluded","reason":{"kind":"over_budget","cost":N,"remaining":N},"attestation":STATE},
 // with "sticky":"held" or "sticky":"displaced" last when the sticky margin
 // changed the frame's fate.
-func (e Entry) MarshalJSON() ([]byte, error) { return marshal(e.toJSON()) }
+func (e Entry) MarshalJSON() ([]byte, error) { return cgpjson.MarshalNoEscape(e.toJSON()) }
 
 // MarshalJSON encodes the audit as
 // {"budget":N,"tokens_used":N,"strategy":S,"packer":S,"entries":[...]},
 // with "sticky_margin":M before "entries" when a sticky margin was in force.
-func (a Audit) MarshalJSON() ([]byte, error) { return marshal(a.toJSON()) }
+func (a Audit) MarshalJSON() ([]byte, error) { return cgpjson.MarshalNoEscape(a.toJSON()) }
 
 // MarshalJSON encodes the whole result as {"prompt":S,"citations":[...],"audit":{...}}
 // with nothing HTML-escaped; the encoding is stable (fixed member order, no
@@ -442,7 +442,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		}
 		j.Citations[i] = citationJSON{Label: c.Label, Frame: c.Frame, Provenance: p}
 	}
-	return marshal(j)
+	return cgpjson.MarshalNoEscape(j)
 }
 
 // WriteJSON writes the result's JSON encoding and a newline to w.
@@ -455,13 +455,3 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// marshal encodes v compactly without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}

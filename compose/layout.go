@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
 // maxLayoutBytes bounds the layout documents ParseLayout reads.
@@ -26,7 +27,7 @@ func (l Layout) MarshalJSON() ([]byte, error) {
 	if frames == nil {
 		frames = []frame.ID{}
 	}
-	return marshal(layoutJSON{Version: l.Version, Placement: l.Placement.String(), Frames: frames, Stable: l.Stable})
+	return cgpjson.MarshalNoEscape(layoutJSON{Version: l.Version, Placement: l.Placement.String(), Frames: frames, Stable: l.Stable})
 }
 
 // UnmarshalJSON decodes a layout and validates it (see Layout.Validate);

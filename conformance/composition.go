@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
 // Names of the composition checks, in report order.
@@ -56,7 +57,7 @@ func (r FrameRef) String() string { return r.Provider + "/" + r.Frame }
 
 // MarshalJSON writes ["provider", "frame_id"].
 func (r FrameRef) MarshalJSON() ([]byte, error) {
-	return marshalNoEscape([2]string{r.Provider, r.Frame})
+	return cgpjson.MarshalNoEscape([2]string{r.Provider, r.Frame})
 }
 
 // UnmarshalJSON reads ["provider", "frame_id"].

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
 // execProtocol names the cross-language composing-host protocol spoken by
@@ -73,7 +74,7 @@ func (h *ExecComposingHost) input(s *Scenario) ([]byte, error) {
 		cmd := append(append([]string(nil), h.FixtureCommand...), "--scenario", s.Name, "--provider", p.ID)
 		in.Providers = append(in.Providers, execProvider{ID: p.ID, Command: cmd})
 	}
-	b, err := marshalNoEscape(in)
+	b, err := cgpjson.MarshalNoEscape(in)
 	if err != nil {
 		return nil, fmt.Errorf("exec host: encode scenario: %w", err)
 	}

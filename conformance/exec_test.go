@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
@@ -121,7 +122,7 @@ func FuzzParseComposition(f *testing.F) {
 		if err != nil {
 			return
 		}
-		b, err := marshalNoEscape(c)
+		b, err := cgpjson.MarshalNoEscape(c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/wire"
 )
@@ -309,7 +310,7 @@ func (r *provRun) queryEnvelope(q frame.Query, id string) (wire.Envelope, string
 }
 
 func describeQuery(q frame.Query) string {
-	b, _ := marshalNoEscape(q)
+	b, _ := cgpjson.MarshalNoEscape(q)
 	return "query " + string(b)
 }
 

@@ -199,14 +199,3 @@ func ReadReport(r io.Reader) (*Report, error) {
 	return &rep, nil
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping and without the
-// trailing newline an Encoder adds.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}

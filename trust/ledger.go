@@ -1,12 +1,12 @@
 package trust
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -87,13 +87,7 @@ func (l *Ledger) AddResult(store *Store, providerID, providerName string, res *w
 // MarshalJSON encodes the ledger as an array of {"frame": ID,
 // "attestation": State} in canonical FrameID order.
 func (l *Ledger) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l.Entries()); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return cgpjson.MarshalNoEscape(l.Entries())
 }
 
 // UnmarshalJSON decodes what MarshalJSON writes; an identity listed twice

@@ -1,11 +1,12 @@
 package trust
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
 // Verdict is the outcome of checking one attestation against a trusted key.
@@ -231,13 +232,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 		}
 		j.Verdict = &s.verdict
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return cgpjson.MarshalNoEscape(j)
 }
 
 // UnmarshalJSON decodes what MarshalJSON writes. Members the kind does not

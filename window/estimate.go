@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/tokens"
 )
 
@@ -328,11 +329,9 @@ func countJSON(c tokens.Counter, raw []byte) (n int, invalid bool) {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return c.Count(string(raw)), true
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := cgpjson.MarshalNoEscape(v)
+	if err != nil {
 		return c.Count(string(raw)), false // not reached: v was just decoded
 	}
-	return c.Count(string(bytes.TrimSuffix(out.Bytes(), []byte("\n")))), false
+	return c.Count(string(out)), false
 }

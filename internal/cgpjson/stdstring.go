@@ -16,9 +16,18 @@ func AppendStdString(dst []byte, s string) []byte {
 	if utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
 		return AppendString(dst, s)
 	}
+	b, _ := MarshalNoEscape(s) // a string always encodes
+	return append(dst, b...)
+}
+
+// MarshalNoEscape is json.Marshal with HTML escaping off: "<", ">" and "&"
+// stay as they are (the text is for a model, or for a terminal).
+func MarshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

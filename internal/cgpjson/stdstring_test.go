@@ -25,3 +25,16 @@ func FuzzAppendStdString(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalNoEscape: json.Marshal's bytes except that "<", ">" and "&"
+// are not escaped; no trailing newline; an unencodable value is an error.
+func TestMarshalNoEscape(t *testing.T) {
+	v := map[string]any{"a": "<b> & c", "n": []int{1, 2}}
+	got, err := MarshalNoEscape(v)
+	if err != nil || string(got) != `{"a":"<b> & c","n":[1,2]}` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	if _, err := MarshalNoEscape(func() {}); err == nil {
+		t.Fatal("a func encoded")
+	}
+}
