@@ -111,9 +111,9 @@ var views = []struct {
 	{"raw", func(s string) string { return s }},
 	{"NFKC", norm.NFKC.String},
 	{"NFKD", norm.NFKD.String},
-	{"no Cf", stripCf},
-	{"NFKC then no Cf", func(s string) string { return stripCf(norm.NFKC.String(s)) }},
-	{"no Cf then NFKC", func(s string) string { return norm.NFKC.String(stripCf(s)) }},
+	{"no Cf", fencetest.DropCf},
+	{"NFKC then no Cf", func(s string) string { return fencetest.DropCf(norm.NFKC.String(s)) }},
+	{"no Cf then NFKC", func(s string) string { return norm.NFKC.String(fencetest.DropCf(s)) }},
 	{"no invisibles, marks or bad bytes, NFKD", func(s string) string { return stripInvisible(norm.NFKD.String(s)) }},
 }
 
@@ -129,15 +129,6 @@ func init() {
 			f    func(string) string
 		}{"shared " + v.Name, v.Fn})
 	}
-}
-
-func stripCf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 func stripInvisible(s string) string {

@@ -52,8 +52,9 @@ func hasNewer(s string) bool {
 	return false
 }
 
-// dropCf removes the format characters (general category Cf).
-func dropCf(s string) string {
+// DropCf removes the format characters (general category Cf), as a
+// decoder that ignores them reads the text.
+func DropCf(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
@@ -174,7 +175,7 @@ func isDigit(c byte, base int) bool {
 var (
 	raw    = View{"raw", func(s string) string { return s }}
 	nfkc   = View{"nfkc", foldNFKC}
-	noCf   = View{"no-cf", dropCf}
+	noCf   = View{"no-cf", DropCf}
 	goHTML = View{"html", html.UnescapeString}
 	pyHTML = View{"py-html", pyUnescape}
 )
