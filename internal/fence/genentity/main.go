@@ -20,15 +20,15 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/format"
-	"go/parser"
 	"go/token"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/gosrc"
 )
 
 func main() {
@@ -52,28 +52,10 @@ func main() {
 // readEntities returns every name of the maps in file src with its text:
 // the one or two runes of its value.
 func readEntities(src string) (map[string]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), src, nil, 0)
-	if err != nil {
-		return nil, err
-	}
 	texts := map[string]string{}
-	var bad error
-	ast.Inspect(f, func(n ast.Node) bool {
-		kv, ok := n.(*ast.KeyValueExpr)
-		if !ok || bad != nil {
-			return bad == nil
-		}
-		key, ok := kv.Key.(*ast.BasicLit)
-		if !ok || key.Kind != token.STRING {
-			return true
-		}
-		name, err := strconv.Unquote(key.Value)
-		if err != nil {
-			bad = err
-			return false
-		}
+	err := gosrc.StringKeys(src, nil, func(name string, value ast.Expr) error {
 		var runes []ast.Expr
-		switch v := kv.Value.(type) {
+		switch v := value.(type) {
 		case *ast.BasicLit:
 			runes = []ast.Expr{v}
 		case *ast.CompositeLit:
@@ -83,8 +65,7 @@ func readEntities(src string) (map[string]string, error) {
 		for _, e := range runes {
 			lit, ok := e.(*ast.BasicLit)
 			if !ok || lit.Kind != token.CHAR {
-				bad = fmt.Errorf("%s: entity %q: value is not rune literals", src, name)
-				return false
+				return fmt.Errorf("%s: entity %q: value is not rune literals", src, name)
 			}
 			r, _ := constant.Int64Val(constant.MakeFromLiteral(lit.Value, token.CHAR, 0))
 			text.WriteRune(rune(r))
@@ -92,10 +73,10 @@ func readEntities(src string) (map[string]string, error) {
 		if len(runes) > 0 {
 			texts[name] = text.String()
 		}
-		return false
+		return nil
 	})
-	if bad != nil {
-		return nil, bad
+	if err != nil {
+		return nil, err
 	}
 	if len(texts) < 2000 {
 		return nil, fmt.Errorf("%s: found %d entities, want the HTML5 list (over 2000)", src, len(texts))

@@ -25,11 +25,12 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/ctxkit/ctxkit/internal/gosrc"
 )
 
 // sources names each encoding's vocabulary file and its SHA-256, and the
@@ -104,41 +105,24 @@ func convert(path, wantSum, wantTiktoken, outPath string) error {
 // parseVocab reads the composite literal `vocab{"token": rank, ...}` from
 // the generated Go file and returns the tokens indexed by rank.
 func parseVocab(path string, src []byte) ([]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
-	if err != nil {
-		return nil, err
-	}
 	byRank := map[int]string{}
-	var perr error
-	ast.Inspect(f, func(n ast.Node) bool {
-		kv, ok := n.(*ast.KeyValueExpr)
-		if !ok || perr != nil {
-			return perr == nil
-		}
-		k, ok1 := kv.Key.(*ast.BasicLit)
-		v, ok2 := kv.Value.(*ast.BasicLit)
-		if !ok1 || !ok2 || k.Kind != token.STRING || v.Kind != token.INT {
-			return true
-		}
-		s, err := strconv.Unquote(k.Value)
-		if err != nil {
-			perr = fmt.Errorf("token %s: %w", k.Value, err)
-			return false
+	err := gosrc.StringKeys(path, src, func(s string, value ast.Expr) error {
+		v, ok := value.(*ast.BasicLit)
+		if !ok || v.Kind != token.INT {
+			return nil
 		}
 		r, err := strconv.Atoi(v.Value)
 		if err != nil {
-			perr = fmt.Errorf("rank %s: %w", v.Value, err)
-			return false
+			return fmt.Errorf("rank %s: %w", v.Value, err)
 		}
 		if old, dup := byRank[r]; dup {
-			perr = fmt.Errorf("rank %d given to %q and %q", r, old, s)
-			return false
+			return fmt.Errorf("rank %d given to %q and %q", r, old, s)
 		}
 		byRank[r] = s
-		return true
+		return nil
 	})
-	if perr != nil {
-		return nil, perr
+	if err != nil {
+		return nil, err
 	}
 	tokens := make([]string, len(byRank))
 	seen := map[string]bool{}
