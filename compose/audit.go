@@ -454,4 +454,3 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
-

@@ -198,4 +198,3 @@ func ReadReport(r io.Reader) (*Report, error) {
 	}
 	return &rep, nil
 }
-
