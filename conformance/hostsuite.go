@@ -226,57 +226,69 @@ func (r *hostRun) versionReject() {
 	r.rep.add(name, Pass, "contextgraph/2.0 refused in %v with %q; %s accepted", elapsed.Round(time.Millisecond), err, wire.ProtocolVersion)
 }
 
-// legEnds registers one in-process provider, fans q out, and checks that its
-// leg ends in want with frames frames accepted; otherwise it fails check
-// name, citing sent and expect.
-func (r *hostRun) legEnds(name string, s *staticServer, q frame.Query, want host.Status, frames int, sent, expect string) (*host.Outcome, bool) {
+// probeLeg is one provider of a drop check and how its leg must end: in
+// want, with frames frames accepted; sent and expect describe it in a
+// failure.
+type probeLeg struct {
+	s            *staticServer
+	want         host.Status
+	frames       int
+	sent, expect string
+}
+
+// legEnds registers leg's provider in process, fans q out, and checks that
+// its leg ends as it must; otherwise it fails check name.
+func (r *hostRun) legEnds(name string, q frame.Query, leg probeLeg) (*host.Outcome, bool) {
 	h, done := r.newHost(nil)
 	defer done()
-	err := h.AddInProcess("p", s)
+	err := h.AddInProcess("p", leg.s)
 	var o *host.Outcome
 	if err == nil {
 		o = outcomeOf(h.QueryAll(r.ctx, &q), "p")
 	}
-	if err != nil || o == nil || o.Status != want || len(o.Frames) != frames {
-		r.fail(name, sent, fmt.Sprintf("%s %v", describeOutcome(o), err), expect)
+	if err != nil || o == nil || o.Status != leg.want || len(o.Frames) != leg.frames {
+		r.fail(name, leg.sent, fmt.Sprintf("%s %v", describeOutcome(o), err), leg.expect)
 		return nil, false
 	}
 	return o, true
 }
 
-func (r *hostRun) budgetDrop() {
-	const name = checkHostBudgetDrop
-	q := hostProbeQuery()
-	o, ok := r.legEnds(name, newStatic("liar", honestFrame("big", 1200)), q, host.StatusBudgetLie, 0,
-		"one frame declaring 1200 tokens against max_tokens 1000", "the leg dropped as a budget lie (B2), no frame accepted")
+// dropsBadKeepsHonest passes check name when the bad leg is dropped as it
+// must be and its honest counterpart is accepted; the evidence names the
+// bad leg's status through the one verb of format.
+func (r *hostRun) dropsBadKeepsHonest(name string, q frame.Query, bad, honest probeLeg, format string) {
+	o, ok := r.legEnds(name, q, bad)
 	if !ok {
 		return
 	}
-	if _, ok := r.legEnds(name, newStatic("honest", honestFrame("ok", 200)), q, host.StatusFrames, 1,
-		"counterpart: one frame of 200 tokens", "the frame accepted"); !ok {
+	if _, ok := r.legEnds(name, q, honest); !ok {
 		return
 	}
-	r.rep.add(name, Pass, "1200-token claim dropped as %s; 200-token frame accepted", o.Status)
+	r.rep.add(name, Pass, format, o.Status)
+}
+
+func (r *hostRun) budgetDrop() {
+	r.dropsBadKeepsHonest(checkHostBudgetDrop, hostProbeQuery(),
+		probeLeg{newStatic("liar", honestFrame("big", 1200)), host.StatusBudgetLie, 0,
+			"one frame declaring 1200 tokens against max_tokens 1000", "the leg dropped as a budget lie (B2), no frame accepted"},
+		probeLeg{newStatic("honest", honestFrame("ok", 200)), host.StatusFrames, 1,
+			"counterpart: one frame of 200 tokens", "the frame accepted"},
+		"1200-token claim dropped as %s; 200-token frame accepted")
 }
 
 func (r *hostRun) frameLimit() {
-	const name = checkHostFrameLimit
 	q := hostProbeQuery()
 	q.MaxFrames = 3
 	var flood []frame.Frame
 	for i := range 12 {
 		flood = append(flood, honestFrame(fmt.Sprintf("f%02d", i), 1))
 	}
-	o, ok := r.legEnds(name, newStatic("flooder", flood...), q, host.StatusFrameFlood, 0,
-		"12 one-token frames against max_frames 3", "the leg dropped as a frame flood (B4), no frame accepted")
-	if !ok {
-		return
-	}
-	if _, ok := r.legEnds(name, newStatic("modest", flood[:2]...), q, host.StatusFrames, 2,
-		"counterpart: 2 frames against max_frames 3", "both accepted"); !ok {
-		return
-	}
-	r.rep.add(name, Pass, "12 frames for max_frames 3 dropped as %s; 2 frames accepted", o.Status)
+	r.dropsBadKeepsHonest(checkHostFrameLimit, q,
+		probeLeg{newStatic("flooder", flood...), host.StatusFrameFlood, 0,
+			"12 one-token frames against max_frames 3", "the leg dropped as a frame flood (B4), no frame accepted"},
+		probeLeg{newStatic("modest", flood[:2]...), host.StatusFrames, 2,
+			"counterpart: 2 frames against max_frames 3", "both accepted"},
+		"12 frames for max_frames 3 dropped as %s; 2 frames accepted")
 }
 
 func (r *hostRun) consentGate() {
