@@ -50,11 +50,7 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a spelling produced by MarshalText.
 func (s *Status) UnmarshalText(b []byte) error {
-	i, err := unspell(statusNames[:], b, "leg status")
-	if err == nil {
-		*s = Status(i)
-	}
-	return err
+	return unspell(s, statusNames[:], b, "leg status")
 }
 
 // Skipped reports whether the host did not query the provider because the
@@ -81,14 +77,16 @@ func spell(names []string, i int, kind string) string {
 	return fmt.Sprintf("%s(%d)", kind, i)
 }
 
-// unspell is the index of spelling b in names, or an error naming kind.
-func unspell(names []string, b []byte, kind string) (int, error) {
+// unspell sets *dst to the index of spelling b in names; a spelling not
+// there is an error naming kind, and *dst is left as it was.
+func unspell[T ~int](dst *T, names []string, b []byte, kind string) error {
 	for i, n := range names {
 		if n == string(b) {
-			return i, nil
+			*dst = T(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("host: unknown %s %q", kind, b)
+	return fmt.Errorf("host: unknown %s %q", kind, b)
 }
 
 // Outcome is one provider's leg of a fan-out.

@@ -41,11 +41,7 @@ func (p AuditPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), 
 
 // UnmarshalText parses a spelling produced by MarshalText.
 func (p *AuditPolicy) UnmarshalText(b []byte) error {
-	i, err := unspell(policyNames[:], b, "audit policy")
-	if err == nil {
-		*p = AuditPolicy(i)
-	}
-	return err
+	return unspell(p, policyNames[:], b, "audit policy")
 }
 
 // Options configures a Host. A nil *Options or zero fields mean the defaults.
