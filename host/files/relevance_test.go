@@ -402,13 +402,16 @@ func TestRelevance(t *testing.T) {
 			t.Errorf("new index below the floor: recall %.3f (floor %.2f), MRR %.3f (floor %.2f)", sc.recall, relevanceFloorRecall, sc.mrr, relevanceFloorMRR)
 		}
 	}
+	if os.Getenv("CTXKIT_RELEVANCE_EXPLAIN") == "1" {
+		explainRelevance(t, set, goroot, full)
+	}
 }
 
 // The floor the relevance test enforces, just below what the judged
-// directories give today (83.8% / 0.551 on 99 questions, BENCHMARKS.md);
+// directories give today (84.9% / 0.576 on 119 questions, BENCHMARKS.md);
 // the full tree (CTXKIT_RELEVANCE_FULL=1) scores lower and is reported
 // against the targets rather than held to this floor.
 const (
-	relevanceFloorRecall = 0.82
-	relevanceFloorMRR    = 0.53
+	relevanceFloorRecall = 0.83
+	relevanceFloorMRR    = 0.55
 )
