@@ -28,7 +28,7 @@ const (
 	generatedBy = 0.5 // generated files rank lower, not out
 	testBy      = 0.6 // so do tests: they use an API rather than explain it
 	dataBy      = 0.6 // and data files (JSON, YAML, CSV...): they hold values, not explanations
-	internalBy  = 0.7 // and code behind the public interface (unexported, internal/)
+	internalBy  = 0.6 // and code behind the public interface (unexported, internal/)
 
 	// fileShare is the weight of file-level evidence in a chunk's score:
 	// (1 - fileShare) × the chunk's own score + fileShare × the sum of its
