@@ -20,8 +20,8 @@ func ExampleNewIndex() {
 		fmt.Printf("%s:%d-%d %s %q %.2f\n", h.Path, h.Chunk.StartLine, h.Chunk.EndLine, h.Chunk.Kind, h.Chunk.Heading, h.Score)
 	}
 	// Output:
-	// retry.md:1-5 doc "Retries" 0.48
-	// retry.md:6-9 doc "Timeouts" 0.17
+	// retry.md:1-5 doc "Retries" 0.53
+	// retry.md:6-9 doc "Timeouts" 0.25
 }
 
 // Split cuts a Go file by declarations, each with its doc comment.

@@ -397,7 +397,17 @@ func (p *Provider) rank(q *frame.Query) (out []cand, weak int) {
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out[anchored:], func(a, b cand) int {
+	sortCands(out[anchored:])
+	if p.demoteRepeats(out[anchored:]) {
+		sortCands(out[anchored:])
+	}
+	return out, weak
+}
+
+// sortCands orders candidates best first; ties go to root, segment, then
+// chunk order.
+func sortCands(cs []cand) {
+	slices.SortFunc(cs, func(a, b cand) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
@@ -409,7 +419,49 @@ func (p *Provider) rank(q *frame.Query) (out []cand, weak int) {
 		}
 		return cmp.Compare(a.chunk, b.chunk)
 	})
-	return out, weak
+}
+
+// repeatBy scales the score of a chunk whose section (same file, same
+// heading or declaration) already has a better-ranked chunk: another
+// section must match 10% less well to rank below it. repeatScan is how
+// many of the best candidates are looked at: far more than an answer holds.
+const (
+	repeatBy   = 0.9
+	repeatScan = 1024
+)
+
+// demoteRepeats lowers the later chunks of a section that a better chunk
+// of it already represents (a long doc comment or document section split
+// in parts), so that the budget goes to more distinct answers before a
+// second part of the same one; it reports whether it changed a score.
+// cs must be sorted best first.
+func (p *Provider) demoteRepeats(cs []cand) bool {
+	type section struct {
+		root    int
+		seg, ct uint32
+		heading uint64 // FNV-1a of the heading: a collision only demotes a chunk
+	}
+	seen := make(map[section]bool, min(len(cs), repeatScan))
+	changed := false
+	for i := range cs[:min(len(cs), repeatScan)] {
+		c := &cs[i]
+		s := p.roots[c.root].segs[c.seg]
+		ch := s.chunk(c.chunk)
+		if ch.headN == 0 {
+			continue // no section name to tell parts of one section apart
+		}
+		h := uint64(14695981039346656037)
+		for _, b := range s.data[s.strOff+int(ch.headOff) : s.strOff+int(ch.headOff)+int(ch.headN)] {
+			h = (h ^ uint64(b)) * 1099511628211
+		}
+		k := section{c.root, c.seg, ch.content, h}
+		if seen[k] {
+			c.score *= repeatBy
+			changed = true
+		}
+		seen[k] = true
+	}
+	return changed
 }
 
 // anchorChunk returns the best-scoring chunk of an anchored file, or its

@@ -35,6 +35,9 @@ type relevanceSet struct {
 		// Heldout marks a question written and judged before the ranking
 		// changes it is reported against, and never tuned on.
 		Heldout bool `json:"heldout,omitempty"`
+		// Round is the round of work that added a held-out question;
+		// the fourth round's are reported as their own split.
+		Round int `json:"round,omitempty"`
 	} `json:"questions"`
 }
 
@@ -60,14 +63,17 @@ type score struct {
 
 // splitScore is recall and MRR over one part of the set: "tune" and
 // "check" alternate through the first-round questions (ranking changes
-// were judged on "tune" alone), "heldout" are the questions marked so.
+// were judged on "tune" alone), "heldout" are the second round's
+// held-out questions and "heldout4" the fourth round's.
 type splitScore struct {
 	n, hits int
 	rr      float64
 }
 
-func splitOf(i int, heldout bool) string {
+func splitOf(i int, heldout bool, round int) string {
 	switch {
+	case heldout && round == 4:
+		return "heldout4"
 	case heldout:
 		return "heldout"
 	case i%2 == 0:
@@ -121,10 +127,11 @@ func loadRelevanceSet(t testing.TB) (*relevanceSet, string) {
 func evaluate(set *relevanceSet, rank func(q string) []served) score {
 	sc := score{splits: map[string]*splitScore{}}
 	for i, q := range set.Questions {
-		sp := sc.splits[splitOf(i, q.Heldout)]
+		name := splitOf(i, q.Heldout, q.Round)
+		sp := sc.splits[name]
 		if sp == nil {
 			sp = &splitScore{}
-			sc.splits[splitOf(i, q.Heldout)] = sp
+			sc.splits[name] = sp
 		}
 		sp.n++
 		got := rank(q.Question)
@@ -382,7 +389,7 @@ func TestRelevance(t *testing.T) {
 		sc := evaluate(set, sys.make(t, set, goroot, full))
 		t.Logf("%-6s recall@%d %.1f%% (%d/%d)  MRR %.3f  (full tree: %v)", sys.name, set.Budget, 100*sc.recall,
 			int(sc.recall*float64(len(set.Questions))+0.5), len(set.Questions), sc.mrr, full)
-		t.Logf("%-6s   tune %s; check %s; heldout %s", sys.name, sc.splits["tune"], sc.splits["check"], sc.splits["heldout"])
+		t.Logf("%-6s   tune %s; check %s; heldout %s; heldout4 %s", sys.name, sc.splits["tune"], sc.splits["check"], sc.splits["heldout"], sc.splits["heldout4"])
 		if testing.Verbose() {
 			for _, m := range sc.misses {
 				t.Logf("  %s miss %s", sys.name, m)
@@ -395,13 +402,16 @@ func TestRelevance(t *testing.T) {
 			t.Errorf("new index below the floor: recall %.3f (floor %.2f), MRR %.3f (floor %.2f)", sc.recall, relevanceFloorRecall, sc.mrr, relevanceFloorMRR)
 		}
 	}
+	if os.Getenv("CTXKIT_RELEVANCE_EXPLAIN") == "1" {
+		explainRelevance(t, set, goroot, full)
+	}
 }
 
 // The floor the relevance test enforces, just below what the judged
-// directories give today (83.8% / 0.551 on 99 questions, BENCHMARKS.md);
+// directories give today (84.9% / 0.576 on 119 questions, BENCHMARKS.md);
 // the full tree (CTXKIT_RELEVANCE_FULL=1) scores lower and is reported
 // against the issue's targets rather than held to this floor.
 const (
-	relevanceFloorRecall = 0.82
-	relevanceFloorMRR    = 0.53
+	relevanceFloorRecall = 0.83
+	relevanceFloorMRR    = 0.55
 )

@@ -28,7 +28,16 @@ const (
 	generatedBy = 0.5 // generated files rank lower, not out
 	testBy      = 0.6 // so do tests: they use an API rather than explain it
 	dataBy      = 0.6 // and data files (JSON, YAML, CSV...): they hold values, not explanations
-	internalBy  = 0.7 // and code behind the public interface (unexported, internal/)
+	internalBy  = 0.6 // and code behind the public interface (unexported, internal/)
+
+	// fileShare is the weight of file-level evidence in a chunk's score:
+	// (1 - fileShare) × the chunk's own score + fileShare × the sum of its
+	// file's fileTop best chunk scores over the best file's sum. A chunk in
+	// a file that matches the query in several places is more likely to be
+	// the answer than an equal chunk in a file that matches once (passage
+	// retrieval's document evidence).
+	fileShare = 0.1
+	fileTop   = 3
 )
 
 // Document is one text for an Index: Path names it (its extension picks
@@ -43,7 +52,7 @@ type Hit struct {
 	Path  string   // the document's path (for a files index, relative to its root)
 	Paths []string // every path holding the same content, Path first
 	Chunk Chunk
-	Score float64 // in [0, 1]: the share of the query's weight the chunk matches, saturated
+	Score float64 // in [0, 1]: the share of the query's weight the chunk matches, saturated, mixed with its file's (fileShare)
 }
 
 // Index is a ranked index over document chunks: BM25F with body, heading
@@ -118,6 +127,7 @@ func (ix *Index) flush() {
 // ref is a scored chunk of a segment.
 type ref struct {
 	seg, chunk uint32
+	content    uint32 // the chunk's content in the segment
 	score      float64
 }
 
@@ -217,7 +227,56 @@ func searchAll(ixs []*Index, query string) [][]ref {
 			terms = append(terms, bytes.Clone(t))
 		}
 	})
-	return scoreAll(ixs, st.weigh(ixs, terms, 1), st)
+	out := scoreAll(ixs, st.weigh(ixs, terms, 1), st)
+	addFileEvidence(ixs, out)
+	return out
+}
+
+// addFileEvidence mixes each chunk's score with its file's (see
+// fileShare). It costs one pass over the matches and, per segment with
+// matches, an array of the best scores of each of its contents.
+func addFileEvidence(ixs []*Index, out [][]ref) {
+	type best [fileTop]float64 // descending
+	tops := make([][][]best, len(ixs))
+	bestSum := 0.0
+	for i, refs := range out {
+		tops[i] = make([][]best, len(ixs[i].segs))
+		for _, r := range refs {
+			if tops[i][r.seg] == nil {
+				tops[i][r.seg] = make([]best, len(ixs[i].segs[r.seg].contents))
+			}
+			t := &tops[i][r.seg][r.content]
+			v := r.score
+			for k := range t {
+				if v > t[k] {
+					t[k], v = v, t[k]
+				}
+			}
+		}
+	}
+	sumOf := func(t *best) float64 {
+		sum := 0.0
+		for _, v := range t {
+			sum += v
+		}
+		return sum
+	}
+	for i := range tops {
+		for _, seg := range tops[i] {
+			for k := range seg {
+				bestSum = max(bestSum, sumOf(&seg[k]))
+			}
+		}
+	}
+	if bestSum == 0 {
+		return
+	}
+	for i, refs := range out {
+		for j, r := range refs {
+			file := sumOf(&tops[i][r.seg][r.content]) / bestSum
+			refs[j].score = min(max((1-fileShare)*r.score+fileShare*file, 0), 1)
+		}
+	}
 }
 
 // collection holds the statistics shared by every index searched together.
@@ -314,7 +373,11 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, a
 				}
 				v := 0.0
 				if tb > 0 {
-					v += bodyWeight * float64(tb) / (1 - bodyB + bodyB*float64(ci.bodyLen)/avgBody)
+					// Length normalisation penalises a chunk longer than
+					// the average but gives a shorter one no bonus: chunks
+					// are bounded in size already, and a one-line field or
+					// constant otherwise outranks the section explaining it.
+					v += bodyWeight * float64(tb) / (1 - bodyB + bodyB*max(float64(ci.bodyLen)/avgBody, 1))
 				}
 				if th > 0 {
 					v += headWeight * float64(th) / (1 - headB + headB*float64(ci.headLen)/avgHead)
@@ -360,7 +423,7 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, a
 		} else if ct.data {
 			sc *= dataBy
 		}
-		out = append(out, ref{si, c, min(max(sc, 0), 1)})
+		out = append(out, ref{si, c, ci.content, min(max(sc, 0), 1)})
 	}
 	return out
 }
