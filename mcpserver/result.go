@@ -122,7 +122,13 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			if !ok {
 				return next(ctx, method, req)
 			}
-			res, err := call(ctx, ct.Params.Arguments)
+			var res *encodedResult
+			var err error
+			if w, ok := ctx.Value(workersKey{}).(*workers); ok {
+				res, err = w.call(ctx, call, ct.Params.Arguments)
+			} else {
+				res, err = call(ctx, ct.Params.Arguments)
+			}
 			if err != nil {
 				return nil, err
 			}

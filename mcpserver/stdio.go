@@ -33,6 +33,9 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer)
 // serveStdio is ServeStdio with a line limit (0: the protocol's default).
 func serveStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
 	c := newStdioConn(in, out, maxLine)
+	w := newWorkers()
+	defer w.stop()
+	ctx = context.WithValue(ctx, workersKey{}, w)
 	return s.Run(context.WithValue(ctx, heldKey{}, &c.held), stdioTransport{c})
 }
 
