@@ -32,6 +32,18 @@ type encodedResult struct {
 	token []byte
 }
 
+// The names and marks MarshalJSON writes around a result's members.
+const (
+	resultOpen       = `{"content":[{"type":"text","text":`
+	resultTextClose  = `}]`
+	resultStructured = `,"structuredContent":`
+	resultIsError    = `,"isError":true`
+	resultComplete   = `,"resultType":"complete"`
+	resultMeta       = `,"_meta":`
+	resultFraming    = len(resultOpen) + len(resultTextClose) + len(resultStructured) + len(resultIsError) +
+		len(resultComplete) + len(resultMeta) + len("}")
+)
+
 // MarshalJSON writes the CallToolResult wire shape: one text content, the
 // structured content when there is one, isError and resultType when set,
 // and any _meta the SDK added (its serverInfo in the per-request protocol).
@@ -47,22 +59,24 @@ func (r *encodedResult) MarshalJSON() ([]byte, error) {
 		}
 		meta = m
 	}
-	b := make([]byte, 0, len(r.text)+len(r.structured)+len(meta)+80)
-	b = append(b, `{"content":[{"type":"text","text":`...)
+	// One allocation: the members' bytes and every name and mark around
+	// them (a result of 20-30 KB grew once more for its _meta before).
+	b := make([]byte, 0, len(r.text)+len(r.structured)+len(meta)+resultFraming)
+	b = append(b, resultOpen...)
 	b = append(b, r.text...)
-	b = append(b, "}]"...)
+	b = append(b, resultTextClose...)
 	if len(r.structured) > 0 {
-		b = append(b, `,"structuredContent":`...)
+		b = append(b, resultStructured...)
 		b = append(b, r.structured...)
 	}
 	if r.isError {
-		b = append(b, `,"isError":true`...)
+		b = append(b, resultIsError...)
 	}
 	if r.complete {
-		b = append(b, `,"resultType":"complete"`...)
+		b = append(b, resultComplete...)
 	}
 	if meta != nil {
-		b = append(b, `,"_meta":`...)
+		b = append(b, resultMeta...)
 		b = append(b, meta...)
 	}
 	b = append(b, '}')
@@ -122,7 +136,13 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			if !ok {
 				return next(ctx, method, req)
 			}
-			res, err := call(ctx, ct.Params.Arguments)
+			var res *encodedResult
+			var err error
+			if w, ok := ctx.Value(workersKey{}).(*workers); ok {
+				res, err = w.call(ctx, call, ct.Params.Arguments)
+			} else {
+				res, err = call(ctx, ct.Params.Arguments)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -170,3 +170,35 @@ func TestPromptResultMatchesDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedResultOneBuffer: the encoding is written into the buffer
+// sized for it at the start, whichever members are set: a buffer that
+// had to grow would have another capacity.
+func TestEncodedResultOneBuffer(t *testing.T) {
+	text := jsonString(strings.Repeat("fenced evidence\n", 1000))
+	structured := json.RawMessage(`{"prompt":` + string(text) + `,"citations":[],"audit":{}}`)
+	meta := mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: "ctxkit", Version: "dev"}}
+	metaBytes, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mask := range 16 {
+		r := &encodedResult{text: text, isError: mask&1 != 0, complete: mask&2 != 0}
+		want := len(text) + resultFraming
+		if mask&4 != 0 {
+			r.structured = structured
+			want += len(structured)
+		}
+		if mask&8 != 0 {
+			r.Meta = meta
+			want += len(metaBytes)
+		}
+		b, err := r.MarshalJSON()
+		if err != nil || !json.Valid(b) {
+			t.Fatalf("members %04b: %v, or not JSON: %.200s", mask, err, b)
+		}
+		if cap(b) != want {
+			t.Errorf("members %04b: a buffer of capacity %d for %d bytes, want the %d sized at the start", mask, cap(b), len(b), want)
+		}
+	}
+}

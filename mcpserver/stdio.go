@@ -33,6 +33,9 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer)
 // serveStdio is ServeStdio with a line limit (0: the protocol's default).
 func serveStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
 	c := newStdioConn(in, out, maxLine)
+	w := newWorkers()
+	defer w.stop()
+	ctx = context.WithValue(ctx, workersKey{}, w)
 	return s.Run(context.WithValue(ctx, heldKey{}, &c.held), stdioTransport{c})
 }
 
@@ -149,7 +152,7 @@ func (c *stdioConn) decodeLine(line []byte) ([]jsonrpc.Message, error) {
 		return nil, errors.New("mcpserver: a stdio line is not one JSON value")
 	}
 	if line[0] != '[' {
-		msg, err := jsonrpc.DecodeMessage(line)
+		msg, err := decodeMessage(line)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +174,7 @@ func (c *stdioConn) decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	}
 	msgs := make([]jsonrpc.Message, 0, len(raws))
 	for _, raw := range raws {
-		msg, err := jsonrpc.DecodeMessage(raw)
+		msg, err := decodeMessage(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +182,15 @@ func (c *stdioConn) decodeLine(line []byte) ([]jsonrpc.Message, error) {
 		msgs = append(msgs, msg)
 	}
 	return msgs, c.addBatch(msgs)
+}
+
+// decodeMessage is jsonrpc.DecodeMessage, cheaper for a plain request
+// (see decodeRequest).
+func decodeMessage(b []byte) (jsonrpc.Message, error) {
+	if req, ok := decodeRequest(b); ok {
+		return req, nil
+	}
+	return jsonrpc.DecodeMessage(b)
 }
 
 // noteInitialize remembers an initialize call, whose answer names the
