@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxkit/ctxkit/internal/procstat"
 )
 
 // BenchmarkQueryContextAB compares this tree's ctxkit mcp with another
@@ -94,14 +93,9 @@ func benchAB(b *testing.B, budget int, base string) {
 
 // procCPU is a running process's user and system CPU time from /proc.
 func procCPU(b *testing.B, pid int) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The fields after the command name (which may hold spaces) start
-	// with state; utime and stime are fields 14 and 15, in clock ticks.
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return st.CPU()
 }
