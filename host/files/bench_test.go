@@ -78,3 +78,30 @@ func BenchmarkQuery(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[(len(lat)-1)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkWarmBuild opens the stored index of an unchanged tree once per
+// iteration, as every CLI query does: the walk, one stat per file, and
+// the store's checks. It needs $CTXKIT_BENCH_STORE (built on first use).
+func BenchmarkWarmBuild(b *testing.B) {
+	store := os.Getenv("CTXKIT_BENCH_STORE")
+	if store == "" {
+		b.Skip("set CTXKIT_BENCH_STORE to the index file to open")
+	}
+	dir := benchTree(b)
+	opts := &IndexOptions{Store: store}
+	if ix, err := Build(context.Background(), dir, opts); err != nil {
+		b.Fatal(err)
+	} else {
+		ix.Close()
+	}
+	for b.Loop() {
+		ix, err := Build(context.Background(), dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st := ix.Stats().State; st != StateFresh {
+			b.Fatalf("state %s, want fresh", st)
+		}
+		ix.Close()
+	}
+}

@@ -199,7 +199,13 @@ func parseSegment(data []byte) (*segment, error) {
 		s.avgBody = float64(s.totalBodyLen) / float64(s.nChunks)
 		s.avgHead = float64(s.totalHeadLen) / float64(s.nChunks)
 	}
-	r := reader{b: data[contentsOff:s.chunkOff]}
+	if contentsOff > s.chunkOff {
+		return nil, fmt.Errorf("%w: section offset out of range", errCorrupt)
+	}
+	// The paths are cut from one copy of the contents section, not copied
+	// one by one: a store of 57k files would cost as many allocations.
+	sec := string(data[contentsOff:s.chunkOff])
+	r := reader{b: data[contentsOff:s.chunkOff], str: sec}
 	s.contents = make([]content, 0, nContents)
 	for range nContents {
 		c, err := r.content()
@@ -216,10 +222,25 @@ func parseSegment(data []byte) (*segment, error) {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// reader decodes the varint-framed contents section.
+// reader decodes the varint-framed contents section. str, when set, holds
+// the same bytes as b did at the start, and strings are cut from it.
 type reader struct {
-	b   []byte
-	err error
+	b     []byte
+	str   string
+	paths []pathEntry
+	err   error
+}
+
+// string returns the next n bytes as a string.
+func (r *reader) string(n uint64) string {
+	if r.str == "" {
+		return string(r.bytes(n))
+	}
+	off := len(r.str) - len(r.b)
+	if r.bytes(n) == nil {
+		return ""
+	}
+	return r.str[off : off+int(n)]
 }
 
 func (r *reader) uvarint() uint64 {
@@ -260,11 +281,24 @@ func (r *reader) content() (content, error) {
 	if np > 1<<20 {
 		return c, fmt.Errorf("%w: path count", errCorrupt)
 	}
+	if np > uint64(len(r.b)) { // each path takes three bytes at least
+		return c, fmt.Errorf("%w: path count", errCorrupt)
+	}
+	// The paths of every content share one slab, each capped so an append
+	// to one cannot overwrite the next.
+	if uint64(cap(r.paths)-len(r.paths)) < np {
+		r.paths = make([]pathEntry, 0, max(np, 1024))
+	}
+	start := len(r.paths)
 	for range np {
-		rel := string(r.bytes(r.uvarint()))
+		rel := r.string(r.uvarint())
 		size := int64(r.uvarint())
 		mod := int64(r.uvarint())
-		c.paths = append(c.paths, pathEntry{rel: rel, size: size, modTime: mod})
+		r.paths = append(r.paths, pathEntry{rel: rel, size: size, modTime: mod})
+	}
+	c.paths = r.paths[start:len(r.paths):len(r.paths)]
+	if np == 0 {
+		c.paths = nil
 	}
 	return c, r.err
 }

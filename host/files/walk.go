@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // DefaultSkipDirs are directory names not descended into unless
@@ -68,15 +69,35 @@ type walker struct {
 	files   []walkFile
 	skipSet map[string]bool
 	sem     chan struct{} // tokens for listing a directory on another goroutine
-	bufs    sync.Pool     // of *[]byte, for reading directory listings
+	bufs    sync.Pool     // of *listBuf, for reading directory listings
 }
 
-// listing is what one directory's walk found, its subdirectories' included
-// in name order.
+// listing is what one directory's walk found: its files and, in name
+// order among them, its subdirectories' listings. The walk flattens the
+// tree once at the end, so a file is copied once, not once per level.
 type listing struct {
-	files   []walkFile
+	parts   []part
 	skipped Skipped
 	err     error
+	n       int // files in this directory and below
+}
+
+// part is a run of a directory's files and the subdirectory listed after
+// them, if any.
+type part struct {
+	files []walkFile
+	sub   *listing
+}
+
+// flatten appends the files of l and its subdirectories, in walk order.
+func (l *listing) flatten(out []walkFile) []walkFile {
+	for _, p := range l.parts {
+		out = append(out, p.files...)
+		if p.sub != nil {
+			out = p.sub.flatten(out)
+		}
+	}
+	return out
 }
 
 // walk lists the tree. Directories are listed on every core (the walk is
@@ -95,7 +116,7 @@ func (w *walker) walk(ctx context.Context) error {
 		return err
 	}
 	l := w.dir(ctx, d, w.root, "", nil)
-	w.files, w.skipped = l.files, l.skipped
+	w.files, w.skipped = l.flatten(make([]walkFile, 0, l.n)), l.skipped
 	return l.err
 }
 
@@ -114,57 +135,101 @@ const (
 
 // dirEntry is one name in a directory listing.
 type dirEntry struct {
-	name string
+	rel  string // slash path below the root; ends with name
+	z    string // name followed by a NUL byte, for system calls
 	kind entryKind
+}
+
+// name is the entry's name in its directory.
+func (e *dirEntry) name() string { return e.z[:len(e.z)-1] }
+
+// rawEntry is a name read from a directory listing: names[off:off+n] of
+// the listing's name buffer.
+type rawEntry struct {
+	off, n uint32
+	kind   entryKind
+}
+
+// makeEntries turns the names of one listing into entries, in name order,
+// their relative paths and NUL-terminated names cut from one allocation
+// rather than one (or two) per name.
+func makeEntries(prefix string, names []byte, raw []rawEntry) []dirEntry {
+	size := 0
+	for _, r := range raw {
+		size += len(prefix) + 1 + int(r.n) + 1
+	}
+	arena := make([]byte, 0, size)
+	type span struct{ start, name, end int }
+	spans := make([]span, len(raw))
+	for i, r := range raw {
+		start := len(arena)
+		if prefix != "" {
+			arena = append(append(arena, prefix...), '/')
+		}
+		name := len(arena)
+		arena = append(arena, names[r.off:r.off+r.n]...)
+		spans[i] = span{start, name, len(arena)}
+		arena = append(arena, 0)
+	}
+	if len(arena) == 0 {
+		return nil
+	}
+	// The arena is not written again, so a string may share its bytes.
+	s := unsafe.String(&arena[0], len(arena))
+	out := make([]dirEntry, len(raw))
+	for i, sp := range spans {
+		out[i] = dirEntry{rel: s[sp.start:sp.end], z: s[sp.name : sp.end+1], kind: raw[i].kind}
+	}
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.z, b.z) })
+	return out
+}
+
+// listBuf is the scratch space of one directory listing, reused.
+type listBuf struct {
+	dents []byte
+	names []byte
+	raw   []rawEntry
 }
 
 // dir lists one directory (open as d, which it closes), in name order,
 // with the ignore rules in force.
-func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) listing {
+func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) *listing {
 	defer d.close()
-	var out listing
+	out := &listing{}
 	if err := ctx.Err(); err != nil {
 		out.err = err
 		return out
 	}
-	bp, _ := w.bufs.Get().(*[]byte)
-	if bp == nil {
-		b := make([]byte, 32<<10)
-		bp = &b
+	lb, _ := w.bufs.Get().(*listBuf)
+	if lb == nil {
+		lb = &listBuf{dents: make([]byte, 32<<10)}
 	}
-	entries, err := d.list(*bp)
-	w.bufs.Put(bp)
+	entries, err := d.list(lb, rel)
+	w.bufs.Put(lb)
 	if err != nil {
 		out.skipped.Unreadable++
 		return out
 	}
 	if !w.opts.NoIgnoreFiles {
 		for _, e := range entries {
-			if name := e.name; (name == ".gitignore" || name == ".ignore") && e.kind == entryFile {
+			if name := e.name(); (name == ".gitignore" || name == ".ignore") && e.kind == entryFile {
 				rules = append(slices.Clip(rules), readIgnore(filepath.Join(abs, name), rel)...)
 			}
 		}
 	}
-	// parts holds the files found so far and, in order, the pending
-	// listings of subdirectories.
-	type part struct {
-		files []walkFile
-		sub   chan listing
-	}
-	var parts []part
-	cur := &out.files
+	// subs are the pending listings of subdirectories, one per part but
+	// the last.
+	var subs []chan *listing
+	var cur []walkFile
 	sk := &out.skipped
-	for _, e := range entries {
-		name := e.name
-		r := name
-		if rel != "" {
-			r = rel + "/" + name
-		}
+	for i := range entries {
+		e := &entries[i]
+		name, r := e.name(), e.rel
 		var size, modTime int64
 		stated := false
 		if e.kind == entryUnknown {
 			stated = true
-			if e.kind, size, modTime, err = d.stat(name); err != nil {
+			if e.kind, size, modTime, err = d.stat(e); err != nil {
 				sk.Unreadable++
 				continue
 			}
@@ -195,9 +260,9 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 				sk.Unreadable++
 				continue
 			}
-			parts = append(parts, part{files: *cur, sub: w.sub(ctx, child, childAbs, r, rules)})
-			var next []walkFile
-			cur = &next
+			out.parts = append(out.parts, part{files: cur})
+			subs = append(subs, w.sub(ctx, child, childAbs, r, rules))
+			cur = nil
 			continue
 		}
 		if e.kind != entryFile {
@@ -209,7 +274,7 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 		}
 		if !stated {
 			var kind entryKind
-			if kind, size, modTime, err = d.stat(name); err != nil || kind != entryFile {
+			if kind, size, modTime, err = d.stat(e); err != nil || kind != entryFile {
 				sk.Unreadable++ // gone or replaced since the listing
 				continue
 			}
@@ -218,30 +283,28 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 			sk.TooLarge++
 			continue
 		}
-		*cur = append(*cur, walkFile{rel: r, size: size, modTime: modTime})
+		cur = append(cur, walkFile{rel: r, size: size, modTime: modTime})
+		out.n++
 	}
-	if len(parts) == 0 {
-		return out
+	if len(cur) > 0 {
+		out.parts = append(out.parts, part{files: cur})
 	}
-	tail := *cur
-	var files []walkFile
-	for _, p := range parts {
-		files = append(files, p.files...)
-		l := <-p.sub
-		files = append(files, l.files...)
+	for i, ch := range subs {
+		l := <-ch
+		out.parts[i].sub = l
+		out.n += l.n
 		*sk = addSkipped(*sk, l.skipped)
 		if out.err == nil {
 			out.err = l.err
 		}
 	}
-	out.files = append(files, tail...)
 	return out
 }
 
 // sub lists a subdirectory on another goroutine when one is free, else on
 // this one.
-func (w *walker) sub(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) chan listing {
-	ch := make(chan listing, 1)
+func (w *walker) sub(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) chan *listing {
+	ch := make(chan *listing, 1)
 	select {
 	case w.sem <- struct{}{}:
 		go func() {
