@@ -150,10 +150,15 @@ type rawEntry struct {
 	kind   entryKind
 }
 
-// makeEntries turns the names of one listing into entries, in name order,
+// makeEntries turns the names of one listing into entries, in name order
+// (it sorts raw),
 // their relative paths and NUL-terminated names cut from one allocation
 // rather than one (or two) per name.
 func makeEntries(prefix string, names []byte, raw []rawEntry) []dirEntry {
+	// Sorted before the entries are made: the records are small.
+	slices.SortFunc(raw, func(a, b rawEntry) int {
+		return bytes.Compare(names[a.off:a.off+a.n], names[b.off:b.off+b.n])
+	})
 	size := 0
 	for _, r := range raw {
 		size += len(prefix) + 1 + int(r.n) + 1
@@ -180,7 +185,6 @@ func makeEntries(prefix string, names []byte, raw []rawEntry) []dirEntry {
 	for i, sp := range spans {
 		out[i] = dirEntry{rel: s[sp.start:sp.end], z: s[sp.name : sp.end+1], kind: raw[i].kind}
 	}
-	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.z, b.z) })
 	return out
 }
 
