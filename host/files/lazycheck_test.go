@@ -237,3 +237,63 @@ func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 		t.Errorf("intact store found corrupt: %v", err)
 	}
 }
+
+// Concurrent queries on one provider whose store turns out corrupt all get
+// the intact store's answer, and the store is rebuilt once.
+func TestLazyCheckConcurrentQueries(t *testing.T) {
+	old := lazyCheckMin
+	lazyCheckMin = 0
+	t.Cleanup(func() { lazyCheckMin = old })
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	p := New(ix)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := p.Query(context.Background(), q)
+			if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+				errs <- fmt.Sprintf("%v %+v", err, res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if n := strings.Count(log.String(), "rebuilding"); n != 1 {
+		t.Errorf("rebuilt %d times; log %q", n, log.String())
+	}
+	p.Index().Close()
+}

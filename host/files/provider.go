@@ -61,14 +61,30 @@ func New(ixs ...*Index) *Provider {
 	return p
 }
 
-// Index returns the provider's first index.
-func (p *Provider) Index() *Index { return p.roots[0] }
+// Index returns the provider's first index. A query that finds an index
+// corrupt replaces it (see Query), so call Index again after a query.
+func (p *Provider) Index() *Index {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.roots[0]
+}
 
-// Indexes returns the provider's indexes, one per root.
-func (p *Provider) Indexes() []*Index { return p.roots }
+// Indexes returns the provider's indexes, one per root, as Index does.
+func (p *Provider) Indexes() []*Index {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return slices.Clone(p.roots)
+}
 
 // Stats sums the indexes' statistics; the state is the least fresh of them.
 func (p *Provider) Stats() Stats {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.stats()
+}
+
+// stats is Stats; the caller holds p.mu.
+func (p *Provider) stats() Stats {
 	var st Stats
 	rank := map[State]int{StateFresh: 0, StateMemory: 1, StateRefreshed: 2, StateRebuilt: 3}
 	for i, ix := range p.roots {
@@ -369,7 +385,7 @@ type HeldBack struct {
 }
 
 func (p *Provider) diagnostics(held HeldBack) []byte {
-	st := p.Stats()
+	st := p.stats()
 	d := Diagnostics{Index: IndexSummary{State: st.State, Roots: len(p.roots), Files: st.Files, Contents: st.Contents,
 		Chunks: st.Chunks, Bytes: st.Bytes, Skipped: st.Skipped}, HeldBack: held}
 	b, err := json.Marshal(d)
@@ -581,7 +597,9 @@ func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, 
 // String describes the provider for logs: roots, counts and what was
 // skipped.
 func (p *Provider) String() string {
-	st := p.Stats()
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	st := p.stats()
 	roots := make([]string, len(p.roots))
 	for i, ix := range p.roots {
 		roots[i] = ix.root
