@@ -143,12 +143,25 @@ func buildIndex(ctx context.Context, root string, opts *IndexOptions, whole bool
 		stored = make(chan storedIndex, 1)
 		go func() { stored <- mapStore(o.Store, whole) }()
 	}
-	w := &walker{root: abs, opts: &o}
+	w := &walker{root: abs, opts: &o, start: time.Now()}
+	if o.Store != "" {
+		cache, err := loadDirCache(dirCachePath(o.Store))
+		if err != nil {
+			ix.logf(&o, "listing cache %s not used (%v); listing every directory", dirCachePath(o.Store), err)
+		}
+		w.cache, w.cw = cache, &dirCacheWriter{}
+	}
 	if err := w.walk(ctx); err != nil {
 		if stored != nil {
 			(<-stored).release()
 		}
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	if w.cw != nil && w.cw.listed > 0 {
+		// Directories were listed that the next walk need not list.
+		if err := w.cw.write(dirCachePath(o.Store)); err != nil {
+			ix.logf(&o, "listing cache %s not stored: %v", dirCachePath(o.Store), err)
+		}
 	}
 	if o.Store == "" {
 		err = ix.rebuild(ctx, w.files, &o)

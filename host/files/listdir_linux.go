@@ -81,6 +81,15 @@ func appendDirents(names []byte, raw []rawEntry, b []byte) ([]byte, []rawEntry) 
 	return names, raw
 }
 
+// ident returns the directory's inode, change and modification times.
+func (d *dirHandle) ident() (dirIdent, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return dirIdent{}, err
+	}
+	return dirIdent{ino: st.Ino, ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}, nil
+}
+
 // direntKind reads a directory entry's type (DT_REG, ...).
 func direntKind(t uint8) entryKind {
 	switch t {

@@ -3,6 +3,7 @@
 package files
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,6 +38,11 @@ func (d *dirHandle) stat(e *dirEntry) (kind entryKind, size, modTime int64, err 
 		return 0, 0, 0, err
 	}
 	return kindOf(info.Mode().Type()), info.Size(), info.ModTime().UnixNano(), nil
+}
+
+// ident is not known here: no directory's listing is cached.
+func (d *dirHandle) ident() (dirIdent, error) {
+	return dirIdent{}, errors.ErrUnsupported
 }
 
 func kindOf(m fs.FileMode) entryKind {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -70,6 +71,11 @@ type walker struct {
 	skipSet map[string]bool
 	sem     chan struct{} // tokens for listing a directory on another goroutine
 	bufs    sync.Pool     // of *listBuf, for reading directory listings
+	// With a store: the listing cache read (nil if none) and the one
+	// this walk makes, and when the walk began.
+	cache *dirCache
+	cw    *dirCacheWriter
+	start time.Time
 }
 
 // listing is what one directory's walk found: its files and, in name
@@ -208,7 +214,7 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 	if lb == nil {
 		lb = &listBuf{dents: make([]byte, 32<<10)}
 	}
-	entries, err := d.list(lb, rel)
+	entries, err := w.listDir(d, lb, rel)
 	w.bufs.Put(lb)
 	if err != nil {
 		out.skipped.Unreadable++
@@ -303,6 +309,33 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 		}
 	}
 	return out
+}
+
+// listDir lists d, from the listing cache when the directory is as cached
+// (see dircache.go), and records the listing for the next walk.
+func (w *walker) listDir(d *dirHandle, lb *listBuf, rel string) ([]dirEntry, error) {
+	if w.cw == nil {
+		return d.list(lb, rel)
+	}
+	// The directory's times are read before it is listed: a change made
+	// while it is listed then shows next time.
+	id, err := d.ident()
+	if err != nil {
+		return d.list(lb, rel)
+	}
+	if w.cache != nil {
+		if rec, ok := w.cache.at[rel]; ok && rec.id == id && w.cache.entries(rec, lb) {
+			w.cw.keep(w.cache, rel, rec)
+			return makeEntries(rel, lb.names, lb.raw), nil
+		}
+	}
+	entries, err := d.list(lb, rel)
+	if err == nil {
+		if old := w.start.Add(-racyMargin).UnixNano(); id.ctime < old && id.mtime < old {
+			w.cw.add(rel, id, lb.names, lb.raw)
+		}
+	}
+	return entries, err
 }
 
 // sub lists a subdirectory on another goroutine when one is free, else on
