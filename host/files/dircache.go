@@ -19,6 +19,8 @@ import (
 // while all three are as cached the names are too, and a warm query reads
 // them from the cache instead of listing the directory: one fstat instead
 // of two getdents calls and a sort. Files are still stated one by one.
+// Only directories on the root's device, on a local file system known to
+// keep these times (see cacheableFS), are cached.
 //
 // A listing is cached only when the directory's times are older than the
 // listing by racyMargin: file systems keep times in coarse ticks, and an
@@ -39,7 +41,7 @@ func dirCachePath(store string) string { return store + ".dirs" }
 
 // dirIdent is what says a directory's entries are unchanged.
 type dirIdent struct {
-	ino          uint64
+	dev, ino     uint64
 	ctime, mtime int64 // Unix nanoseconds
 }
 
@@ -85,6 +87,7 @@ func loadDirCache(name string) (*dirCache, error) {
 	for range n {
 		rel := r.string(r.uvarint())
 		var rec dirRecord
+		rec.id.dev = r.uvarint()
 		rec.id.ino = r.uvarint()
 		rec.id.ctime = int64(r.uvarint())
 		rec.id.mtime = int64(r.uvarint())
@@ -160,6 +163,7 @@ func (cw *dirCacheWriter) keep(c *dirCache, rel string, rec dirRecord) {
 func appendDirRecord(b []byte, rel string, id dirIdent, n int, body []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(rel)))
 	b = append(b, rel...)
+	b = binary.AppendUvarint(b, id.dev)
 	b = binary.AppendUvarint(b, id.ino)
 	b = binary.AppendUvarint(b, uint64(id.ctime))
 	b = binary.AppendUvarint(b, uint64(id.mtime))

@@ -81,13 +81,31 @@ func appendDirents(names []byte, raw []rawEntry, b []byte) ([]byte, []rawEntry) 
 	return names, raw
 }
 
-// ident returns the directory's inode, change and modification times.
+// ident returns the directory's device, inode, change and modification
+// times.
 func (d *dirHandle) ident() (dirIdent, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return dirIdent{}, err
 	}
-	return dirIdent{ino: st.Ino, ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}, nil
+	return dirIdent{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}, nil
+}
+
+// cacheableFS reports whether d is on a local file system known to move a
+// directory's change time whenever an entry is added, removed or renamed,
+// as the listing cache needs. Network and user-space file systems are
+// listed every time.
+func (d *dirHandle) cacheableFS() bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(d.fd, &st); err != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1 /* ZFS */ :
+		return true
+	}
+	return false
 }
 
 // direntKind reads a directory entry's type (DT_REG, ...).

@@ -45,6 +45,8 @@ func (d *dirHandle) ident() (dirIdent, error) {
 	return dirIdent{}, errors.ErrUnsupported
 }
 
+func (d *dirHandle) cacheableFS() bool { return false }
+
 func kindOf(m fs.FileMode) entryKind {
 	switch {
 	case m.IsRegular():

@@ -73,9 +73,10 @@ type walker struct {
 	bufs    sync.Pool     // of *listBuf, for reading directory listings
 	// With a store: the listing cache read (nil if none) and the one
 	// this walk makes, and when the walk began.
-	cache *dirCache
-	cw    *dirCacheWriter
-	start time.Time
+	cache   *dirCache
+	cw      *dirCacheWriter
+	start   time.Time
+	rootDev uint64 // only directories on the root's device are cached
 }
 
 // listing is what one directory's walk found: its files and, in name
@@ -120,6 +121,13 @@ func (w *walker) walk(ctx context.Context) error {
 	d, err := openRootDir(w.root)
 	if err != nil {
 		return err
+	}
+	if w.cw != nil {
+		if id, err := d.ident(); err == nil && d.cacheableFS() {
+			w.rootDev = id.dev
+		} else {
+			w.cache, w.cw = nil, nil
+		}
 	}
 	l := w.dir(ctx, d, w.root, "", nil)
 	w.files, w.skipped = l.flatten(make([]walkFile, 0, l.n)), l.skipped
@@ -320,7 +328,7 @@ func (w *walker) listDir(d *dirHandle, lb *listBuf, rel string) ([]dirEntry, err
 	// The directory's times are read before it is listed: a change made
 	// while it is listed then shows next time.
 	id, err := d.ident()
-	if err != nil {
+	if err != nil || id.dev != w.rootDev {
 		return d.list(lb, rel)
 	}
 	if w.cache != nil {
