@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // A listing cache (Store + ".dirs") keeps, for each directory of the tree,
@@ -69,7 +70,7 @@ func loadDirCache(name string) (*dirCache, error) {
 		return nil, err
 	}
 	const hdr = 8 + 4 + 4 + 4
-	if len(data) < hdr || string(data[:8]) != dirCacheMagic {
+	if len(data) <= hdr || string(data[:8]) != dirCacheMagic {
 		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != dirCacheVersion {
@@ -83,7 +84,8 @@ func loadDirCache(name string) (*dirCache, error) {
 		return nil, fmt.Errorf("%w: directory count", errCorrupt)
 	}
 	c := &dirCache{data: data, at: make(map[string]dirRecord, n)}
-	r := reader{b: data[hdr:], str: string(data[hdr:])}
+	// data is this function's and never written: the paths may share it.
+	r := reader{b: data[hdr:], str: unsafe.String(&data[hdr], len(data)-hdr)}
 	for range n {
 		rel := r.string(r.uvarint())
 		var rec dirRecord
@@ -128,9 +130,17 @@ func (c *dirCache) entries(rec dirRecord, lb *listBuf) bool {
 // dirCacheWriter collects the listings of one walk, to cache them.
 type dirCacheWriter struct {
 	mu     sync.Mutex
-	recs   []byte // encoded records
-	n      int
-	listed int // records made from a listing, not copied from the cache
+	recs   []byte // encoded records of the directories listed
+	n      int    // records in recs and kept
+	listed int    // records made from a listing, not copied from the cache
+	cache  *dirCache
+	kept   []keptRecord // records of the cache, used as they are
+}
+
+// keptRecord is a directory whose cached listing a walk used.
+type keptRecord struct {
+	rel string
+	rec dirRecord
 }
 
 // add records a directory listed now (names and raw as list left them).
@@ -152,11 +162,11 @@ func (cw *dirCacheWriter) add(rel string, id dirIdent, names []byte, raw []rawEn
 	cw.listed++
 }
 
-// keep records a directory whose cached listing was used.
-func (cw *dirCacheWriter) keep(c *dirCache, rel string, rec dirRecord) {
+// keep records a directory whose cached listing (of cw.cache) was used.
+func (cw *dirCacheWriter) keep(rel string, rec dirRecord) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
-	cw.recs = appendDirRecord(cw.recs, rel, rec.id, rec.n, c.data[rec.off:rec.end])
+	cw.kept = append(cw.kept, keptRecord{rel, rec})
 	cw.n++
 }
 
@@ -174,6 +184,10 @@ func appendDirRecord(b []byte, rel string, id dirIdent, n int, body []byte) []by
 
 // write stores the cache atomically.
 func (cw *dirCacheWriter) write(name string) error {
+	for _, k := range cw.kept {
+		cw.recs = appendDirRecord(cw.recs, k.rel, k.rec.id, k.rec.n, cw.cache.data[k.rec.off:k.rec.end])
+	}
+	cw.kept = nil
 	return writeAtomic(name, func(w io.Writer) ([]byte, error) {
 		hdr := make([]byte, 8+4+4+4)
 		copy(hdr, dirCacheMagic)

@@ -149,7 +149,7 @@ func buildIndex(ctx context.Context, root string, opts *IndexOptions, whole bool
 		if err != nil {
 			ix.logf(&o, "listing cache %s not used (%v); listing every directory", dirCachePath(o.Store), err)
 		}
-		w.cache, w.cw = cache, &dirCacheWriter{}
+		w.cache, w.cw = cache, &dirCacheWriter{cache: cache}
 	}
 	if err := w.walk(ctx); err != nil {
 		if stored != nil {

@@ -55,7 +55,7 @@ func (d *dirHandle) list(lb *listBuf, rel string) ([]dirEntry, error) {
 		}
 		lb.names, lb.raw = appendDirents(lb.names, lb.raw, lb.dents[:n])
 	}
-	return makeEntries(rel, lb.names, lb.raw), nil
+	return makeEntries(lb, rel), nil
 }
 
 // appendDirents decodes linux_dirent64 records: inode (8 bytes), offset

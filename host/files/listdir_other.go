@@ -29,7 +29,7 @@ func (d *dirHandle) list(lb *listBuf, rel string) ([]dirEntry, error) {
 		lb.raw = append(lb.raw, rawEntry{off: uint32(len(lb.names)), n: uint32(len(e.Name())), kind: kindOf(e.Type())})
 		lb.names = append(lb.names, e.Name()...)
 	}
-	return makeEntries(rel, lb.names, lb.raw), nil
+	return makeEntries(lb, rel), nil
 }
 
 func (d *dirHandle) stat(e *dirEntry) (kind entryKind, size, modTime int64, err error) {

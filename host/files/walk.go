@@ -164,11 +164,12 @@ type rawEntry struct {
 	kind   entryKind
 }
 
-// makeEntries turns the names of one listing into entries, in name order
-// (it sorts raw),
-// their relative paths and NUL-terminated names cut from one allocation
-// rather than one (or two) per name.
-func makeEntries(prefix string, names []byte, raw []rawEntry) []dirEntry {
+// makeEntries turns the names of one listing (lb.names and lb.raw) into
+// entries, in name order (it sorts lb.raw), their relative paths and
+// NUL-terminated names cut from one allocation rather than one (or two)
+// per name. The entries are lb's, valid until lb is used again.
+func makeEntries(lb *listBuf, prefix string) []dirEntry {
+	names, raw := lb.names, lb.raw
 	// Sorted before the entries are made: the records are small.
 	slices.SortFunc(raw, func(a, b rawEntry) int {
 		return bytes.Compare(names[a.off:a.off+a.n], names[b.off:b.off+b.n])
@@ -178,36 +179,42 @@ func makeEntries(prefix string, names []byte, raw []rawEntry) []dirEntry {
 		size += len(prefix) + 1 + int(r.n) + 1
 	}
 	arena := make([]byte, 0, size)
-	type span struct{ start, name, end int }
-	spans := make([]span, len(raw))
-	for i, r := range raw {
+	spans := lb.spans[:0]
+	for _, r := range raw {
 		start := len(arena)
 		if prefix != "" {
 			arena = append(append(arena, prefix...), '/')
 		}
 		name := len(arena)
 		arena = append(arena, names[r.off:r.off+r.n]...)
-		spans[i] = span{start, name, len(arena)}
+		spans = append(spans, span{start, name, len(arena)})
 		arena = append(arena, 0)
 	}
+	lb.spans = spans
 	if len(arena) == 0 {
 		return nil
 	}
 	// The arena is not written again, so a string may share its bytes.
 	s := unsafe.String(&arena[0], len(arena))
-	out := make([]dirEntry, len(raw))
+	out := lb.entries[:0]
 	for i, sp := range spans {
-		out[i] = dirEntry{rel: s[sp.start:sp.end], z: s[sp.name : sp.end+1], kind: raw[i].kind}
+		out = append(out, dirEntry{rel: s[sp.start:sp.end], z: s[sp.name : sp.end+1], kind: raw[i].kind})
 	}
+	lb.entries = out
 	return out
 }
 
 // listBuf is the scratch space of one directory listing, reused.
 type listBuf struct {
-	dents []byte
-	names []byte
-	raw   []rawEntry
+	dents   []byte
+	names   []byte
+	raw     []rawEntry
+	spans   []span
+	entries []dirEntry
 }
+
+// span is where one entry's path and name are in a listing's arena.
+type span struct{ start, name, end int }
 
 // dir lists one directory (open as d, which it closes), in name order,
 // with the ignore rules in force.
@@ -222,8 +229,8 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 	if lb == nil {
 		lb = &listBuf{dents: make([]byte, 32<<10)}
 	}
+	defer w.bufs.Put(lb) // the entries are lb's
 	entries, err := w.listDir(d, lb, rel)
-	w.bufs.Put(lb)
 	if err != nil {
 		out.skipped.Unreadable++
 		return out
@@ -238,7 +245,15 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 	// subs are the pending listings of subdirectories, one per part but
 	// the last.
 	var subs []chan *listing
-	var cur []walkFile
+	// The directory's files go to one slice, each part a piece of it.
+	n := 0
+	for i := range entries {
+		if k := entries[i].kind; k == entryFile || k == entryUnknown {
+			n++
+		}
+	}
+	all := make([]walkFile, 0, n)
+	from := 0 // where the current part begins in all
 	sk := &out.skipped
 	for i := range entries {
 		e := &entries[i]
@@ -278,9 +293,9 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 				sk.Unreadable++
 				continue
 			}
-			out.parts = append(out.parts, part{files: cur})
+			out.parts = append(out.parts, part{files: all[from:len(all):len(all)]})
 			subs = append(subs, w.sub(ctx, child, childAbs, r, rules))
-			cur = nil
+			from = len(all)
 			continue
 		}
 		if e.kind != entryFile {
@@ -301,11 +316,11 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 			sk.TooLarge++
 			continue
 		}
-		cur = append(cur, walkFile{rel: r, size: size, modTime: modTime})
+		all = append(all, walkFile{rel: r, size: size, modTime: modTime})
 		out.n++
 	}
-	if len(cur) > 0 {
-		out.parts = append(out.parts, part{files: cur})
+	if len(all) > from {
+		out.parts = append(out.parts, part{files: all[from:]})
 	}
 	for i, ch := range subs {
 		l := <-ch
@@ -333,8 +348,8 @@ func (w *walker) listDir(d *dirHandle, lb *listBuf, rel string) ([]dirEntry, err
 	}
 	if w.cache != nil {
 		if rec, ok := w.cache.at[rel]; ok && rec.id == id && w.cache.entries(rec, lb) {
-			w.cw.keep(w.cache, rel, rec)
-			return makeEntries(rel, lb.names, lb.raw), nil
+			w.cw.keep(rel, rec)
+			return makeEntries(lb, rel), nil
 		}
 	}
 	entries, err := d.list(lb, rel)
