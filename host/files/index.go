@@ -103,8 +103,12 @@ func DefaultIndexPath(root string) (string, error) {
 // a delta stored beside it (Store + ".delta"), so the next Build on an
 // unchanged tree reads no file; a missing, corrupt or incompatible store is
 // rebuilt (with a message to Log). Both are written atomically under a lock
-// on Store + ".lock". Symbolic links are never followed, so nothing
-// outside root is read.
+// on Store + ".lock". A large store is checked in part here and the rest as
+// queries read it: a Provider that finds a part corrupt rebuilds the store
+// and answers from the new index (see Provider.Query). On Linux the names
+// of unchanged directories are kept beside the store too (Store + ".dirs"),
+// so a warm Build need not list them. Symbolic links are never followed,
+// so nothing outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
 	return buildIndex(ctx, root, opts, false)
 }

@@ -231,6 +231,9 @@ func checkQuery(q *frame.Query) (pinned bool, asOf time.Time, err error) {
 // the canonical cost of the content, B3). A chunk of an anchor file ranks
 // first. Files modified after as_of are left out. Chunks that did not fit
 // are counted in dropped_estimate and set truncated; nothing is cut short.
+// An answer is never made from a stored index found corrupt while
+// answering: the store is opened again, checked whole (so rebuilt, with a
+// message to its Log), and the query answered from the new index.
 func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	// A large stored index is checked in part when it is opened and the
 	// rest as queries read it (see openSegment). An answer made from a
