@@ -78,3 +78,35 @@ func BenchmarkQuery(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[(len(lat)-1)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkWarmQuery opens the stored index of an unchanged tree and
+// answers one query per iteration, as every CLI query does: the walk, one
+// stat per file, the store's checks, the search. It needs
+// $CTXKIT_BENCH_STORE (built on first use).
+func BenchmarkWarmQuery(b *testing.B) {
+	store := os.Getenv("CTXKIT_BENCH_STORE")
+	if store == "" {
+		b.Skip("set CTXKIT_BENCH_STORE to the index file to open")
+	}
+	dir := benchTree(b)
+	opts := &IndexOptions{Store: store}
+	if ix, err := Build(context.Background(), dir, opts); err != nil {
+		b.Fatal(err)
+	} else {
+		ix.Close()
+	}
+	for b.Loop() {
+		ix, err := Build(context.Background(), dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st := ix.Stats().State; st != StateFresh {
+			b.Fatalf("state %s, want fresh", st)
+		}
+		res, err := New(ix).Query(context.Background(), &frame.Query{Goal: "how does the http server shut down gracefully", MaxFrames: 32, MaxTokens: 2000})
+		if err != nil || len(res.Frames) == 0 {
+			b.Fatalf("query: %v", err)
+		}
+		ix.Close()
+	}
+}

@@ -103,9 +103,25 @@ func DefaultIndexPath(root string) (string, error) {
 // a delta stored beside it (Store + ".delta"), so the next Build on an
 // unchanged tree reads no file; a missing, corrupt or incompatible store is
 // rebuilt (with a message to Log). Both are written atomically under a lock
-// on Store + ".lock". Symbolic links are never followed, so nothing
-// outside root is read.
+// on Store + ".lock". A large store is checked in part here and the rest as
+// queries read it: a Provider that finds a part corrupt rebuilds the store
+// and answers from the new index (see Provider.Query). On Linux the names
+// of unchanged directories are kept beside the store too (Store + ".dirs"),
+// so a warm Build need not list them. Symbolic links are never followed,
+// so nothing outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
+	return buildIndex(ctx, root, opts, false)
+}
+
+// openInfo is how Build made an index, to open it again.
+type openInfo struct {
+	root string
+	opts IndexOptions
+}
+
+// buildIndex is Build; whole checks a stored index whole at open, rather than
+// in part with the rest checked as queries read it (see openSegment).
+func buildIndex(ctx context.Context, root string, opts *IndexOptions, whole bool) (*Index, error) {
 	start := time.Now()
 	var o IndexOptions
 	if opts != nil {
@@ -115,7 +131,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	ix := &Index{root: abs, label: rootLabel(root)}
+	ix := &Index{root: abs, label: rootLabel(root), opened: &openInfo{root, o}}
 	var stored chan storedIndex
 	if o.Store != "" {
 		if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
@@ -129,14 +145,27 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 		// The stored index is mapped and checked while the tree is walked:
 		// one is system calls, the other reads memory.
 		stored = make(chan storedIndex, 1)
-		go func() { stored <- mapStore(o.Store) }()
+		go func() { stored <- mapStore(o.Store, whole) }()
 	}
-	w := &walker{root: abs, opts: &o}
+	w := &walker{root: abs, opts: &o, start: time.Now()}
+	if o.Store != "" {
+		cache, err := loadDirCache(dirCachePath(o.Store))
+		if err != nil {
+			ix.logf(&o, "listing cache %s not used (%v); listing every directory", dirCachePath(o.Store), err)
+		}
+		w.cache, w.cw = cache, &dirCacheWriter{cache: cache}
+	}
 	if err := w.walk(ctx); err != nil {
 		if stored != nil {
 			(<-stored).release()
 		}
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
+	}
+	if w.cw != nil && w.cw.listed > 0 {
+		// Directories were listed that the next walk need not list.
+		if err := w.cw.write(dirCachePath(o.Store)); err != nil {
+			ix.logf(&o, "listing cache %s not stored: %v", dirCachePath(o.Store), err)
+		}
 	}
 	if o.Store == "" {
 		err = ix.rebuild(ctx, w.files, &o)
@@ -351,6 +380,29 @@ func (ix *Index) analyzeFile(tk *tokenizer, dict *termDict, f walkFile) analyzed
 	a.hash = sha256.Sum256(data)
 	a.transcoded = len(text) != len(data) || (len(text) > 0 && &text[0] != &data[0])
 	return analyzedFile{a: a}
+}
+
+// corrupt returns why the index cannot be trusted: a part of its store
+// checked as a query read it failed its checksum. Nil otherwise.
+func (ix *Index) corrupt() error {
+	for _, s := range ix.segs {
+		if err := s.corrupt(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reopen opens a corrupt index's store again, as Build did, checking it
+// whole: the store is rebuilt, with a message, unless another process has
+// rebuilt it already.
+func (ix *Index) reopen(ctx context.Context, why error) (*Index, error) {
+	if ix.opened == nil || ix.opened.opts.Store == "" {
+		return nil, fmt.Errorf("files: index of %s: %w", ix.root, why)
+	}
+	o := ix.opened.opts
+	ix.logf(&o, "index %s failed a check while answering (%v); opening it again", o.Store, why)
+	return buildIndex(ctx, ix.opened.root, &o, true)
 }
 
 // finishStats counts what the index holds now.

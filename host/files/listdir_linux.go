@@ -3,9 +3,8 @@
 package files
 
 import (
+	"bytes"
 	"encoding/binary"
-	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,11 +39,11 @@ func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) {
 func (d *dirHandle) close() { _ = unix.Close(d.fd) }
 
 // list returns the directory's entries in name order, without "." and
-// "..", reading them through buf.
-func (d *dirHandle) list(buf []byte) ([]dirEntry, error) {
-	var out []dirEntry
+// "..", their paths prefixed by rel, reading them through lb.
+func (d *dirHandle) list(lb *listBuf, rel string) ([]dirEntry, error) {
+	lb.names, lb.raw = lb.names[:0], lb.raw[:0]
 	for {
-		n, err := unix.Getdents(d.fd, buf)
+		n, err := unix.Getdents(d.fd, lb.dents)
 		if err == unix.EINTR {
 			continue
 		}
@@ -54,31 +53,59 @@ func (d *dirHandle) list(buf []byte) ([]dirEntry, error) {
 		if n <= 0 {
 			break
 		}
-		out = appendDirents(out, buf[:n])
+		lb.names, lb.raw = appendDirents(lb.names, lb.raw, lb.dents[:n])
 	}
-	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
-	return out, nil
+	return makeEntries(lb, rel), nil
 }
 
 // appendDirents decodes linux_dirent64 records: inode (8 bytes), offset
-// (8), record length (2), type (1), then the NUL-terminated name.
-func appendDirents(out []dirEntry, b []byte) []dirEntry {
+// (8), record length (2), type (1), then the NUL-terminated name. Names
+// go to names back to back.
+func appendDirents(names []byte, raw []rawEntry, b []byte) ([]byte, []rawEntry) {
 	for len(b) >= 19 {
 		reclen := int(binary.NativeEndian.Uint16(b[16:]))
 		if reclen < 19 || reclen > len(b) {
 			break
 		}
 		name := b[19:reclen]
-		if i := slices.Index(name, 0); i >= 0 {
+		if i := bytes.IndexByte(name, 0); i >= 0 {
 			name = name[:i]
 		}
 		kind := direntKind(b[18])
-		if s := string(name); s != "." && s != ".." {
-			out = append(out, dirEntry{name: s, kind: kind})
+		if s := name; len(s) > 0 && !(s[0] == '.' && (len(s) == 1 || len(s) == 2 && s[1] == '.')) {
+			raw = append(raw, rawEntry{off: uint32(len(names)), n: uint32(len(name)), kind: kind})
+			names = append(names, name...)
 		}
 		b = b[reclen:]
 	}
-	return out
+	return names, raw
+}
+
+// ident returns the directory's device, inode, change and modification
+// times.
+func (d *dirHandle) ident() (dirIdent, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return dirIdent{}, err
+	}
+	return dirIdent{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}, nil
+}
+
+// cacheableFS reports whether d is on a local file system known to move a
+// directory's change time whenever an entry is added, removed or renamed,
+// as the listing cache needs. Network and user-space file systems are
+// listed every time.
+func (d *dirHandle) cacheableFS() bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(d.fd, &st); err != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1 /* ZFS */ :
+		return true
+	}
+	return false
 }
 
 // direntKind reads a directory entry's type (DT_REG, ...).
@@ -97,11 +124,11 @@ func direntKind(t uint8) entryKind {
 }
 
 // stat returns the kind, size and modification time (Unix nanoseconds) of
-// the entry name of d, not following a symbolic link.
-func (d *dirHandle) stat(name string) (kind entryKind, size, modTime int64, err error) {
+// the entry e of d, not following a symbolic link.
+func (d *dirHandle) stat(e *dirEntry) (kind entryKind, size, modTime int64, err error) {
 	var st unix.Stat_t
 	for {
-		err = unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err = fstatat(d.fd, e.z, &st, unix.AT_SYMLINK_NOFOLLOW)
 		if err != unix.EINTR {
 			break
 		}

@@ -3,6 +3,7 @@
 package files
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,25 +19,33 @@ func (d *dirHandle) openDir(name, abs string) (*dirHandle, error) { return &dirH
 
 func (d *dirHandle) close() {}
 
-func (d *dirHandle) list([]byte) ([]dirEntry, error) {
+func (d *dirHandle) list(lb *listBuf, rel string) ([]dirEntry, error) {
 	entries, err := os.ReadDir(d.abs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dirEntry, 0, len(entries))
+	lb.names, lb.raw = lb.names[:0], lb.raw[:0]
 	for _, e := range entries {
-		out = append(out, dirEntry{name: e.Name(), kind: kindOf(e.Type())})
+		lb.raw = append(lb.raw, rawEntry{off: uint32(len(lb.names)), n: uint32(len(e.Name())), kind: kindOf(e.Type())})
+		lb.names = append(lb.names, e.Name()...)
 	}
-	return out, nil
+	return makeEntries(lb, rel), nil
 }
 
-func (d *dirHandle) stat(name string) (kind entryKind, size, modTime int64, err error) {
-	info, err := os.Lstat(filepath.Join(d.abs, name))
+func (d *dirHandle) stat(e *dirEntry) (kind entryKind, size, modTime int64, err error) {
+	info, err := os.Lstat(filepath.Join(d.abs, e.name()))
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	return kindOf(info.Mode().Type()), info.Size(), info.ModTime().UnixNano(), nil
 }
+
+// ident is not known here: no directory's listing is cached.
+func (d *dirHandle) ident() (dirIdent, error) {
+	return dirIdent{}, errors.ErrUnsupported
+}
+
+func (d *dirHandle) cacheableFS() bool { return false }
 
 func kindOf(m fs.FileMode) entryKind {
 	switch {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
@@ -31,6 +32,9 @@ const (
 // provider side of CGP (host.Server) and declares the local-only egress
 // scope: it reads files and sends nothing anywhere.
 type Provider struct {
+	// mu is held to read roots while answering, and to replace an index
+	// found corrupt while answering.
+	mu     sync.RWMutex
 	roots  []*Index
 	prefix []string // per root, before frame ids: "" for a single root
 }
@@ -57,14 +61,30 @@ func New(ixs ...*Index) *Provider {
 	return p
 }
 
-// Index returns the provider's first index.
-func (p *Provider) Index() *Index { return p.roots[0] }
+// Index returns the provider's first index. A query that finds an index
+// corrupt replaces it (see Query), so call Index again after a query.
+func (p *Provider) Index() *Index {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.roots[0]
+}
 
-// Indexes returns the provider's indexes, one per root.
-func (p *Provider) Indexes() []*Index { return p.roots }
+// Indexes returns the provider's indexes, one per root, as Index does.
+func (p *Provider) Indexes() []*Index {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return slices.Clone(p.roots)
+}
 
 // Stats sums the indexes' statistics; the state is the least fresh of them.
 func (p *Provider) Stats() Stats {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.stats()
+}
+
+// stats is Stats; the caller holds p.mu.
+func (p *Provider) stats() Stats {
 	var st Stats
 	rank := map[State]int{StateFresh: 0, StateMemory: 1, StateRefreshed: 2, StateRebuilt: 3}
 	for i, ix := range p.roots {
@@ -211,7 +231,65 @@ func checkQuery(q *frame.Query) (pinned bool, asOf time.Time, err error) {
 // the canonical cost of the content, B3). A chunk of an anchor file ranks
 // first. Files modified after as_of are left out. Chunks that did not fit
 // are counted in dropped_estimate and set truncated; nothing is cut short.
+// An answer is never made from a stored index found corrupt while
+// answering: the store is opened again, checked whole (so rebuilt, with a
+// message to its Log), and the query answered from the new index.
 func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
+	// A large stored index is checked in part when it is opened and the
+	// rest as queries read it (see openSegment). An answer made from a
+	// part that failed is not given: the index is opened again, checked
+	// whole (so rebuilt, with a message), and the query answered from it.
+	for attempt := 0; ; attempt++ {
+		p.mu.RLock()
+		res, err := p.query(ctx, q)
+		bad := p.corruptRoots()
+		p.mu.RUnlock()
+		if err != nil || len(bad) == 0 {
+			return res, err
+		}
+		if attempt > 0 {
+			return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "the index is corrupt again after it was rebuilt"}
+		}
+		if err := p.reopen(ctx, bad); err != nil {
+			return nil, &wire.Error{Code: wire.CodeUnavailable, Message: err.Error()}
+		}
+	}
+}
+
+// corruptRoots returns the roots whose index failed a check; the caller
+// holds p.mu.
+func (p *Provider) corruptRoots() []int {
+	var bad []int
+	for i, ix := range p.roots {
+		if ix.corrupt() != nil {
+			bad = append(bad, i)
+		}
+	}
+	return bad
+}
+
+// reopen replaces the indexes of the roots found corrupt, unless another
+// query has replaced them already.
+func (p *Provider) reopen(ctx context.Context, roots []int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ri := range roots {
+		old := p.roots[ri]
+		why := old.corrupt()
+		if why == nil {
+			continue
+		}
+		ix, err := old.reopen(ctx, why)
+		if err != nil {
+			return err
+		}
+		p.roots[ri] = ix
+		_ = old.Close()
+	}
+	return nil
+}
+
+func (p *Provider) query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	pinned, asOf, err := checkQuery(q)
 	if err != nil {
 		return nil, err
@@ -310,7 +388,7 @@ type HeldBack struct {
 }
 
 func (p *Provider) diagnostics(held HeldBack) []byte {
-	st := p.Stats()
+	st := p.stats()
 	d := Diagnostics{Index: IndexSummary{State: st.State, Roots: len(p.roots), Files: st.Files, Contents: st.Contents,
 		Chunks: st.Chunks, Bytes: st.Bytes, Skipped: st.Skipped}, HeldBack: held}
 	b, err := json.Marshal(d)
@@ -540,6 +618,8 @@ func (p *Provider) makeFrame(root int, paths []string, doc bool, heading string,
 // when the lines' current digest equals the one held; stale, with the
 // current digest as replacement, otherwise.
 func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	out := make([]wire.Verdict, 0, len(ids))
 	for _, id := range ids {
 		v := wire.Verdict{Frame: id}
@@ -572,7 +652,9 @@ func (p *Provider) Verify(ctx context.Context, ids []frame.ID) ([]wire.Verdict, 
 // String describes the provider for logs: roots, counts and what was
 // skipped.
 func (p *Provider) String() string {
-	st := p.Stats()
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	st := p.stats()
 	roots := make([]string, len(p.roots))
 	for i, ix := range p.roots {
 		roots[i] = ix.root

@@ -69,6 +69,9 @@ type Index struct {
 	dead  [][]bool              // per segment, per content: replaced or removed
 	live  map[string]contentRef // for a files index: path -> where its content is
 	stats Stats
+	// opened is how Build made a files index, to open it again when it
+	// turns out corrupt (see reopen); nil for an index of documents.
+	opened *openInfo
 
 	mu      sync.Mutex
 	pending *builder

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // exportedDecl reports whether a Go chunk's symbol field names an exported
@@ -36,8 +37,10 @@ func exportedDecl(heading string) bool {
 // provider, written to and mapped from disk, so a query reads only the
 // postings of its own terms. Layout (little-endian):
 //
-//	header   magic "CTXKSEG1", version, counts and section offsets, CRC-32C,
-//	         and for a delta the CRC-32C of the base it applies to
+//	header   magic "CTXKSEG1", version, counts and section offsets, the
+//	         CRC-32C of the block table (the image's identity), for a delta
+//	         that of the base it applies to, the table's offset, and the
+//	         CRC-32C of the header before it
 //	contents per content: hash, flags, chunk range, paths (each with size
 //	         and modification time)
 //	chunks   fixed-size records (content, lines, bytes, field lengths,
@@ -46,12 +49,28 @@ func exportedDecl(heading string) bool {
 //	terms    sorted term offsets, then the term bytes
 //	postings per term: count, then (Δchunk, body tf, heading tf); path
 //	         terms (prefixed with 0x00) list (Δcontent, tf)
+//	table    the CRC-32C of each block of blockSize bytes from the end of
+//	         the header to the table (the last block may be short)
+//
+// A large image is checked lazily (see lazyCheckMin): at open, the header,
+// the table and the blocks of the sections every query reads (contents,
+// term and postings tables); the chunk records, strings and postings a
+// query reads, block by block as it first reads them. A block that fails
+// marks the segment corrupt (see segment.corrupt), and the provider then
+// opens the store again checking it whole, which rebuilds it.
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 10
-	headerSize = 8 + 4*17
+	segVersion = 11
+	headerSize = 8 + 4*19
 	chunkRec   = 48
+	blockShift = 16
+	blockSize  = 1 << blockShift
 )
+
+// lazyCheckMin is the image size from which the chunk records, strings and
+// postings are checked as they are read rather than at open. Below it,
+// checking the whole image costs under 2 ms. A variable for tests.
+var lazyCheckMin = 8 << 20
 
 // segment reads a segment image.
 type segment struct {
@@ -61,12 +80,18 @@ type segment struct {
 	termIdx, termBytes, postIdx int
 	postBytes                   int
 	nChunks, nTerms             int
+	nContents, contentsOff      int
 	avgBody, avgHead            float64
 	totalBodyLen, totalHeadLen  uint64
 	optionsSum                  uint32
-	sum                         uint32 // CRC-32C of the image after the header
+	sum                         uint32 // CRC-32C of the block table: the image's identity
 	baseSum                     uint32 // for a delta, the sum of its base; 0 for a base
 	unmap                       func() error
+
+	tableOff int             // offset of the block table
+	checked  bool            // every block is known good (or the image was made here)
+	good     []atomic.Uint32 // bitmap of the blocks checked and found good
+	bad      atomic.Int64    // 1 + the first block found bad, 0 if none
 }
 
 // content is one distinct document content and every path it was found at.
@@ -118,8 +143,15 @@ var errCorrupt = errors.New("index is corrupt")
 // version (an older or newer ctxkit): not corrupt, just not readable here.
 var errOtherVersion = errors.New("index is in another format")
 
+// chunk decodes chunk record i. A record whose block fails its checksum
+// reads as zeros (chunk 0 of content 0, empty), and the segment is marked
+// corrupt.
 func (s *segment) chunk(i uint32) chunkInfo {
-	b := s.data[s.chunkOff+int(i)*chunkRec:]
+	off := s.chunkOff + int(i)*chunkRec
+	if !s.checked && !s.check(off, off+chunkRec) {
+		return chunkInfo{}
+	}
+	b := s.data[off:]
 	u := func(k int) uint32 { return binary.LittleEndian.Uint32(b[4*k:]) }
 	return chunkInfo{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), u(11)}
 }
@@ -128,7 +160,11 @@ func (s *segment) str(off, n uint32) string {
 	if n == 0 {
 		return ""
 	}
-	return string(s.data[s.strOff+int(off) : s.strOff+int(off)+int(n)])
+	a := s.strOff + int(off)
+	if !s.checked && !s.check(a, a+int(n)) {
+		return ""
+	}
+	return string(s.data[a : a+int(n)])
 }
 
 func (s *segment) term(i int) []byte {
@@ -143,20 +179,79 @@ func (s *segment) postings(t []byte) []byte {
 	if i >= s.nTerms || !bytes.Equal(s.term(i), t) {
 		return nil
 	}
-	a := binary.LittleEndian.Uint32(s.data[s.postIdx+4*i:])
-	b := binary.LittleEndian.Uint32(s.data[s.postIdx+4*i+4:])
-	return s.data[s.postBytes+int(a) : s.postBytes+int(b)]
+	a := s.postBytes + int(binary.LittleEndian.Uint32(s.data[s.postIdx+4*i:]))
+	b := s.postBytes + int(binary.LittleEndian.Uint32(s.data[s.postIdx+4*i+4:]))
+	if a > b || b > s.tableOff || !s.checked && !s.check(a, b) {
+		return nil
+	}
+	return s.data[a:b]
+}
+
+// check reports whether the blocks holding data[a:b] are as written,
+// summing each the first time it is read. A bad block marks the segment
+// corrupt.
+func (s *segment) check(a, b int) bool {
+	if a < headerSize || b > s.tableOff || a > b {
+		s.bad.CompareAndSwap(0, 1)
+		return false
+	}
+	if a == b {
+		return true
+	}
+	for k := (a - headerSize) >> blockShift; k <= (b-1-headerSize)>>blockShift; k++ {
+		w, bit := &s.good[k>>5], uint32(1)<<(k&31)
+		if w.Load()&bit != 0 {
+			continue
+		}
+		lo := headerSize + k<<blockShift
+		hi := min(lo+blockSize, s.tableOff)
+		if crc32.Checksum(s.data[lo:hi], castagnoli) != binary.LittleEndian.Uint32(s.data[s.tableOff+4*k:]) {
+			s.bad.CompareAndSwap(0, int64(k)+1)
+			return false
+		}
+		w.Or(bit)
+	}
+	return true
+}
+
+// corrupt returns why the segment cannot be trusted, when a lazily checked
+// block failed its checksum; nil otherwise.
+func (s *segment) corrupt() error {
+	if k := s.bad.Load(); k > 0 {
+		return fmt.Errorf("%w: checksum mismatch in block %d", errCorrupt, k-1)
+	}
+	return nil
 }
 
 // openSegment checks and decodes a segment image's header and contents.
-func openSegment(data []byte) (*segment, error) {
-	if err := checkHeader(data); err != nil {
+// A large image (see lazyCheckMin) is checked in part, the rest as it is
+// read.
+func openSegment(data []byte) (*segment, error) { return checkSegment(data, false) }
+
+// checkSegment is openSegment, checking the whole image if whole is set.
+func checkSegment(data []byte, whole bool) (*segment, error) {
+	s, err := readSegment(data)
+	if err != nil {
 		return nil, err
 	}
-	if crc32.Checksum(data[headerSize:], castagnoli) != binary.LittleEndian.Uint32(data[8+4*15:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
+	if tb := s.data[s.tableOff:]; crc32.Checksum(tb, castagnoli) != s.sum {
+		return nil, fmt.Errorf("%w: checksum mismatch in the block table", errCorrupt)
 	}
-	return parseSegment(data)
+	regions := [][2]int{{headerSize, s.tableOff}}
+	if !whole && len(data) >= lazyCheckMin {
+		// Contents are decoded at open; the term and postings tables are
+		// searched by every query. Chunks, strings and postings wait.
+		regions = [][2]int{{headerSize, s.chunkOff}, {s.termIdx, s.postBytes}}
+	}
+	for _, r := range regions {
+		if !s.check(r[0], r[1]) {
+			return nil, s.corrupt()
+		}
+	}
+	if err := s.decodeContents(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func checkHeader(data []byte) error {
@@ -170,14 +265,31 @@ func checkHeader(data []byte) error {
 }
 
 // parseSegment decodes an image's header and contents without summing it:
-// for an image this process has just written, whose sum it computed.
+// for an image this process has just written, whose sums it computed.
 func parseSegment(data []byte) (*segment, error) {
+	s, err := readSegment(data)
+	if err != nil {
+		return nil, err
+	}
+	s.checked = true
+	if err := s.decodeContents(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readSegment checks an image's header (its magic, version and sum) and
+// that its offsets are in range, and decodes it.
+func readSegment(data []byte) (*segment, error) {
 	if err := checkHeader(data); err != nil {
 		return nil, err
 	}
 	h := func(k int) uint32 { return binary.LittleEndian.Uint32(data[8+4*k:]) }
+	if crc32.Checksum(data[:8+4*18], castagnoli) != h(18) {
+		return nil, fmt.Errorf("%w: checksum mismatch in the header", errCorrupt)
+	}
 	s := &segment{data: data}
-	nContents := int(h(1))
+	s.nContents = int(h(1))
 	s.nChunks, s.nTerms = int(h(2)), int(h(3))
 	contentsOff := int(h(4))
 	s.chunkOff, s.strOff = int(h(5)), int(h(6))
@@ -187,39 +299,75 @@ func parseSegment(data []byte) (*segment, error) {
 	s.totalHeadLen = uint64(h(13))
 	s.optionsSum = h(14)
 	s.sum, s.baseSum = h(15), h(16)
-	for _, off := range []int{contentsOff, s.chunkOff, s.strOff, s.termIdx, s.termBytes, s.postIdx, s.postBytes} {
-		if off < headerSize || off > len(data) {
+	s.tableOff = int(h(17))
+	prev := headerSize
+	for _, off := range []int{contentsOff, s.chunkOff, s.strOff, s.termIdx, s.termBytes, s.postIdx, s.postBytes, s.tableOff} {
+		if off < prev || off > len(data) {
 			return nil, fmt.Errorf("%w: section offset out of range", errCorrupt)
 		}
+		prev = off
 	}
-	if s.chunkOff+s.nChunks*chunkRec > len(data) || s.termIdx+4*(s.nTerms+1) > len(data) || s.postIdx+4*(s.nTerms+1) > len(data) {
+	nBlocks := (s.tableOff - headerSize + blockSize - 1) >> blockShift
+	if s.tableOff+4*nBlocks != len(data) {
+		return nil, fmt.Errorf("%w: block table out of range", errCorrupt)
+	}
+	s.good = make([]atomic.Uint32, (nBlocks+31)/32)
+	if s.chunkOff+s.nChunks*chunkRec > s.strOff || s.termIdx+4*(s.nTerms+1) > s.termBytes || s.postIdx+4*(s.nTerms+1) > s.postBytes {
 		return nil, fmt.Errorf("%w: table out of range", errCorrupt)
 	}
+	if s.nChunks > 0 && s.nContents == 0 {
+		return nil, fmt.Errorf("%w: chunks without contents", errCorrupt)
+	}
+	s.contentsOff = contentsOff
 	if s.nChunks > 0 {
 		s.avgBody = float64(s.totalBodyLen) / float64(s.nChunks)
 		s.avgHead = float64(s.totalHeadLen) / float64(s.nChunks)
 	}
-	r := reader{b: data[contentsOff:s.chunkOff]}
+	return s, nil
+}
+
+// decodeContents decodes the contents section, once it is checked.
+func (s *segment) decodeContents() error {
+	data, contentsOff, nContents := s.data, s.contentsOff, s.nContents
+	// The paths are cut from one copy of the contents section, not copied
+	// one by one: a store of 57k files would cost as many allocations.
+	sec := string(data[contentsOff:s.chunkOff])
+	r := reader{b: data[contentsOff:s.chunkOff], str: sec}
 	s.contents = make([]content, 0, nContents)
 	for range nContents {
 		c, err := r.content()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if uint64(c.firstChunk)+uint64(c.nChunks) > uint64(s.nChunks) {
-			return nil, fmt.Errorf("%w: chunk range out of bounds", errCorrupt)
+			return fmt.Errorf("%w: chunk range out of bounds", errCorrupt)
 		}
 		s.contents = append(s.contents, c)
 	}
-	return s, nil
+	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// reader decodes the varint-framed contents section.
+// reader decodes the varint-framed contents section. str, when set, holds
+// the same bytes as b did at the start, and strings are cut from it.
 type reader struct {
-	b   []byte
-	err error
+	b     []byte
+	str   string
+	paths []pathEntry
+	err   error
+}
+
+// string returns the next n bytes as a string.
+func (r *reader) string(n uint64) string {
+	if r.str == "" {
+		return string(r.bytes(n))
+	}
+	off := len(r.str) - len(r.b)
+	if r.bytes(n) == nil {
+		return ""
+	}
+	return r.str[off : off+int(n)]
 }
 
 func (r *reader) uvarint() uint64 {
@@ -260,11 +408,24 @@ func (r *reader) content() (content, error) {
 	if np > 1<<20 {
 		return c, fmt.Errorf("%w: path count", errCorrupt)
 	}
+	if np > uint64(len(r.b)) { // each path takes three bytes at least
+		return c, fmt.Errorf("%w: path count", errCorrupt)
+	}
+	// The paths of every content share one slab, each capped so an append
+	// to one cannot overwrite the next.
+	if uint64(cap(r.paths)-len(r.paths)) < np {
+		r.paths = make([]pathEntry, 0, max(np, 1024))
+	}
+	start := len(r.paths)
 	for range np {
-		rel := string(r.bytes(r.uvarint()))
+		rel := r.string(r.uvarint())
 		size := int64(r.uvarint())
 		mod := int64(r.uvarint())
-		c.paths = append(c.paths, pathEntry{rel: rel, size: size, modTime: mod})
+		r.paths = append(r.paths, pathEntry{rel: rel, size: size, modTime: mod})
+	}
+	c.paths = r.paths[start:len(r.paths):len(r.paths)]
+	if np == 0 {
+		c.paths = nil
 	}
 	return c, r.err
 }
@@ -462,7 +623,7 @@ func (b *builder) imageSize() int {
 			size += len(p.rel) + 3*binary.MaxVarintLen64
 		}
 	}
-	return size + 8
+	return size + 8 + 4*(size/blockSize+1) // and the block table
 }
 
 // encodeTo writes the segment image to w, headerSize zero bytes first,
@@ -530,13 +691,18 @@ func (b *builder) encodeTo(w io.Writer) ([]byte, error) {
 		b.posts[id] = nil // the image holds them now
 	}
 	iw.flush()
+	tableOff := iw.n
+	table := iw.table()
+	iw.raw(table)
 	hdr := make([]byte, headerSize)
 	copy(hdr, segMagic)
 	for k, v := range []uint32{segVersion, uint32(len(b.contents)), b.nChunks, uint32(len(order)), uint32(contentsOff),
 		uint32(chunkOff), uint32(strOff), uint32(termIdx), uint32(termBytes), uint32(postIdx), uint32(postBytes),
-		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options, iw.crc, b.baseSum} {
+		uint32(b.bodyLen), uint32(b.bodyLen >> 32), uint32(b.headLen), b.options, crc32.Checksum(table, castagnoli), b.baseSum,
+		uint32(tableOff)} {
 		binary.LittleEndian.PutUint32(hdr[8+4*k:], v)
 	}
+	binary.LittleEndian.PutUint32(hdr[8+4*18:], crc32.Checksum(hdr[:8+4*18], castagnoli))
 	return hdr, iw.err
 }
 
@@ -560,13 +726,51 @@ func uvarintLen(v uint64) int {
 }
 
 // imageWriter writes a segment image through a buffer, counting its
-// offset and summing everything after the header.
+// offset and summing everything after the header block by block.
 type imageWriter struct {
-	w   io.Writer
-	n   int
-	crc uint32
-	buf []byte
-	err error
+	w      io.Writer
+	n      int
+	crc    uint32   // of the block being written
+	fill   int      // bytes of it written
+	blocks []uint32 // sums of the blocks written
+	buf    []byte
+	err    error
+}
+
+// sum adds p, the next bytes of the image, to the block sums.
+func (iw *imageWriter) sum(p []byte) {
+	for len(p) > 0 {
+		k := min(len(p), blockSize-iw.fill)
+		iw.crc = crc32.Update(iw.crc, castagnoli, p[:k])
+		iw.fill += k
+		if iw.fill == blockSize {
+			iw.blocks = append(iw.blocks, iw.crc)
+			iw.crc, iw.fill = 0, 0
+		}
+		p = p[k:]
+	}
+}
+
+// table ends the last block and returns the block table. The buffer must
+// be flushed.
+func (iw *imageWriter) table() []byte {
+	if iw.fill > 0 {
+		iw.blocks = append(iw.blocks, iw.crc)
+		iw.crc, iw.fill = 0, 0
+	}
+	out := make([]byte, 0, 4*len(iw.blocks))
+	for _, c := range iw.blocks {
+		out = binary.LittleEndian.AppendUint32(out, c)
+	}
+	return out
+}
+
+// raw writes p unsummed (the block table).
+func (iw *imageWriter) raw(p []byte) {
+	if iw.err == nil {
+		_, iw.err = iw.w.Write(p)
+	}
+	iw.n += len(p)
 }
 
 // header writes the zeros the header will replace; they are not summed.
@@ -577,7 +781,7 @@ func (iw *imageWriter) header() {
 
 func (iw *imageWriter) flush() {
 	if iw.err == nil && len(iw.buf) > 0 {
-		iw.crc = crc32.Update(iw.crc, castagnoli, iw.buf)
+		iw.sum(iw.buf)
 		_, iw.err = iw.w.Write(iw.buf)
 	}
 	iw.buf = iw.buf[:0]
@@ -589,7 +793,7 @@ func (iw *imageWriter) write(p []byte) {
 		iw.flush()
 		if len(p) > cap(iw.buf) {
 			if iw.err == nil {
-				iw.crc = crc32.Update(iw.crc, castagnoli, p)
+				iw.sum(p)
 				_, iw.err = iw.w.Write(p)
 			}
 			return

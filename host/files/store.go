@@ -44,13 +44,14 @@ func (st storedIndex) release() {
 	}
 }
 
-// mapSegment maps an image and checks it.
-func mapSegment(name string) (*segment, error) {
+// mapSegment maps an image and checks it: whole, or what every query
+// reads (see openSegment).
+func mapSegment(name string, whole bool) (*segment, error) {
 	data, unmap, err := mapFile(name)
 	if err != nil {
 		return nil, err
 	}
-	seg, err := openSegment(data)
+	seg, err := checkSegment(data, whole)
 	if err != nil {
 		_ = unmap()
 		return nil, err
@@ -59,14 +60,15 @@ func mapSegment(name string) (*segment, error) {
 	return seg, nil
 }
 
-// mapStore maps a stored index and its delta and checks their images.
-func mapStore(name string) storedIndex {
-	seg, err := mapSegment(name)
+// mapStore maps a stored index and its delta and checks their images,
+// whole or in part (see openSegment).
+func mapStore(name string, whole bool) storedIndex {
+	seg, err := mapSegment(name, whole)
 	if err != nil {
 		return storedIndex{err: err}
 	}
 	st := storedIndex{seg: seg}
-	delta, err := mapSegment(deltaPath(name))
+	delta, err := mapSegment(deltaPath(name), whole)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+	"unsafe"
 )
 
 // DefaultSkipDirs are directory names not descended into unless
@@ -68,15 +70,41 @@ type walker struct {
 	files   []walkFile
 	skipSet map[string]bool
 	sem     chan struct{} // tokens for listing a directory on another goroutine
-	bufs    sync.Pool     // of *[]byte, for reading directory listings
+	bufs    sync.Pool     // of *listBuf, for reading directory listings
+	// With a store: the listing cache read (nil if none) and the one
+	// this walk makes, and when the walk began.
+	cache   *dirCache
+	cw      *dirCacheWriter
+	start   time.Time
+	rootDev uint64 // only directories on the root's device are cached
 }
 
-// listing is what one directory's walk found, its subdirectories' included
-// in name order.
+// listing is what one directory's walk found: its files and, in name
+// order among them, its subdirectories' listings. The walk flattens the
+// tree once at the end, so a file is copied once, not once per level.
 type listing struct {
-	files   []walkFile
+	parts   []part
 	skipped Skipped
 	err     error
+	n       int // files in this directory and below
+}
+
+// part is a run of a directory's files and the subdirectory listed after
+// them, if any.
+type part struct {
+	files []walkFile
+	sub   *listing
+}
+
+// flatten appends the files of l and its subdirectories, in walk order.
+func (l *listing) flatten(out []walkFile) []walkFile {
+	for _, p := range l.parts {
+		out = append(out, p.files...)
+		if p.sub != nil {
+			out = p.sub.flatten(out)
+		}
+	}
+	return out
 }
 
 // walk lists the tree. Directories are listed on every core (the walk is
@@ -94,8 +122,15 @@ func (w *walker) walk(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if w.cw != nil {
+		if id, err := d.ident(); err == nil && d.cacheableFS() {
+			w.rootDev = id.dev
+		} else {
+			w.cache, w.cw = nil, nil
+		}
+	}
 	l := w.dir(ctx, d, w.root, "", nil)
-	w.files, w.skipped = l.files, l.skipped
+	w.files, w.skipped = l.flatten(make([]walkFile, 0, l.n)), l.skipped
 	return l.err
 }
 
@@ -114,57 +149,120 @@ const (
 
 // dirEntry is one name in a directory listing.
 type dirEntry struct {
-	name string
+	rel  string // slash path below the root; ends with name
+	z    string // name followed by a NUL byte, for system calls
 	kind entryKind
 }
 
+// name is the entry's name in its directory.
+func (e *dirEntry) name() string { return e.z[:len(e.z)-1] }
+
+// rawEntry is a name read from a directory listing: names[off:off+n] of
+// the listing's name buffer.
+type rawEntry struct {
+	off, n uint32
+	kind   entryKind
+}
+
+// makeEntries turns the names of one listing (lb.names and lb.raw) into
+// entries, in name order (it sorts lb.raw), their relative paths and
+// NUL-terminated names cut from one allocation rather than one (or two)
+// per name. The entries are lb's, valid until lb is used again.
+func makeEntries(lb *listBuf, prefix string) []dirEntry {
+	names, raw := lb.names, lb.raw
+	// Sorted before the entries are made: the records are small.
+	slices.SortFunc(raw, func(a, b rawEntry) int {
+		return bytes.Compare(names[a.off:a.off+a.n], names[b.off:b.off+b.n])
+	})
+	size := 0
+	for _, r := range raw {
+		size += len(prefix) + 1 + int(r.n) + 1
+	}
+	arena := make([]byte, 0, size)
+	spans := lb.spans[:0]
+	for _, r := range raw {
+		start := len(arena)
+		if prefix != "" {
+			arena = append(append(arena, prefix...), '/')
+		}
+		name := len(arena)
+		arena = append(arena, names[r.off:r.off+r.n]...)
+		spans = append(spans, span{start, name, len(arena)})
+		arena = append(arena, 0)
+	}
+	lb.spans = spans
+	if len(arena) == 0 {
+		return nil
+	}
+	// The arena is not written again, so a string may share its bytes.
+	s := unsafe.String(&arena[0], len(arena))
+	out := lb.entries[:0]
+	for i, sp := range spans {
+		out = append(out, dirEntry{rel: s[sp.start:sp.end], z: s[sp.name : sp.end+1], kind: raw[i].kind})
+	}
+	lb.entries = out
+	return out
+}
+
+// listBuf is the scratch space of one directory listing, reused.
+type listBuf struct {
+	dents   []byte
+	names   []byte
+	raw     []rawEntry
+	spans   []span
+	entries []dirEntry
+}
+
+// span is where one entry's path and name are in a listing's arena.
+type span struct{ start, name, end int }
+
 // dir lists one directory (open as d, which it closes), in name order,
 // with the ignore rules in force.
-func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) listing {
+func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) *listing {
 	defer d.close()
-	var out listing
+	out := &listing{}
 	if err := ctx.Err(); err != nil {
 		out.err = err
 		return out
 	}
-	bp, _ := w.bufs.Get().(*[]byte)
-	if bp == nil {
-		b := make([]byte, 32<<10)
-		bp = &b
+	lb, _ := w.bufs.Get().(*listBuf)
+	if lb == nil {
+		lb = &listBuf{dents: make([]byte, 32<<10)}
 	}
-	entries, err := d.list(*bp)
-	w.bufs.Put(bp)
+	defer w.bufs.Put(lb) // the entries are lb's
+	entries, err := w.listDir(d, lb, rel)
 	if err != nil {
 		out.skipped.Unreadable++
 		return out
 	}
 	if !w.opts.NoIgnoreFiles {
 		for _, e := range entries {
-			if name := e.name; (name == ".gitignore" || name == ".ignore") && e.kind == entryFile {
+			if name := e.name(); (name == ".gitignore" || name == ".ignore") && e.kind == entryFile {
 				rules = append(slices.Clip(rules), readIgnore(filepath.Join(abs, name), rel)...)
 			}
 		}
 	}
-	// parts holds the files found so far and, in order, the pending
-	// listings of subdirectories.
-	type part struct {
-		files []walkFile
-		sub   chan listing
-	}
-	var parts []part
-	cur := &out.files
-	sk := &out.skipped
-	for _, e := range entries {
-		name := e.name
-		r := name
-		if rel != "" {
-			r = rel + "/" + name
+	// subs are the pending listings of subdirectories, one per part but
+	// the last.
+	var subs []chan *listing
+	// The directory's files go to one slice, each part a piece of it.
+	n := 0
+	for i := range entries {
+		if k := entries[i].kind; k == entryFile || k == entryUnknown {
+			n++
 		}
+	}
+	all := make([]walkFile, 0, n)
+	from := 0 // where the current part begins in all
+	sk := &out.skipped
+	for i := range entries {
+		e := &entries[i]
+		name, r := e.name(), e.rel
 		var size, modTime int64
 		stated := false
 		if e.kind == entryUnknown {
 			stated = true
-			if e.kind, size, modTime, err = d.stat(name); err != nil {
+			if e.kind, size, modTime, err = d.stat(e); err != nil {
 				sk.Unreadable++
 				continue
 			}
@@ -195,9 +293,9 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 				sk.Unreadable++
 				continue
 			}
-			parts = append(parts, part{files: *cur, sub: w.sub(ctx, child, childAbs, r, rules)})
-			var next []walkFile
-			cur = &next
+			out.parts = append(out.parts, part{files: all[from:len(all):len(all)]})
+			subs = append(subs, w.sub(ctx, child, childAbs, r, rules))
+			from = len(all)
 			continue
 		}
 		if e.kind != entryFile {
@@ -209,7 +307,7 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 		}
 		if !stated {
 			var kind entryKind
-			if kind, size, modTime, err = d.stat(name); err != nil || kind != entryFile {
+			if kind, size, modTime, err = d.stat(e); err != nil || kind != entryFile {
 				sk.Unreadable++ // gone or replaced since the listing
 				continue
 			}
@@ -218,30 +316,55 @@ func (w *walker) dir(ctx context.Context, d *dirHandle, abs, rel string, rules [
 			sk.TooLarge++
 			continue
 		}
-		*cur = append(*cur, walkFile{rel: r, size: size, modTime: modTime})
+		all = append(all, walkFile{rel: r, size: size, modTime: modTime})
+		out.n++
 	}
-	if len(parts) == 0 {
-		return out
+	if len(all) > from {
+		out.parts = append(out.parts, part{files: all[from:]})
 	}
-	tail := *cur
-	var files []walkFile
-	for _, p := range parts {
-		files = append(files, p.files...)
-		l := <-p.sub
-		files = append(files, l.files...)
+	for i, ch := range subs {
+		l := <-ch
+		out.parts[i].sub = l
+		out.n += l.n
 		*sk = addSkipped(*sk, l.skipped)
 		if out.err == nil {
 			out.err = l.err
 		}
 	}
-	out.files = append(files, tail...)
 	return out
+}
+
+// listDir lists d, from the listing cache when the directory is as cached
+// (see dircache.go), and records the listing for the next walk.
+func (w *walker) listDir(d *dirHandle, lb *listBuf, rel string) ([]dirEntry, error) {
+	if w.cw == nil {
+		return d.list(lb, rel)
+	}
+	// The directory's times are read before it is listed: a change made
+	// while it is listed then shows next time.
+	id, err := d.ident()
+	if err != nil || id.dev != w.rootDev {
+		return d.list(lb, rel)
+	}
+	if w.cache != nil {
+		if rec, ok := w.cache.at[rel]; ok && rec.id == id && w.cache.entries(rec, lb) {
+			w.cw.keep(rel, rec)
+			return makeEntries(lb, rel), nil
+		}
+	}
+	entries, err := d.list(lb, rel)
+	if err == nil {
+		if old := w.start.Add(-racyMargin).UnixNano(); id.ctime < old && id.mtime < old {
+			w.cw.add(rel, id, lb.names, lb.raw)
+		}
+	}
+	return entries, err
 }
 
 // sub lists a subdirectory on another goroutine when one is free, else on
 // this one.
-func (w *walker) sub(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) chan listing {
-	ch := make(chan listing, 1)
+func (w *walker) sub(ctx context.Context, d *dirHandle, abs, rel string, rules []ignoreRule) chan *listing {
+	ch := make(chan *listing, 1)
 	select {
 	case w.sem <- struct{}{}:
 		go func() {

@@ -1,0 +1,171 @@
+package files
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// walkWith walks dir with the listing cache of store, as Build does, and
+// returns the files found and how many directories came from the cache.
+func walkWith(t *testing.T, dir, store string) (files []string, hits int) {
+	t.Helper()
+	ix, log := buildLogged(t, dir, store)
+	if strings.Contains(log, "listing cache") {
+		t.Fatalf("log %q", log)
+	}
+	for rel := range ix.live {
+		files = append(files, rel)
+	}
+	slices.Sort(files)
+	cache, err := loadDirCache(dirCachePath(store))
+	if err != nil || cache == nil {
+		t.Fatalf("no listing cache after a build: %v", err)
+	}
+	w := &walker{root: ix.root, opts: &IndexOptions{}, start: time.Now(), cache: cache, cw: &dirCacheWriter{}}
+	if err := w.walk(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return files, w.cw.n - w.cw.listed
+}
+
+func buildLogged(t *testing.T, dir, store string) (*Index, string) {
+	t.Helper()
+	var log syncBuffer
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix, log.String()
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tick waits past the coarse clock of a file system's times.
+func tick() { time.Sleep(30 * time.Millisecond) }
+
+// A directory whose inode and times are as cached is read from the
+// listing cache; one whose entries changed is listed again, even when its
+// modification time is set back; a listing newer than racyMargin is not
+// cached.
+func TestListingCache(t *testing.T) {
+	old := racyMargin
+	racyMargin = 10 * time.Millisecond
+	t.Cleanup(func() { racyMargin = old })
+	dir := t.TempDir()
+	store := filepath.Join(t.TempDir(), "s.idx")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, dir, "sub/b.md", "# B\n\nbravo words\n")
+	writeFile(t, dir, "sub/deep/c.md", "# C\n\ncharlie words\n")
+	writeFile(t, dir, "other/d.md", "# D\n\ndelta words\n")
+	tick()
+	got, hits := walkWith(t, dir, store)
+	if want := []string{"a.md", "other/d.md", "sub/b.md", "sub/deep/c.md"}; !slices.Equal(got, want) || hits != 4 {
+		t.Fatalf("files %v, %d directories from the cache; want %v, 4", got, hits, want)
+	}
+
+	// Entries added and removed: their directories are listed again.
+	tick()
+	writeFile(t, dir, "sub/deep/e.md", "# E\n\necho words\n")
+	os.Remove(filepath.Join(dir, "other", "d.md"))
+	writeFile(t, dir, "new/f.md", "# F\n\nfoxtrot words\n")
+	tick()
+	got, hits = walkWith(t, dir, store)
+	if want := []string{"a.md", "new/f.md", "sub/b.md", "sub/deep/c.md", "sub/deep/e.md"}; !slices.Equal(got, want) {
+		t.Fatalf("after changes: %v, want %v", got, want)
+	}
+	if hits != 5 { // every directory, now cached again
+		t.Errorf("after changes: %d directories from the cache, want 5", hits)
+	}
+
+	// A file added and the directory's modification time set back, as
+	// a copy that keeps times would: its change time still moved.
+	sub := filepath.Join(dir, "sub")
+	st, err := os.Stat(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	writeFile(t, dir, "sub/g.md", "# G\n\ngolf words\n")
+	if err := os.Chtimes(sub, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	if got, _ = walkWith(t, dir, store); !slices.Contains(got, "sub/g.md") {
+		t.Fatalf("a file added under a directory with its time set back is missing: %v", got)
+	}
+
+	// A corrupt cache is not used, with a message, and made again.
+	data, err := os.ReadFile(dirCachePath(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-3] ^= 0x40
+	os.WriteFile(dirCachePath(store), data, 0o600)
+	ix, log := buildLogged(t, dir, store)
+	if !strings.Contains(log, "listing cache") || !strings.Contains(log, "checksum") || ix.Files() != 6 {
+		t.Fatalf("corrupt cache: %d files, log %q", ix.Files(), log)
+	}
+	if _, log := buildLogged(t, dir, store); log != "" {
+		t.Errorf("after the cache was made again: %q", log)
+	}
+
+	// Within racyMargin of its times a listing is not cached.
+	racyMargin = time.Hour
+	os.Remove(dirCachePath(store))
+	buildLogged(t, dir, store)
+	if _, err := os.Stat(dirCachePath(store)); !os.IsNotExist(err) {
+		t.Errorf("listings of directories changed within racyMargin were cached (%v)", err)
+	}
+}
+
+// The cached listing is what the walk uses: a name the cache holds for a
+// directory as it is (here written into the cache by hand) is walked, and
+// found gone.
+func TestListingCacheIsUsed(t *testing.T) {
+	old := racyMargin
+	racyMargin = 10 * time.Millisecond
+	t.Cleanup(func() { racyMargin = old })
+	dir := t.TempDir()
+	store := filepath.Join(t.TempDir(), "s.idx")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	tick()
+	buildLogged(t, dir, store)
+	root, err := resolveRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openRootDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := d.ident()
+	d.close()
+	if err != nil {
+		t.Skipf("no directory identity on this system: %v", err)
+	}
+	var cw dirCacheWriter
+	names := []byte("a.mdghost.md")
+	cw.add("", id, names, []rawEntry{{0, 4, entryFile}, {4, 8, entryFile}})
+	if err := cw.write(dirCachePath(store)); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := buildLogged(t, dir, store)
+	if sk := ix.Stats().Skipped; sk.Unreadable != 1 || ix.Files() != 1 {
+		t.Fatalf("the cache's listing was not used: %d files, %+v", ix.Files(), sk)
+	}
+}

@@ -1,0 +1,299 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/frame"
+)
+
+// lazyTree writes a tree whose store spans many blocks in each of its
+// sections: the first file (in walk order) holds the answer, every chunk
+// the word "common".
+func lazyTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for f := range 400 {
+		b.Reset()
+		for s := range 8 {
+			fmt.Fprintf(&b, "# Section %d of note %d about the common subject of weather station number %d\n\n", s, f, f*8+s)
+			fmt.Fprintf(&b, "common words w%dx%d v%dy%d u%dz%d and some filler text about the weather.\n\n", f, s, s, f, f+s, f*s)
+		}
+		name := fmt.Sprintf("n%03d.md", f)
+		if f == 0 {
+			name = "a-answer.md"
+			b.WriteString("# Zygomorphic answer\n\nthe zygomorphic answer is forty-two and common\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// syncBuffer is a log the provider may write to from a query.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A large store is checked in part at open and the rest as queries read
+// it: a flipped byte in a section every query reads (header, contents,
+// term and postings tables, block table) is found by Build, which
+// rebuilds the store; one in the chunk records, strings or postings that
+// a query reads is found by that query, which opens the store again
+// checked whole (so rebuilt, with a message) and answers from it, as it
+// would have from an intact store. Nothing corrupt is served.
+func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
+	old := lazyCheckMin
+	lazyCheckMin = 0
+	t.Cleanup(func() { lazyCheckMin = old })
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	query := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	answer := func(p *Provider) string {
+		t.Helper()
+		res, err := p.Query(context.Background(), query)
+		if err != nil {
+			t.Fatalf("query: %v", err)
+		}
+		var out []string
+		for _, f := range res.Frames {
+			out = append(out, f.ID+"\n"+f.Content)
+		}
+		return strings.Join(out, "\n--\n")
+	}
+	open := func() (*Index, *syncBuffer) {
+		t.Helper()
+		var log syncBuffer
+		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix, &log
+	}
+	ix, _ := open()
+	want := answer(New(ix))
+	ix.Close()
+	if !strings.Contains(want, "forty-two") {
+		t.Fatalf("intact store answers %q", want)
+	}
+	clean, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Where the query's reads fall in the intact image.
+	seg, err := checkSegment(clean, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(term string) int {
+		i := sort.Search(seg.nTerms, func(i int) bool { return bytes.Compare(seg.term(i), []byte(term)) >= 0 })
+		if i >= seg.nTerms || string(seg.term(i)) != term {
+			t.Fatalf("no term %q", term)
+		}
+		a := seg.postBytes + int(binary.LittleEndian.Uint32(seg.data[seg.postIdx+4*i:]))
+		b := seg.postBytes + int(binary.LittleEndian.Uint32(seg.data[seg.postIdx+4*i+4:]))
+		return (a + b) / 2
+	}
+	var answerChunk chunkInfo
+	for k := range uint32(seg.nChunks) {
+		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
+			answerChunk = c
+		}
+	}
+	if answerChunk.headN == 0 {
+		t.Fatal("no chunk with the answer's heading")
+	}
+	cases := []struct {
+		section string
+		off     int
+		lazy    bool // found by the query, not by Build
+	}{
+		{"header", 8 + 4*3, false},
+		{"contents", (headerSize + seg.chunkOff) / 2, false},
+		{"term offsets", (seg.termIdx + seg.termBytes) / 2, false},
+		{"terms", (seg.termBytes + seg.postIdx) / 2, false},
+		{"postings offsets", (seg.postIdx + seg.postBytes) / 2, false},
+		{"block table", seg.tableOff + 4, false},
+		{"chunk records", (seg.chunkOff + seg.strOff) / 2, true},
+		{"strings", seg.strOff + int(answerChunk.headOff) + 2, true},
+		{"postings", post("zygomorph"), true},
+	}
+	for _, c := range cases {
+		t.Run(c.section, func(t *testing.T) {
+			// The flipped byte must lie in a block of its own section
+			// alone for the lazy cases: else Build would find it.
+			if lo, hi := blockBounds(c.off, seg.tableOff); c.lazy && !(lo >= seg.chunkOff && hi <= seg.termIdx || lo >= seg.postBytes) {
+				t.Fatalf("offset %d: block [%d, %d) is checked at open", c.off, lo, hi)
+			}
+			data := bytes.Clone(clean)
+			data[c.off] ^= 0x5A
+			if err := os.WriteFile(store, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(deltaPath(store))
+			ix, log := open()
+			st := ix.Stats().State
+			switch {
+			case !c.lazy && (st != StateRebuilt || !strings.Contains(log.String(), "corrupt")):
+				t.Fatalf("Build: state %s, log %q; want rebuilt as corrupt", st, log)
+			case c.lazy && st != StateFresh:
+				t.Fatalf("Build: state %s, log %q; want the flip found by the query", st, log)
+			}
+			p := New(ix)
+			if got := answer(p); got != want {
+				t.Errorf("answer from the corrupt store:\n%s\nwant\n%s", got, want)
+			}
+			if c.lazy {
+				if msg := log.String(); !strings.Contains(msg, "failed a check") || !strings.Contains(msg, "rebuilding") {
+					t.Errorf("log %q does not say the store failed and was rebuilt", msg)
+				}
+				if st := p.Index().Stats().State; st != StateRebuilt {
+					t.Errorf("index after the query: %s, want rebuilt", st)
+				}
+			}
+			p.Index().Close()
+			// The store on disk is sound again.
+			ix, log = open()
+			defer ix.Close()
+			if st := ix.Stats().State; st != StateFresh || log.String() != "" {
+				t.Errorf("next Build: state %s, log %q", st, log)
+			}
+			if got := answer(New(ix)); got != want || ix.corrupt() != nil {
+				t.Errorf("next answer %q (corrupt: %v)", got, ix.corrupt())
+			}
+		})
+	}
+}
+
+// blockBounds returns the block of the image that holds offset off.
+func blockBounds(off, tableOff int) (lo, hi int) {
+	lo = headerSize + (off-headerSize)>>blockShift<<blockShift
+	return lo, min(lo+blockSize, tableOff)
+}
+
+// An intact large store checked lazily answers as one checked whole.
+func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ixWhole, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ixWhole.Close()
+	old := lazyCheckMin
+	lazyCheckMin = 0
+	t.Cleanup(func() { lazyCheckMin = old })
+	ixWhole2, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ixWhole2.Close()
+	ixLazy, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ixLazy.Close()
+	if ixLazy.segs[0].checked || ixWhole2.segs[0].good[0].Load() == 0 {
+		t.Fatal("the store was not checked lazily, or not whole")
+	}
+	for _, goal := range []string{"zygomorphic answer", "common weather station", "filler text section"} {
+		q := &frame.Query{Goal: goal, MaxFrames: 8, MaxTokens: 2000}
+		a, err1 := New(ixWhole).Query(context.Background(), q)
+		b, err2 := New(ixLazy).Query(context.Background(), q)
+		if err1 != nil || err2 != nil || len(a.Frames) == 0 || len(a.Frames) != len(b.Frames) {
+			t.Fatalf("%q: %v %v, %d and %d frames", goal, err1, err2, len(a.Frames), len(b.Frames))
+		}
+		for i := range a.Frames {
+			if a.Frames[i].ID != b.Frames[i].ID || a.Frames[i].Content != b.Frames[i].Content {
+				t.Errorf("%q frame %d: %v, lazily %v", goal, i, a.Frames[i].ID, b.Frames[i].ID)
+			}
+		}
+	}
+	if err := ixLazy.corrupt(); err != nil {
+		t.Errorf("intact store found corrupt: %v", err)
+	}
+}
+
+// Concurrent queries on one provider whose store turns out corrupt all get
+// the intact store's answer, and the store is rebuilt once.
+func TestLazyCheckConcurrentQueries(t *testing.T) {
+	old := lazyCheckMin
+	lazyCheckMin = 0
+	t.Cleanup(func() { lazyCheckMin = old })
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	p := New(ix)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := p.Query(context.Background(), q)
+			if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+				errs <- fmt.Sprintf("%v %+v", err, res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if n := strings.Count(log.String(), "rebuilding"); n != 1 {
+		t.Errorf("rebuilt %d times; log %q", n, log.String())
+	}
+	p.Index().Close()
+}
