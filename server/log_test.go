@@ -6,35 +6,17 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/syncbuf"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
-// syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestLogsNeverHoldContentOrKeys(t *testing.T) {
 	const secret, key = "SECRET-FRAME-CONTENT-7f3a", "KEY-0123456789abcdef-SECRET"
 	for _, debug := range []bool{false, true} {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		level := slog.LevelInfo
 		if debug {
 			level = slog.LevelDebug

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/announce"
+	"github.com/ctxkit/ctxkit/internal/syncbuf"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
 )
@@ -36,29 +37,10 @@ func ackJSON(name, dataFlow string) string {
 
 const localFlow = `{"reads":true,"writes":false,"egress":false}`
 
-// syncBuffer collects a server's log lines from its goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) line(l string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.WriteString(l)
-	s.b.WriteByte('\n')
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // serving is a `ctxkit serve` running in this process on a loopback port.
 type serving struct {
 	url  string
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	// stop cancels the serve, as SIGTERM does, and returns its exit code
 	// (-1 when it did not stop within 20 s). It runs with the test's
 	// cleanup at the latest; later calls return the first one's code.
@@ -76,8 +58,8 @@ func serveInProcess(t testing.TB, args ...string) *serving {
 		done <- runServe(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
 		pw.Close()
 	}()
-	s := &serving{logs: &syncBuffer{}}
-	urlc, ended := announce.Watch(pr, s.logs.line)
+	s := &serving{logs: &syncbuf.Buffer{}}
+	urlc, ended := announce.Watch(pr, s.logs.Line)
 	var once sync.Once
 	code := -1
 	s.stop = func() int {
@@ -109,7 +91,7 @@ func serveInProcess(t testing.TB, args ...string) *serving {
 
 // startServe runs `ctxkit serve --config CFG EXTRA...` in this process and
 // returns its URL and its log.
-func startServe(t testing.TB, cfg string, extra ...string) (string, *syncBuffer) {
+func startServe(t testing.TB, cfg string, extra ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
 	s := serveInProcess(t, append([]string{"--config", cfg}, extra...)...)
 	return s.url, s.logs

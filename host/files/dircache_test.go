@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/syncbuf"
 )
 
 // walkWith walks dir with the listing cache of store, as Build does, and
@@ -35,7 +37,7 @@ func walkWith(t *testing.T, dir, store string) (files []string, hits int) {
 
 func buildLogged(t *testing.T, dir, store string) (*Index, string) {
 	t.Helper()
-	var log syncBuffer
+	var log syncbuf.Buffer
 	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/syncbuf"
 )
 
 // lazyTree writes a tree whose store spans many blocks in each of its
@@ -38,24 +39,6 @@ func lazyTree(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-// syncBuffer is a log the provider may write to from a query.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A large store is checked in part at open and the rest as queries read
@@ -84,9 +67,9 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 		}
 		return strings.Join(out, "\n--\n")
 	}
-	open := func() (*Index, *syncBuffer) {
+	open := func() (*Index, *syncbuf.Buffer) {
 		t.Helper()
-		var log syncBuffer
+		var log syncbuf.Buffer
 		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
 		if err != nil {
 			t.Fatal(err)
@@ -266,7 +249,7 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 	if err := os.WriteFile(store, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log syncbuf.Buffer
 	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
 	if err != nil {
 		t.Fatal(err)
