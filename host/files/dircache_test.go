@@ -57,6 +57,15 @@ func writeFile(t *testing.T, dir, rel, content string) {
 	}
 }
 
+// setForTest sets *p to v for the rest of t, for the package's tunables
+// whose production values would make a test slow or large.
+func setForTest[T any](t *testing.T, p *T, v T) {
+	t.Helper()
+	old := *p
+	*p = v
+	t.Cleanup(func() { *p = old })
+}
+
 // tick waits past the coarse clock of a file system's times.
 func tick() { time.Sleep(30 * time.Millisecond) }
 
@@ -65,9 +74,7 @@ func tick() { time.Sleep(30 * time.Millisecond) }
 // modification time is set back; a listing newer than racyMargin is not
 // cached.
 func TestListingCache(t *testing.T) {
-	old := racyMargin
-	racyMargin = 10 * time.Millisecond
-	t.Cleanup(func() { racyMargin = old })
+	setForTest(t, &racyMargin, 10 * time.Millisecond)
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
@@ -139,9 +146,7 @@ func TestListingCache(t *testing.T) {
 // directory as it is (here written into the cache by hand) is walked, and
 // found gone.
 func TestListingCacheIsUsed(t *testing.T) {
-	old := racyMargin
-	racyMargin = 10 * time.Millisecond
-	t.Cleanup(func() { racyMargin = old })
+	setForTest(t, &racyMargin, 10 * time.Millisecond)
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")

@@ -49,9 +49,7 @@ func lazyTree(t *testing.T) string {
 // checked whole (so rebuilt, with a message) and answers from it, as it
 // would have from an intact store. Nothing corrupt is served.
 func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
-	old := lazyCheckMin
-	lazyCheckMin = 0
-	t.Cleanup(func() { lazyCheckMin = old })
+	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
 	query := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
@@ -187,9 +185,7 @@ func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ixWhole.Close()
-	old := lazyCheckMin
-	lazyCheckMin = 0
-	t.Cleanup(func() { lazyCheckMin = old })
+	setForTest(t, &lazyCheckMin, 0)
 	ixWhole2, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -224,9 +220,7 @@ func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 // Concurrent queries on one provider whose store turns out corrupt all get
 // the intact store's answer, and the store is rebuilt once.
 func TestLazyCheckConcurrentQueries(t *testing.T) {
-	old := lazyCheckMin
-	lazyCheckMin = 0
-	t.Cleanup(func() { lazyCheckMin = old })
+	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
 	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
