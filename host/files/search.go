@@ -261,6 +261,11 @@ func searchAll(ixs []*Index, query string) [][]ref {
 	}
 	for _, sy := range defaultThesaurus().expand(seq, terms) {
 		for _, qt := range st.weigh(ixs, [][]byte{sy.term}, synonymWeight) {
+			if qt.idf < synonymWeight*synonymMinIDF {
+				// A common word (in more than about 1 in 20 chunks) adds
+				// little weight but a long postings list.
+				continue
+			}
 			qt.concept, qt.syn = sy.source, true
 			qts = append(qts, qt)
 		}

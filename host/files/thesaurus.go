@@ -19,6 +19,10 @@ var thesaurusText string
 // own word still ranks above one that uses a synonym of it.
 const synonymWeight = 0.3
 
+// synonymMinIDF is the least idf of a synonym the query gains: ln(1 +
+// N/df) of 3 is a word in about 1 of 20 chunks.
+const synonymMinIDF = 3.0
+
 // thesaurus maps a query's words and phrases to their near-synonyms.
 type thesaurus struct {
 	// byFirst lists, by a member's first term, the members starting with
