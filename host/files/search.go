@@ -76,7 +76,8 @@ type Hit struct {
 
 // Index is a ranked index over document chunks: BM25F with body, heading
 // (or declaration name) and path fields, English stemming and stop words,
-// identifiers split and kept whole. NewIndex makes one for documents held in
+// identifiers split and kept whole, the query expanded with a programming
+// thesaurus (thesaurus.txt). NewIndex makes one for documents held in
 // memory; Build and Open make one over a directory, kept on disk.
 //
 // An Index is safe for concurrent Search once built; Add must not run

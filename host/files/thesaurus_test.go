@@ -1,6 +1,7 @@
 package files
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,25 @@ func expandedTerms(th *thesaurus, query string) []string {
 		out = append(out, string(s.term))
 	}
 	return out
+}
+
+// addOthers adds n short documents that share no word with the tests'
+// queries.
+func addOthers(ix *Index, n int) {
+	for i := range n {
+		ix.Add(Document{Path: fmt.Sprintf("other%d.md", i), Content: []byte(fmt.Sprintf("# Harbour %d\n\nthe gulls slept %d\n", i, i))})
+	}
+}
+
+// A synonym common in the index (more than about 1 in 20 chunks) is not
+// added: a small index of the word and its synonym alone finds only the word.
+func TestCommonSynonymIsNotAdded(t *testing.T) {
+	ix := NewIndex()
+	ix.Add(Document{Path: "own.md", Content: []byte("# Values\n\ncombine the values alpha\n")})
+	ix.Add(Document{Path: "syn.md", Content: []byte("# Values\n\nmerge the values gamma\n")})
+	if hits := ix.Search("combine", 0); len(hits) != 1 || hits[0].Path != "own.md" {
+		t.Fatalf("got %+v, want own.md alone", hits)
+	}
 }
 
 // A phrase member fires only when its words are consecutive in the query,
@@ -62,6 +82,7 @@ func TestSynonymFoundBelowTheQueryWord(t *testing.T) {
 	ix.Add(Document{Path: "own.md", Content: []byte("# Values\n\ncombine the values alpha\n")})
 	ix.Add(Document{Path: "syn.md", Content: []byte("# Values\n\nmerge the values gamma\n")})
 	ix.Add(Document{Path: "long.md", Content: []byte("# Other\n\n" + filler(40))})
+	addOthers(ix, 40) // a synonym in more than 1 in 20 chunks is not added
 	hits := ix.Search("combine", 0)
 	if len(hits) != 2 || hits[0].Path != "own.md" || hits[1].Path != "syn.md" {
 		t.Fatalf("got %+v, want own.md then syn.md", hits)
@@ -78,6 +99,7 @@ func TestSynonymsDoNotAddUp(t *testing.T) {
 	ix.Add(Document{Path: "both.md", Content: []byte("# Values\n\ncombine merge values\n")})
 	ix.Add(Document{Path: "own.md", Content: []byte("# Values\n\ncombine alpha values\n")})
 	ix.Add(Document{Path: "long.md", Content: []byte("# Other\n\n" + filler(40))})
+	addOthers(ix, 40)
 	hits := ix.Search("combine values", 0)
 	if len(hits) != 2 {
 		t.Fatalf("got %d hits, want 2: %+v", len(hits), hits)
