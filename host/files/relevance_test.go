@@ -36,7 +36,7 @@ type relevanceSet struct {
 		// changes it is reported against, and never tuned on.
 		Heldout bool `json:"heldout,omitempty"`
 		// Round is the round of work that added a held-out question;
-		// the fourth round's are reported as their own split.
+		// the fourth and fifth rounds' are reported as their own splits.
 		Round int `json:"round,omitempty"`
 	} `json:"questions"`
 }
@@ -64,7 +64,8 @@ type score struct {
 // splitScore is recall and MRR over one part of the set: "tune" and
 // "check" alternate through the first-round questions (ranking changes
 // were judged on "tune" alone), "heldout" are the second round's
-// held-out questions and "heldout4" the fourth round's.
+// held-out questions, "heldout4" the fourth round's and "heldout5" the
+// fifth round's.
 type splitScore struct {
 	n, hits int
 	rr      float64
@@ -74,6 +75,8 @@ func splitOf(i int, heldout bool, round int) string {
 	switch {
 	case heldout && round == 4:
 		return "heldout4"
+	case heldout && round == 5:
+		return "heldout5"
 	case heldout:
 		return "heldout"
 	case i%2 == 0:
@@ -389,7 +392,7 @@ func TestRelevance(t *testing.T) {
 		sc := evaluate(set, sys.make(t, set, goroot, full))
 		t.Logf("%-6s recall@%d %.1f%% (%d/%d)  MRR %.3f  (full tree: %v)", sys.name, set.Budget, 100*sc.recall,
 			int(sc.recall*float64(len(set.Questions))+0.5), len(set.Questions), sc.mrr, full)
-		t.Logf("%-6s   tune %s; check %s; heldout %s; heldout4 %s", sys.name, sc.splits["tune"], sc.splits["check"], sc.splits["heldout"], sc.splits["heldout4"])
+		t.Logf("%-6s   tune %s; check %s; heldout %s; heldout4 %s; heldout5 %s", sys.name, sc.splits["tune"], sc.splits["check"], sc.splits["heldout"], sc.splits["heldout4"], sc.splits["heldout5"])
 		if testing.Verbose() {
 			for _, m := range sc.misses {
 				t.Logf("  %s miss %s", sys.name, m)
@@ -407,11 +410,12 @@ func TestRelevance(t *testing.T) {
 	}
 }
 
-// The floor the relevance test enforces, just below what the judged
-// directories give today (84.9% / 0.576 on 119 questions, BENCHMARKS.md);
+// The floor the relevance test enforces, below what the judged
+// directories give today (89.6% / 0.592 on 134 questions, BENCHMARKS.md,
+// fifth round);
 // the full tree (CTXKIT_RELEVANCE_FULL=1) scores lower and is reported
 // against the issue's targets rather than held to this floor.
 const (
-	relevanceFloorRecall = 0.83
-	relevanceFloorMRR    = 0.55
+	relevanceFloorRecall = 0.87
+	relevanceFloorMRR    = 0.57
 )

@@ -40,6 +40,25 @@ const (
 	fileTop   = 3
 )
 
+// packageBy is the path field's term frequency for a query term that names
+// the file's directory (its package: "tar" for archive/tar/writer.go), as
+// much as a term found twice in the path; other path terms count as often
+// as they occur, at most 2. "tar" in a question then favours archive/tar
+// over a file that mentions tar in a longer path.
+const packageBy = 2.0
+
+// inPackageName reports whether t is a term of the name of the directory
+// holding the content's first path.
+func inPackageName(tk *tokenizer, ct content, t []byte) bool {
+	if len(ct.paths) == 0 {
+		return false
+	}
+	dir := path.Base(path.Dir(ct.paths[0].rel))
+	found := false
+	tk.each([]byte(dir), func(d []byte) { found = found || bytes.Equal(d, t) })
+	return found
+}
+
 // Document is one text for an Index: Path names it (its extension picks
 // the chunker and the kind) and Content is its text, UTF-8.
 type Document struct {
@@ -57,7 +76,8 @@ type Hit struct {
 
 // Index is a ranked index over document chunks: BM25F with body, heading
 // (or declaration name) and path fields, English stemming and stop words,
-// identifiers split and kept whole. NewIndex makes one for documents held in
+// identifiers split and kept whole, the query expanded with a programming
+// thesaurus (thesaurus.txt). NewIndex makes one for documents held in
 // memory; Build and Open make one over a directory, kept on disk.
 //
 // An Index is safe for concurrent Search once built; Add must not run
@@ -188,9 +208,13 @@ func (ix *Index) pathsOf(seg, ci uint32) []string {
 }
 
 // queryTerm is a distinct query term with its weight across segments.
+// concept is the index of the query's own term it stands for (itself, or
+// the term whose thesaurus group added it); syn marks an added term.
 type queryTerm struct {
-	term []byte
-	idf  float64
+	term    []byte
+	idf     float64
+	concept int
+	syn     bool
 }
 
 // search scores every chunk sharing a term with the query.
@@ -222,15 +246,38 @@ func searchAll(ixs []*Index, query string) [][]ref {
 	if st.n == 0 {
 		return make([][]ref, len(ixs))
 	}
-	var terms [][]byte
+	var terms, seq [][]byte
 	seen := map[string]bool{}
 	newTokenizer().each([]byte(query), func(t []byte) {
+		t = bytes.Clone(t)
+		seq = append(seq, t)
 		if !seen[string(t)] {
 			seen[string(t)] = true
-			terms = append(terms, bytes.Clone(t))
+			terms = append(terms, t)
 		}
 	})
-	out := scoreAll(ixs, st.weigh(ixs, terms, 1), st)
+	var qts []queryTerm
+	for i, t := range terms {
+		for _, qt := range st.weigh(ixs, [][]byte{t}, 1) {
+			qt.concept = i
+			qts = append(qts, qt)
+		}
+	}
+	for _, sy := range defaultThesaurus().expand(seq, terms) {
+		for _, qt := range st.weigh(ixs, [][]byte{sy.term}, synonymWeight) {
+			if qt.idf < synonymWeight*synonymMinIDF {
+				// A common word (in more than about 1 in 20 chunks) adds
+				// little weight but a long postings list.
+				continue
+			}
+			qt.concept, qt.syn = sy.source, true
+			qts = append(qts, qt)
+		}
+	}
+	// A query term and its synonyms score as one: a chunk's best match
+	// among them counts, not their sum (scoreSegment needs them adjacent).
+	slices.SortStableFunc(qts, func(a, b queryTerm) int { return cmp.Compare(a.concept, b.concept) })
+	out := scoreAll(ixs, qts, st)
 	addFileEvidence(ixs, out)
 	return out
 }
@@ -301,7 +348,7 @@ func collectionStats(ixs []*Index) collection {
 	if n == 0 {
 		return collection{}
 	}
-	return collection{n, math.Max(float64(bodyLen)/n, 1), math.Max(float64(headLen)/n, 1)}
+	return collection{n: n, avgBody: math.Max(float64(bodyLen)/n, 1), avgHead: math.Max(float64(headLen)/n, 1)}
 }
 
 // weigh gives each term its inverse document frequency, times w; terms no
@@ -320,16 +367,24 @@ func (st collection) weigh(ixs []*Index, terms [][]byte, w float64) []queryTerm 
 			continue
 		}
 		df = math.Min(df, st.n)
-		out = append(out, queryTerm{t, w * math.Log(1+(st.n-df+0.5)/(df+0.5))})
+		out = append(out, queryTerm{term: t, idf: w * math.Log(1+(st.n-df+0.5)/(df+0.5))})
 	}
 	return out
 }
 
 func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
 	out := make([][]ref, len(ixs))
-	bound := 0.0
+	// The bound is the query's own terms' weight: a synonym adds to a
+	// chunk's score but not to what a full match is.
+	bound, all := 0.0, 0.0
 	for _, qt := range qts {
-		bound += qt.idf
+		all += qt.idf
+		if !qt.syn {
+			bound += qt.idf
+		}
+	}
+	if bound == 0 {
+		bound = all
 	}
 	if bound == 0 {
 		return out
@@ -337,7 +392,7 @@ func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
 	for i, ix := range ixs {
 		var refs []ref
 		for si, s := range ix.segs {
-			refs = append(refs, ix.scoreSegment(uint32(si), s, qts, st.avgBody, st.avgHead, bound)...)
+			refs = append(refs, ix.scoreSegment(uint32(si), s, qts, st, bound)...)
 		}
 		out[i] = refs
 	}
@@ -345,12 +400,28 @@ func scoreAll(ixs []*Index, qts []queryTerm, st collection) [][]ref {
 }
 
 // scoreSegment accumulates BM25F over one segment's postings.
-func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, avgHead, bound float64) []ref {
+func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, st collection, bound float64) []ref {
+	avgBody, avgHead := st.avgBody, st.avgHead
+	tk := newTokenizer()
 	scores := make([]float32, s.nChunks)
 	acc := make([]float32, s.nChunks)
-	var touched, termTouched []uint32
+	// A concept's terms (a query term and its synonyms) are adjacent in
+	// qts; cs holds each chunk's best match among the current concept's
+	// terms until the next concept starts.
+	cs := make([]float32, s.nChunks)
+	var touched, termTouched, conceptTouched []uint32
+	flushConcept := func() {
+		for _, c := range conceptTouched {
+			scores[c] += cs[c]
+			cs[c] = 0
+		}
+		conceptTouched = conceptTouched[:0]
+	}
 	dead := ix.dead[si]
-	for _, qt := range qts {
+	for qi, qt := range qts {
+		if qi > 0 && qts[qi-1].concept != qt.concept {
+			flushConcept()
+		}
 		termTouched = termTouched[:0]
 		p := s.postings(qt.term)
 		if p != nil {
@@ -396,22 +467,30 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, avgBody, a
 				return
 			}
 			ct := s.contents[content]
+			w := pathWeight * float64(min(tf, 2))
+			if inPackageName(tk, ct, qt.term) {
+				w = pathWeight * packageBy
+			}
 			for c := ct.firstChunk; c < ct.firstChunk+ct.nChunks; c++ {
 				if acc[c] == 0 {
 					termTouched = append(termTouched, c)
 				}
-				acc[c] += float32(pathWeight * float64(min(tf, 2)))
+				acc[c] += float32(w)
 			}
 		})
 		for _, c := range termTouched {
 			tf := float64(acc[c])
-			if scores[c] == 0 {
-				touched = append(touched, c)
+			if cs[c] == 0 {
+				if scores[c] == 0 {
+					touched = append(touched, c)
+				}
+				conceptTouched = append(conceptTouched, c)
 			}
-			scores[c] += float32(qt.idf * tf / (bm25K1 + tf))
+			cs[c] = max(cs[c], float32(qt.idf*tf/(bm25K1+tf)))
 			acc[c] = 0
 		}
 	}
+	flushConcept()
 	out := make([]ref, 0, len(touched))
 	for _, c := range touched {
 		sc := float64(scores[c]) / bound
