@@ -1,0 +1,90 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/host"
+)
+
+// manySlow is a host whose one provider is a slowServer with room for n
+// calls at once.
+func manySlow(t *testing.T, n int) (*host.Host, *slowServer) {
+	t.Helper()
+	slow := &slowServer{started: make(chan struct{}, n), ended: make(chan struct{}, n)}
+	h := host.New(&host.Options{QueryTimeout: time.Minute})
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	if err := h.AddInProcess("slow", slow); err != nil {
+		t.Fatal(err)
+	}
+	return h, slow
+}
+
+// recv waits for n sends on ch, failing with what after ten seconds.
+func recv(t *testing.T, ch chan struct{}, n int, what string) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: %d of %d after ten seconds", what, i, n)
+		}
+	}
+}
+
+// initStdio runs the handshake on p.
+func initStdio(t *testing.T, p *stdioPeer) {
+	t.Helper()
+	p.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
+}
+
+// TestServeStdioCancelsCallsOnWorkers: many more slow calls than a
+// session keeps idle workers for all reach the provider at once (none
+// waits for another to end), a notifications/cancelled for each, by a
+// number or a string id, ends its provider call and gets it answered,
+// the session goes on serving, and when it ends no goroutine of it is
+// left.
+func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
+	const n = 16
+	h, slow := manySlow(t, n)
+	srv := newServer(t, h, nil)
+	before := runtime.NumGoroutine()
+	p := startStdio(t, ctxkitStdio(srv))
+	initStdio(t, p)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprint(100 + i)
+		if i%2 == 1 {
+			ids[i] = fmt.Sprintf(`"s-%d"`, i)
+		}
+		p.send(t, `{"jsonrpc":"2.0","id":`+ids[i]+`,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)
+	}
+	recv(t, slow.started, n, "calls at the provider at once")
+	for i, id := range ids {
+		got := p.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"test"}}`, 1)[0]
+		recv(t, slow.ended, 1, "provider calls ended by their cancellation")
+		// The SDK answers a cancelled call with the context's error.
+		if !strings.Contains(got, `"id":`+id+`,`) || !strings.Contains(got, `"error"`) {
+			t.Errorf("call %d cancelled: answered %s, want an error answer to id %s", i, got, id)
+		}
+	}
+	if got := p.send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`, 1)[0]; got != `{"jsonrpc":"2.0","id":"after","result":{}}`+"\n" {
+		t.Errorf("ping after the cancellations: %s", got)
+	}
+	if err := p.end(t); err != nil {
+		t.Errorf("session end: %v", err)
+	}
+	ok := false
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		ok = runtime.NumGoroutine() <= before
+	}
+	if !ok {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	}
+}
