@@ -3,10 +3,13 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/host"
 )
@@ -86,5 +89,59 @@ func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 	if !ok {
 		buf := make([]byte, 1<<20)
 		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestServeStdioOddLinesMatchSDKTransport: lines a client may send that
+// the stdio session's own decoder takes or leaves to the SDK's (ids
+// negative, zero, large, fractional, with escapes, empty or null; white
+// space; members unknown or given twice inside params; params an array;
+// an unsolicited answer) get, byte for byte, the answers the SDK's own
+// stdio transport writes. (White space after the value is left out: the
+// SDK's transport ends the session on it, where ServeStdio takes the
+// line, a difference older than the decoder.)
+func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
+	lines := []struct {
+		line    string
+		answers int
+	}{
+		{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
+		{`{"jsonrpc":"2.0","id":-12,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":-0,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":123456789012345,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":1234567890123456789,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":3e2,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":"\u00e9\"x","method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":"","method":"ping"}`, 1},
+		{" \t{ \"method\" : \"ping\" ,\t\"jsonrpc\":\"2.0\", \"id\" : \"ws\" }\r", 1},
+		{`{"jsonrpc":"2.0","id":"p\u0069ng","method":"p\u0069ng"}`, 1},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"no_such_tool","arguments":{},"name":"quote_untrusted"}}`, 1},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"text":"a"}],"parts":"x"}}}`, 1},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, 1},
+		{`{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{},"extra":1}`, 1},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999}}`, 0},
+		{`{"jsonrpc":"2.0","id":"r1","result":{}}`, 0},
+		{`[{"jsonrpc":"2.0","id":-3,"method":"ping"},{"jsonrpc":"2.0","id":"b\u0032","method":"ping"}]`, 1},
+		{`{"jsonrpc":"2.0","id":"last","method":"ping"}`, 1},
+	}
+	peers := map[string]*stdioPeer{}
+	for name, serveFn := range map[string]func(*mcp.Server) func(context.Context, io.Reader, io.Writer) error{"sdk": sdkStdio, "ctxkit": ctxkitStdio} {
+		peers[name] = startStdio(t, serveFn(newServer(t, nil, nil)))
+	}
+	for _, step := range lines {
+		want := peers["sdk"].send(t, step.line, step.answers)
+		got := peers["ctxkit"].send(t, step.line, step.answers)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("after %.100q\nServeStdio wrote %s\nthe SDK wrote   %s", step.line, got[i], want[i])
+			}
+		}
+	}
+	for name, p := range peers {
+		if err := p.end(t); err != nil {
+			t.Errorf("%s: the session ended with %v at EOF, want nil", name, err)
+		}
 	}
 }
