@@ -145,3 +145,37 @@ func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStdioClientGoneLeavesNothing: a client that goes away with
+// more calls in flight than the session keeps idle workers for ends each
+// provider call, the session returns, and none of its goroutines is left.
+func TestServeStdioClientGoneLeavesNothing(t *testing.T) {
+	const n = 8
+	h, slow := manySlow(t, n)
+	srv := newServer(t, h, nil)
+	before := runtime.NumGoroutine()
+	p := startStdio(t, ctxkitStdio(srv))
+	initStdio(t, p)
+	for i := range n {
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, i+1), 0)
+	}
+	recv(t, slow.started, n, "calls at the provider at once")
+	_ = p.in.Close()
+	recv(t, slow.ended, n, "provider calls ended by the client going away")
+	select {
+	case err := <-p.served:
+		if err != nil {
+			t.Errorf("session end: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end after the client went away")
+	}
+	ok := false
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		ok = runtime.NumGoroutine() <= before
+	}
+	if !ok {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	}
+}
