@@ -3,6 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -31,19 +34,55 @@ func newWorkers() *workers {
 type workersKey struct{}
 
 // call runs c on a worker and waits for it: c ends on its own when ctx
-// is done, as it would on the SDK's goroutine.
+// is done, as it would on the SDK's goroutine. A panic in c, or c ending
+// its goroutine, goes on in the caller as if c had run there: the
+// process ends with c's panic (the SDK recovers none), not with whatever
+// the caller would do with a result c never returned.
 func (w *workers) call(ctx context.Context, c toolCall, args json.RawMessage) (*encodedResult, error) {
 	var (
-		res *encodedResult
-		err error
+		res      *encodedResult
+		err      error
+		returned bool
+		panicked *workerPanic
 	)
 	finished := make(chan struct{})
 	w.run(func() {
 		defer close(finished)
+		defer func() {
+			if !returned {
+				if v := recover(); v != nil {
+					panicked = &workerPanic{value: v, stack: debug.Stack()}
+				}
+			}
+		}()
 		res, err = c(ctx, args)
+		returned = true
 	})
 	<-finished
+	switch {
+	case panicked != nil:
+		panic(panicked)
+	case !returned:
+		runtime.Goexit()
+	}
 	return res, err
+}
+
+// workerPanic is a tool body's panic on a worker, raised again in the
+// body's caller: the value and the worker's stack where it panicked.
+type workerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *workerPanic) Error() string {
+	return fmt.Sprintf("%v\n\ngoroutine of the tool body (a session worker):\n%s", p.value, p.stack)
+}
+
+// Unwrap returns the panic's value when it is an error.
+func (p *workerPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
 }
 
 // run hands job to an idle worker, or to a new one.

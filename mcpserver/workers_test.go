@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,4 +78,69 @@ func waitFor(cond func() bool) bool {
 		}
 	}
 	return cond()
+}
+
+// panickyTool is a tool body that panics with a value of its own.
+func panickyTool(context.Context, json.RawMessage) (*encodedResult, error) {
+	panic("the tool's own panic")
+}
+
+// TestWorkersPanicIsTheCallers: a tool body that panics on a worker
+// panics in its caller, the SDK's request goroutine, as it did when the
+// body ran there: the panic names the body's value and its stack, the
+// caller never reads a result that was not returned, and the worker
+// serves the next call. (The worker used to panic on its own goroutine
+// and close the call's channel on the way, so the caller could read a nil
+// result and panic first, with a nil dereference hiding the tool's
+// panic.)
+func TestWorkersPanicIsTheCallers(t *testing.T) {
+	w := newWorkers()
+	defer w.stop()
+	for range 3 {
+		var got any
+		func() {
+			defer func() { got = recover() }()
+			res, err := w.call(context.Background(), panickyTool, nil)
+			t.Errorf("a panicking body returned %v, %v to its caller", res, err)
+		}()
+		if got == nil {
+			t.Fatal("the body's panic did not reach its caller")
+		}
+		msg := fmt.Sprint(got)
+		if !strings.Contains(msg, "the tool's own panic") || !strings.Contains(msg, "panickyTool") {
+			t.Errorf("the caller's panic is %q, want the body's value and its stack", msg)
+		}
+		res, err := w.call(context.Background(), func(context.Context, json.RawMessage) (*encodedResult, error) {
+			return &encodedResult{text: json.RawMessage(`"ok"`)}, nil
+		}, nil)
+		if err != nil || string(res.text) != `"ok"` {
+			t.Errorf("after a panic, the next call got %v, %v", res, err)
+		}
+	}
+}
+
+// TestWorkersGoexitIsTheCallers: a body that ends its goroutine (as
+// t.FailNow does) ends its caller's the same way, instead of leaving the
+// caller with a result that was never returned.
+func TestWorkersGoexitIsTheCallers(t *testing.T) {
+	w := newWorkers()
+	defer w.stop()
+	exited := make(chan bool, 1)
+	go func() {
+		normal := false
+		defer func() { exited <- !normal && recover() == nil }()
+		_, _ = w.call(context.Background(), func(context.Context, json.RawMessage) (*encodedResult, error) {
+			runtime.Goexit()
+			return nil, nil
+		}, nil)
+		normal = true
+	}()
+	select {
+	case ok := <-exited:
+		if !ok {
+			t.Error("the caller of a body that called runtime.Goexit returned or panicked, want it ended by Goexit too")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the caller of a body that called runtime.Goexit never ended")
+	}
 }
