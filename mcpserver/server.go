@@ -38,7 +38,8 @@ type ServerOptions struct {
 	// API holds the limits of the HTTP API routes the tools run (its Query
 	// is set to the host). Nil: the API defaults.
 	API *server.Options
-	// Logger receives the SDK's log lines (default: none).
+	// Logger receives the SDK's log lines and a line for each tool call
+	// that panicked (default: none).
 	Logger *slog.Logger
 }
 
@@ -86,7 +87,7 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 		PageSize:     o.PageSize,
 		Capabilities: caps,
 	})
-	t := &tools{api: server.New(&httpOpts), budget: o.Budget}
+	t := &tools{api: server.New(&httpOpts), budget: o.Budget, log: o.Logger}
 	if err := t.register(s); err != nil {
 		return nil, err
 	}

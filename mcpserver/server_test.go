@@ -21,6 +21,7 @@ import (
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
 	"github.com/ctxkit/ctxkit/mcpserver"
+	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -607,4 +608,28 @@ func TestHTTPRefusesForeignHostAndOrigin(t *testing.T) {
 	if r := call(t, cs, "quote_untrusted", map[string]any{"parts": []any{map[string]any{"untrusted": "x"}}}); r.IsError {
 		t.Fatal(text(r))
 	}
+}
+
+// panickingQuerier stands for a bug in ctxkit's own query path (the host
+// outside a provider, or the composer).
+type panickingQuerier struct{}
+
+func (panickingQuerier) QueryAllBudgeted(context.Context, *frame.Query, uint32) *host.FanOut {
+	panic("bug in the query path")
+}
+
+// A panic in a tool's own code is that call's internal error, not the end
+// of the session: the next call on the same session is answered.
+func TestToolPanicIsAToolError(t *testing.T) {
+	eachTransport(t, func(t *testing.T, connect connector) {
+		cs := connect(t, nil, &mcpserver.ServerOptions{API: &server.Options{Query: panickingQuerier{}}})
+		r := call(t, cs, "query_context", map[string]any{"goal": "x"})
+		if !r.IsError || !strings.Contains(text(r), "internal error") {
+			t.Fatalf("isError=%v %q, want an internal-error tool result", r.IsError, text(r))
+		}
+		r = call(t, cs, "quote_untrusted", map[string]any{"parts": []any{map[string]any{"text": "still here"}}})
+		if r.IsError || !strings.Contains(text(r), "still here") {
+			t.Fatalf("the session did not go on after the panic: isError=%v %q", r.IsError, text(r))
+		}
+	})
 }

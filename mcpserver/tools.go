@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/ctxkit/ctxkit/server"
@@ -19,6 +20,7 @@ import (
 type tools struct {
 	api    *server.Handler
 	budget int
+	log    *slog.Logger // nil: panics are answered but not logged
 }
 
 // toolSpec is one tool: its name, what it says about itself, and what it
@@ -83,7 +85,18 @@ func (t *tools) register(s *mcp.Server) error {
 // protocol error. The output is ctxkit's own encoding, written once (the
 // tests check it against the output schema).
 func (t *tools) body(spec toolSpec, in *jsonschema.Resolved) toolCall {
-	return func(ctx context.Context, args json.RawMessage) (*encodedResult, error) {
+	return func(ctx context.Context, args json.RawMessage) (res *encodedResult, err error) {
+		// A panic here is a bug in ctxkit's own code (the host outside a
+		// provider, the composer): it fails this call, as the HTTP API
+		// answers 500, and the session goes on serving the others.
+		defer func() {
+			if v := recover(); v != nil {
+				if t.log != nil {
+					t.log.Error("tool panic", "tool", spec.name, "panic", fmt.Sprint(v))
+				}
+				res, err = toolFailure(errors.New("internal error")), nil
+			}
+		}()
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -121,7 +122,10 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		rtdebug.SetGCPercent(400)
 	}
-	srv, err := mcpserver.NewServer(h, &mcpserver.ServerOptions{Budget: *budget, Roots: dirs, Version: "dev"})
+	// Warnings and errors (a tool call that panicked) go to stderr, which
+	// MCP hosts keep as the server's log; stdout is the protocol's.
+	logger := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := mcpserver.NewServer(h, &mcpserver.ServerOptions{Budget: *budget, Roots: dirs, Version: "dev", Logger: logger})
 	if err != nil {
 		return fail("%v", err)
 	}
