@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,19 +18,7 @@ import (
 // matched in which field (body, heading, path), and where the best judged
 // chunk sits in the whole ranking; then how the served frames are spread.
 func explainRelevance(t *testing.T, set *relevanceSet, goroot string, full bool) {
-	var ixs []*Index
-	for _, r := range set.Roots {
-		o := corpusOptions(set, r, full)
-		if dir := os.Getenv("CTXKIT_RELEVANCE_STORE"); dir != "" {
-			o.Store = filepath.Join(dir, fmt.Sprintf("%s-%v.idx", r, full))
-		}
-		ix, err := Build(context.Background(), filepath.Join(goroot, r), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ixs = append(ixs, ix)
-	}
-	p := New(ixs...)
+	p := corpusProvider(t, set, goroot, full)
 	tk := newTokenizer()
 	termsOf := func(s string) map[string]int {
 		m := map[string]int{}

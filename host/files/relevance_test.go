@@ -184,7 +184,9 @@ func corpusOptions(set *relevanceSet, root string, full bool) *IndexOptions {
 	return &IndexOptions{Include: inc}
 }
 
-func newSystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(string) []served {
+// corpusProvider indexes the set's roots under goroot and returns one
+// provider over them, as the relevance figures are measured.
+func corpusProvider(t testing.TB, set *relevanceSet, goroot string, full bool) *Provider {
 	var ixs []*Index
 	for _, r := range set.Roots {
 		o := corpusOptions(set, r, full)
@@ -198,7 +200,11 @@ func newSystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(s
 		}
 		ixs = append(ixs, ix)
 	}
-	p := New(ixs...)
+	return New(ixs...)
+}
+
+func newSystem(t testing.TB, set *relevanceSet, goroot string, full bool) func(string) []served {
+	p := corpusProvider(t, set, goroot, full)
 	return func(q string) []served {
 		res, err := p.Query(context.Background(), &frame.Query{Goal: q, MaxFrames: 16, MaxTokens: uint32(set.Budget)})
 		if err != nil {
