@@ -176,3 +176,65 @@ func TestListingCacheIsUsed(t *testing.T) {
 		t.Fatalf("the cache's listing was not used: %d files, %+v", ix.Files(), sk)
 	}
 }
+
+// A listing cache is read from a file: a name in it that is not one
+// directory entry's name ("..", a slash, a NUL) would make the walk state
+// and index a path outside the directory, or outside the root. Such a
+// record is not used: the directory is listed, and nothing outside the
+// root is indexed.
+func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
+	setForTest(t, &racyMargin, 10 * time.Millisecond)
+	top := t.TempDir()
+	dir := filepath.Join(top, "root")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, top, "outside.md", "# Outside\n\nwords outside the root\n")
+	store := filepath.Join(t.TempDir(), "s.idx")
+	// Without the default skips a leading dot does not hide a name.
+	build := func() *Index {
+		t.Helper()
+		var log syncbuf.Buffer
+		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log, NoDefaultSkips: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	tick()
+	build()
+	root, err := resolveRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openRootDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := d.ident()
+	d.close()
+	if err != nil {
+		t.Skipf("no directory identity on this system: %v", err)
+	}
+	for _, bad := range []string{"../outside.md", "..", ".", "sub/../../outside.md", "a.md\x00"} {
+		t.Run(bad, func(t *testing.T) {
+			var cw dirCacheWriter
+			names := []byte("a.md" + bad)
+			raw := []rawEntry{{0, 4, entryFile}, {4, uint32(len(bad)), entryFile}}
+			if bad == ".." || bad == "." {
+				raw[1].kind = entryDir
+			}
+			cw.add("", id, names, raw)
+			if err := cw.write(dirCachePath(store)); err != nil {
+				t.Fatal(err)
+			}
+			ix := build()
+			var got []string
+			for rel := range ix.live {
+				got = append(got, rel)
+			}
+			if sk := ix.Stats().Skipped; len(got) != 1 || got[0] != "a.md" || sk.Total() != 0 {
+				t.Fatalf("indexed %v, skipped %+v; want only a.md", got, sk)
+			}
+		})
+	}
+}
