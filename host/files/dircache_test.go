@@ -74,7 +74,7 @@ func tick() { time.Sleep(30 * time.Millisecond) }
 // modification time is set back; a listing newer than racyMargin is not
 // cached.
 func TestListingCache(t *testing.T) {
-	setForTest(t, &racyMargin, 10 * time.Millisecond)
+	setForTest(t, &racyMargin, 10*time.Millisecond)
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
@@ -146,7 +146,7 @@ func TestListingCache(t *testing.T) {
 // directory as it is (here written into the cache by hand) is walked, and
 // found gone.
 func TestListingCacheIsUsed(t *testing.T) {
-	setForTest(t, &racyMargin, 10 * time.Millisecond)
+	setForTest(t, &racyMargin, 10*time.Millisecond)
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
@@ -183,7 +183,7 @@ func TestListingCacheIsUsed(t *testing.T) {
 // record is not used: the directory is listed, and nothing outside the
 // root is indexed.
 func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
-	setForTest(t, &racyMargin, 10 * time.Millisecond)
+	setForTest(t, &racyMargin, 10*time.Millisecond)
 	top := t.TempDir()
 	dir := filepath.Join(top, "root")
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
