@@ -274,3 +274,52 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 	}
 	p.Index().Close()
 }
+
+// Ranking reads the headings of the best chunks (to tell the parts of one
+// section apart): a heading in a block that fails its checksum is found
+// there, not trusted, even when no answer reads that heading again (here
+// the rank alone is run).
+func TestLazyCheckRankChecksHeadings(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := ix.segs[0]
+	var head chunkInfo
+	for k := range uint32(seg.nChunks) {
+		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
+			head = c
+		}
+	}
+	off := seg.strOff + int(head.headOff) + 2
+	if lo, hi := blockBounds(off, seg.tableOff); head.headN == 0 || lo < seg.chunkOff || hi > seg.termIdx {
+		t.Fatalf("heading at %d: its block [%d, %d) is checked at open", off, lo, hi)
+	}
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	cands, _ := New(ix).rank(&frame.Query{Goal: "zygomorphic", MaxFrames: 3, MaxTokens: 400})
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	if ix.corrupt() == nil {
+		t.Error("rank read a heading from a corrupt block unchecked")
+	}
+}
