@@ -323,3 +323,48 @@ func TestLazyCheckRankChecksHeadings(t *testing.T) {
 		t.Error("rank read a heading from a corrupt block unchecked")
 	}
 }
+
+// Index.Search on a store with a corrupt part it read gives no hit made
+// from it: none at all, with a message to the index's Log, rather than
+// hits cut from a chunk record read as zeros.
+func TestLazyCheckSearchGivesNothingCorrupt(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goal = "zygomorphic common answer"
+	want := ix.Search(goal, 3)
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	ix.Close()
+	if len(want) == 0 || !strings.Contains(want[0].Chunk.Text, "forty-two") {
+		t.Fatalf("intact store: %+v", want)
+	}
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	got := ix.Search(goal, 0)
+	if ix.corrupt() == nil {
+		t.Fatal("the search did not read the corrupt block")
+	}
+	if len(got) != 0 || !strings.Contains(log.String(), "failed a check") {
+		t.Errorf("%d hits from a corrupt store (%.300v); log %q", len(got), got, log.String())
+	}
+}
