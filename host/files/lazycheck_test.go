@@ -180,13 +180,13 @@ func blockBounds(off, tableOff int) (lo, hi int) {
 func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	ixWhole, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	ixWhole, err := buildIndex(context.Background(), dir, "", &IndexOptions{Store: store}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ixWhole.Close()
 	setForTest(t, &lazyCheckMin, 0)
-	ixWhole2, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	ixWhole2, err := buildIndex(context.Background(), dir, "", &IndexOptions{Store: store}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,4 +367,56 @@ func TestLazyCheckSearchGivesNothingCorrupt(t *testing.T) {
 	if len(got) != 0 || !strings.Contains(log.String(), "failed a check") {
 		t.Errorf("%d hits from a corrupt store (%.300v); log %q", len(got), got, log.String())
 	}
+}
+
+// A store found corrupt while answering is opened again at the root and
+// store Build was given, even when both were relative and the working
+// directory has changed since.
+func TestLazyCheckReopensTheSameRoot(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	t.Chdir(filepath.Dir(dir))
+	root, store := filepath.Base(dir), "s.idx"
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	files := ix.Files()
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	ix, err = Build(context.Background(), root, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(ix)
+	// Elsewhere, a directory of the same name holding another tree.
+	other := t.TempDir()
+	writeFile(t, other, root+"/x.md", "# X\n\nnothing about it\n")
+	t.Chdir(other)
+	res, err := p.Query(context.Background(), q)
+	if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+		t.Fatalf("after the reopen: %v %+v; log %q", err, res, log.String())
+	}
+	if got := p.Index(); got.Files() != files || got.Label() != ix.Label() {
+		t.Errorf("reopened index: %d files, label %q; want %d, %q", got.Files(), got.Label(), files, ix.Label())
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Errorf("a store was made in the new working directory")
+	}
+	p.Index().Close()
 }
