@@ -238,3 +238,64 @@ func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
 		})
 	}
 }
+
+// What the cache keeps is a directory's names alone: an ignore file edited
+// in place (its directory unchanged, so listed from the cache), options
+// changed between runs, and a directory replaced by another of the same
+// name all take effect on the next walk.
+func TestListingCacheKeepsNamesOnly(t *testing.T) {
+	setForTest(t, &racyMargin, 10*time.Millisecond)
+	dir := t.TempDir()
+	store := filepath.Join(t.TempDir(), "s.idx")
+	writeFile(t, dir, ".gitignore", "# nothing yet\n")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, dir, "b.txt", "bravo words\n")
+	writeFile(t, dir, "sub/c.md", "# C\n\ncharlie words\n")
+	tick()
+	build := func(o IndexOptions) []string {
+		t.Helper()
+		o.Store = store
+		ix, err := Build(context.Background(), dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		var got []string
+		for rel := range ix.live {
+			got = append(got, rel)
+		}
+		slices.Sort(got)
+		return got
+	}
+	build(IndexOptions{})
+	if got, hits := walkWith(t, dir, store); len(got) != 3 || hits != 2 {
+		t.Fatalf("files %v, %d directories from the cache; want 3 files, 2", got, hits)
+	}
+	// The ignore file rewritten in place: the root's entries are as cached.
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.txt\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := build(IndexOptions{}); !slices.Equal(got, []string{"a.md", "sub/c.md"}) {
+		t.Errorf("after the ignore file changed: %v", got)
+	}
+	if got := build(IndexOptions{Exclude: []string{"sub/**"}}); !slices.Equal(got, []string{"a.md"}) {
+		t.Errorf("with an exclusion: %v", got)
+	}
+	if got := build(IndexOptions{MaxFileSize: 10, NoIgnoreFiles: true}); len(got) != 0 {
+		t.Errorf("with a size limit below every file: %v", got)
+	}
+	// sub replaced by another directory of that name, its times set to
+	// the old one's.
+	st, err := os.Stat(filepath.Join(dir, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "sub/d.md", "# D\n\ndelta words\n")
+	os.Chtimes(filepath.Join(dir, "sub"), st.ModTime(), st.ModTime())
+	if got := build(IndexOptions{}); !slices.Equal(got, []string{"a.md", "sub/d.md"}) {
+		t.Errorf("after sub was replaced: %v", got)
+	}
+}
