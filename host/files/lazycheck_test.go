@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/syncbuf"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // lazyTree writes a tree whose store spans many blocks in each of its
@@ -417,6 +418,86 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(store); err == nil {
 		t.Errorf("a store was made in the new working directory")
+	}
+	p.Index().Close()
+}
+
+// Verify, Stats and Indexes run beside queries that find the store corrupt
+// and replace its index: each sees the old index or the new one, whole
+// (run with -race), and Verify's verdicts are the intact store's.
+func TestLazyCheckReopenBesideVerify(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	var ids []frame.ID
+	for _, f := range want.Frames {
+		ids = append(ids, frame.ID{Frame: f.ID, Digest: f.ContentDigest})
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2
+	files := ix.Files()
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &syncbuf.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(ix)
+	var wg sync.WaitGroup
+	errs := make(chan string, 32)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				res, err := p.Query(context.Background(), q)
+				if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+					errs <- fmt.Sprintf("query: %v", err)
+				}
+			case 1:
+				vs, err := p.Verify(context.Background(), ids)
+				for _, v := range vs {
+					if v.Status != wire.StatusValid {
+						errs <- fmt.Sprintf("verify %s: %s", v.Frame.Frame, v.Status)
+					}
+				}
+				if err != nil {
+					errs <- fmt.Sprintf("verify: %v", err)
+				}
+			default:
+				if st := p.Stats(); st.Files != files {
+					errs <- fmt.Sprintf("stats: %d files", st.Files)
+				}
+				if n := p.Indexes()[0].Files(); n != files {
+					errs <- fmt.Sprintf("indexes: %d files", n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if p.Index().corrupt() != nil {
+		t.Error("the corrupt index was not replaced")
 	}
 	p.Index().Close()
 }
