@@ -501,3 +501,52 @@ func TestLazyCheckReopenBesideVerify(t *testing.T) {
 	}
 	p.Index().Close()
 }
+
+// A delta that fails its check is set aside with a message once: when the
+// tree is back to the base (so no new delta is written over it), the bad
+// delta is removed, not reported again by every later Build.
+func TestCorruptDeltaIsReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
+	store := filepath.Join(t.TempDir(), "s.idx")
+	build := func() (*Index, string) {
+		t.Helper()
+		var log syncbuf.Buffer
+		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		return ix, log.String()
+	}
+	build()
+	b := filepath.Join(dir, "b.md")
+	st, err := os.Stat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "b.md", "# B\n\nbravo changed\n")
+	if ix, _ := build(); ix.Stats().State != StateRefreshed {
+		t.Fatalf("state %s, want refreshed", ix.Stats().State)
+	}
+	// Back to the base, and the delta damaged.
+	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
+	if err := os.Chtimes(b, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(deltaPath(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x5A
+	if err := os.WriteFile(deltaPath(store), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, log := build(); !strings.Contains(log, "not used") {
+		t.Fatalf("corrupt delta: log %q", log)
+	}
+	if ix, log := build(); log != "" || ix.Files() != 2 {
+		t.Errorf("next Build: %d files, log %q", ix.Files(), log)
+	}
+}
