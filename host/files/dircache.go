@@ -108,20 +108,33 @@ func loadDirCache(name string) (*dirCache, error) {
 	return c, nil
 }
 
-// entries decodes a record's names into lb, as a listing would.
+// entries decodes a record's names into lb, as a listing would. It
+// reports false, and the directory is listed, unless every name is one a
+// listing could hold, in strictly increasing order as listings are
+// cached: a name with a slash or a NUL byte, or "." or "..", would make
+// the walk read a path outside the directory (and the root), and a
+// repeated name would index a path twice.
 func (c *dirCache) entries(rec dirRecord, lb *listBuf) bool {
 	lb.names, lb.raw = lb.names[:0], lb.raw[:0]
 	b := c.data[rec.off:rec.end]
+	var prev []byte
 	for range rec.n {
 		if len(b) < 2 {
 			return false
 		}
 		kind, n := entryKind(b[0]), int(b[1])
-		if len(b) < 2+n || n == 0 {
+		if len(b) < 2+n || n == 0 || kind > entryUnknown {
 			return false
 		}
+		name := b[2 : 2+n]
+		if bytes.IndexByte(name, '/') >= 0 || bytes.IndexByte(name, 0) >= 0 ||
+			name[0] == '.' && (n == 1 || n == 2 && name[1] == '.') ||
+			prev != nil && bytes.Compare(prev, name) >= 0 {
+			return false
+		}
+		prev = name
 		lb.raw = append(lb.raw, rawEntry{off: uint32(len(lb.names)), n: uint32(n), kind: kind})
-		lb.names = append(lb.names, b[2:2+n]...)
+		lb.names = append(lb.names, name...)
 		b = b[2+n:]
 	}
 	return len(b) == 0

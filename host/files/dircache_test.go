@@ -176,3 +176,126 @@ func TestListingCacheIsUsed(t *testing.T) {
 		t.Fatalf("the cache's listing was not used: %d files, %+v", ix.Files(), sk)
 	}
 }
+
+// A listing cache is read from a file: a name in it that is not one
+// directory entry's name ("..", a slash, a NUL) would make the walk state
+// and index a path outside the directory, or outside the root. Such a
+// record is not used: the directory is listed, and nothing outside the
+// root is indexed.
+func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
+	setForTest(t, &racyMargin, 10*time.Millisecond)
+	top := t.TempDir()
+	dir := filepath.Join(top, "root")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, top, "outside.md", "# Outside\n\nwords outside the root\n")
+	store := filepath.Join(t.TempDir(), "s.idx")
+	// Without the default skips a leading dot does not hide a name.
+	build := func() *Index {
+		t.Helper()
+		var log syncbuf.Buffer
+		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log, NoDefaultSkips: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	tick()
+	build()
+	root, err := resolveRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openRootDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := d.ident()
+	d.close()
+	if err != nil {
+		t.Skipf("no directory identity on this system: %v", err)
+	}
+	for _, bad := range []string{"../outside.md", "..", ".", "sub/../../outside.md", "a.md\x00"} {
+		t.Run(bad, func(t *testing.T) {
+			var cw dirCacheWriter
+			names := []byte("a.md" + bad)
+			raw := []rawEntry{{0, 4, entryFile}, {4, uint32(len(bad)), entryFile}}
+			if bad == ".." || bad == "." {
+				raw[1].kind = entryDir
+			}
+			cw.add("", id, names, raw)
+			if err := cw.write(dirCachePath(store)); err != nil {
+				t.Fatal(err)
+			}
+			ix := build()
+			var got []string
+			for rel := range ix.live {
+				got = append(got, rel)
+			}
+			if sk := ix.Stats().Skipped; len(got) != 1 || got[0] != "a.md" || sk.Total() != 0 {
+				t.Fatalf("indexed %v, skipped %+v; want only a.md", got, sk)
+			}
+		})
+	}
+}
+
+// What the cache keeps is a directory's names alone: an ignore file edited
+// in place (its directory unchanged, so listed from the cache), options
+// changed between runs, and a directory replaced by another of the same
+// name all take effect on the next walk.
+func TestListingCacheKeepsNamesOnly(t *testing.T) {
+	setForTest(t, &racyMargin, 10*time.Millisecond)
+	dir := t.TempDir()
+	store := filepath.Join(t.TempDir(), "s.idx")
+	writeFile(t, dir, ".gitignore", "# nothing yet\n")
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, dir, "b.txt", "bravo words\n")
+	writeFile(t, dir, "sub/c.md", "# C\n\ncharlie words\n")
+	tick()
+	build := func(o IndexOptions) []string {
+		t.Helper()
+		o.Store = store
+		ix, err := Build(context.Background(), dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		var got []string
+		for rel := range ix.live {
+			got = append(got, rel)
+		}
+		slices.Sort(got)
+		return got
+	}
+	build(IndexOptions{})
+	if got, hits := walkWith(t, dir, store); len(got) != 3 || hits != 2 {
+		t.Fatalf("files %v, %d directories from the cache; want 3 files, 2", got, hits)
+	}
+	// The ignore file rewritten in place: the root's entries are as cached.
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.txt\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := build(IndexOptions{}); !slices.Equal(got, []string{"a.md", "sub/c.md"}) {
+		t.Errorf("after the ignore file changed: %v", got)
+	}
+	if got := build(IndexOptions{Exclude: []string{"sub/**"}}); !slices.Equal(got, []string{"a.md"}) {
+		t.Errorf("with an exclusion: %v", got)
+	}
+	if got := build(IndexOptions{MaxFileSize: 10, NoIgnoreFiles: true}); len(got) != 0 {
+		t.Errorf("with a size limit below every file: %v", got)
+	}
+	// sub replaced by another directory of that name, its times set to
+	// the old one's.
+	st, err := os.Stat(filepath.Join(dir, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "sub/d.md", "# D\n\ndelta words\n")
+	os.Chtimes(filepath.Join(dir, "sub"), st.ModTime(), st.ModTime())
+	if got := build(IndexOptions{}); !slices.Equal(got, []string{"a.md", "sub/d.md"}) {
+		t.Errorf("after sub was replaced: %v", got)
+	}
+}

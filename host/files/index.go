@@ -110,18 +110,21 @@ func DefaultIndexPath(root string) (string, error) {
 // so a warm Build need not list them. Symbolic links are never followed,
 // so nothing outside root is read.
 func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
-	return buildIndex(ctx, root, opts, false)
+	return buildIndex(ctx, root, rootLabel(root), opts, false)
 }
 
-// openInfo is how Build made an index, to open it again.
+// openInfo is how Build made an index, to open it again: the root and
+// store as absolute paths (the working directory may change before), and
+// the label the root was given.
 type openInfo struct {
-	root string
-	opts IndexOptions
+	root, label string
+	opts        IndexOptions
 }
 
-// buildIndex is Build; whole checks a stored index whole at open, rather than
-// in part with the rest checked as queries read it (see openSegment).
-func buildIndex(ctx context.Context, root string, opts *IndexOptions, whole bool) (*Index, error) {
+// buildIndex is Build, with label the prefix shown before the index's
+// paths; whole checks a stored index whole at open, rather than in part
+// with the rest checked as queries read it (see openSegment).
+func buildIndex(ctx context.Context, root, label string, opts *IndexOptions, whole bool) (*Index, error) {
 	start := time.Now()
 	var o IndexOptions
 	if opts != nil {
@@ -131,7 +134,12 @@ func buildIndex(ctx context.Context, root string, opts *IndexOptions, whole bool
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	ix := &Index{root: abs, label: rootLabel(root), opened: &openInfo{root, o}}
+	ix := &Index{root: abs, label: label, opened: &openInfo{root: abs, label: label, opts: o}}
+	if o.Store != "" {
+		if ix.opened.opts.Store, err = filepath.Abs(o.Store); err != nil {
+			return nil, fmt.Errorf("files: index %s: %w", root, err)
+		}
+	}
 	var stored chan storedIndex
 	if o.Store != "" {
 		if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
@@ -402,7 +410,7 @@ func (ix *Index) reopen(ctx context.Context, why error) (*Index, error) {
 	}
 	o := ix.opened.opts
 	ix.logf(&o, "index %s failed a check while answering (%v); opening it again", o.Store, why)
-	return buildIndex(ctx, ix.opened.root, &o, true)
+	return buildIndex(ctx, ix.opened.root, ix.opened.label, &o, true)
 }
 
 // finishStats counts what the index holds now.

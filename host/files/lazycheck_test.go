@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/syncbuf"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // lazyTree writes a tree whose store spans many blocks in each of its
@@ -180,13 +181,13 @@ func blockBounds(off, tableOff int) (lo, hi int) {
 func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	ixWhole, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	ixWhole, err := buildIndex(context.Background(), dir, "", &IndexOptions{Store: store}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ixWhole.Close()
 	setForTest(t, &lazyCheckMin, 0)
-	ixWhole2, err := buildIndex(context.Background(), dir, &IndexOptions{Store: store}, true)
+	ixWhole2, err := buildIndex(context.Background(), dir, "", &IndexOptions{Store: store}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,4 +274,279 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 		t.Errorf("rebuilt %d times; log %q", n, log.String())
 	}
 	p.Index().Close()
+}
+
+// Ranking reads the headings of the best chunks (to tell the parts of one
+// section apart): a heading in a block that fails its checksum is found
+// there, not trusted, even when no answer reads that heading again (here
+// the rank alone is run).
+func TestLazyCheckRankChecksHeadings(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := ix.segs[0]
+	var head chunkInfo
+	for k := range uint32(seg.nChunks) {
+		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
+			head = c
+		}
+	}
+	off := seg.strOff + int(head.headOff) + 2
+	if lo, hi := blockBounds(off, seg.tableOff); head.headN == 0 || lo < seg.chunkOff || hi > seg.termIdx {
+		t.Fatalf("heading at %d: its block [%d, %d) is checked at open", off, lo, hi)
+	}
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	cands, _ := New(ix).rank(&frame.Query{Goal: "zygomorphic", MaxFrames: 3, MaxTokens: 400})
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	if ix.corrupt() == nil {
+		t.Error("rank read a heading from a corrupt block unchecked")
+	}
+}
+
+// Index.Search on a store with a corrupt part it read gives no hit made
+// from it: none at all, with a message to the index's Log, rather than
+// hits cut from a chunk record read as zeros.
+func TestLazyCheckSearchGivesNothingCorrupt(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goal = "zygomorphic common answer"
+	want := ix.Search(goal, 3)
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	ix.Close()
+	if len(want) == 0 || !strings.Contains(want[0].Chunk.Text, "forty-two") {
+		t.Fatalf("intact store: %+v", want)
+	}
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Stats().State != StateFresh {
+		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
+	}
+	got := ix.Search(goal, 0)
+	if ix.corrupt() == nil {
+		t.Fatal("the search did not read the corrupt block")
+	}
+	if len(got) != 0 || !strings.Contains(log.String(), "failed a check") {
+		t.Errorf("%d hits from a corrupt store (%.300v); log %q", len(got), got, log.String())
+	}
+}
+
+// A store found corrupt while answering is opened again at the root and
+// store Build was given, even when both were relative and the working
+// directory has changed since.
+func TestLazyCheckReopensTheSameRoot(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	t.Chdir(filepath.Dir(dir))
+	root, store := filepath.Base(dir), "s.idx"
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	files := ix.Files()
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	ix, err = Build(context.Background(), root, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(ix)
+	// Elsewhere, a directory of the same name holding another tree.
+	other := t.TempDir()
+	writeFile(t, other, root+"/x.md", "# X\n\nnothing about it\n")
+	t.Chdir(other)
+	res, err := p.Query(context.Background(), q)
+	if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+		t.Fatalf("after the reopen: %v %+v; log %q", err, res, log.String())
+	}
+	if got := p.Index(); got.Files() != files || got.Label() != ix.Label() {
+		t.Errorf("reopened index: %d files, label %q; want %d, %q", got.Files(), got.Label(), files, ix.Label())
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Errorf("a store was made in the new working directory")
+	}
+	p.Index().Close()
+}
+
+// Verify, Stats and Indexes run beside queries that find the store corrupt
+// and replace its index: each sees the old index or the new one, whole
+// (run with -race), and Verify's verdicts are the intact store's.
+func TestLazyCheckReopenBesideVerify(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), q)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	var ids []frame.ID
+	for _, f := range want.Frames {
+		ids = append(ids, frame.ID{Frame: f.ID, Digest: f.ContentDigest})
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2
+	files := ix.Files()
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &syncbuf.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(ix)
+	var wg sync.WaitGroup
+	errs := make(chan string, 32)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				res, err := p.Query(context.Background(), q)
+				if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+					errs <- fmt.Sprintf("query: %v", err)
+				}
+			case 1:
+				vs, err := p.Verify(context.Background(), ids)
+				for _, v := range vs {
+					if v.Status != wire.StatusValid {
+						errs <- fmt.Sprintf("verify %s: %s", v.Frame.Frame, v.Status)
+					}
+				}
+				if err != nil {
+					errs <- fmt.Sprintf("verify: %v", err)
+				}
+			default:
+				if st := p.Stats(); st.Files != files {
+					errs <- fmt.Sprintf("stats: %d files", st.Files)
+				}
+				if n := p.Indexes()[0].Files(); n != files {
+					errs <- fmt.Sprintf("indexes: %d files", n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if p.Index().corrupt() != nil {
+		t.Error("the corrupt index was not replaced")
+	}
+	p.Index().Close()
+}
+
+// A delta that fails its check is set aside with a message once: when the
+// tree is back to the base (so no new delta is written over it), the bad
+// delta is removed, not reported again by every later Build.
+func TestCorruptDeltaIsReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
+	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
+	store := filepath.Join(t.TempDir(), "s.idx")
+	build := func() (*Index, string) {
+		t.Helper()
+		var log syncbuf.Buffer
+		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		return ix, log.String()
+	}
+	build()
+	b := filepath.Join(dir, "b.md")
+	st, err := os.Stat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "b.md", "# B\n\nbravo changed\n")
+	if ix, _ := build(); ix.Stats().State != StateRefreshed {
+		t.Fatalf("state %s, want refreshed", ix.Stats().State)
+	}
+	// Back to the base, and the delta damaged.
+	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
+	if err := os.Chtimes(b, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(deltaPath(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x5A
+	if err := os.WriteFile(deltaPath(store), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, log := build(); !strings.Contains(log, "not used") {
+		t.Fatalf("corrupt delta: log %q", log)
+	}
+	if ix, log := build(); log != "" || ix.Files() != 2 {
+		t.Errorf("next Build: %d files, log %q", ix.Files(), log)
+	}
 }

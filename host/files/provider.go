@@ -529,7 +529,7 @@ func (p *Provider) demoteRepeats(cs []cand) bool {
 			continue // no section name to tell parts of one section apart
 		}
 		h := uint64(14695981039346656037)
-		for _, b := range s.data[s.strOff+int(ch.headOff) : s.strOff+int(ch.headOff)+int(ch.headN)] {
+		for _, b := range s.strBytes(ch.headOff, ch.headN) {
 			h = (h ^ uint64(b)) * 1099511628211
 		}
 		k := section{c.root, c.seg, ch.content, h}

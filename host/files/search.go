@@ -156,6 +156,10 @@ type ref struct {
 
 // Search ranks the chunks against goal and returns the best limit of them
 // (all matches if limit <= 0), best first; ties go to path then line order.
+// A stored index is partly checked as it is read (see Build): when a part
+// the search read fails its check, Search returns no hits and says so to
+// the index's Log; Build the index again to rebuild the store, or query it
+// through a Provider, which does.
 func (ix *Index) Search(goal string, limit int) []Hit {
 	refs := ix.search(goal)
 	if limit > 0 && len(refs) > limit {
@@ -164,6 +168,12 @@ func (ix *Index) Search(goal string, limit int) []Hit {
 	out := make([]Hit, 0, len(refs))
 	for _, r := range refs {
 		out = append(out, ix.hit(r))
+	}
+	if err := ix.corrupt(); err != nil {
+		if ix.opened != nil {
+			ix.logf(&ix.opened.opts, "index %s failed a check while answering (%v); no hits given", ix.opened.opts.Store, err)
+		}
+		return nil
 	}
 	return out
 }

@@ -167,6 +167,17 @@ func (s *segment) str(off, n uint32) string {
 	return string(s.data[a : a+int(n)])
 }
 
+// strBytes is str without the copy: the bytes stay the image's, valid
+// while it is mapped. A block that fails its checksum reads as empty, and
+// the segment is marked corrupt.
+func (s *segment) strBytes(off, n uint32) []byte {
+	a := s.strOff + int(off)
+	if n == 0 || !s.checked && !s.check(a, a+int(n)) {
+		return nil
+	}
+	return s.data[a : a+int(n)]
+}
+
 func (s *segment) term(i int) []byte {
 	a := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i:])
 	b := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i+4:])

@@ -99,6 +99,12 @@ func (ix *Index) open(ctx context.Context, st storedIndex, files []walkFile, o *
 	}
 	if st.note != "" {
 		ix.logf(o, "index %s not used (%s); reindexing what changed since its base", deltaPath(o.Store), st.note)
+		// Removed now: when the tree is as the base, no delta replaces
+		// it, and every later Build would report it again.
+		if err := os.Remove(deltaPath(o.Store)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			st.release()
+			return fmt.Errorf("store %s: %w", deltaPath(o.Store), err)
+		}
 	}
 	return ix.refresh(ctx, st, files, o)
 }
