@@ -472,6 +472,21 @@ func (ix *Index) Root() string { return ix.root }
 // citation labels (the root as given, when relative).
 func (ix *Index) Label() string { return ix.label }
 
+// retire releases the index's mapped store once nothing refers to the
+// index any more: a Provider replacing an index it found corrupt cannot know
+// whether a caller still holds the old one (from Provider.Index), and
+// unmapping under that caller would make its next Search fault.
+func (ix *Index) retire() {
+	runtime.AddCleanup(ix, func(segs []*segment) {
+		for _, s := range segs {
+			if s.unmap != nil {
+				_ = s.unmap()
+				s.unmap = nil
+			}
+		}
+	}, ix.segs)
+}
+
 // Close releases a mapped store. The index must not be used after.
 func (ix *Index) Close() error {
 	var err error

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -549,4 +550,49 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 	if ix, log := build(); log != "" || ix.Files() != 2 {
 		t.Errorf("next Build: %d files, log %q", ix.Files(), log)
 	}
+}
+
+// An index a query replaced (its store found corrupt) stays safe to use
+// for a caller that took it from Provider.Index before: its mapping is
+// released only once nothing refers to it, so Search on it answers (here
+// nothing, the store being corrupt) instead of faulting on unmapped memory.
+func TestReplacedIndexStaysMapped(t *testing.T) {
+	setForTest(t, &lazyCheckMin, 0)
+	dir := lazyTree(t)
+	store := filepath.Join(t.TempDir(), "s.idx")
+	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := ix.segs[0]
+	off := (seg.chunkOff + seg.strOff) / 2
+	ix.Close()
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(ix)
+	held := p.Index()
+	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	if _, err := p.Query(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	if p.Index() == held {
+		t.Fatal("the query did not replace the corrupt index")
+	}
+	runtime.GC()
+	if hits := held.Search("zygomorphic common answer", 3); len(hits) != 0 {
+		t.Errorf("%d hits from the replaced, corrupt index", len(hits))
+	}
+	held.Close()
+	p.Index().Close()
 }

@@ -62,7 +62,9 @@ func New(ixs ...*Index) *Provider {
 }
 
 // Index returns the provider's first index. A query that finds an index
-// corrupt replaces it (see Query), so call Index again after a query.
+// corrupt replaces it (see Query), so call Index again after a query; an
+// index replaced so stays usable (it answers from its old store) and is
+// released once no longer referenced.
 func (p *Provider) Index() *Index {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -284,7 +286,7 @@ func (p *Provider) reopen(ctx context.Context, roots []int) error {
 			return err
 		}
 		p.roots[ri] = ix
-		_ = old.Close()
+		old.retire()
 	}
 	return nil
 }
