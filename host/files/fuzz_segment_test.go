@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/syncbuf"
 )
 
 // segmentGoals are the searches run on every fuzzed image: terms of the
@@ -286,5 +289,64 @@ func TestSegmentRecordsOutOfBounds(t *testing.T) {
 				t.Fatalf("%d hits from a corrupt segment", hits)
 			}
 		})
+	}
+}
+
+// A stored index whose checksums hold but whose records are out of bounds
+// passes the checks at open; the query that reads such a record finds the
+// index corrupt, and the store is rebuilt (not opened again, which a whole
+// check would pass), with a message, and the query answered from it.
+func TestMalformedStoreIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	writeSeedTree(t, tree, "")
+	store := filepath.Join(dir, "s.idx")
+	build := func(log *syncbuf.Buffer) *Index {
+		t.Helper()
+		ix, err := Build(context.Background(), tree, &IndexOptions{Store: store, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	query := &frame.Query{Goal: "zygomorphic answer", MaxFrames: 3, MaxTokens: 400}
+	want, err := New(build(new(syncbuf.Buffer))).Query(context.Background(), query)
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v, %+v", err, want)
+	}
+	img, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSegment(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range s.nChunks {
+		binary.LittleEndian.PutUint32(img[s.chunkOff+k*chunkRec:], 1<<30)
+	}
+	if err := os.WriteFile(store, resealSegment(img), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	p := New(build(&log))
+	if msg := log.String(); msg != "" {
+		t.Fatalf("the malformed store was found at open: %q", msg)
+	}
+	got, err := p.Query(context.Background(), query)
+	if err != nil {
+		t.Fatalf("query over a malformed store: %v (log %q)", err, log.String())
+	}
+	if msg := log.String(); !strings.Contains(msg, "failed a check") || !strings.Contains(msg, "rebuilding") {
+		t.Fatalf("log %q: want the check and the rebuild said", msg)
+	}
+	if len(got.Frames) != len(want.Frames) || got.Frames[0].ID != want.Frames[0].ID {
+		t.Fatalf("answer after the rebuild: %+v, want %+v", got.Frames, want.Frames)
+	}
+	var again syncbuf.Buffer
+	build(&again)
+	if msg := again.String(); msg != "" {
+		t.Fatalf("the rebuilt store: %q", msg)
 	}
 }
