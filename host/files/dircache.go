@@ -69,6 +69,12 @@ func loadDirCache(name string) (*dirCache, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseDirCache(data)
+}
+
+// parseDirCache decodes a listing cache read from disk. data is the
+// cache's and never written: the paths share it.
+func parseDirCache(data []byte) (*dirCache, error) {
 	const hdr = 8 + 4 + 4 + 4
 	if len(data) <= hdr || string(data[:8]) != dirCacheMagic {
 		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
@@ -80,11 +86,12 @@ func loadDirCache(name string) (*dirCache, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
 	n := int(binary.LittleEndian.Uint32(data[16:]))
-	if n > len(data) {
+	// A record takes seven bytes at least (its path's length and six
+	// varints): a count the cache cannot hold must not size the map.
+	if n > (len(data)-hdr)/7 {
 		return nil, fmt.Errorf("%w: directory count", errCorrupt)
 	}
 	c := &dirCache{data: data, at: make(map[string]dirRecord, n)}
-	// data is this function's and never written: the paths may share it.
 	r := reader{b: data[hdr:], str: unsafe.String(&data[hdr], len(data)-hdr)}
 	for range n {
 		rel := r.string(r.uvarint())

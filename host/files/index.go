@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -125,6 +126,14 @@ type openInfo struct {
 // paths; whole checks a stored index whole at open, rather than in part
 // with the rest checked as queries read it (see openSegment).
 func buildIndex(ctx context.Context, root, label string, opts *IndexOptions, whole bool) (*Index, error) {
+	return buildIndexDistrusting(ctx, root, label, opts, whole, nil, nil)
+}
+
+// buildIndexDistrusting is buildIndex, rebuilding the store rather than
+// using it when its base or delta is one of the images distrusted (by the
+// sum of its block table), for why: an image whose checksums hold but
+// whose records do not (see segment.malformed) passes a whole check again.
+func buildIndexDistrusting(ctx context.Context, root, label string, opts *IndexOptions, whole bool, distrusted []uint32, why error) (*Index, error) {
 	start := time.Now()
 	var o IndexOptions
 	if opts != nil {
@@ -179,7 +188,12 @@ func buildIndex(ctx context.Context, root, label string, opts *IndexOptions, who
 		err = ix.rebuild(ctx, w.files, &o)
 		ix.stats.State = StateMemory
 	} else {
-		err = ix.open(ctx, <-stored, w.files, &o)
+		st := <-stored
+		if st.err == nil && (slices.Contains(distrusted, st.seg.sum) || st.delta != nil && slices.Contains(distrusted, st.delta.sum)) {
+			st.release()
+			st = storedIndex{err: why}
+		}
+		err = ix.open(ctx, st, w.files, &o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
@@ -403,14 +417,23 @@ func (ix *Index) corrupt() error {
 
 // reopen opens a corrupt index's store again, as Build did, checking it
 // whole: the store is rebuilt, with a message, unless another process has
-// rebuilt it already.
+// rebuilt it already. A segment found malformed (its sums hold) is
+// rebuilt without the check, which it would pass.
 func (ix *Index) reopen(ctx context.Context, why error) (*Index, error) {
 	if ix.opened == nil || ix.opened.opts.Store == "" {
 		return nil, fmt.Errorf("files: index of %s: %w", ix.root, why)
 	}
 	o := ix.opened.opts
 	ix.logf(&o, "index %s failed a check while answering (%v); opening it again", o.Store, why)
-	return buildIndex(ctx, ix.opened.root, ix.opened.label, &o, true)
+	// A segment with a malformed record is rebuilt, not opened again:
+	// its sums hold, so a whole check would pass it.
+	var distrusted []uint32
+	for _, s := range ix.segs {
+		if s.malformed.Load() {
+			distrusted = append(distrusted, s.sum)
+		}
+	}
+	return buildIndexDistrusting(ctx, ix.opened.root, ix.opened.label, &o, true, distrusted, why)
 }
 
 // finishStats counts what the index holds now.

@@ -435,20 +435,33 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, st collect
 		termTouched = termTouched[:0]
 		p := s.postings(qt.term)
 		if p != nil {
-			_, k := binary.Uvarint(p)
-			p = p[k:]
+			if _, k := binary.Uvarint(p); k > 0 {
+				p = p[k:]
+			} else {
+				p = s.malformedPostings()
+			}
 			var id uint64
 			for len(p) > 0 {
 				d, k1 := binary.Uvarint(p)
+				if k1 <= 0 {
+					s.malformedPostings()
+					break
+				}
 				tb, k2 := binary.Uvarint(p[k1:])
+				if k2 <= 0 {
+					s.malformedPostings()
+					break
+				}
 				th, k3 := binary.Uvarint(p[k1+k2:])
-				if k1 <= 0 || k2 <= 0 || k3 <= 0 {
+				if k3 <= 0 {
+					s.malformedPostings()
 					break
 				}
 				p = p[k1+k2+k3:]
 				id += d
 				c := uint32(id - 1)
-				if int(c) >= s.nChunks {
+				if d == 0 || id > uint64(s.nChunks) {
+					s.malformedPostings()
 					break
 				}
 				ci := s.chunk(c)
@@ -544,17 +557,27 @@ func (ix *Index) eachPathPosting(s *segment, t []byte, fn func(content uint32, t
 		return
 	}
 	_, k := binary.Uvarint(p)
+	if k <= 0 {
+		s.malformedPostings()
+		return
+	}
 	p = p[k:]
 	var id uint64
 	for len(p) > 0 {
 		d, k1 := binary.Uvarint(p)
+		if k1 <= 0 {
+			s.malformedPostings()
+			return
+		}
 		tf, k2 := binary.Uvarint(p[k1:])
-		if k1 <= 0 || k2 <= 0 {
+		if k2 <= 0 {
+			s.malformedPostings()
 			return
 		}
 		p = p[k1+k2:]
 		id += d
-		if int(id-1) >= len(s.contents) {
+		if d == 0 || id > uint64(len(s.contents)) {
+			s.malformedPostings()
 			return
 		}
 		fn(uint32(id-1), tf)

@@ -92,6 +92,9 @@ type segment struct {
 	checked  bool            // every block is known good (or the image was made here)
 	good     []atomic.Uint32 // bitmap of the blocks checked and found good
 	bad      atomic.Int64    // 1 + the first block found bad, 0 if none
+	// malformed is set when a record read is out of its section's bounds
+	// (an image whose sums hold but whose structure does not).
+	malformed atomic.Bool
 }
 
 // content is one distinct document content and every path it was found at.
@@ -143,7 +146,8 @@ var errCorrupt = errors.New("index is corrupt")
 // version (an older or newer ctxkit): not corrupt, just not readable here.
 var errOtherVersion = errors.New("index is in another format")
 
-// chunk decodes chunk record i. A record whose block fails its checksum
+// chunk decodes chunk record i (below nChunks). A record whose block
+// fails its checksum, or that names a content the segment does not have,
 // reads as zeros (chunk 0 of content 0, empty), and the segment is marked
 // corrupt.
 func (s *segment) chunk(i uint32) chunkInfo {
@@ -153,11 +157,26 @@ func (s *segment) chunk(i uint32) chunkInfo {
 	}
 	b := s.data[off:]
 	u := func(k int) uint32 { return binary.LittleEndian.Uint32(b[4*k:]) }
-	return chunkInfo{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), u(11)}
+	ci := chunkInfo{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), u(11)}
+	if int(ci.content) >= len(s.contents) {
+		s.malformed.Store(true)
+		return chunkInfo{}
+	}
+	return ci
+}
+
+// strIn reports whether the string pool holds off..off+n; if not, the
+// segment is marked corrupt.
+func (s *segment) strIn(off, n uint32) bool {
+	if uint64(off)+uint64(n) > uint64(s.termIdx-s.strOff) {
+		s.malformed.Store(true)
+		return false
+	}
+	return true
 }
 
 func (s *segment) str(off, n uint32) string {
-	if n == 0 {
+	if n == 0 || !s.strIn(off, n) {
 		return ""
 	}
 	a := s.strOff + int(off)
@@ -171,16 +190,25 @@ func (s *segment) str(off, n uint32) string {
 // while it is mapped. A block that fails its checksum reads as empty, and
 // the segment is marked corrupt.
 func (s *segment) strBytes(off, n uint32) []byte {
+	if n == 0 || !s.strIn(off, n) {
+		return nil
+	}
 	a := s.strOff + int(off)
-	if n == 0 || !s.checked && !s.check(a, a+int(n)) {
+	if !s.checked && !s.check(a, a+int(n)) {
 		return nil
 	}
 	return s.data[a : a+int(n)]
 }
 
+// term returns term i (below nTerms). Offsets out of the term bytes read
+// as an empty term, and the segment is marked corrupt.
 func (s *segment) term(i int) []byte {
 	a := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i:])
 	b := binary.LittleEndian.Uint32(s.data[s.termIdx+4*i+4:])
+	if a > b || int(b) > s.postIdx-s.termBytes {
+		s.malformed.Store(true)
+		return nil
+	}
 	return s.data[s.termBytes+int(a) : s.termBytes+int(b)]
 }
 
@@ -230,6 +258,9 @@ func (s *segment) check(a, b int) bool {
 func (s *segment) corrupt() error {
 	if k := s.bad.Load(); k > 0 {
 		return fmt.Errorf("%w: checksum mismatch in block %d", errCorrupt, k-1)
+	}
+	if s.malformed.Load() {
+		return fmt.Errorf("%w: a record is out of bounds", errCorrupt)
 	}
 	return nil
 }
@@ -325,6 +356,11 @@ func readSegment(data []byte) (*segment, error) {
 	s.good = make([]atomic.Uint32, (nBlocks+31)/32)
 	if s.chunkOff+s.nChunks*chunkRec > s.strOff || s.termIdx+4*(s.nTerms+1) > s.termBytes || s.postIdx+4*(s.nTerms+1) > s.postBytes {
 		return nil, fmt.Errorf("%w: table out of range", errCorrupt)
+	}
+	// Each content takes 36 bytes at least (its hash and four varints):
+	// a count the section cannot hold must not size an allocation.
+	if s.nContents > (s.chunkOff-contentsOff)/36 {
+		return nil, fmt.Errorf("%w: content count", errCorrupt)
 	}
 	if s.nChunks > 0 && s.nContents == 0 {
 		return nil, fmt.Errorf("%w: chunks without contents", errCorrupt)
@@ -844,4 +880,12 @@ func countPostings(term []byte, p []byte) int {
 		}
 	}
 	return n / per
+}
+
+// malformedPostings marks the segment corrupt for a postings list that
+// does not decode (a truncated varint, or an id out of order or range),
+// and returns nil, the rest of the list.
+func (s *segment) malformedPostings() []byte {
+	s.malformed.Store(true)
+	return nil
 }
