@@ -88,13 +88,7 @@ func explainRelevance(t *testing.T, set *relevanceSet, goroot string, full bool)
 			if _, h, ok := strings.Cut(f.Title, " — "); ok {
 				heading = h
 			}
-			bt, ht, pt := termsOf(f.Content), termsOf(heading), termsOf(name)
-			var why []string
-			for _, k := range qt {
-				if bt[k]+ht[k]+pt[k] > 0 {
-					why = append(why, fmt.Sprintf("%s(b%d h%d p%d)", k, bt[k], ht[k], pt[k]))
-				}
-			}
+			why := matchedTerms(termsOf, qt, f.Content, heading, name)
 			tokens += int(f.TokenCost)
 			fmt.Fprintf(&b, "  %2d %.3f %s:%d-%d [%s] tok=%d %v\n", i+1, f.Score, name, a, e, heading, f.TokenCost, why)
 		}
@@ -117,13 +111,7 @@ func explainRelevance(t *testing.T, set *relevanceSet, goroot string, full bool)
 					if t, _, _, ok := ix.readChunk(path, s.contents[ch.content].html, int(ch.startLine), int(ch.endLine)); ok {
 						text = string(t)
 					}
-					bt, ht, pt := termsOf(text), termsOf(heading), termsOf(path)
-					var why []string
-					for _, k := range qt {
-						if bt[k]+ht[k]+pt[k] > 0 {
-							why = append(why, fmt.Sprintf("%s(b%d h%d p%d)", k, bt[k], ht[k], pt[k]))
-						}
-					}
+					why := matchedTerms(termsOf, qt, text, heading, path)
 					fmt.Fprintf(&b, "  judged best: rank %d score %.3f %s:%d-%d [%s] bytes=%d %v\n", i+1, c.score, name, ch.startLine, ch.endLine, heading, ch.end-ch.start, why)
 				}
 			}
@@ -142,4 +130,17 @@ func explainRelevance(t *testing.T, set *relevanceSet, goroot string, full bool)
 		return
 	}
 	t.Log(b.String())
+}
+
+// matchedTerms lists the query terms qt that body, heading or path hold,
+// each with its count in the three fields ("term(b2 h1 p0)").
+func matchedTerms(termsOf func(string) map[string]int, qt []string, body, heading, path string) []string {
+	bt, ht, pt := termsOf(body), termsOf(heading), termsOf(path)
+	var why []string
+	for _, k := range qt {
+		if bt[k]+ht[k]+pt[k] > 0 {
+			why = append(why, fmt.Sprintf("%s(b%d h%d p%d)", k, bt[k], ht[k], pt[k]))
+		}
+	}
+	return why
 }

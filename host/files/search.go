@@ -514,6 +514,14 @@ func (ix *Index) scoreSegment(si uint32, s *segment, qts []queryTerm, st collect
 		}
 	}
 	flushConcept()
+	return withPriors(si, s, touched, scores, bound)
+}
+
+// withPriors returns the touched chunks' references, each score scaled to
+// [0, 1] by bound and by the priors of what the chunk is: internal code,
+// generated files, tests and data weigh less than the public interface and
+// prose that answer an engineer's question.
+func withPriors(si uint32, s *segment, touched []uint32, scores []float32, bound float64) []ref {
 	out := make([]ref, 0, len(touched))
 	for _, c := range touched {
 		sc := float64(scores[c]) / bound
