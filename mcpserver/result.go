@@ -138,8 +138,9 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			}
 			var res *encodedResult
 			var err error
-			if w, ok := ctx.Value(workersKey{}).(*workers); ok {
-				res, err = w.call(ctx, call, ct.Params.Arguments)
+			session, _ := ctx.Value(sessionKey{}).(*stdioConn)
+			if session != nil {
+				res, err = session.workers.call(ctx, call, ct.Params.Arguments)
 			} else {
 				res, err = call(ctx, ct.Params.Arguments)
 			}
@@ -150,7 +151,9 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			// in _meta from 2026-07-28 on (dates compare as strings).
 			v, _ := ct.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
 			res.complete = v >= perRequestProtocol
-			res.held, _ = ctx.Value(heldKey{}).(*heldResults)
+			if session != nil {
+				res.held = &session.held
+			}
 			return res, nil
 		}
 	}

@@ -33,11 +33,13 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer)
 // serveStdio is ServeStdio with a line limit (0: the protocol's default).
 func serveStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
 	c := newStdioConn(in, out, maxLine)
-	w := newWorkers()
-	defer w.stop()
-	ctx = context.WithValue(ctx, workersKey{}, w)
-	return s.Run(context.WithValue(ctx, heldKey{}, &c.held), stdioTransport{c})
+	defer c.workers.stop()
+	return s.Run(context.WithValue(ctx, sessionKey{}, c), stdioTransport{c})
 }
+
+// sessionKey is the context key under which ServeStdio's session offers
+// the tool middleware its connection: its workers and its heldResults.
+type sessionKey struct{}
 
 // stdioTransport hands the SDK its one connection.
 type stdioTransport struct{ c *stdioConn }
@@ -69,7 +71,10 @@ type stdioConn struct {
 	// batches maps each call of an unanswered batch to its batch.
 	batches map[jsonrpc.ID]*batch
 
-	held heldResults
+	// held and workers are the session's, for the tool middleware (see
+	// sessionKey).
+	held    heldResults
+	workers *workers
 }
 
 type lineOrErr struct {
@@ -79,9 +84,10 @@ type lineOrErr struct {
 
 func newStdioConn(in io.Reader, out io.Writer, maxLine int) *stdioConn {
 	c := &stdioConn{
-		conn:   transport.Stream(in, out, maxLine, nil),
-		lines:  make(chan lineOrErr),
-		closed: make(chan struct{}),
+		conn:    transport.Stream(in, out, maxLine, nil),
+		lines:   make(chan lineOrErr),
+		closed:  make(chan struct{}),
+		workers: newWorkers(),
 	}
 	go c.readLines()
 	return c
@@ -356,10 +362,6 @@ func (c *stdioConn) encode(msg jsonrpc.Message) ([]byte, error) {
 	line = append(line, result...)
 	return append(line, '}'), nil
 }
-
-// heldKey is the context key under which ServeStdio's session offers its
-// heldResults to the tool middleware.
-type heldKey struct{}
 
 // heldResults keeps the encoded results of one stdio session's tool calls
 // between the SDK's marshalling of the answer and the connection's write.

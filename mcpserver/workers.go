@@ -29,10 +29,6 @@ func newWorkers() *workers {
 	return &workers{jobs: make(chan func()), done: make(chan struct{})}
 }
 
-// workersKey is the context key under which ServeStdio's session offers
-// its workers to the tool middleware.
-type workersKey struct{}
-
 // call runs c on a worker and waits for it: c ends on its own when ctx
 // is done, as it would on the SDK's goroutine. A panic in c, or c ending
 // its goroutine, goes on in the caller as if c had run there: the
