@@ -69,6 +69,13 @@ func (p *stdioPeer) send(t *testing.T, line string, want int) []string {
 	return got
 }
 
+// initialize runs the handshake on p in the protocol version given.
+func (p *stdioPeer) initialize(t *testing.T, version string) {
+	t.Helper()
+	p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
+}
+
 // end closes the client's side and returns how the server's session ended.
 func (p *stdioPeer) end(t *testing.T) error {
 	t.Helper()
@@ -82,13 +89,42 @@ func (p *stdioPeer) end(t *testing.T) error {
 	}
 }
 
+// stdioStep is one line a client sends and how many lines answer it.
+type stdioStep struct {
+	line    string
+	answers int
+}
+
+// matchesSDKTransport runs script on a session over ServeStdio and one
+// over the SDK's own stdio transport, each on a server from newSrv, and
+// reports every answer line that differs and every session that does not
+// end cleanly at EOF.
+func matchesSDKTransport(t *testing.T, newSrv func() *mcp.Server, script []stdioStep) {
+	t.Helper()
+	peers := map[string]*stdioPeer{}
+	for name, serveFn := range map[string]func(*mcp.Server) func(context.Context, io.Reader, io.Writer) error{"sdk": sdkStdio, "ctxkit": ctxkitStdio} {
+		peers[name] = startStdio(t, serveFn(newSrv()))
+	}
+	for _, step := range script {
+		want := peers["sdk"].send(t, step.line, step.answers)
+		got := peers["ctxkit"].send(t, step.line, step.answers)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("after %.100q\nServeStdio wrote %s\nthe SDK wrote   %s", step.line, got[i], want[i])
+			}
+		}
+	}
+	for name, p := range peers {
+		if err := p.end(t); err != nil {
+			t.Errorf("%s: the session ended with %v at EOF, want nil", name, err)
+		}
+	}
+}
+
 // stdioScript is a session that goes through every kind of answer: the
 // handshake, lists, each tool's result and error, an unknown tool, ping,
 // resources, a batch, and a call in the per-request protocol.
-var stdioScript = []struct {
-	line    string
-	answers int
-}{
+var stdioScript = []stdioStep{
 	{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1},
 	{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
 	{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, 1},
@@ -111,24 +147,9 @@ var stdioScript = []struct {
 func TestServeStdioMatchesSDKTransport(t *testing.T) {
 	dir := writeDocs(t, 3)
 	h := filesHost(t, dir)
-	peers := map[string]*stdioPeer{}
-	for name, serveFn := range map[string]func(*mcp.Server) func(context.Context, io.Reader, io.Writer) error{"sdk": sdkStdio, "ctxkit": ctxkitStdio} {
-		peers[name] = startStdio(t, serveFn(newServer(t, h, &mcpserver.ServerOptions{Roots: []string{dir}})))
-	}
-	for _, step := range stdioScript {
-		want := peers["sdk"].send(t, step.line, step.answers)
-		got := peers["ctxkit"].send(t, step.line, step.answers)
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("after %.100s\nServeStdio wrote %s\nthe SDK wrote   %s", step.line, got[i], want[i])
-			}
-		}
-	}
-	for name, p := range peers {
-		if err := p.end(t); err != nil {
-			t.Errorf("%s: the session ended with %v at EOF, want nil", name, err)
-		}
-	}
+	matchesSDKTransport(t, func() *mcp.Server {
+		return newServer(t, h, &mcpserver.ServerOptions{Roots: []string{dir}})
+	}, stdioScript)
 }
 
 // TestServeStdioBatchOnlyBefore20250618: a batch in a session that
@@ -140,8 +161,7 @@ func TestServeStdioBatchOnlyBefore20250618(t *testing.T) {
 	for _, version := range []string{"2025-03-26", "2025-06-18"} {
 		srv := newServer(t, nil, nil)
 		p := startStdio(t, ctxkitStdio(srv))
-		p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
-		p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
+		p.initialize(t, version)
 		batch := `[{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"text":"x"}]}}},` +
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}},{"jsonrpc":"2.0","id":"a","method":"ping"}]`
 		if version == "2025-03-26" {
@@ -206,8 +226,7 @@ func TestServeStdioContextEndsSession(t *testing.T) {
 func TestServeStdioClientGoneMidCall(t *testing.T) {
 	h, slow := slowHost(t)
 	p := startStdio(t, ctxkitStdio(newServer(t, h, nil)))
-	p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
-	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
+	p.initialize(t, "2025-06-18")
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)
 	<-slow.started
 	ended := make(chan error, 1)

@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -39,13 +38,6 @@ func recv(t *testing.T, ch chan struct{}, n int, what string) {
 	}
 }
 
-// initStdio runs the handshake on p.
-func initStdio(t *testing.T, p *stdioPeer) {
-	t.Helper()
-	p.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
-	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
-}
-
 // TestServeStdioCancelsCallsOnWorkers: many more slow calls than a
 // session keeps idle workers for all reach the provider at once (none
 // waits for another to end), a notifications/cancelled for each, by a
@@ -58,7 +50,7 @@ func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 	srv := newServer(t, h, nil)
 	before := runtime.NumGoroutine()
 	p := startStdio(t, ctxkitStdio(srv))
-	initStdio(t, p)
+	p.initialize(t, "2025-06-18")
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprint(100 + i)
@@ -101,10 +93,7 @@ func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 // SDK's transport ends the session on it, where ServeStdio takes the
 // line, a difference older than the decoder.)
 func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
-	lines := []struct {
-		line    string
-		answers int
-	}{
+	lines := []stdioStep{
 		{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
 		{`{"jsonrpc":"2.0","id":-12,"method":"ping"}`, 1},
@@ -126,24 +115,7 @@ func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":-3,"method":"ping"},{"jsonrpc":"2.0","id":"b\u0032","method":"ping"}]`, 1},
 		{`{"jsonrpc":"2.0","id":"last","method":"ping"}`, 1},
 	}
-	peers := map[string]*stdioPeer{}
-	for name, serveFn := range map[string]func(*mcp.Server) func(context.Context, io.Reader, io.Writer) error{"sdk": sdkStdio, "ctxkit": ctxkitStdio} {
-		peers[name] = startStdio(t, serveFn(newServer(t, nil, nil)))
-	}
-	for _, step := range lines {
-		want := peers["sdk"].send(t, step.line, step.answers)
-		got := peers["ctxkit"].send(t, step.line, step.answers)
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("after %.100q\nServeStdio wrote %s\nthe SDK wrote   %s", step.line, got[i], want[i])
-			}
-		}
-	}
-	for name, p := range peers {
-		if err := p.end(t); err != nil {
-			t.Errorf("%s: the session ended with %v at EOF, want nil", name, err)
-		}
-	}
+	matchesSDKTransport(t, func() *mcp.Server { return newServer(t, nil, nil) }, lines)
 }
 
 // TestServeStdioClientGoneLeavesNothing: a client that goes away with
@@ -155,7 +127,7 @@ func TestServeStdioClientGoneLeavesNothing(t *testing.T) {
 	srv := newServer(t, h, nil)
 	before := runtime.NumGoroutine()
 	p := startStdio(t, ctxkitStdio(srv))
-	initStdio(t, p)
+	p.initialize(t, "2025-06-18")
 	for i := range n {
 		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, i+1), 0)
 	}
