@@ -38,6 +38,20 @@ func recv(t *testing.T, ch chan struct{}, n int, what string) {
 	}
 }
 
+// noGoroutinesLeft fails t unless, within ten seconds, no more
+// goroutines run than the before counted.
+func noGoroutinesLeft(t *testing.T, before int) {
+	t.Helper()
+	ok := false
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		ok = runtime.NumGoroutine() <= before
+	}
+	if !ok {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
 // TestServeStdioCancelsCallsOnWorkers: many more slow calls than a
 // session keeps idle workers for all reach the provider at once (none
 // waits for another to end), a notifications/cancelled for each, by a
@@ -74,14 +88,7 @@ func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 	if err := p.end(t); err != nil {
 		t.Errorf("session end: %v", err)
 	}
-	ok := false
-	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		ok = runtime.NumGoroutine() <= before
-	}
-	if !ok {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-	}
+	noGoroutinesLeft(t, before)
 }
 
 // TestServeStdioOddLinesMatchSDKTransport: lines a client may send that
@@ -142,12 +149,5 @@ func TestServeStdioClientGoneLeavesNothing(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session did not end after the client went away")
 	}
-	ok := false
-	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		ok = runtime.NumGoroutine() <= before
-	}
-	if !ok {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the session, %d before it:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-	}
+	noGoroutinesLeft(t, before)
 }
