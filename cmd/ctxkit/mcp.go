@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	rtdebug "runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -119,9 +117,7 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	if _, err := addProviders(h, providers, bearers, mcpTools); err != nil {
 		return fail("%v", err)
 	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		rtdebug.SetGCPercent(400)
-	}
+	serverGC()
 	// Warnings and errors (a tool call that panicked) go to stderr, which
 	// MCP hosts keep as the server's log; stdout is the protocol's.
 	logger := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -121,9 +121,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	if *maxConns > 0 {
 		opts.MaxConnections = *maxConns
 	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		rtdebug.SetGCPercent(400)
-	}
+	serverGC()
 	opts.OnShutdown = closeProviders
 	h := server.New(opts)
 
@@ -147,6 +145,15 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	logger.Info("stopped")
 	return exitOK
+}
+
+// serverGC runs the garbage collector at GOGC=400 unless GOGC is set,
+// for the long-running servers (serve, mcp): less CPU a query for some
+// more memory (see BENCHMARKS.md).
+func serverGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		rtdebug.SetGCPercent(400)
+	}
 }
 
 // newLogger builds the slog logger for commands that log (text or json on w).
