@@ -123,9 +123,8 @@ func (s *scanner) consume(c byte) bool {
 // plainString reads a string without escapes or bytes outside printable
 // ASCII and returns what is between its quotes.
 func (s *scanner) plainString() ([]byte, bool) {
-	s.space()
 	v, ok := s.value()
-	if !ok || len(v) == 0 || v[0] != '"' {
+	if !ok {
 		return nil, false
 	}
 	return plainStringValue(v)
