@@ -452,10 +452,11 @@ func (d *droppable) Connect(ctx context.Context) (mcp.Connection, error) {
 	return c, err
 }
 
-// slowHost is a host whose one provider is a slowServer.
-func slowHost(t *testing.T) (*host.Host, *slowServer) {
+// slowHost is a host whose one provider is a slowServer with room for n
+// calls at once.
+func slowHost(t *testing.T, n int) (*host.Host, *slowServer) {
 	t.Helper()
-	slow := &slowServer{started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
+	slow := &slowServer{started: make(chan struct{}, n), ended: make(chan struct{}, n)}
 	h := host.New(&host.Options{QueryTimeout: time.Minute})
 	t.Cleanup(func() { _ = h.Close(context.Background()) })
 	if err := h.AddInProcess("slow", slow); err != nil {
@@ -465,7 +466,7 @@ func slowHost(t *testing.T) (*host.Host, *slowServer) {
 }
 
 func TestCancellationAndDisconnect(t *testing.T) {
-	h, slow := slowHost(t)
+	h, slow := slowHost(t, 4)
 	cs := connect(t, h, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -224,7 +224,7 @@ func TestServeStdioContextEndsSession(t *testing.T) {
 // TestServeStdioClientGoneMidCall: when the client's end closes during a
 // call, the provider's context ends and the session returns.
 func TestServeStdioClientGoneMidCall(t *testing.T) {
-	h, slow := slowHost(t)
+	h, slow := slowHost(t, 4)
 	p := startStdio(t, ctxkitStdio(newServer(t, h, nil)))
 	p.initialize(t, "2025-06-18")
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)

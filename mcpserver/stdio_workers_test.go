@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -9,22 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ctxkit/ctxkit/host"
 )
-
-// manySlow is a host whose one provider is a slowServer with room for n
-// calls at once.
-func manySlow(t *testing.T, n int) (*host.Host, *slowServer) {
-	t.Helper()
-	slow := &slowServer{started: make(chan struct{}, n), ended: make(chan struct{}, n)}
-	h := host.New(&host.Options{QueryTimeout: time.Minute})
-	t.Cleanup(func() { _ = h.Close(context.Background()) })
-	if err := h.AddInProcess("slow", slow); err != nil {
-		t.Fatal(err)
-	}
-	return h, slow
-}
 
 // recv waits for n sends on ch, failing with what after ten seconds.
 func recv(t *testing.T, ch chan struct{}, n int, what string) {
@@ -60,7 +44,7 @@ func noGoroutinesLeft(t *testing.T, before int) {
 // left.
 func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 	const n = 16
-	h, slow := manySlow(t, n)
+	h, slow := slowHost(t, n)
 	srv := newServer(t, h, nil)
 	before := runtime.NumGoroutine()
 	p := startStdio(t, ctxkitStdio(srv))
@@ -130,7 +114,7 @@ func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
 // provider call, the session returns, and none of its goroutines is left.
 func TestServeStdioClientGoneLeavesNothing(t *testing.T) {
 	const n = 8
-	h, slow := manySlow(t, n)
+	h, slow := slowHost(t, n)
 	srv := newServer(t, h, nil)
 	before := runtime.NumGoroutine()
 	p := startStdio(t, ctxkitStdio(srv))
