@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,25 @@ func (p *stdioPeer) initialize(t *testing.T, version string) {
 	t.Helper()
 	p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0)
+}
+
+// slowSession is an initialized ServeStdio session on a server whose
+// host is slowHost(t, n), and the number of goroutines that ran before
+// the session started.
+func slowSession(t *testing.T, n int) (p *stdioPeer, slow *slowServer, before int) {
+	t.Helper()
+	h, slow := slowHost(t, n)
+	srv := newServer(t, h, nil)
+	before = runtime.NumGoroutine()
+	p = startStdio(t, ctxkitStdio(srv))
+	p.initialize(t, "2025-06-18")
+	return p, slow, before
+}
+
+// slowCall is a query_context call with the JSON id given, which a
+// slowSession's provider holds until the call's context ends.
+func slowCall(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`
 }
 
 // end closes the client's side and returns how the server's session ended.
@@ -224,10 +244,8 @@ func TestServeStdioContextEndsSession(t *testing.T) {
 // TestServeStdioClientGoneMidCall: when the client's end closes during a
 // call, the provider's context ends and the session returns.
 func TestServeStdioClientGoneMidCall(t *testing.T) {
-	h, slow := slowHost(t, 4)
-	p := startStdio(t, ctxkitStdio(newServer(t, h, nil)))
-	p.initialize(t, "2025-06-18")
-	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)
+	p, slow, _ := slowSession(t, 4)
+	p.send(t, slowCall("1"), 0)
 	<-slow.started
 	ended := make(chan error, 1)
 	go func() { ended <- p.end(t) }()

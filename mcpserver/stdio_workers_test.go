@@ -44,18 +44,14 @@ func noGoroutinesLeft(t *testing.T, before int) {
 // left.
 func TestServeStdioCancelsCallsOnWorkers(t *testing.T) {
 	const n = 16
-	h, slow := slowHost(t, n)
-	srv := newServer(t, h, nil)
-	before := runtime.NumGoroutine()
-	p := startStdio(t, ctxkitStdio(srv))
-	p.initialize(t, "2025-06-18")
+	p, slow, before := slowSession(t, n)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprint(100 + i)
 		if i%2 == 1 {
 			ids[i] = fmt.Sprintf(`"s-%d"`, i)
 		}
-		p.send(t, `{"jsonrpc":"2.0","id":`+ids[i]+`,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, 0)
+		p.send(t, slowCall(ids[i]), 0)
 	}
 	recv(t, slow.started, n, "calls at the provider at once")
 	for i, id := range ids {
@@ -114,13 +110,9 @@ func TestServeStdioOddLinesMatchSDKTransport(t *testing.T) {
 // provider call, the session returns, and none of its goroutines is left.
 func TestServeStdioClientGoneLeavesNothing(t *testing.T) {
 	const n = 8
-	h, slow := slowHost(t, n)
-	srv := newServer(t, h, nil)
-	before := runtime.NumGoroutine()
-	p := startStdio(t, ctxkitStdio(srv))
-	p.initialize(t, "2025-06-18")
+	p, slow, before := slowSession(t, n)
 	for i := range n {
-		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`, i+1), 0)
+		p.send(t, slowCall(fmt.Sprint(i+1)), 0)
 	}
 	recv(t, slow.started, n, "calls at the provider at once")
 	_ = p.in.Close()
