@@ -32,7 +32,7 @@ func walkWith(t *testing.T, dir, store string) (files []string, hits int) {
 	if err := w.walk(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return files, w.cw.n - w.cw.listed
+	return files, len(w.cw.kept)
 }
 
 func buildLogged(t *testing.T, dir, store string) (*Index, string) {
