@@ -63,12 +63,9 @@ func parseThesaurus(text string) *thesaurus {
 		for m := range strings.SplitSeq(line, ",") {
 			var terms [][]byte
 			tk.each([]byte(m), func(t []byte) {
-				for _, have := range terms {
-					if bytes.Equal(have, t) {
-						return
-					}
+				if !containsTerm(terms, t) {
+					terms = append(terms, bytes.Clone(t))
 				}
-				terms = append(terms, bytes.Clone(t))
 			})
 			if len(terms) == 0 {
 				continue
@@ -96,6 +93,7 @@ func parseThesaurus(text string) *thesaurus {
 	return th
 }
 
+// containsTerm reports whether ts holds t.
 func containsTerm(ts [][]byte, t []byte) bool {
 	for _, have := range ts {
 		if bytes.Equal(have, t) {
