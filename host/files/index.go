@@ -251,7 +251,7 @@ func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions)
 	if err != nil {
 		return err
 	}
-	seg, err := openSegment(b.encode())
+	seg, err := parseSegment(b.encode()) // summed as it was encoded
 	if err != nil {
 		return err
 	}

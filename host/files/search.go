@@ -140,7 +140,7 @@ func (ix *Index) flush() {
 	if ix.pending == nil {
 		return
 	}
-	s, err := openSegment(ix.pending.encode())
+	s, err := parseSegment(ix.pending.encode()) // summed as it was encoded
 	if err != nil {
 		panic("files: a segment built in memory does not decode: " + err.Error()) // a bug, not input
 	}

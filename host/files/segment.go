@@ -307,7 +307,8 @@ func checkHeader(data []byte) error {
 }
 
 // parseSegment decodes an image's header and contents without summing it:
-// for an image this process has just written, whose sums it computed.
+// for an image this process has just encoded or written, whose sums it
+// computed.
 func parseSegment(data []byte) (*segment, error) {
 	s, err := readSegment(data)
 	if err != nil {
