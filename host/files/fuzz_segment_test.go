@@ -232,7 +232,7 @@ func TestSegmentContentCountBounded(t *testing.T) {
 // no hits rather than panicking, and the provider rebuilds the store.
 func TestSegmentRecordsOutOfBounds(t *testing.T) {
 	base := seedImages(t, t.TempDir())[0]
-	s, err := openSegment(base)
+	s, err := checkSegment(base, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestMalformedStoreIsRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSegment(img)
+	s, err := checkSegment(img, false)
 	if err != nil {
 		t.Fatal(err)
 	}

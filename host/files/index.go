@@ -116,7 +116,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 
 // buildIndex is Build, with label the prefix shown before the index's
 // paths; whole checks a stored index whole at open, rather than in part
-// with the rest checked as queries read it (see openSegment).
+// with the rest checked as queries read it (see checkSegment).
 func buildIndex(ctx context.Context, root, label string, opts *IndexOptions, whole bool) (*Index, error) {
 	return buildIndexDistrusting(ctx, root, label, opts, whole, nil, nil)
 }

@@ -265,12 +265,9 @@ func (s *segment) corrupt() error {
 	return nil
 }
 
-// openSegment checks and decodes a segment image's header and contents.
+// checkSegment checks and decodes a segment image's header and contents.
 // A large image (see lazyCheckMin) is checked in part, the rest as it is
-// read.
-func openSegment(data []byte) (*segment, error) { return checkSegment(data, false) }
-
-// checkSegment is openSegment, checking the whole image if whole is set.
+// read, unless whole is set.
 func checkSegment(data []byte, whole bool) (*segment, error) {
 	s, err := readSegment(data)
 	if err != nil {

@@ -61,7 +61,7 @@ func mapSegment(name string, decode func([]byte) (*segment, error)) (*segment, e
 }
 
 // mapStore maps a stored index and its delta and checks their images,
-// whole or in part (see openSegment).
+// whole or in part (see checkSegment).
 func mapStore(name string, whole bool) storedIndex {
 	check := func(data []byte) (*segment, error) { return checkSegment(data, whole) }
 	seg, err := mapSegment(name, check)
