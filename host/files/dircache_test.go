@@ -35,6 +35,8 @@ func walkWith(t *testing.T, dir, store string) (files []string, hits int) {
 	return files, len(w.cw.kept)
 }
 
+// buildLogged builds dir on store, closed when t ends, and returns what
+// Build said to its Log.
 func buildLogged(t *testing.T, dir, store string) (*Index, string) {
 	t.Helper()
 	var log syncbuf.Buffer

@@ -485,16 +485,7 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
 	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
 	store := filepath.Join(t.TempDir(), "s.idx")
-	build := func() (*Index, string) {
-		t.Helper()
-		var log syncbuf.Buffer
-		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		return ix, log.String()
-	}
+	build := func() (*Index, string) { return buildLogged(t, dir, store) }
 	build()
 	b := filepath.Join(dir, "b.md")
 	st, err := os.Stat(b)
