@@ -416,8 +416,6 @@ func (ix *Index) reopen(ctx context.Context, why error) (*Index, error) {
 	}
 	o := *ix.opened
 	ix.logf(&o, "index %s failed a check while answering (%v); opening it again", o.Store, why)
-	// A segment with a malformed record is rebuilt, not opened again:
-	// its sums hold, so a whole check would pass it.
 	var distrusted []uint32
 	for _, s := range ix.segs {
 		if s.malformed.Load() {
