@@ -36,18 +36,10 @@ type thesaurusMember struct {
 	terms [][]byte
 }
 
-var (
-	thesaurusOnce sync.Once
-	thesaurusData *thesaurus
-)
-
 // defaultThesaurus parses the embedded thesaurus once, through the same
 // tokenizer as queries and documents, so its members match the query's
 // terms (stemmed, stop words dropped, identifiers kept whole).
-func defaultThesaurus() *thesaurus {
-	thesaurusOnce.Do(func() { thesaurusData = parseThesaurus(thesaurusText) })
-	return thesaurusData
-}
+var defaultThesaurus = sync.OnceValue(func() *thesaurus { return parseThesaurus(thesaurusText) })
 
 func parseThesaurus(text string) *thesaurus {
 	th := &thesaurus{byFirst: make(map[string][]thesaurusMember)}
