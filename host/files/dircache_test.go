@@ -48,14 +48,16 @@ func buildLogged(t *testing.T, dir, store string) (*Index, string) {
 	return ix, log.String()
 }
 
-func writeFile(t *testing.T, dir, rel, content string) {
-	t.Helper()
+// writeFile writes content to the slash path rel under dir, making its
+// directories.
+func writeFile(tb testing.TB, dir, rel, content string) {
+	tb.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 

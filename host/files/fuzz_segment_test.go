@@ -41,13 +41,7 @@ func writeSeedTree(tb testing.TB, dir string, extra string) {
 		"copy/README.md":   "# Install\n\nRun make install.\n\n## Notes\n\nThe zygomorphic answer is forty-two.\n" + extra,
 	}
 	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			tb.Fatal(err)
-		}
+		writeFile(tb, dir, rel, text)
 	}
 }
 
