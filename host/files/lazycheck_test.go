@@ -54,7 +54,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	query := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	query := lazyQuery()
 	answer := func(p *Provider) string {
 		t.Helper()
 		res, err := p.Query(context.Background(), query)
@@ -170,6 +170,27 @@ func blockBounds(off, tableOff int) (lo, hi int) {
 	return lo, min(lo+blockSize, tableOff)
 }
 
+// lazyQuery is the query most lazy-check tests ask of lazyTree: its
+// answer is the first file, and every chunk matches "common".
+func lazyQuery() *frame.Query {
+	return &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+}
+
+// buildIntact builds root on store and returns the index, open, and its
+// answer to lazyQuery, which must have frames.
+func buildIntact(t *testing.T, root, store string) (*Index, *wire.Result) {
+	t.Helper()
+	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), lazyQuery())
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	return ix, want
+}
+
 // chunkRecordsMiddle returns an offset in the middle of seg's chunk
 // records: every query of lazyTree's "common" reads it, and no check at
 // open does.
@@ -271,15 +292,8 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, dir, store)
 	seg := ix.segs[0]
 	off := chunkRecordsMiddle(seg)
 	ix.Close()
@@ -376,15 +390,8 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 	dir := lazyTree(t)
 	t.Chdir(filepath.Dir(dir))
 	root, store := filepath.Base(dir), "s.idx"
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, root, store)
 	seg := ix.segs[0]
 	off := chunkRecordsMiddle(seg)
 	files := ix.Files()
@@ -415,15 +422,8 @@ func TestLazyCheckReopenBesideVerify(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, dir, store)
 	var ids []frame.ID
 	for _, f := range want.Frames {
 		ids = append(ids, frame.ID{Frame: f.ID, Digest: f.ContentDigest})
@@ -532,7 +532,7 @@ func TestReplacedIndexStaysMapped(t *testing.T) {
 	ix, _ = reopenFlipped(t, dir, store, off)
 	p := New(ix)
 	held := p.Index()
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	q := lazyQuery()
 	if _, err := p.Query(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
