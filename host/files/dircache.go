@@ -31,6 +31,9 @@ import (
 const (
 	dirCacheMagic   = "CTXKDIR1"
 	dirCacheVersion = 1
+	// dirCacheHeader is the header's size: magic, version, checksum of
+	// the records, record count.
+	dirCacheHeader = 8 + 4 + 4 + 4
 )
 
 // racyMargin is how much older than its listing a directory's times must
@@ -75,7 +78,7 @@ func loadDirCache(name string) (*dirCache, error) {
 // parseDirCache decodes a listing cache read from disk. data is the
 // cache's and never written: the paths share it.
 func parseDirCache(data []byte) (*dirCache, error) {
-	const hdr = 8 + 4 + 4 + 4
+	const hdr = dirCacheHeader
 	if len(data) <= hdr || string(data[:8]) != dirCacheMagic {
 		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
 	}
@@ -151,8 +154,7 @@ func (c *dirCache) entries(rec dirRecord, lb *listBuf) bool {
 type dirCacheWriter struct {
 	mu     sync.Mutex
 	recs   []byte // encoded records of the directories listed
-	n      int    // records in recs and kept
-	listed int    // records made from a listing, not copied from the cache
+	listed int    // records in recs: made from a listing, not copied from the cache
 	cache  *dirCache
 	kept   []keptRecord // records of the cache, used as they are
 }
@@ -178,7 +180,6 @@ func (cw *dirCacheWriter) add(rel string, id dirIdent, names []byte, raw []rawEn
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	cw.recs = appendDirRecord(cw.recs, rel, id, len(raw), body)
-	cw.n++
 	cw.listed++
 }
 
@@ -187,7 +188,6 @@ func (cw *dirCacheWriter) keep(rel string, rec dirRecord) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	cw.kept = append(cw.kept, keptRecord{rel, rec})
-	cw.n++
 }
 
 func appendDirRecord(b []byte, rel string, id dirIdent, n int, body []byte) []byte {
@@ -204,20 +204,21 @@ func appendDirRecord(b []byte, rel string, id dirIdent, n int, body []byte) []by
 
 // write stores the cache atomically.
 func (cw *dirCacheWriter) write(name string) error {
+	n := cw.listed + len(cw.kept)
 	for _, k := range cw.kept {
 		cw.recs = appendDirRecord(cw.recs, k.rel, k.rec.id, k.rec.n, cw.cache.data[k.rec.off:k.rec.end])
 	}
 	cw.kept = nil
 	return writeAtomic(name, func(w io.Writer) ([]byte, error) {
-		hdr := make([]byte, 8+4+4+4)
+		hdr := make([]byte, dirCacheHeader)
 		copy(hdr, dirCacheMagic)
 		binary.LittleEndian.PutUint32(hdr[8:], dirCacheVersion)
 		binary.LittleEndian.PutUint32(hdr[12:], crc32.Checksum(cw.recs, castagnoli))
-		binary.LittleEndian.PutUint32(hdr[16:], uint32(cw.n))
+		binary.LittleEndian.PutUint32(hdr[16:], uint32(n))
 		if _, err := w.Write(make([]byte, len(hdr))); err != nil {
 			return nil, err
 		}
-		_, err := io.Copy(w, bytes.NewReader(cw.recs))
+		_, err := w.Write(cw.recs)
 		return hdr, err
 	})
 }

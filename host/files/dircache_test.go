@@ -32,9 +32,11 @@ func walkWith(t *testing.T, dir, store string) (files []string, hits int) {
 	if err := w.walk(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return files, w.cw.n - w.cw.listed
+	return files, len(w.cw.kept)
 }
 
+// buildLogged builds dir on store, closed when t ends, and returns what
+// Build said to its Log.
 func buildLogged(t *testing.T, dir, store string) (*Index, string) {
 	t.Helper()
 	var log syncbuf.Buffer
@@ -46,14 +48,16 @@ func buildLogged(t *testing.T, dir, store string) (*Index, string) {
 	return ix, log.String()
 }
 
-func writeFile(t *testing.T, dir, rel, content string) {
-	t.Helper()
+// writeFile writes content to the slash path rel under dir, making its
+// directories.
+func writeFile(tb testing.TB, dir, rel, content string) {
+	tb.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
@@ -64,6 +68,36 @@ func setForTest[T any](t *testing.T, p *T, v T) {
 	old := *p
 	*p = v
 	t.Cleanup(func() { *p = old })
+}
+
+// rootIdent returns the identity of the directory dir as the walk's
+// listing cache keys it, skipping t where the system gives none.
+func rootIdent(t *testing.T, dir string) dirIdent {
+	t.Helper()
+	root, err := resolveRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openRootDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := d.ident()
+	d.close()
+	if err != nil {
+		t.Skipf("no directory identity on this system: %v", err)
+	}
+	return id
+}
+
+// liveFiles returns the paths ix holds, sorted.
+func liveFiles(ix *Index) []string {
+	var got []string
+	for rel := range ix.live {
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	return got
 }
 
 // tick waits past the coarse clock of a file system's times.
@@ -119,12 +153,11 @@ func TestListingCache(t *testing.T) {
 	}
 
 	// A corrupt cache is not used, with a message, and made again.
-	data, err := os.ReadFile(dirCachePath(store))
+	cache, err := os.Stat(dirCachePath(store))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data[len(data)-3] ^= 0x40
-	os.WriteFile(dirCachePath(store), data, 0o600)
+	flipByte(t, dirCachePath(store), int(cache.Size()-3))
 	ix, log := buildLogged(t, dir, store)
 	if !strings.Contains(log, "listing cache") || !strings.Contains(log, "checksum") || ix.Files() != 6 {
 		t.Fatalf("corrupt cache: %d files, log %q", ix.Files(), log)
@@ -152,19 +185,7 @@ func TestListingCacheIsUsed(t *testing.T) {
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
 	tick()
 	buildLogged(t, dir, store)
-	root, err := resolveRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := openRootDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := d.ident()
-	d.close()
-	if err != nil {
-		t.Skipf("no directory identity on this system: %v", err)
-	}
+	id := rootIdent(t, dir)
 	var cw dirCacheWriter
 	names := []byte("a.mdghost.md")
 	cw.add("", id, names, []rawEntry{{0, 4, entryFile}, {4, 8, entryFile}})
@@ -202,19 +223,7 @@ func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
 	}
 	tick()
 	build()
-	root, err := resolveRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := openRootDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := d.ident()
-	d.close()
-	if err != nil {
-		t.Skipf("no directory identity on this system: %v", err)
-	}
+	id := rootIdent(t, dir)
 	for _, bad := range []string{"../outside.md", "..", ".", "sub/../../outside.md", "a.md\x00"} {
 		t.Run(bad, func(t *testing.T) {
 			var cw dirCacheWriter
@@ -228,11 +237,7 @@ func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := build()
-			var got []string
-			for rel := range ix.live {
-				got = append(got, rel)
-			}
-			if sk := ix.Stats().Skipped; len(got) != 1 || got[0] != "a.md" || sk.Total() != 0 {
+			if got, sk := liveFiles(ix), ix.Stats().Skipped; len(got) != 1 || got[0] != "a.md" || sk.Total() != 0 {
 				t.Fatalf("indexed %v, skipped %+v; want only a.md", got, sk)
 			}
 		})
@@ -260,12 +265,7 @@ func TestListingCacheKeepsNamesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		var got []string
-		for rel := range ix.live {
-			got = append(got, rel)
-		}
-		slices.Sort(got)
-		return got
+		return liveFiles(ix)
 	}
 	build(IndexOptions{})
 	if got, hits := walkWith(t, dir, store); len(got) != 3 || hits != 2 {

@@ -42,7 +42,7 @@ func seedDirCache(tb testing.TB) []byte {
 // resealDirCache returns data with the magic and version set and the
 // checksum recomputed, so what the checksum guards reaches the decoder.
 func resealDirCache(data []byte) []byte {
-	const hdr = 8 + 4 + 4 + 4
+	const hdr = dirCacheHeader
 	out := append([]byte(nil), data...)
 	if len(out) < hdr+1 {
 		out = append(out, make([]byte, hdr+1-len(out))...)

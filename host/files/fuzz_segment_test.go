@@ -41,13 +41,7 @@ func writeSeedTree(tb testing.TB, dir string, extra string) {
 		"copy/README.md":   "# Install\n\nRun make install.\n\n## Notes\n\nThe zygomorphic answer is forty-two.\n" + extra,
 	}
 	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			tb.Fatal(err)
-		}
+		writeFile(tb, dir, rel, text)
 	}
 }
 
@@ -232,7 +226,7 @@ func TestSegmentContentCountBounded(t *testing.T) {
 // no hits rather than panicking, and the provider rebuilds the store.
 func TestSegmentRecordsOutOfBounds(t *testing.T) {
 	base := seedImages(t, t.TempDir())[0]
-	s, err := openSegment(base)
+	s, err := checkSegment(base, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +313,7 @@ func TestMalformedStoreIsRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSegment(img)
+	s, err := checkSegment(img, false)
 	if err != nil {
 		t.Fatal(err)
 	}

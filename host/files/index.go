@@ -114,17 +114,9 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 	return buildIndex(ctx, root, rootLabel(root), opts, false)
 }
 
-// openInfo is how Build made an index, to open it again: the root and
-// store as absolute paths (the working directory may change before), and
-// the label the root was given.
-type openInfo struct {
-	root, label string
-	opts        IndexOptions
-}
-
 // buildIndex is Build, with label the prefix shown before the index's
 // paths; whole checks a stored index whole at open, rather than in part
-// with the rest checked as queries read it (see openSegment).
+// with the rest checked as queries read it (see checkSegment).
 func buildIndex(ctx context.Context, root, label string, opts *IndexOptions, whole bool) (*Index, error) {
 	return buildIndexDistrusting(ctx, root, label, opts, whole, nil, nil)
 }
@@ -143,14 +135,13 @@ func buildIndexDistrusting(ctx context.Context, root, label string, opts *IndexO
 	if err != nil {
 		return nil, fmt.Errorf("files: index %s: %w", root, err)
 	}
-	ix := &Index{root: abs, label: label, opened: &openInfo{root: abs, label: label, opts: o}}
-	if o.Store != "" {
-		if ix.opened.opts.Store, err = filepath.Abs(o.Store); err != nil {
-			return nil, fmt.Errorf("files: index %s: %w", root, err)
-		}
-	}
+	opened := o
+	ix := &Index{root: abs, label: label, opened: &opened}
 	var stored chan storedIndex
 	if o.Store != "" {
+		if opened.Store, err = filepath.Abs(o.Store); err != nil {
+			return nil, fmt.Errorf("files: index %s: %w", root, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(o.Store), 0o700); err != nil {
 			return nil, fmt.Errorf("files: index %s: %w", root, err)
 		}
@@ -260,7 +251,7 @@ func (ix *Index) rebuild(ctx context.Context, files []walkFile, o *IndexOptions)
 	if err != nil {
 		return err
 	}
-	seg, err := openSegment(b.encode())
+	seg, err := parseSegment(b.encode()) // summed as it was encoded
 	if err != nil {
 		return err
 	}
@@ -420,20 +411,18 @@ func (ix *Index) corrupt() error {
 // rebuilt it already. A segment found malformed (its sums hold) is
 // rebuilt without the check, which it would pass.
 func (ix *Index) reopen(ctx context.Context, why error) (*Index, error) {
-	if ix.opened == nil || ix.opened.opts.Store == "" {
+	if ix.opened == nil || ix.opened.Store == "" {
 		return nil, fmt.Errorf("files: index of %s: %w", ix.root, why)
 	}
-	o := ix.opened.opts
+	o := *ix.opened
 	ix.logf(&o, "index %s failed a check while answering (%v); opening it again", o.Store, why)
-	// A segment with a malformed record is rebuilt, not opened again:
-	// its sums hold, so a whole check would pass it.
 	var distrusted []uint32
 	for _, s := range ix.segs {
 		if s.malformed.Load() {
 			distrusted = append(distrusted, s.sum)
 		}
 	}
-	return buildIndexDistrusting(ctx, ix.opened.root, ix.opened.label, &o, true, distrusted, why)
+	return buildIndexDistrusting(ctx, ix.root, ix.label, &o, true, distrusted, why)
 }
 
 // finishStats counts what the index holds now.

@@ -54,7 +54,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	query := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	query := lazyQuery()
 	answer := func(p *Provider) string {
 		t.Helper()
 		res, err := p.Query(context.Background(), query)
@@ -101,15 +101,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 		b := seg.postBytes + int(binary.LittleEndian.Uint32(seg.data[seg.postIdx+4*i+4:]))
 		return (a + b) / 2
 	}
-	var answerChunk chunkInfo
-	for k := range uint32(seg.nChunks) {
-		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
-			answerChunk = c
-		}
-	}
-	if answerChunk.headN == 0 {
-		t.Fatal("no chunk with the answer's heading")
-	}
+	answerChunk := answerHeadingChunk(t, seg)
 	cases := []struct {
 		section string
 		off     int
@@ -121,7 +113,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 		{"terms", (seg.termBytes + seg.postIdx) / 2, false},
 		{"postings offsets", (seg.postIdx + seg.postBytes) / 2, false},
 		{"block table", seg.tableOff + 4, false},
-		{"chunk records", (seg.chunkOff + seg.strOff) / 2, true},
+		{"chunk records", chunkRecordsMiddle(seg), true},
 		{"strings", seg.strOff + int(answerChunk.headOff) + 2, true},
 		{"postings", post("zygomorph"), true},
 	}
@@ -178,6 +170,81 @@ func blockBounds(off, tableOff int) (lo, hi int) {
 	return lo, min(lo+blockSize, tableOff)
 }
 
+// lazyQuery is the query most lazy-check tests ask of lazyTree: its
+// answer is the first file, and every chunk matches "common".
+func lazyQuery() *frame.Query {
+	return &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+}
+
+// buildIntact builds root on store and returns the index, open, and its
+// answer to lazyQuery, which must have frames.
+func buildIntact(t *testing.T, root, store string) (*Index, *wire.Result) {
+	t.Helper()
+	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New(ix).Query(context.Background(), lazyQuery())
+	if err != nil || len(want.Frames) == 0 {
+		t.Fatalf("intact store: %v", err)
+	}
+	return ix, want
+}
+
+// chunkRecordsMiddle returns an offset in the middle of seg's chunk
+// records: every query of lazyTree's "common" reads it, and no check at
+// open does.
+func chunkRecordsMiddle(seg *segment) int {
+	return (seg.chunkOff + seg.strOff) / 2
+}
+
+// answerHeadingChunk returns the chunk of seg whose heading is
+// lazyTree's answer.
+func answerHeadingChunk(t *testing.T, seg *segment) chunkInfo {
+	t.Helper()
+	var head chunkInfo
+	for k := range uint32(seg.nChunks) {
+		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
+			head = c
+		}
+	}
+	if head.headN == 0 {
+		t.Fatal("no chunk with the answer's heading")
+	}
+	return head
+}
+
+// flipByte flips the byte at offset off of the file at path.
+func flipByte(t *testing.T, path string, off int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0x5A
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reopenFlipped flips the byte at off of store, written by an intact
+// build of root and closed, and builds root on it again with a log. The
+// flip must lie where only a query reads it: the store opens fresh.
+func reopenFlipped(t *testing.T, root, store string, off int) (*Index, *syncbuf.Buffer) {
+	t.Helper()
+	flipByte(t, store, off)
+	log := new(syncbuf.Buffer)
+	ix, err := Build(context.Background(), root, &IndexOptions{Store: store, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats().State; st != StateFresh {
+		ix.Close()
+		t.Fatalf("state %s: the flip was found at open; log %q", st, log)
+	}
+	return ix, log
+}
+
 // An intact large store checked lazily answers as one checked whole.
 func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 	dir := lazyTree(t)
@@ -225,34 +292,12 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, dir, store)
 	seg := ix.segs[0]
-	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	off := chunkRecordsMiddle(seg)
 	ix.Close()
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var log syncbuf.Buffer
-	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.Stats().State != StateFresh {
-		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
-	}
+	ix, log := reopenFlipped(t, dir, store, off)
 	p := New(ix)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
@@ -290,33 +335,14 @@ func TestLazyCheckRankChecksHeadings(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg := ix.segs[0]
-	var head chunkInfo
-	for k := range uint32(seg.nChunks) {
-		if c := seg.chunk(k); strings.Contains(seg.str(c.headOff, c.headN), "Zygomorphic") {
-			head = c
-		}
-	}
+	head := answerHeadingChunk(t, seg)
 	off := seg.strOff + int(head.headOff) + 2
-	if lo, hi := blockBounds(off, seg.tableOff); head.headN == 0 || lo < seg.chunkOff || hi > seg.termIdx {
+	if lo, hi := blockBounds(off, seg.tableOff); lo < seg.chunkOff || hi > seg.termIdx {
 		t.Fatalf("heading at %d: its block [%d, %d) is checked at open", off, lo, hi)
 	}
 	ix.Close()
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, _ = reopenFlipped(t, dir, store, off)
 	defer ix.Close()
-	if ix.Stats().State != StateFresh {
-		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
-	}
 	cands, _ := New(ix).rank(&frame.Query{Goal: "zygomorphic", MaxFrames: 3, MaxTokens: 400})
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
@@ -340,28 +366,13 @@ func TestLazyCheckSearchGivesNothingCorrupt(t *testing.T) {
 	const goal = "zygomorphic common answer"
 	want := ix.Search(goal, 3)
 	seg := ix.segs[0]
-	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	off := chunkRecordsMiddle(seg)
 	ix.Close()
 	if len(want) == 0 || !strings.Contains(want[0].Chunk.Text, "forty-two") {
 		t.Fatalf("intact store: %+v", want)
 	}
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var log syncbuf.Buffer
-	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, log := reopenFlipped(t, dir, store, off)
 	defer ix.Close()
-	if ix.Stats().State != StateFresh {
-		t.Fatalf("state %s: the flip was found at open", ix.Stats().State)
-	}
 	got := ix.Search(goal, 0)
 	if ix.corrupt() == nil {
 		t.Fatal("the search did not read the corrupt block")
@@ -379,32 +390,13 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 	dir := lazyTree(t)
 	t.Chdir(filepath.Dir(dir))
 	root, store := filepath.Base(dir), "s.idx"
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, root, store)
 	seg := ix.segs[0]
-	off := (seg.chunkOff + seg.strOff) / 2 // a chunk record: every chunk holds "common"
+	off := chunkRecordsMiddle(seg)
 	files := ix.Files()
 	ix.Close()
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var log syncbuf.Buffer
-	ix, err = Build(context.Background(), root, &IndexOptions{Store: store, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, log := reopenFlipped(t, root, store, off)
 	p := New(ix)
 	// Elsewhere, a directory of the same name holding another tree.
 	other := t.TempDir()
@@ -430,35 +422,17 @@ func TestLazyCheckReopenBesideVerify(t *testing.T) {
 	setForTest(t, &lazyCheckMin, 0)
 	dir := lazyTree(t)
 	store := filepath.Join(t.TempDir(), "s.idx")
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New(ix).Query(context.Background(), q)
-	if err != nil || len(want.Frames) == 0 {
-		t.Fatalf("intact store: %v", err)
-	}
+	q := lazyQuery()
+	ix, want := buildIntact(t, dir, store)
 	var ids []frame.ID
 	for _, f := range want.Frames {
 		ids = append(ids, frame.ID{Frame: f.ID, Digest: f.ContentDigest})
 	}
 	seg := ix.segs[0]
-	off := (seg.chunkOff + seg.strOff) / 2
+	off := chunkRecordsMiddle(seg)
 	files := ix.Files()
 	ix.Close()
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &syncbuf.Buffer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, _ = reopenFlipped(t, dir, store, off)
 	p := New(ix)
 	var wg sync.WaitGroup
 	errs := make(chan string, 32)
@@ -511,16 +485,7 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
 	writeFile(t, dir, "b.md", "# B\n\nbravo words\n")
 	store := filepath.Join(t.TempDir(), "s.idx")
-	build := func() (*Index, string) {
-		t.Helper()
-		var log syncbuf.Buffer
-		ix, err := Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		return ix, log.String()
-	}
+	build := func() (*Index, string) { return buildLogged(t, dir, store) }
 	build()
 	b := filepath.Join(dir, "b.md")
 	st, err := os.Stat(b)
@@ -536,14 +501,11 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 	if err := os.Chtimes(b, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(deltaPath(store))
+	delta, err := os.Stat(deltaPath(store))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data[len(data)/2] ^= 0x5A
-	if err := os.WriteFile(deltaPath(store), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	flipByte(t, deltaPath(store), int(delta.Size()/2))
 	if _, log := build(); !strings.Contains(log, "not used") {
 		t.Fatalf("corrupt delta: log %q", log)
 	}
@@ -565,24 +527,12 @@ func TestReplacedIndexStaysMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg := ix.segs[0]
-	off := (seg.chunkOff + seg.strOff) / 2
+	off := chunkRecordsMiddle(seg)
 	ix.Close()
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[off] ^= 0x5A
-	if err := os.WriteFile(store, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var log syncbuf.Buffer
-	ix, err = Build(context.Background(), dir, &IndexOptions{Store: store, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, _ = reopenFlipped(t, dir, store, off)
 	p := New(ix)
 	held := p.Index()
-	q := &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
+	q := lazyQuery()
 	if _, err := p.Query(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}

@@ -238,9 +238,7 @@ func checkQuery(q *frame.Query) (pinned bool, asOf time.Time, err error) {
 // message to its Log), and the query answered from the new index.
 func (p *Provider) Query(ctx context.Context, q *frame.Query) (*wire.Result, error) {
 	// A large stored index is checked in part when it is opened and the
-	// rest as queries read it (see openSegment). An answer made from a
-	// part that failed is not given: the index is opened again, checked
-	// whole (so rebuilt, with a message), and the query answered from it.
+	// rest as queries read it (see checkSegment).
 	for attempt := 0; ; attempt++ {
 		p.mu.RLock()
 		res, err := p.query(ctx, q)

@@ -89,9 +89,11 @@ type Index struct {
 	dead  [][]bool              // per segment, per content: replaced or removed
 	live  map[string]contentRef // for a files index: path -> where its content is
 	stats Stats
-	// opened is how Build made a files index, to open it again when it
-	// turns out corrupt (see reopen); nil for an index of documents.
-	opened *openInfo
+	// opened is the options Build made a files index with, Store made
+	// absolute (the working directory may change), to open it again at
+	// root, with label, when it turns out corrupt (see reopen); nil for
+	// an index of documents.
+	opened *IndexOptions
 
 	mu      sync.Mutex
 	pending *builder
@@ -138,7 +140,7 @@ func (ix *Index) flush() {
 	if ix.pending == nil {
 		return
 	}
-	s, err := openSegment(ix.pending.encode())
+	s, err := parseSegment(ix.pending.encode()) // summed as it was encoded
 	if err != nil {
 		panic("files: a segment built in memory does not decode: " + err.Error()) // a bug, not input
 	}
@@ -171,7 +173,7 @@ func (ix *Index) Search(goal string, limit int) []Hit {
 	}
 	if err := ix.corrupt(); err != nil {
 		if ix.opened != nil {
-			ix.logf(&ix.opened.opts, "index %s failed a check while answering (%v); no hits given", ix.opened.opts.Store, err)
+			ix.logf(ix.opened, "index %s failed a check while answering (%v); no hits given", ix.opened.Store, err)
 		}
 		return nil
 	}

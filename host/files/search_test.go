@@ -28,12 +28,17 @@ func TestShortChunkGetsNoLengthBonus(t *testing.T) {
 	ix.Add(Document{Path: "short.md", Content: []byte("# One\n\nzeta\n")})
 	ix.Add(Document{Path: "longer.md", Content: []byte("# Two\n\nzeta and some words that pad the line\n")})
 	ix.Add(Document{Path: "long.md", Content: []byte("# Three\n\n" + filler(40))})
-	hits := ix.Search("zeta", 0)
+	wantTwoEqualHits(t, ix.Search("zeta", 0))
+}
+
+// wantTwoEqualHits fails t unless hits are two of the same score.
+func wantTwoEqualHits(t *testing.T, hits []Hit) {
+	t.Helper()
 	if len(hits) != 2 {
 		t.Fatalf("got %d hits, want 2: %+v", len(hits), hits)
 	}
 	if hits[0].Score != hits[1].Score {
-		t.Errorf("short chunk %s scores %.4f, longer %s %.4f: want equal", hits[0].Path, hits[0].Score, hits[1].Path, hits[1].Score)
+		t.Errorf("%s scores %.4f, %s %.4f: want equal", hits[0].Path, hits[0].Score, hits[1].Path, hits[1].Score)
 	}
 }
 

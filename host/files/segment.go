@@ -265,12 +265,9 @@ func (s *segment) corrupt() error {
 	return nil
 }
 
-// openSegment checks and decodes a segment image's header and contents.
+// checkSegment checks and decodes a segment image's header and contents.
 // A large image (see lazyCheckMin) is checked in part, the rest as it is
-// read.
-func openSegment(data []byte) (*segment, error) { return checkSegment(data, false) }
-
-// checkSegment is openSegment, checking the whole image if whole is set.
+// read, unless whole is set.
 func checkSegment(data []byte, whole bool) (*segment, error) {
 	s, err := readSegment(data)
 	if err != nil {
@@ -307,7 +304,8 @@ func checkHeader(data []byte) error {
 }
 
 // parseSegment decodes an image's header and contents without summing it:
-// for an image this process has just written, whose sums it computed.
+// for an image this process has just encoded or written, whose sums it
+// computed.
 func parseSegment(data []byte) (*segment, error) {
 	s, err := readSegment(data)
 	if err != nil {

@@ -44,14 +44,14 @@ func (st storedIndex) release() {
 	}
 }
 
-// mapSegment maps an image and checks it: whole, or what every query
-// reads (see openSegment).
-func mapSegment(name string, whole bool) (*segment, error) {
+// mapSegment maps an image and decodes it with decode: checkSegment, or
+// parseSegment for an image this process has just written.
+func mapSegment(name string, decode func([]byte) (*segment, error)) (*segment, error) {
 	data, unmap, err := mapFile(name)
 	if err != nil {
 		return nil, err
 	}
-	seg, err := checkSegment(data, whole)
+	seg, err := decode(data)
 	if err != nil {
 		_ = unmap()
 		return nil, err
@@ -61,14 +61,15 @@ func mapSegment(name string, whole bool) (*segment, error) {
 }
 
 // mapStore maps a stored index and its delta and checks their images,
-// whole or in part (see openSegment).
+// whole or in part (see checkSegment).
 func mapStore(name string, whole bool) storedIndex {
-	seg, err := mapSegment(name, whole)
+	check := func(data []byte) (*segment, error) { return checkSegment(data, whole) }
+	seg, err := mapSegment(name, check)
 	if err != nil {
 		return storedIndex{err: err}
 	}
 	st := storedIndex{seg: seg}
-	delta, err := mapSegment(deltaPath(name), whole)
+	delta, err := mapSegment(deltaPath(name), check)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -135,17 +136,7 @@ func writeSegment(name string, b *builder) (*segment, error) {
 	if err := writeAtomic(name, b.encodeTo); err != nil {
 		return nil, err
 	}
-	data, unmap, err := mapFile(name)
-	if err != nil {
-		return nil, err
-	}
-	seg, err := parseSegment(data) // summed as it was written
-	if err != nil {
-		_ = unmap()
-		return nil, err
-	}
-	seg.unmap = unmap
-	return seg, nil
+	return mapSegment(name, parseSegment) // summed as it was written
 }
 
 // writeAtomic writes an image beside name and renames it into place, so a

@@ -36,18 +36,10 @@ type thesaurusMember struct {
 	terms [][]byte
 }
 
-var (
-	thesaurusOnce sync.Once
-	thesaurusData *thesaurus
-)
-
 // defaultThesaurus parses the embedded thesaurus once, through the same
 // tokenizer as queries and documents, so its members match the query's
 // terms (stemmed, stop words dropped, identifiers kept whole).
-func defaultThesaurus() *thesaurus {
-	thesaurusOnce.Do(func() { thesaurusData = parseThesaurus(thesaurusText) })
-	return thesaurusData
-}
+var defaultThesaurus = sync.OnceValue(func() *thesaurus { return parseThesaurus(thesaurusText) })
 
 func parseThesaurus(text string) *thesaurus {
 	th := &thesaurus{byFirst: make(map[string][]thesaurusMember)}
@@ -63,12 +55,9 @@ func parseThesaurus(text string) *thesaurus {
 		for m := range strings.SplitSeq(line, ",") {
 			var terms [][]byte
 			tk.each([]byte(m), func(t []byte) {
-				for _, have := range terms {
-					if bytes.Equal(have, t) {
-						return
-					}
+				if !containsTerm(terms, t) {
+					terms = append(terms, bytes.Clone(t))
 				}
-				terms = append(terms, bytes.Clone(t))
 			})
 			if len(terms) == 0 {
 				continue
@@ -96,6 +85,7 @@ func parseThesaurus(text string) *thesaurus {
 	return th
 }
 
+// containsTerm reports whether ts holds t.
 func containsTerm(ts [][]byte, t []byte) bool {
 	for _, have := range ts {
 		if bytes.Equal(have, t) {

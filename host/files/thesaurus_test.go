@@ -100,13 +100,7 @@ func TestSynonymsDoNotAddUp(t *testing.T) {
 	ix.Add(Document{Path: "own.md", Content: []byte("# Values\n\ncombine alpha values\n")})
 	ix.Add(Document{Path: "long.md", Content: []byte("# Other\n\n" + filler(40))})
 	addOthers(ix, 40)
-	hits := ix.Search("combine values", 0)
-	if len(hits) != 2 {
-		t.Fatalf("got %d hits, want 2: %+v", len(hits), hits)
-	}
-	if hits[0].Score != hits[1].Score {
-		t.Errorf("%s %.4f, %s %.4f: want equal", hits[0].Path, hits[0].Score, hits[1].Path, hits[1].Score)
-	}
+	wantTwoEqualHits(t, ix.Search("combine values", 0))
 }
 
 // A query word naming the file's directory (its package) weighs more in
