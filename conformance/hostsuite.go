@@ -291,18 +291,32 @@ func (r *hostRun) frameLimit() {
 		"12 frames for max_frames 3 dropped as %s; 2 frames accepted")
 }
 
+// fanLeg fans the probe query out on h and returns provider id's leg.
+func (r *hostRun) fanLeg(h *host.Host, id string) *host.Outcome {
+	q := hostProbeQuery()
+	return outcomeOf(h.QueryAll(r.ctx, &q), id)
+}
+
+// queryGated sends the probe query to provider id on h through the
+// fan-out and then alone (QueryProvider): the two paths a consent gate
+// must hold shut. It returns id's leg of the fan-out and QueryProvider's
+// error.
+func (r *hostRun) queryGated(h *host.Host, id string) (*host.Outcome, error) {
+	o := r.fanLeg(h, id)
+	q := hostProbeQuery()
+	_, err := h.QueryProvider(r.ctx, id, &q)
+	return o, err
+}
+
 func (r *hostRun) consentGate() {
 	const name = checkHostConsentGate
-	q := hostProbeQuery()
 	s, store, h, done := r.gatedProvider(name, "egress", frame.DataFlow{Reads: true, Egress: true})
 	if h == nil {
 		return
 	}
 	defer done()
 	sent := "query to a provider declaring egress, no consent recorded"
-	fan := h.QueryAll(r.ctx, &q)
-	o := outcomeOf(fan, "egress")
-	_, direct := h.QueryProvider(r.ctx, "egress", &q)
+	o, direct := r.queryGated(h, "egress")
 	switch {
 	case o == nil || o.Status != host.StatusConsentRequired:
 		r.fail(name, sent, describeOutcome(o), "the leg stopped as consent_required (C1, C2)")
@@ -318,8 +332,7 @@ func (r *hostRun) consentGate() {
 		r.fail(name, "record consent", err.Error(), "recorded")
 		return
 	}
-	fan = h.QueryAll(r.ctx, &q)
-	o = outcomeOf(fan, "egress")
+	o = r.fanLeg(h, "egress")
 	if o == nil || o.Status != host.StatusFrames || len(o.Frames) != 1 || s.queries.Load() != 1 {
 		r.fail(name, "counterpart: the same query after a consent record", describeOutcome(o), "queried once, the frame accepted")
 		return
@@ -329,16 +342,13 @@ func (r *hostRun) consentGate() {
 
 func (r *hostRun) scopeReceipt() {
 	const name = checkHostScopeReceipt
-	q := hostProbeQuery()
 	s, store, h, done := r.gatedProvider(name, "model", frame.DataFlow{Reads: true, Egress: true, EgressScopes: []frame.EgressScope{frame.ScopeThirdPartyModel}})
 	if h == nil {
 		return
 	}
 	defer done()
 	sent := "query to a provider declaring scope third-party-model, no receipt"
-	fan := h.QueryAll(r.ctx, &q)
-	o := outcomeOf(fan, "model")
-	_, direct := h.QueryProvider(r.ctx, "model", &q)
+	o, direct := r.queryGated(h, "model")
 	var ce *host.ConsentError
 	switch {
 	case o == nil || o.Status != host.StatusScopeReceiptRequired || !slices.Contains(o.Missing, frame.ScopeThirdPartyModel):
@@ -357,8 +367,7 @@ func (r *hostRun) scopeReceipt() {
 		r.fail(name, "grant a receipt", err.Error(), "granted")
 		return
 	}
-	fan = h.QueryAll(r.ctx, &q)
-	o = outcomeOf(fan, "model")
+	o = r.fanLeg(h, "model")
 	if o == nil || o.Status != host.StatusFrames || len(o.Frames) != 1 {
 		r.fail(name, "counterpart: the same query after a receipt for third-party-model", describeOutcome(o), "queried, the frame accepted")
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/serve"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/rule"
 	"github.com/ctxkit/ctxkit/trust"
 	"github.com/ctxkit/ctxkit/wire"
@@ -106,15 +107,9 @@ func New(opts *Options) *Host {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Version == "" {
-		o.Version = wire.ProtocolVersion
-	}
-	if o.QueryTimeout <= 0 {
-		o.QueryTimeout = defaultRequestTimeout
-	}
-	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = o.QueryTimeout
-	}
+	defaults.IfZero(&o.Version, wire.ProtocolVersion)
+	defaults.IfNotPositive(&o.QueryTimeout, defaultRequestTimeout)
+	defaults.IfNotPositive(&o.HandshakeTimeout, o.QueryTimeout)
 	if o.Consent == nil {
 		o.Consent = consent.NewStore()
 	}
@@ -214,9 +209,7 @@ func (h *Host) AddHTTP(id, url string, opts *HTTPOptions) error {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = h.opts.QueryTimeout
-	}
+	defaults.IfNotPositive(&o.Timeout, h.opts.QueryTimeout)
 	p, loopback, err := newHTTPProvider(id, url, &o)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host/transport"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -142,12 +143,8 @@ func newHTTPProvider(id, rawURL string, opts *HTTPOptions) (*httpProvider, bool,
 	default:
 		return nil, false, newErr(id, "connect", errTransport, "unsupported URL scheme "+strconv.Quote(u.Scheme), nil)
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = defaultRequestTimeout
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = wire.DefaultMaxLineBytes
-	}
+	defaults.IfNotPositive(&o.Timeout, defaultRequestTimeout)
+	defaults.IfNotPositive(&o.MaxBody, wire.DefaultMaxLineBytes)
 	rt := o.Transport
 	if rt == nil {
 		// No proxy: a proxy would carry the request off the machine by a

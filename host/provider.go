@@ -13,6 +13,7 @@ import (
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/host/transport"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -188,15 +189,9 @@ func (o *StdioOptions) withDefaults() StdioOptions {
 	if o != nil {
 		v = *o
 	}
-	if v.RequestTimeout <= 0 {
-		v.RequestTimeout = defaultRequestTimeout
-	}
-	if v.HandshakeTimeout <= 0 {
-		v.HandshakeTimeout = v.RequestTimeout
-	}
-	if v.ShutdownGrace <= 0 {
-		v.ShutdownGrace = defaultShutdownGrace
-	}
+	defaults.IfNotPositive(&v.RequestTimeout, defaultRequestTimeout)
+	defaults.IfNotPositive(&v.HandshakeTimeout, v.RequestTimeout)
+	defaults.IfNotPositive(&v.ShutdownGrace, defaultShutdownGrace)
 	return v
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -81,27 +82,13 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
-	if v.MaxResources <= 0 {
-		v.MaxResources = DefaultMaxResources
-	}
-	if v.MaxReads <= 0 {
-		v.MaxReads = DefaultMaxReads
-	}
-	if v.MaxResourceBytes <= 0 {
-		v.MaxResourceBytes = DefaultMaxResourceBytes
-	}
-	if v.MaxBytes <= 0 {
-		v.MaxBytes = DefaultMaxBytes
-	}
-	if v.ToolArgument == "" {
-		v.ToolArgument = DefaultToolArgument
-	}
-	if v.Version == "" {
-		v.Version = "dev"
-	}
-	if v.StartTimeout <= 0 {
-		v.StartTimeout = DefaultStartTimeout
-	}
+	defaults.IfNotPositive(&v.MaxResources, DefaultMaxResources)
+	defaults.IfNotPositive(&v.MaxReads, DefaultMaxReads)
+	defaults.IfNotPositive(&v.MaxResourceBytes, DefaultMaxResourceBytes)
+	defaults.IfNotPositive(&v.MaxBytes, DefaultMaxBytes)
+	defaults.IfZero(&v.ToolArgument, DefaultToolArgument)
+	defaults.IfZero(&v.Version, "dev")
+	defaults.IfNotPositive(&v.StartTimeout, DefaultStartTimeout)
 	return v
 }
 

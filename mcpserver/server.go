@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -58,18 +59,10 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Name == "" {
-		o.Name = "ctxkit"
-	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
-	if o.Budget <= 0 {
-		o.Budget = api.DefaultQueryBudget
-	}
-	if o.MaxResourceBytes <= 0 {
-		o.MaxResourceBytes = DefaultMaxResourceBytes
-	}
+	defaults.IfZero(&o.Name, "ctxkit")
+	defaults.IfZero(&o.Version, "dev")
+	defaults.IfNotPositive(&o.Budget, api.DefaultQueryBudget)
+	defaults.IfNotPositive(&o.MaxResourceBytes, DefaultMaxResourceBytes)
 	httpOpts := server.Options{}
 	if o.API != nil {
 		httpOpts = *o.API

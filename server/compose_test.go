@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/compose"
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/httpcall"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 )
@@ -48,15 +48,7 @@ func intp(n int) *int { return &n }
 // postRaw posts body and returns the status and the raw answer.
 func postRaw(t *testing.T, url string, body []byte) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := httpcall.Do(t, http.MethodPost, url, body)
 	return resp.StatusCode, b
 }
 

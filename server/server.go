@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -128,27 +129,13 @@ type route struct {
 // where the field says so, negative) set to its documented default: the
 // values a Handler and Serve use. Logger, Query and Usage stay as they are.
 func (o Options) WithDefaults() Options {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = defaultMaxBodyBytes
-	}
-	if o.MaxBodyBytesInFlight <= 0 {
-		o.MaxBodyBytesInFlight = defaultMaxBodyBytesInFlight
-	}
-	if o.MaxFrames <= 0 {
-		o.MaxFrames = defaultMaxFrames
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = defaultTimeout
-	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = defaultShutdownTimeout
-	}
-	if o.DrainDelay == 0 {
-		o.DrainDelay = defaultDrainDelay
-	}
-	if o.MaxConnections == 0 {
-		o.MaxConnections = defaultMaxConnections
-	}
+	defaults.IfNotPositive(&o.MaxBodyBytes, defaultMaxBodyBytes)
+	defaults.IfNotPositive(&o.MaxBodyBytesInFlight, defaultMaxBodyBytesInFlight)
+	defaults.IfNotPositive(&o.MaxFrames, defaultMaxFrames)
+	defaults.IfNotPositive(&o.Timeout, defaultTimeout)
+	defaults.IfNotPositive(&o.ShutdownTimeout, defaultShutdownTimeout)
+	defaults.IfZero(&o.DrainDelay, defaultDrainDelay)
+	defaults.IfZero(&o.MaxConnections, defaultMaxConnections)
 	return o
 }
 

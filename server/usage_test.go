@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/internal/httpcall"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 	"github.com/ctxkit/ctxkit/server/client"
@@ -19,12 +19,7 @@ import (
 
 func getUsage(t *testing.T, url string) (int, host.UsageReport) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := httpcall.Do(t, http.MethodGet, url, nil)
 	var r host.UsageReport
 	if resp.StatusCode == http.StatusOK {
 		if err := json.Unmarshal(b, &r); err != nil {

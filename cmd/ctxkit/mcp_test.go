@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxkit/ctxkit/internal/mcptest"
 	"github.com/ctxkit/ctxkit/internal/npmcache"
 )
 
@@ -95,16 +96,6 @@ func mcpDocs(t *testing.T) string {
 	return d
 }
 
-func toolText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
 // exerciseSession checks what an MCP client relies on, on any transport.
 func exerciseSession(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
@@ -115,14 +106,14 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession) {
 	}
 	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_context", Arguments: map[string]any{"goal": "how often is a failed request retried", "budget": 500}})
 	if err != nil || r.IsError {
-		t.Fatalf("query_context: %v %s", err, toolText(r))
+		t.Fatalf("query_context: %v %s", err, mcptest.Text(r))
 	}
-	if txt := toolText(r); !strings.Contains(txt, "exponential backoff") || !strings.Contains(txt, `<frame provider="files"`) {
+	if txt := mcptest.Text(r); !strings.Contains(txt, "exponential backoff") || !strings.Contains(txt, `<frame provider="files"`) {
 		t.Fatalf("query_context text: %s", txt)
 	}
 	r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_context", Arguments: map[string]any{"goal": "x", "max_frames": 0}})
-	if err != nil || !r.IsError || !strings.Contains(toolText(r), "max_frames") {
-		t.Fatalf("bad max_frames: %v %v %s", err, r, toolText(r))
+	if err != nil || !r.IsError || !strings.Contains(mcptest.Text(r), "max_frames") {
+		t.Fatalf("bad max_frames: %v %v %s", err, r, mcptest.Text(r))
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope"}); err == nil {
 		t.Fatal("unknown tool: no protocol error")
@@ -140,7 +131,7 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession) {
 	for name, args := range happy {
 		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil || r.IsError || r.StructuredContent == nil {
-			t.Errorf("%s: %v %s", name, err, toolText(r))
+			t.Errorf("%s: %v %s", name, err, mcptest.Text(r))
 		}
 		delete(args, "budget")
 		delete(args, "request")
@@ -157,8 +148,8 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession) {
 			goal := []string{"how often is a failed request retried", "how is the budget split"}[i%2]
 			want := []string{"exponential backoff", "split equally"}[i%2]
 			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_context", Arguments: map[string]any{"goal": goal, "budget": 60}})
-			if err != nil || r.IsError || !strings.Contains(toolText(r), want) {
-				t.Errorf("concurrent call %d: %v %q", i, err, toolText(r))
+			if err != nil || r.IsError || !strings.Contains(mcptest.Text(r), want) {
+				t.Errorf("concurrent call %d: %v %q", i, err, mcptest.Text(r))
 			}
 		})
 	}

@@ -1,11 +1,9 @@
 package doctest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/httpcall"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 	"go.yaml.in/yaml/v3"
@@ -245,26 +244,7 @@ func TestOpenAPIExamples(t *testing.T) {
 
 func call(t *testing.T, method, url string, body []byte) (int, string, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := httpcall.Do(t, method, url, body)
 	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/host/transport"
+	"github.com/ctxkit/ctxkit/internal/defaults"
 )
 
 // maxDuration bounds Options.Duration.
@@ -154,12 +155,8 @@ func (o *Options) check() (*url.URL, error) {
 	if o.Raw && u.Scheme != "http" {
 		return nil, fmt.Errorf("loadgen: url %q: the raw client speaks plain http only", o.URL)
 	}
-	if o.Conns <= 0 {
-		o.Conns = 64
-	}
-	if o.Duration <= 0 {
-		o.Duration = 10 * time.Second
-	}
+	defaults.IfNotPositive(&o.Conns, 64)
+	defaults.IfNotPositive(&o.Duration, 10*time.Second)
 	if o.Duration > maxDuration {
 		return nil, fmt.Errorf("loadgen: duration %v exceeds %v", o.Duration, maxDuration)
 	}
