@@ -367,7 +367,7 @@ func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, ki
 	}
 	var out []Chunk
 	for _, u := range merged {
-		for _, p := range splitUnit(u, lines, maxBytes, minBytes) {
+		for _, p := range splitUnit(u, text, lines, maxBytes, minBytes) {
 			served := text[lines[p.start].off : lines[p.end-1].off+lines[p.end-1].len]
 			if !hasWords(served) || headingOnly(name, served) {
 				continue
@@ -434,10 +434,11 @@ func headingOnly(name string, b []byte) bool {
 
 // splitUnit cuts a unit longer than maxBytes into pieces of about equal
 // size: each piece ends at the cut point nearest its share of the unit
-// that keeps it within maxBytes (or, with none, at the last line boundary
-// that does), so no piece is a fragment left over at the end. A single line
-// is never cut.
-func splitUnit(u unit, lines []lineSpan, maxBytes, minBytes int) []unit {
+// that keeps it within maxBytes; with none, at the nearest line that ends a
+// sentence or a statement, so that the next piece does not open in the
+// middle of one; with neither, at the last line boundary that fits. No
+// piece is a fragment left over at the end, and a single line is never cut.
+func splitUnit(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []unit {
 	size := func(a, b int) int { return lines[b-1].off + lines[b-1].len - lines[a].off } // lines [a, b)
 	total := size(u.start, u.end)
 	if total <= maxBytes {
@@ -453,27 +454,60 @@ func splitUnit(u unit, lines []lineSpan, maxBytes, minBytes int) []unit {
 		}
 		k := (left + maxBytes - 1) / maxBytes // pieces still needed
 		target := left / k
-		best, bestDist, lastFit := -1, 0, start+1
+		// The best end of each class: a cut point, a line ending a
+		// sentence, any line; each the nearest to the target size.
+		var cut, sentence, line nearest
+		lastFit := start + 1
 		for end := start + 1; end < u.end; end++ {
 			sz := size(start, end)
 			if sz > maxBytes {
 				break
 			}
 			lastFit = end
-			if sz < minBytes || (u.cut != nil && !u.cut[end-1-u.start]) || size(end, u.end) > (k-1)*maxBytes {
+			if sz < minBytes || size(end, u.end) > (k-1)*maxBytes {
 				continue
 			}
-			if d := abs(sz - target); best < 0 || d < bestDist {
-				best, bestDist = end, d
+			d := abs(sz - target)
+			line.offer(end, d)
+			if u.cut == nil || u.cut[end-1-u.start] {
+				cut.offer(end, d)
+			} else if endsSentence(lineText(text, lines[end-1])) {
+				sentence.offer(end, d)
 			}
 		}
-		if best < 0 {
-			best = lastFit
+		best := lastFit
+		switch {
+		case cut.ok:
+			best = cut.end
+		case sentence.ok && sentence.dist <= maxBytes/4:
+			best = sentence.end
+		case line.ok:
+			best = line.end
 		}
 		out = append(out, unit{start: start, end: best, heading: u.heading})
 		start = best
 	}
 	return out
+}
+
+// nearest keeps the candidate end closest to a target size.
+type nearest struct {
+	end, dist int
+	ok        bool
+}
+
+func (n *nearest) offer(end, dist int) {
+	if !n.ok || dist < n.dist {
+		*n = nearest{end: end, dist: dist, ok: true}
+	}
+}
+
+// endsSentence reports a line whose last word ends a sentence, a clause
+// or a statement: its last character, after closing quotes, brackets and
+// emphasis, is one of . ! ? : ; or }.
+func endsSentence(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r\n)]\"'`*_")
+	return len(t) > 0 && bytes.IndexByte([]byte(".!?:;}"), t[len(t)-1]) >= 0
 }
 
 func abs(x int) int {

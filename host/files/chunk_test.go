@@ -74,6 +74,35 @@ func TestLongSectionSplitsEvenly(t *testing.T) {
 	}
 }
 
+// A paragraph a little over the bound, with no blank line to cut at, is
+// split into halves, preferring a line that ends a sentence, not filled to
+// the bound with a line or two left over as a fragment of its own.
+func TestParagraphWithoutCutsSplitsEvenly(t *testing.T) {
+	for _, sentenceAt := range []int{-1, 4, 7} {
+		var b strings.Builder
+		b.WriteString("## Consent\n\n")
+		for i := range 14 {
+			line := "a wrapped line of running prose about consent receipts and journals"
+			if i == sentenceAt {
+				line += " ends."
+			}
+			b.WriteString(line + "\n")
+		}
+		src := []byte(b.String())
+		cs := Split("consent.md", src)
+		checkChunks(t, "consent.md", src, cs)
+		if len(cs) != 2 {
+			t.Fatalf("sentence at %d: got %d chunks, want 2", sentenceAt, len(cs))
+		}
+		if small, big := min(len(cs[0].Text), len(cs[1].Text)), max(len(cs[0].Text), len(cs[1].Text)); small*2 < big {
+			t.Errorf("sentence at %d: uneven pieces of %d and %d bytes (lines %d-%d, %d-%d)", sentenceAt, len(cs[0].Text), len(cs[1].Text), cs[0].StartLine, cs[0].EndLine, cs[1].StartLine, cs[1].EndLine)
+		}
+		if sentenceAt >= 0 && cs[0].EndLine != sentenceAt+3 {
+			t.Errorf("first piece ends at line %d, want %d (the line that ends a sentence)", cs[0].EndLine, sentenceAt+3)
+		}
+	}
+}
+
 // Go declarations keep their doc comments; names are the symbol field.
 func TestGoDeclarations(t *testing.T) {
 	var b strings.Builder
