@@ -80,16 +80,8 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 	if !strings.Contains(want, "forty-two") {
 		t.Fatalf("intact store answers %q", want)
 	}
-	clean, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	// Where the query's reads fall in the intact image.
-	seg, err := checkSegment(clean, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean, seg := storeSegment(t, store, true)
 	post := func(term string) int {
 		i := sort.Search(seg.nTerms, func(i int) bool { return bytes.Compare(seg.term(i), []byte(term)) >= 0 })
 		if i >= seg.nTerms || string(seg.term(i)) != term {
