@@ -36,9 +36,7 @@ func lazyTree(t *testing.T) string {
 			name = "a-answer.md"
 			b.WriteString("# Zygomorphic answer\n\nthe zygomorphic answer is forty-two and common\n")
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, name, b.String())
 	}
 	return dir
 }
