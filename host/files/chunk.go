@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
 // Chunk bounds, in budget tokens (frame.BudgetTokens: a quarter of the
@@ -57,7 +58,7 @@ func KindOf(name string) frame.Kind {
 // whole lines, bounded by MaxChunkTokens, and none is only whitespace,
 // punctuation or a heading line.
 func Split(name string, content []byte) []Chunk {
-	lines := splitLines(content)
+	lines := lex.SplitLines(content)
 	if len(lines) == 0 {
 		return nil
 	}
@@ -72,7 +73,7 @@ func Split(name string, content []byte) []Chunk {
 	case ".html", ".htm":
 		var heads []heading
 		text, heads = htmlText(content)
-		lines = splitLines(text)
+		lines = lex.SplitLines(text)
 		units = sectionUnits(text, lines, heads, nil)
 	default:
 		units = blockUnits(content, lines, kind == frame.KindSnippet)
@@ -91,26 +92,10 @@ type unit struct {
 	alone bool // a section start: merge only forward into it, never back
 }
 
-type lineSpan struct{ off, len int }
+// lineSpan is one line of a file: its offset and length, its LF included.
+type lineSpan = lex.Line
 
-// splitLines splits on LF, each line keeping its LF; a trailing LF does not
-// start an empty line (the protocol's L<a>-<b> line model).
-func splitLines(data []byte) []lineSpan {
-	var out []lineSpan
-	off := 0
-	for off < len(data) {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			out = append(out, lineSpan{off, len(data) - off})
-			break
-		}
-		out = append(out, lineSpan{off, i + 1})
-		off += i + 1
-	}
-	return out
-}
-
-func lineText(data []byte, l lineSpan) []byte { return data[l.off : l.off+l.len] }
+func lineText(data []byte, l lineSpan) []byte { return data[l.Off : l.Off+l.Len] }
 
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
@@ -339,7 +324,7 @@ func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, ki
 	maxBytes := MaxChunkTokens * 4
 	minBytes := minChunkTokens * 4
 	size := func(u unit) int {
-		return lines[u.end-1].off + lines[u.end-1].len - lines[u.start].off
+		return lines[u.end-1].Off + lines[u.end-1].Len - lines[u.start].Off
 	}
 	// Join small units forward (a heading-only section into its first
 	// subsection, a run of small declarations into one chunk) while the
@@ -368,15 +353,15 @@ func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, ki
 	var out []Chunk
 	for _, u := range merged {
 		for _, p := range splitUnit(u, text, lines, maxBytes, minBytes) {
-			served := text[lines[p.start].off : lines[p.end-1].off+lines[p.end-1].len]
+			served := text[lines[p.start].Off : lines[p.end-1].Off+lines[p.end-1].Len]
 			if !hasWords(served) || headingOnly(name, served) {
 				continue
 			}
 			c := Chunk{
 				StartLine: p.start + 1,
 				EndLine:   p.end,
-				Start:     lines[p.start].off,
-				End:       lines[p.end-1].off + lines[p.end-1].len,
+				Start:     lines[p.start].Off,
+				End:       lines[p.end-1].Off + lines[p.end-1].Len,
 				Kind:      kind,
 				Heading:   u.heading,
 				Text:      string(served),
@@ -439,7 +424,7 @@ func headingOnly(name string, b []byte) bool {
 // middle of one; with neither, at the last line boundary that fits. No
 // piece is a fragment left over at the end, and a single line is never cut.
 func splitUnit(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []unit {
-	size := func(a, b int) int { return lines[b-1].off + lines[b-1].len - lines[a].off } // lines [a, b)
+	size := func(a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off } // lines [a, b)
 	total := size(u.start, u.end)
 	if total <= maxBytes {
 		return []unit{{start: u.start, end: u.end, heading: u.heading}}

@@ -3,6 +3,8 @@ package files
 import (
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
 // checkChunks asserts the chunk invariants a user relies on: whole lines in
@@ -10,7 +12,7 @@ import (
 // and none that is only whitespace, punctuation or a heading line.
 func checkChunks(t *testing.T, name string, content []byte, chunks []Chunk) {
 	t.Helper()
-	lines := splitLines(content)
+	lines := lex.SplitLines(content)
 	prevEnd := 0
 	for _, c := range chunks {
 		if c.StartLine < 1 || c.EndLine < c.StartLine || c.EndLine > len(lines) || c.StartLine <= prevEnd {
@@ -21,7 +23,7 @@ func checkChunks(t *testing.T, name string, content []byte, chunks []Chunk) {
 			t.Fatalf("%s: chunk %d-%d has no words: %q", name, c.StartLine, c.EndLine, c.Text)
 		}
 		if !isHTML(name) {
-			if c.Start != lines[c.StartLine-1].off || c.End != lines[c.EndLine-1].off+lines[c.EndLine-1].len || c.Text != string(content[c.Start:c.End]) {
+			if c.Start != lines[c.StartLine-1].Off || c.End != lines[c.EndLine-1].Off+lines[c.EndLine-1].Len || c.Text != string(content[c.Start:c.End]) {
 				t.Fatalf("%s: chunk %d-%d is not its whole lines", name, c.StartLine, c.EndLine)
 			}
 			if c.EndLine > c.StartLine && len(c.Text) > MaxChunkTokens*4 {

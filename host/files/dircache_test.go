@@ -103,19 +103,32 @@ func liveFiles(ix *Index) []string {
 // tick waits past the coarse clock of a file system's times.
 func tick() { time.Sleep(30 * time.Millisecond) }
 
+// listingTree makes the listing cache keep listings older than a short
+// racyMargin for the rest of t, writes files (slash path to content) into
+// a fresh directory and waits past the clock's grain; it returns the
+// directory and a store path for it in a directory of its own.
+func listingTree(t *testing.T, files map[string]string) (dir, store string) {
+	t.Helper()
+	setForTest(t, &racyMargin, 10*time.Millisecond)
+	dir = t.TempDir()
+	for rel, content := range files {
+		writeFile(t, dir, rel, content)
+	}
+	tick()
+	return dir, filepath.Join(t.TempDir(), "s.idx")
+}
+
 // A directory whose inode and times are as cached is read from the
 // listing cache; one whose entries changed is listed again, even when its
 // modification time is set back; a listing newer than racyMargin is not
 // cached.
 func TestListingCache(t *testing.T) {
-	setForTest(t, &racyMargin, 10*time.Millisecond)
-	dir := t.TempDir()
-	store := filepath.Join(t.TempDir(), "s.idx")
-	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
-	writeFile(t, dir, "sub/b.md", "# B\n\nbravo words\n")
-	writeFile(t, dir, "sub/deep/c.md", "# C\n\ncharlie words\n")
-	writeFile(t, dir, "other/d.md", "# D\n\ndelta words\n")
-	tick()
+	dir, store := listingTree(t, map[string]string{
+		"a.md":          "# A\n\nalpha words\n",
+		"sub/b.md":      "# B\n\nbravo words\n",
+		"sub/deep/c.md": "# C\n\ncharlie words\n",
+		"other/d.md":    "# D\n\ndelta words\n",
+	})
 	got, hits := walkWith(t, dir, store)
 	if want := []string{"a.md", "other/d.md", "sub/b.md", "sub/deep/c.md"}; !slices.Equal(got, want) || hits != 4 {
 		t.Fatalf("files %v, %d directories from the cache; want %v, 4", got, hits, want)
@@ -179,11 +192,7 @@ func TestListingCache(t *testing.T) {
 // directory as it is (here written into the cache by hand) is walked, and
 // found gone.
 func TestListingCacheIsUsed(t *testing.T) {
-	setForTest(t, &racyMargin, 10*time.Millisecond)
-	dir := t.TempDir()
-	store := filepath.Join(t.TempDir(), "s.idx")
-	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
-	tick()
+	dir, store := listingTree(t, map[string]string{"a.md": "# A\n\nalpha words\n"})
 	buildLogged(t, dir, store)
 	id := rootIdent(t, dir)
 	var cw dirCacheWriter
@@ -249,14 +258,12 @@ func TestListingCacheRejectsNamesThatLeaveTheDirectory(t *testing.T) {
 // changed between runs, and a directory replaced by another of the same
 // name all take effect on the next walk.
 func TestListingCacheKeepsNamesOnly(t *testing.T) {
-	setForTest(t, &racyMargin, 10*time.Millisecond)
-	dir := t.TempDir()
-	store := filepath.Join(t.TempDir(), "s.idx")
-	writeFile(t, dir, ".gitignore", "# nothing yet\n")
-	writeFile(t, dir, "a.md", "# A\n\nalpha words\n")
-	writeFile(t, dir, "b.txt", "bravo words\n")
-	writeFile(t, dir, "sub/c.md", "# C\n\ncharlie words\n")
-	tick()
+	dir, store := listingTree(t, map[string]string{
+		".gitignore": "# nothing yet\n",
+		"a.md":       "# A\n\nalpha words\n",
+		"b.txt":      "bravo words\n",
+		"sub/c.md":   "# C\n\ncharlie words\n",
+	})
 	build := func(o IndexOptions) []string {
 		t.Helper()
 		o.Store = store

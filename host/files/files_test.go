@@ -23,13 +23,7 @@ import (
 func tree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	w := func(rel, content string) {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := func(rel, content string) { files.WriteFile(t, dir, rel, content) }
 	w("docs/retry.md", "# Retry policy\n\nThe client retries a failed request three times with exponential backoff.\nJitter spreads the retries.\n\n# Timeouts\n\nEach request has a deadline of thirty seconds.\n")
 	w("docs/budget.md", "# Budget\n\nThe budget is split equally between providers; the remainder goes to the first ones.\n")
 	w("src/retry.go", "package retry\n\n// Backoff returns the delay before attempt n.\nfunc Backoff(n int) int { return 1 << n }\n")
@@ -300,15 +294,11 @@ func TestDefinitionsOutrankTestsAndData(t *testing.T) {
 	dir := t.TempDir()
 	text := "// Backoff returns the retry delay: exponential backoff with jitter.\nfunc Backoff(n int) int { return n }\n"
 	for _, rel := range []string{"retry/backoff_test.go", "retry/testdata/backoff.go", "retry/_gen/backoff.go", "retry/backoff.json", "retry/backoff.go"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
 		content := "package retry\n\n" + text
 		if strings.HasSuffix(rel, ".json") {
 			content = `{"doc": "Backoff returns the retry delay: exponential backoff with jitter."}` + "\n"
 		}
-		if err := os.WriteFile(p, []byte(content+"\n// "+rel+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files.WriteFile(t, dir, rel, content+"\n// "+rel+"\n")
 	}
 	res, err := build(t, dir).Query(context.Background(), &frame.Query{Goal: "exponential backoff delay", MaxFrames: 8, MaxTokens: 2000})
 	if err != nil || len(res.Frames) == 0 {

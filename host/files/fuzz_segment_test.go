@@ -108,6 +108,22 @@ func resealSegment(data []byte) []byte {
 	return append(out, table...)
 }
 
+// storeSegment reads the store image at path and opens it as a segment,
+// checked whole or only as at open (whole false), failing t if it does
+// not pass.
+func storeSegment(t *testing.T, path string, whole bool) ([]byte, *segment) {
+	t.Helper()
+	img, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := checkSegment(img, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, seg
+}
+
 // exerciseSegment opens img whole and lazily and reads everything a query,
 // a chunk read and Stats read; it fails t on a panic (by the fuzzer), on an
 // error that is not the package's corrupt or other-format error, on an
@@ -309,14 +325,7 @@ func TestMalformedStoreIsRebuilt(t *testing.T) {
 	if err != nil || len(want.Frames) == 0 {
 		t.Fatalf("intact store: %v, %+v", err, want)
 	}
-	img, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := checkSegment(img, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, s := storeSegment(t, store, false)
 	for k := range s.nChunks {
 		binary.LittleEndian.PutUint32(img[s.chunkOff+k*chunkRec:], 1<<30)
 	}

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
 // DefaultMaxFileSize is the size above which a file is skipped (and
@@ -536,12 +538,12 @@ func (ix *Index) readChunk(rel string, html bool, a, b int) (content []byte, end
 	if html {
 		text, _ = htmlText(text)
 	}
-	lines := splitLines(text)
+	lines := lex.SplitLines(text)
 	if a < 1 || a > len(lines) || b < a {
 		return nil, 0, time.Time{}, false
 	}
 	b = min(b, len(lines))
-	out := text[lines[a-1].off : lines[b-1].off+lines[b-1].len]
+	out := text[lines[a-1].Off : lines[b-1].Off+lines[b-1].Len]
 	if html {
 		out = []byte(collapseBlank(out))
 	}

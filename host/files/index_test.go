@@ -15,17 +15,6 @@ import (
 	"github.com/ctxkit/ctxkit/host/files"
 )
 
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func ids(t *testing.T, p *files.Provider, goal string) []string {
 	t.Helper()
 	res, err := p.Query(context.Background(), &frame.Query{Goal: goal, MaxFrames: 32, MaxTokens: 100000})
@@ -43,16 +32,16 @@ func ids(t *testing.T, p *files.Provider, goal string) []string {
 // out, and each is counted under its own reason.
 func TestWalkSkipsByReason(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, ".gitignore", "*.log\n/generated/\n!keep.log\n")
-	write(t, dir, "a.md", "# Alpha\n\nalpha words here\n")
-	write(t, dir, "debug.log", "alpha log line\n")
-	write(t, dir, "keep.log", "alpha kept log line\n")
-	write(t, dir, "generated/x.md", "# Alpha generated\n\nalpha\n")
-	write(t, dir, "sub/.ignore", "secret.md\n")
-	write(t, dir, "sub/secret.md", "# Alpha secret\n\nalpha\n")
-	write(t, dir, "node_modules/pkg/readme.md", "# Alpha dep\n\nalpha\n")
-	write(t, dir, "docs/skip.txt", "alpha text\n")
-	write(t, dir, "big.md", "# Alpha big\n\n"+strings.Repeat("alpha ", 400)+"\n")
+	files.WriteFile(t, dir, ".gitignore", "*.log\n/generated/\n!keep.log\n")
+	files.WriteFile(t, dir, "a.md", "# Alpha\n\nalpha words here\n")
+	files.WriteFile(t, dir, "debug.log", "alpha log line\n")
+	files.WriteFile(t, dir, "keep.log", "alpha kept log line\n")
+	files.WriteFile(t, dir, "generated/x.md", "# Alpha generated\n\nalpha\n")
+	files.WriteFile(t, dir, "sub/.ignore", "secret.md\n")
+	files.WriteFile(t, dir, "sub/secret.md", "# Alpha secret\n\nalpha\n")
+	files.WriteFile(t, dir, "node_modules/pkg/readme.md", "# Alpha dep\n\nalpha\n")
+	files.WriteFile(t, dir, "docs/skip.txt", "alpha text\n")
+	files.WriteFile(t, dir, "big.md", "# Alpha big\n\n"+strings.Repeat("alpha ", 400)+"\n")
 	ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Exclude: []string{"docs/*.txt"}, MaxFileSize: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -80,13 +69,13 @@ func TestWalkSkipsByReason(t *testing.T) {
 // binary; a file with NUL bytes is binary.
 func TestDecodesLatin1AndUTF16(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e recipe\n")
+	files.WriteFile(t, dir, "latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e recipe\n")
 	u16 := []byte{0xFF, 0xFE}
 	for _, r := range "utf sixteen recipe\n" {
 		u16 = append(u16, byte(r), 0)
 	}
-	write(t, dir, "utf16.txt", string(u16))
-	write(t, dir, "blob.bin", "recipe\x00\x01\x02")
+	files.WriteFile(t, dir, "utf16.txt", string(u16))
+	files.WriteFile(t, dir, "blob.bin", "recipe\x00\x01\x02")
 	ix, err := files.Build(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +98,8 @@ func TestDecodesLatin1AndUTF16(t *testing.T) {
 func TestDuplicatesIndexedOnce(t *testing.T) {
 	dir := t.TempDir()
 	body := "# Quota\n\nThe quota resets every night at midnight UTC.\n"
-	write(t, dir, "a/quota.md", body)
-	write(t, dir, "b/quota.md", body)
+	files.WriteFile(t, dir, "a/quota.md", body)
+	files.WriteFile(t, dir, "b/quota.md", body)
 	ix, err := files.Build(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +117,8 @@ func TestDuplicatesIndexedOnce(t *testing.T) {
 // scores compare across roots.
 func TestSeveralRootsOneProvider(t *testing.T) {
 	base := t.TempDir()
-	write(t, base, "docs/retry.md", "# Retry\n\nRequests are retried with backoff.\n")
-	write(t, base, "src/retry.go", "package retry\n\n// Backoff is the retry delay.\nfunc Backoff() {}\n")
+	files.WriteFile(t, base, "docs/retry.md", "# Retry\n\nRequests are retried with backoff.\n")
+	files.WriteFile(t, base, "src/retry.go", "package retry\n\n// Backoff is the retry delay.\nfunc Backoff() {}\n")
 	wd, _ := os.Getwd()
 	if err := os.Chdir(base); err != nil {
 		t.Fatal(err)
@@ -163,9 +152,9 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "ix", "docs.idx")
 	for i := range 20 {
-		write(t, dir, "f"+string(rune('a'+i))+".md", "# Topic\n\nplain words about nothing in particular\n")
+		files.WriteFile(t, dir, "f"+string(rune('a'+i))+".md", "# Topic\n\nplain words about nothing in particular\n")
 	}
-	write(t, dir, "target.md", "# Target\n\nthe old answer is seven\n")
+	files.WriteFile(t, dir, "target.md", "# Target\n\nthe old answer is seven\n")
 	build := func() (*files.Index, string) { return buildStored(t, dir, store) }
 	if ix, _ := build(); ix.Stats().State != files.StateRebuilt {
 		t.Fatalf("first build: %s", ix.Stats().State)
@@ -182,7 +171,7 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 	if ix, _ := build(); ix.Stats().State != files.StateFresh || ix.Stats().Reindexed != 0 {
 		t.Fatalf("after the touched file was stored: %+v", ix.Stats())
 	}
-	write(t, dir, "target.md", "# Target\n\nthe new answer is eleven\n")
+	files.WriteFile(t, dir, "target.md", "# Target\n\nthe new answer is eleven\n")
 	os.Remove(filepath.Join(dir, "fb.md"))
 	ix, _ := build()
 	// The delta holds every file that differs from the base: fa.md again.
@@ -233,34 +222,32 @@ func TestStoredIndexRefreshAndRebuild(t *testing.T) {
 func TestConcurrentBuildsShareAStore(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 30 {
-		write(t, dir, "d"+string(rune('a'+i%26))+string(rune('a'+i/26))+".md", "# Note\n\nshared words and a number "+strings.Repeat("x", i)+"\n")
+		files.WriteFile(t, dir, "d"+string(rune('a'+i%26))+string(rune('a'+i/26))+".md", "# Note\n\nshared words and a number "+strings.Repeat("x", i)+"\n")
 	}
 	store := filepath.Join(t.TempDir(), "s.idx")
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
 	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
+			// Not WriteFile: it stops the test with Fatal, which only the
+			// test's own goroutine may call.
 			if i%2 == 1 {
-				write(t, dir, "changing.md", "# Changing\n\nversion "+strings.Repeat("y", i)+"\n")
+				if err := os.WriteFile(filepath.Join(dir, "changing.md"), []byte("# Changing\n\nversion "+strings.Repeat("y", i)+"\n"), 0o600); err != nil {
+					t.Error(err)
+					return
+				}
 			}
 			ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store})
 			if err != nil {
-				errs <- err
+				t.Error(err)
 				return
 			}
 			defer ix.Close()
-			if ix.Files() < 30 {
-				errs <- os.ErrInvalid
+			if n := ix.Files(); n < 30 {
+				t.Errorf("a concurrent build saw %d files, want 30 or more", n)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	var log bytes.Buffer
 	ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: store, Log: &log})
 	if err != nil || log.Len() > 0 {
@@ -277,10 +264,10 @@ func TestParallelWalkIsDeterministic(t *testing.T) {
 	for i := range 40 {
 		for j := range 5 {
 			rel := filepath.ToSlash(filepath.Join("pkg"+strings.Repeat("x", i%7), "d"+string(rune('a'+i)), "sub"+string(rune('a'+j)), "f.md"))
-			write(t, dir, rel, "# Section "+rel+"\n\nText about retries and backoff number "+rel+".\n")
+			files.WriteFile(t, dir, rel, "# Section "+rel+"\n\nText about retries and backoff number "+rel+".\n")
 		}
 	}
-	write(t, dir, "pkgx/db/.gitignore", "*.md\n")
+	files.WriteFile(t, dir, "pkgx/db/.gitignore", "*.md\n")
 	store := func(name string) []byte {
 		s := filepath.Join(t.TempDir(), name)
 		ix, err := files.Build(context.Background(), dir, &files.IndexOptions{Store: s, Workers: 2})

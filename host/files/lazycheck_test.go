@@ -36,9 +36,7 @@ func lazyTree(t *testing.T) string {
 			name = "a-answer.md"
 			b.WriteString("# Zygomorphic answer\n\nthe zygomorphic answer is forty-two and common\n")
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, name, b.String())
 	}
 	return dir
 }
@@ -51,9 +49,7 @@ func lazyTree(t *testing.T) string {
 // checked whole (so rebuilt, with a message) and answers from it, as it
 // would have from an intact store. Nothing corrupt is served.
 func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
+	dir, store := lazyStore(t)
 	query := lazyQuery()
 	answer := func(p *Provider) string {
 		t.Helper()
@@ -82,16 +78,8 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 	if !strings.Contains(want, "forty-two") {
 		t.Fatalf("intact store answers %q", want)
 	}
-	clean, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	// Where the query's reads fall in the intact image.
-	seg, err := checkSegment(clean, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean, seg := storeSegment(t, store, true)
 	post := func(term string) int {
 		i := sort.Search(seg.nTerms, func(i int) bool { return bytes.Compare(seg.term(i), []byte(term)) >= 0 })
 		if i >= seg.nTerms || string(seg.term(i)) != term {
@@ -176,14 +164,30 @@ func lazyQuery() *frame.Query {
 	return &frame.Query{Goal: "zygomorphic common answer", MaxFrames: 3, MaxTokens: 400}
 }
 
-// buildIntact builds root on store and returns the index, open, and its
-// answer to lazyQuery, which must have frames.
-func buildIntact(t *testing.T, root, store string) (*Index, *wire.Result) {
+// lazyStore turns the lazy check on for every store for the rest of t and
+// returns lazyTree's root and a store path for it in a directory of its
+// own.
+func lazyStore(t *testing.T) (dir, store string) {
+	t.Helper()
+	setForTest(t, &lazyCheckMin, 0)
+	return lazyTree(t), filepath.Join(t.TempDir(), "s.idx")
+}
+
+// buildOn builds root on store and returns the index, open.
+func buildOn(t *testing.T, root, store string) *Index {
 	t.Helper()
 	ix, err := Build(context.Background(), root, &IndexOptions{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ix
+}
+
+// buildIntact builds root on store and returns the index, open, and its
+// answer to lazyQuery, which must have frames.
+func buildIntact(t *testing.T, root, store string) (*Index, *wire.Result) {
+	t.Helper()
+	ix := buildOn(t, root, store)
 	want, err := New(ix).Query(context.Background(), lazyQuery())
 	if err != nil || len(want.Frames) == 0 {
 		t.Fatalf("intact store: %v", err)
@@ -245,6 +249,22 @@ func reopenFlipped(t *testing.T, root, store string, off int) (*Index, *syncbuf.
 	return ix, log
 }
 
+// reopenCorruptRecords closes ix, built intact from root on store, and
+// opens it again with a byte of its chunk records flipped, as
+// reopenFlipped: only a query finds the flip.
+func reopenCorruptRecords(t *testing.T, ix *Index, root, store string) (*Index, *syncbuf.Buffer) {
+	t.Helper()
+	off := chunkRecordsMiddle(ix.segs[0])
+	ix.Close()
+	return reopenFlipped(t, root, store, off)
+}
+
+// sameAnswer reports whether a query's result res and error err are the
+// intact store's answer want: as many frames, the first the same.
+func sameAnswer(res *wire.Result, err error, want *wire.Result) bool {
+	return err == nil && len(res.Frames) == len(want.Frames) && res.Frames[0].Content == want.Frames[0].Content
+}
+
 // An intact large store checked lazily answers as one checked whole.
 func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 	dir := lazyTree(t)
@@ -289,33 +309,20 @@ func TestLazyCheckAnswersAsWholeCheck(t *testing.T) {
 // Concurrent queries on one provider whose store turns out corrupt all get
 // the intact store's answer, and the store is rebuilt once.
 func TestLazyCheckConcurrentQueries(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
+	dir, store := lazyStore(t)
 	q := lazyQuery()
 	ix, want := buildIntact(t, dir, store)
-	seg := ix.segs[0]
-	off := chunkRecordsMiddle(seg)
-	ix.Close()
-	ix, log := reopenFlipped(t, dir, store, off)
+	ix, log := reopenCorruptRecords(t, ix, dir, store)
 	p := New(ix)
 	var wg sync.WaitGroup
-	errs := make(chan string, 8)
 	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := p.Query(context.Background(), q)
-			if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
-				errs <- fmt.Sprintf("%v %+v", err, res)
+		wg.Go(func() {
+			if res, err := p.Query(context.Background(), q); !sameAnswer(res, err, want) {
+				t.Errorf("%v %+v", err, res)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
 	if n := strings.Count(log.String(), "rebuilding"); n != 1 {
 		t.Errorf("rebuilt %d times; log %q", n, log.String())
 	}
@@ -327,13 +334,8 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 // there, not trusted, even when no answer reads that heading again (here
 // the rank alone is run).
 func TestLazyCheckRankChecksHeadings(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, store := lazyStore(t)
+	ix := buildOn(t, dir, store)
 	seg := ix.segs[0]
 	head := answerHeadingChunk(t, seg)
 	off := seg.strOff + int(head.headOff) + 2
@@ -356,22 +358,15 @@ func TestLazyCheckRankChecksHeadings(t *testing.T) {
 // from it: none at all, with a message to the index's Log, rather than
 // hits cut from a chunk record read as zeros.
 func TestLazyCheckSearchGivesNothingCorrupt(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, store := lazyStore(t)
+	ix := buildOn(t, dir, store)
 	const goal = "zygomorphic common answer"
 	want := ix.Search(goal, 3)
-	seg := ix.segs[0]
-	off := chunkRecordsMiddle(seg)
-	ix.Close()
 	if len(want) == 0 || !strings.Contains(want[0].Chunk.Text, "forty-two") {
+		ix.Close()
 		t.Fatalf("intact store: %+v", want)
 	}
-	ix, log := reopenFlipped(t, dir, store, off)
+	ix, log := reopenCorruptRecords(t, ix, dir, store)
 	defer ix.Close()
 	got := ix.Search(goal, 0)
 	if ix.corrupt() == nil {
@@ -392,18 +387,14 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 	root, store := filepath.Base(dir), "s.idx"
 	q := lazyQuery()
 	ix, want := buildIntact(t, root, store)
-	seg := ix.segs[0]
-	off := chunkRecordsMiddle(seg)
 	files := ix.Files()
-	ix.Close()
-	ix, log := reopenFlipped(t, root, store, off)
+	ix, log := reopenCorruptRecords(t, ix, root, store)
 	p := New(ix)
 	// Elsewhere, a directory of the same name holding another tree.
 	other := t.TempDir()
 	writeFile(t, other, root+"/x.md", "# X\n\nnothing about it\n")
 	t.Chdir(other)
-	res, err := p.Query(context.Background(), q)
-	if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
+	if res, err := p.Query(context.Background(), q); !sameAnswer(res, err, want) {
 		t.Fatalf("after the reopen: %v %+v; log %q", err, res, log.String())
 	}
 	if got := p.Index(); got.Files() != files || got.Label() != ix.Label() {
@@ -419,58 +410,45 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 // and replace its index: each sees the old index or the new one, whole
 // (run with -race), and Verify's verdicts are the intact store's.
 func TestLazyCheckReopenBesideVerify(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
+	dir, store := lazyStore(t)
 	q := lazyQuery()
 	ix, want := buildIntact(t, dir, store)
 	var ids []frame.ID
 	for _, f := range want.Frames {
 		ids = append(ids, frame.ID{Frame: f.ID, Digest: f.ContentDigest})
 	}
-	seg := ix.segs[0]
-	off := chunkRecordsMiddle(seg)
 	files := ix.Files()
-	ix.Close()
-	ix, _ = reopenFlipped(t, dir, store, off)
+	ix, _ = reopenCorruptRecords(t, ix, dir, store)
 	p := New(ix)
 	var wg sync.WaitGroup
-	errs := make(chan string, 32)
 	for i := range 12 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			switch i % 3 {
 			case 0:
-				res, err := p.Query(context.Background(), q)
-				if err != nil || len(res.Frames) != len(want.Frames) || res.Frames[0].Content != want.Frames[0].Content {
-					errs <- fmt.Sprintf("query: %v", err)
+				if res, err := p.Query(context.Background(), q); !sameAnswer(res, err, want) {
+					t.Errorf("query: %v", err)
 				}
 			case 1:
 				vs, err := p.Verify(context.Background(), ids)
 				for _, v := range vs {
 					if v.Status != wire.StatusValid {
-						errs <- fmt.Sprintf("verify %s: %s", v.Frame.Frame, v.Status)
+						t.Errorf("verify %s: %s", v.Frame.Frame, v.Status)
 					}
 				}
 				if err != nil {
-					errs <- fmt.Sprintf("verify: %v", err)
+					t.Errorf("verify: %v", err)
 				}
 			default:
 				if st := p.Stats(); st.Files != files {
-					errs <- fmt.Sprintf("stats: %d files", st.Files)
+					t.Errorf("stats: %d files", st.Files)
 				}
 				if n := p.Indexes()[0].Files(); n != files {
-					errs <- fmt.Sprintf("indexes: %d files", n)
+					t.Errorf("indexes: %d files", n)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
 	if p.Index().corrupt() != nil {
 		t.Error("the corrupt index was not replaced")
 	}
@@ -519,17 +497,8 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 // released only once nothing refers to it, so Search on it answers (here
 // nothing, the store being corrupt) instead of faulting on unmapped memory.
 func TestReplacedIndexStaysMapped(t *testing.T) {
-	setForTest(t, &lazyCheckMin, 0)
-	dir := lazyTree(t)
-	store := filepath.Join(t.TempDir(), "s.idx")
-	ix, err := Build(context.Background(), dir, &IndexOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg := ix.segs[0]
-	off := chunkRecordsMiddle(seg)
-	ix.Close()
-	ix, _ = reopenFlipped(t, dir, store, off)
+	dir, store := lazyStore(t)
+	ix, _ := reopenCorruptRecords(t, buildOn(t, dir, store), dir, store)
 	p := New(ix)
 	held := p.Index()
 	q := lazyQuery()

@@ -20,9 +20,9 @@ func TestRefreshIsStored(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	for i := range 20 {
-		write(t, dir, "n"+string(rune('a'+i))+".md", filler(i))
+		files.WriteFile(t, dir, "n"+string(rune('a'+i))+".md", filler(i))
 	}
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
 	build := func(want files.State, reindexed int) (*files.Index, string) {
 		t.Helper()
 		ix, log := buildStored(t, dir, store)
@@ -32,8 +32,8 @@ func TestRefreshIsStored(t *testing.T) {
 		return ix, log
 	}
 	build(files.StateRebuilt, 21)
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
-	write(t, dir, "added.md", "# Added\n\na zebra crossing\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
+	files.WriteFile(t, dir, "added.md", "# Added\n\na zebra crossing\n")
 	os.Remove(filepath.Join(dir, "nc.md"))
 	build(files.StateRefreshed, 2)
 	for round := range 2 {
@@ -54,7 +54,7 @@ func TestRefreshIsStored(t *testing.T) {
 		}
 	}
 	// A second change is stored over the first.
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is forty-two\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is forty-two\n")
 	build(files.StateRefreshed, 2)
 	ix, _ := build(files.StateFresh, 0)
 	if res := first(t, files.New(ix), "magic number"); !strings.Contains(res, "forty-two") {
@@ -62,7 +62,7 @@ func TestRefreshIsStored(t *testing.T) {
 	}
 	// A removed file stays removed; a file put back as it was in the base
 	// is served from the base.
-	write(t, dir, "nc.md", filler(2))
+	files.WriteFile(t, dir, "nc.md", filler(2))
 	build(files.StateRefreshed, 3)
 	if ix, _ := build(files.StateFresh, 0); ix.Files() != 22 {
 		t.Fatalf("nc.md back: %d files, want 22", ix.Files())
@@ -76,12 +76,12 @@ func TestDeltaOfAnotherBaseIsNotTrusted(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(t.TempDir(), "s.idx")
 	for i := range 10 {
-		write(t, dir, "n"+string(rune('a'+i))+".md", "# Note\n\nfiller words\n")
+		files.WriteFile(t, dir, "n"+string(rune('a'+i))+".md", "# Note\n\nfiller words\n")
 	}
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is seven\n")
 	build := func() (*files.Index, string) { t.Helper(); return buildStored(t, dir, store) }
 	build()
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is eleven\n")
 	build()
 	delta, err := os.ReadFile(store + ".delta")
 	if err != nil {
@@ -89,7 +89,7 @@ func TestDeltaOfAnotherBaseIsNotTrusted(t *testing.T) {
 	}
 	// A new base (here: the old one removed) with the old delta beside it.
 	os.Remove(store)
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is twelve\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is twelve\n")
 	build()
 	if err := os.WriteFile(store+".delta", delta, 0o600); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestDeltaOfAnotherBaseIsNotTrusted(t *testing.T) {
 		t.Fatalf("with a stale delta: serves %q", res)
 	}
 	// A corrupt delta.
-	write(t, dir, "answer.md", "# Answer\n\nthe magic number is thirteen\n")
+	files.WriteFile(t, dir, "answer.md", "# Answer\n\nthe magic number is thirteen\n")
 	build()
 	delta, _ = os.ReadFile(store + ".delta")
 	delta[len(delta)-1] ^= 0xFF

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
 // Terms splits text into the index's terms, the same way for queries and
@@ -109,12 +111,12 @@ func (tk *tokenizer) flush() {
 	tk.whole = tk.whole[:0]
 	start := 0
 	for i := 0; i <= len(w); i++ {
-		if i < len(w) && w[i] != '_' && (i == start || !isBoundary(w, i)) {
+		if i < len(w) && w[i] != '_' && (i == start || !lex.IsBoundary(w, i)) {
 			continue
 		}
 		if i > start {
 			parts++
-			tk.whole = appendLower(tk.whole, w[start:i])
+			tk.whole = lex.AppendLower(tk.whole, w[start:i])
 			tk.emitPart(w[start:i])
 		}
 		start = i
@@ -128,34 +130,11 @@ func (tk *tokenizer) flush() {
 	tk.word = tk.word[:0]
 }
 
-// isBoundary reports whether a new part starts at w[i]: "budgetSplit" at
-// S, "HTTPServer" at the S of Server.
-func isBoundary(w []rune, i int) bool {
-	if !isUpper(w[i]) {
-		return false
-	}
-	return isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))
-}
-
-func appendLower(dst []byte, rs []rune) []byte {
-	for _, r := range rs {
-		if r < utf8.RuneSelf {
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			dst = append(dst, byte(r))
-			continue
-		}
-		dst = utf8.AppendRune(dst, unicode.ToLower(r))
-	}
-	return dst
-}
-
 func (tk *tokenizer) emitPart(part []rune) {
 	if len(part) < 2 {
 		return
 	}
-	t := appendLower(tk.part[:0], part)
+	t := lex.AppendLower(tk.part[:0], part)
 	tk.part = t
 	// One map access per word in the common case: the cache remembers stop
 	// words too (as nil).
@@ -189,20 +168,6 @@ type stemEntry struct {
 	term  []byte
 	id    uint32
 	known bool
-}
-
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
 }
 
 // stopwords are English function words: they carry no signal for ranking.

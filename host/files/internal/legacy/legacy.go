@@ -19,6 +19,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
 // Defaults for IndexOptions.
@@ -213,15 +215,15 @@ func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int, tok *
 	// query naming a file finds it.
 	var pathTerms []uint32
 	tok.each(rel, func(t []byte) { pathTerms = append(pathTerms, ix.intern(t)) })
-	lines := splitLines(data)
+	lines := lex.SplitLines(data)
 	start := 0
 	var heading string
 	flush := func(end int) {
 		if end <= start {
 			return
 		}
-		c := chunk{file: fi, startLine: start + 1, endLine: end, start: lines[start].off, heading: heading}
-		c.end = lines[end-1].off + lines[end-1].len
+		c := chunk{file: fi, startLine: start + 1, endLine: end, start: lines[start].Off, heading: heading}
+		c.end = lines[end-1].Off + lines[end-1].Len
 		clear(tf)
 		tok.eachBytes(data[c.start:c.end], func(t []byte) {
 			tf[ix.intern(t)]++
@@ -249,7 +251,7 @@ func (ix *Index) addFile(fi uint32, rel string, data []byte, maxLines int, tok *
 		start = end
 	}
 	for i, ln := range lines {
-		text := data[ln.off : ln.off+ln.len]
+		text := data[ln.Off : ln.Off+ln.Len]
 		isHeading := prose && len(text) > 0 && text[0] == '#'
 		if isHeading && i > start {
 			flush(i)
@@ -274,25 +276,6 @@ func (ix *Index) intern(t []byte) uint32 {
 	ix.termID[string(t)] = id
 	ix.postings = append(ix.postings, nil)
 	return id
-}
-
-type lineSpan struct{ off, len int }
-
-// splitLines splits on LF, each line keeping its LF; a trailing LF does not
-// start an empty line (the protocol's L<a>-<b> line model).
-func splitLines(data []byte) []lineSpan {
-	var out []lineSpan
-	off := 0
-	for off < len(data) {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			out = append(out, lineSpan{off, len(data) - off})
-			break
-		}
-		out = append(out, lineSpan{off, i + 1})
-		off += i + 1
-	}
-	return out
 }
 
 // isText reports whether data looks like text: valid UTF-8 with no NUL byte.
@@ -438,7 +421,7 @@ func (tk *tokenizer) flush(fn func([]byte)) {
 	}
 	start := 0
 	for i := 1; i < len(w); i++ {
-		if isUpper(w[i]) && (isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))) {
+		if lex.IsBoundary(w, i) {
 			tk.emit(w[start:i], fn)
 			start = i
 		}
@@ -447,35 +430,11 @@ func (tk *tokenizer) flush(fn func([]byte)) {
 	tk.word = tk.word[:0]
 }
 
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
-}
-
 func (tk *tokenizer) emit(part []rune, fn func([]byte)) {
 	if len(part) < 2 {
 		return
 	}
-	t := tk.term[:0]
-	for _, r := range part {
-		if r < utf8.RuneSelf {
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			t = append(t, byte(r))
-			continue
-		}
-		t = utf8.AppendRune(t, unicode.ToLower(r))
-	}
+	t := lex.AppendLower(tk.term[:0], part)
 	tk.term = t
 	if stopwords[string(t)] {
 		return
