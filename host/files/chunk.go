@@ -2,7 +2,9 @@ package files
 
 import (
 	"bytes"
+	"math"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -352,7 +354,13 @@ func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, ki
 	}
 	var out []Chunk
 	for _, u := range merged {
-		for _, p := range splitUnit(u, text, lines, maxBytes, minBytes) {
+		var pieces []unit
+		if kind == frame.KindDoc {
+			pieces = splitProse(u, text, lines, maxBytes, minBytes)
+		} else {
+			pieces = splitEven(u, lines, maxBytes, minBytes)
+		}
+		for _, p := range pieces {
 			served := text[lines[p.start].Off : lines[p.end-1].Off+lines[p.end-1].Len]
 			if !hasWords(served) || headingOnly(name, served) {
 				continue
@@ -417,13 +425,56 @@ func headingOnly(name string, b []byte) bool {
 	return (ext == ".md" || ext == ".markdown") && len(t) > 0 && t[0] == '#'
 }
 
-// splitUnit cuts a unit longer than maxBytes into pieces of about equal
-// size: each piece ends at the cut point nearest its share of the unit
-// that keeps it within maxBytes; with none, at the nearest line that ends a
-// sentence or a statement, so that the next piece does not open in the
-// middle of one; with neither, at the last line boundary that fits. No
-// piece is a fragment left over at the end, and a single line is never cut.
-func splitUnit(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []unit {
+// splitProse cuts a unit of prose longer than maxBytes into pieces within
+// maxBytes, choosing the ends that cost least over the whole unit (as a
+// paragraph is broken into lines): each piece costs one, an end at a cut
+// point (a blank line or a list item) nothing more, an end at a line that
+// ends a sentence a little, an end at any other line more than a piece, so
+// that a piece is added rather than an item broken; and a piece costs more
+// the emptier it is, much more under minBytes. So pieces follow the text's
+// own boundaries where they can, are of about equal size where they
+// cannot, and none is a fragment left over at the end. A single line is
+// never cut.
+func splitProse(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []unit {
+	size := func(a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off } // lines [a, b)
+	if size(u.start, u.end) <= maxBytes {
+		return []unit{{start: u.start, end: u.end, heading: u.heading}}
+	}
+	n := u.end - u.start
+	// cost[k] is the least cost of pieces covering the unit's first k
+	// lines, the last of them starting at line from[k].
+	cost := make([]float64, n+1)
+	from := make([]int, n+1)
+	for k := 1; k <= n; k++ {
+		cost[k] = math.Inf(1)
+		end := u.start + k
+		brk := endCost(u, text, lines, end)
+		for i := k - 1; i >= 0; i-- {
+			sz := size(u.start+i, end)
+			if sz > maxBytes && i < k-1 {
+				break
+			}
+			if c := cost[i] + 1 + brk + fillCost(sz, maxBytes, minBytes); c < cost[k] {
+				cost[k], from[k] = c, i
+			}
+		}
+	}
+	var out []unit
+	for k := n; k > 0; k = from[k] {
+		out = append(out, unit{start: u.start + from[k], end: u.start + k, heading: u.heading})
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// splitEven cuts a unit of code longer than maxBytes into pieces of about
+// equal size: each piece ends at the cut point (a blank line) nearest its
+// share of the unit that keeps it within maxBytes, or, with none, at the
+// last line that does. In code a blank line is all the structure a body
+// has and one is as good as another, so pieces are kept few and full; the
+// relevance set measured prose's splitUnit on code as no better and its
+// held-out code questions as worse. A single line is never cut.
+func splitEven(u unit, lines []lineSpan, maxBytes, minBytes int) []unit {
 	size := func(a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off } // lines [a, b)
 	total := size(u.start, u.end)
 	if total <= maxBytes {
@@ -439,35 +490,22 @@ func splitUnit(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []
 		}
 		k := (left + maxBytes - 1) / maxBytes // pieces still needed
 		target := left / k
-		// The best end of each class: a cut point, a line ending a
-		// sentence, any line; each the nearest to the target size.
-		var cut, sentence, line nearest
-		lastFit := start + 1
+		best, bestDist, lastFit := -1, 0, start+1
 		for end := start + 1; end < u.end; end++ {
 			sz := size(start, end)
 			if sz > maxBytes {
 				break
 			}
 			lastFit = end
-			if sz < minBytes || size(end, u.end) > (k-1)*maxBytes {
+			if sz < minBytes || (u.cut != nil && !u.cut[end-1-u.start]) || size(end, u.end) > (k-1)*maxBytes {
 				continue
 			}
-			d := abs(sz - target)
-			line.offer(end, d)
-			if u.cut == nil || u.cut[end-1-u.start] {
-				cut.offer(end, d)
-			} else if endsSentence(lineText(text, lines[end-1])) {
-				sentence.offer(end, d)
+			if d := abs(sz - target); best < 0 || d < bestDist {
+				best, bestDist = end, d
 			}
 		}
-		best := lastFit
-		switch {
-		case cut.ok:
-			best = cut.end
-		case sentence.ok && sentence.dist <= maxBytes/4:
-			best = sentence.end
-		case line.ok:
-			best = line.end
+		if best < 0 {
+			best = lastFit
 		}
 		out = append(out, unit{start: start, end: best, heading: u.heading})
 		start = best
@@ -475,16 +513,28 @@ func splitUnit(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []
 	return out
 }
 
-// nearest keeps the candidate end closest to a target size.
-type nearest struct {
-	end, dist int
-	ok        bool
+// endCost is what ending a piece before line end adds: nothing at the
+// unit's end or a cut point, a little after a line that ends a sentence or
+// a statement, and more after any other line.
+func endCost(u unit, text []byte, lines []lineSpan, end int) float64 {
+	switch {
+	case end == u.end || u.cut == nil || u.cut[end-1-u.start]:
+		return 0
+	case endsSentence(lineText(text, lines[end-1])):
+		return 0.5
+	}
+	return 2
 }
 
-func (n *nearest) offer(end, dist int) {
-	if !n.ok || dist < n.dist {
-		*n = nearest{end: end, dist: dist, ok: true}
+// fillCost grows as a piece of sz bytes falls short of maxBytes, so that
+// pieces come out of about equal size, and steeply under minBytes.
+func fillCost(sz, maxBytes, minBytes int) float64 {
+	short := max(0, 1-float64(sz)/float64(maxBytes))
+	c := short * short
+	if sz < minBytes {
+		c += 4
 	}
+	return c
 }
 
 // endsSentence reports a line whose last word ends a sentence, a clause

@@ -1,6 +1,8 @@
 package files
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +105,49 @@ func TestParagraphWithoutCutsSplitsEvenly(t *testing.T) {
 			t.Errorf("first piece ends at line %d, want %d (the line that ends a sentence)", cs[0].EndLine, sentenceAt+3)
 		}
 	}
+}
+
+// In a long numbered list, an item that fits a chunk is served whole, in
+// one chunk, even after an item too long for one: pieces follow the items
+// rather than equal shares of the section that cut later items in two.
+func TestListItemsStayWhole(t *testing.T) {
+	for _, sizes := range [][]int{{11, 26, 9, 9}, {6, 26, 9, 5, 8}, {4, 22, 8, 7}, {3, 40, 10, 10, 10}} {
+		var b strings.Builder
+		b.WriteString("## Steps\n\n")
+		line := 1 + 2
+		type span struct{ start, end int }
+		var items []span
+		for item, n := range sizes {
+			items = append(items, span{line, line + n - 1})
+			for i := range n {
+				if i == 0 {
+					b.WriteString(fmt.Sprintf("%d. **Step %d.** the first line of this step of the procedure\n", item+1, item+1))
+				} else {
+					b.WriteString("   and more words that carry on the step without a blank line\n")
+				}
+				line++
+			}
+		}
+		src := []byte(b.String())
+		cs := Split("steps.md", src)
+		checkChunks(t, "steps.md", src, cs)
+		for _, it := range items {
+			if it.end-it.start+1 > 11 {
+				continue // too long for one chunk
+			}
+			if !slices.ContainsFunc(cs, func(c Chunk) bool { return c.StartLine <= it.start && it.end <= c.EndLine }) {
+				t.Errorf("items %v: the item at lines %d-%d is cut in two: %v", sizes, it.start, it.end, chunkSpans(cs))
+			}
+		}
+	}
+}
+
+func chunkSpans(cs []Chunk) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%d-%d", c.StartLine, c.EndLine))
+	}
+	return out
 }
 
 // Go declarations keep their doc comments; names are the symbol field.
