@@ -448,11 +448,7 @@ func radixSort(ks, tmp []canonKey) []canonKey {
 			continue // every key has this digit
 		}
 		var next [256]int
-		sum := 0
-		for b := range c {
-			next[b] = sum
-			sum += c[b]
-		}
+		bucketStarts(&next, c)
 		for i := range src {
 			b := digit(&src[i], d)
 			dst[next[b]] = src[i]

@@ -329,11 +329,7 @@ func radixSortWords(words, tmp []uint64) []uint64 {
 			continue // every word has this digit
 		}
 		var next [256]int
-		sum := 0
-		for b := range c {
-			next[b] = sum
-			sum += c[b]
-		}
+		bucketStarts(&next, c)
 		for _, w := range src {
 			b := byte(w >> (8 * d))
 			dst[next[b]] = w
@@ -342,4 +338,15 @@ func radixSortWords(words, tmp []uint64) []uint64 {
 		src, dst = dst, src
 	}
 	return src
+}
+
+// bucketStarts sets next[b] to where the first element whose digit is b
+// goes in one pass of a byte-wise radix sort whose digit counts are c: the
+// sum of the counts of the smaller digits. Both radix sorts share it.
+func bucketStarts(next, c *[256]int) {
+	sum := 0
+	for b := range c {
+		next[b] = sum
+		sum += c[b]
+	}
 }

@@ -279,8 +279,8 @@ func (f *Frame) write(w *cgpjson.W) {
 
 // optMember writes member m when it is present, "" included.
 func (f *Frame) optMember(w *cgpjson.W, m FrameMember) {
-	if f.Has(m) {
-		w.Str(m.String(), *f.field(m))
+	if v := f.field(m); hasMember(v, f.empty, m) {
+		w.Str(m.String(), *v)
 	}
 }
 

@@ -1,5 +1,7 @@
 package frame
 
+import "math/bits"
+
 // The member types below (FrameMember, relationMember, QueryMember,
 // contentRefMember, and ProvenanceMember in provenance.go) share one
 // mechanism: each value type keeps a bit set of the members present with
@@ -76,57 +78,16 @@ var (
 // String returns the member's wire name, or "" for a value that names no
 // single member.
 func (m FrameMember) String() string {
-	switch m {
-	case MemberValidFrom:
-		return "valid_from"
-	case memberValidTo:
-		return "valid_to"
-	case memberRecordedAt:
-		return "recorded_at"
-	case MemberContentDigest:
-		return "content_digest"
-	case memberCanonicalContentHash:
-		return "canonical_content_hash"
-	case memberRepresentation:
-		return "representation"
-	case memberContentFidelity:
-		return "content_fidelity"
-	case memberMinimumContentFidelity:
-		return "minimum_content_fidelity"
-	case memberInlineContentRequirement:
-		return "inline_content_requirement"
-	case memberContent:
-		return "content"
-	}
-	return ""
+	return memberName(m, "valid_from", "valid_to", "recorded_at", "content_digest", "canonical_content_hash",
+		"representation", "content_fidelity", "minimum_content_fidelity", "inline_content_requirement", "content")
 }
 
 // field returns the address of the string field that holds m, or nil when m
 // names no single member.
 func (f *Frame) field(m FrameMember) *string {
-	switch m {
-	case MemberValidFrom:
-		return &f.ValidFrom
-	case memberValidTo:
-		return &f.ValidTo
-	case memberRecordedAt:
-		return &f.RecordedAt
-	case MemberContentDigest:
-		return &f.ContentDigest
-	case memberCanonicalContentHash:
-		return &f.CanonicalContentHash
-	case memberRepresentation:
-		return (*string)(&f.Representation)
-	case memberContentFidelity:
-		return (*string)(&f.ContentFidelity)
-	case memberMinimumContentFidelity:
-		return (*string)(&f.MinimumContentFidelity)
-	case memberInlineContentRequirement:
-		return (*string)(&f.InlineContentRequirement)
-	case memberContent:
-		return &f.Content
-	}
-	return nil
+	return memberField(m, &f.ValidFrom, &f.ValidTo, &f.RecordedAt, &f.ContentDigest, &f.CanonicalContentHash,
+		(*string)(&f.Representation), (*string)(&f.ContentFidelity), (*string)(&f.MinimumContentFidelity),
+		(*string)(&f.InlineContentRequirement), &f.Content)
 }
 
 // Has reports whether member m is present: its field is not empty, or the
@@ -156,21 +117,11 @@ const (
 
 // String returns the member's wire name, or "" for a value that names no
 // single member.
-func (m relationMember) String() string {
-	if m == memberDisplayName {
-		return "display_name"
-	}
-	return ""
-}
+func (m relationMember) String() string { return memberName(m, "display_name") }
 
 // field returns the address of the string field that holds m, or nil when m
 // names no single member.
-func (r *Relation) field(m relationMember) *string {
-	if m == memberDisplayName {
-		return &r.DisplayName
-	}
-	return nil
-}
+func (r *Relation) field(m relationMember) *string { return memberField(m, &r.DisplayName) }
 
 // has reports whether member m is present: its field is not empty, or the
 // relation marks it present-and-empty (decoded from "" or set with Set). It
@@ -197,9 +148,9 @@ type QueryMember uint8
 const MemberAsOf QueryMember = 1
 
 // String returns "as_of" for MemberAsOf and "" for any other value.
-func (m QueryMember) String() string { return memberName(m == MemberAsOf, "as_of") }
+func (m QueryMember) String() string { return memberName(m, "as_of") }
 
-func (q *Query) field(m QueryMember) *string { return memberField(m == MemberAsOf, &q.AsOf) }
+func (q *Query) field(m QueryMember) *string { return memberField(m, &q.AsOf) }
 
 // Has reports whether member m is present, "" included (see QueryMember).
 func (q *Query) Has(m QueryMember) bool { return hasMember(q.field(m), q.empty, m) }
@@ -221,10 +172,10 @@ type contentRefMember uint8
 const memberExpiresAt contentRefMember = 1
 
 // String returns "expires_at" for memberExpiresAt and "" for any other value.
-func (m contentRefMember) String() string { return memberName(m == memberExpiresAt, "expires_at") }
+func (m contentRefMember) String() string { return memberName(m, "expires_at") }
 
 func (c *ContentRef) field(m contentRefMember) *string {
-	return memberField(m == memberExpiresAt, &c.ExpiresAt)
+	return memberField(m, &c.ExpiresAt)
 }
 
 // has reports whether member m is present, "" included (see contentRefMember).
@@ -236,18 +187,26 @@ func (c *ContentRef) set(m contentRefMember, v string) { setMember(c.field(m), &
 // clear makes member m absent.
 func (c *ContentRef) clear(m contentRefMember) { clearMember(c.field(m), &c.empty, m) }
 
-// memberName and memberField serve the one-member types: the name or field
-// when the value names the member, else "" or nil.
-func memberName(is bool, name string) string {
-	if is {
-		return name
+// memberName and memberField serve every member type's String and field:
+// given the type's names, or the addresses of its fields, in bit order,
+// they return the one m names, or "" and nil when m is not a single bit of
+// the type.
+func memberName[M memberBits](m M, names ...string) string {
+	if k, ok := memberIndex(m, len(names)); ok {
+		return names[k]
 	}
 	return ""
 }
 
-func memberField(is bool, field *string) *string {
-	if is {
-		return field
+func memberField[M memberBits](m M, fields ...*string) *string {
+	if k, ok := memberIndex(m, len(fields)); ok {
+		return fields[k]
 	}
 	return nil
+}
+
+// memberIndex returns k when m is the single bit 1<<k and k < n.
+func memberIndex[M memberBits](m M, n int) (int, bool) {
+	k := bits.TrailingZeros16(uint16(m))
+	return k, m != 0 && m&(m-1) == 0 && k < n
 }

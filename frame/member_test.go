@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/roundtrip"
 )
@@ -272,4 +273,40 @@ func TestEmptyDigestsAndEnumsArePresent(t *testing.T) {
 			t.Errorf("%s: violations %v, want %v", tc.in, got, tc.want)
 		}
 	}
+}
+
+// Each member's field is the struct field whose JSON name is the member's
+// String: memberName and memberField take their lists in the same (bit)
+// order.
+func TestMemberNamesMatchTheirFieldsTags(t *testing.T) {
+	var f Frame
+	for _, m := range frameMembers {
+		checkMemberTag(t, &f, f.field(m), m.String())
+	}
+	var p Provenance
+	for _, m := range []ProvenanceMember{MemberURI, MemberRange, MemberDigest, MemberMethod, MemberBy} {
+		checkMemberTag(t, &p, p.field(m), m.String())
+	}
+	var r Relation
+	checkMemberTag(t, &r, r.field(memberDisplayName), memberDisplayName.String())
+	var q Query
+	checkMemberTag(t, &q, q.field(MemberAsOf), MemberAsOf.String())
+	var c ContentRef
+	checkMemberTag(t, &c, c.field(memberExpiresAt), memberExpiresAt.String())
+}
+
+// checkMemberTag fails t unless field is the address of a field of the
+// struct s points to whose JSON name is name.
+func checkMemberTag(t *testing.T, s any, field *string, name string) {
+	t.Helper()
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).Addr().UnsafePointer() == unsafe.Pointer(field) {
+			if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag != name {
+				t.Errorf("%T member %q is field %s, JSON name %q", s, name, v.Type().Field(i).Name, tag)
+			}
+			return
+		}
+	}
+	t.Errorf("%T member %q: field not found", s, name)
 }

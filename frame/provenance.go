@@ -17,37 +17,13 @@ const (
 // String returns the member's wire name, or "" for a value that names no
 // single member.
 func (m ProvenanceMember) String() string {
-	switch m {
-	case MemberURI:
-		return "uri"
-	case MemberRange:
-		return "range"
-	case MemberDigest:
-		return "digest"
-	case MemberMethod:
-		return "method"
-	case MemberBy:
-		return "by"
-	}
-	return ""
+	return memberName(m, "uri", "range", "digest", "method", "by")
 }
 
 // field returns the address of the string field that holds m, or nil when m
 // names no single member.
 func (p *Provenance) field(m ProvenanceMember) *string {
-	switch m {
-	case MemberURI:
-		return &p.URI
-	case MemberRange:
-		return &p.Range
-	case MemberDigest:
-		return &p.Digest
-	case MemberMethod:
-		return &p.Method
-	case MemberBy:
-		return &p.By
-	}
-	return nil
+	return memberField(m, &p.URI, &p.Range, &p.Digest, &p.Method, &p.By)
 }
 
 // Has reports whether member m is present: its field is not empty, or the

@@ -40,13 +40,7 @@ func (sc *scanner) pieceCl100k(i int) int {
 			return sc.skip(i+n+n2, clLetter, 0)
 		}
 	}
-	if c&clNumber != 0 {
-		return sc.digits(i)
-	}
-	if j := sc.punctuation(i, false); j > i {
-		return j
-	}
-	return sc.whitespace(i)
+	return sc.afterWords(i, c, false)
 }
 
 // pieceO200k returns the end of the o200k_base piece that starts at i.
@@ -131,10 +125,17 @@ func (sc *scanner) pieceO200kAny(i int) int {
 	if j := sc.upperWord(i); j >= 0 {
 		return j
 	}
+	return sc.afterWords(i, c, true)
+}
+
+// afterWords matches the alternatives both patterns try after their words,
+// in order, at i, whose character has class c: `\p{N}{1,3}`, then
+// punctuation (with slash, o200k's form), then white space.
+func (sc *scanner) afterWords(i int, c uint8, slash bool) int {
 	if c&clNumber != 0 {
 		return sc.digits(i)
 	}
-	if j := sc.punctuation(i, true); j > i {
+	if j := sc.punctuation(i, slash); j > i {
 		return j
 	}
 	return sc.whitespace(i)

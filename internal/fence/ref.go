@@ -3,6 +3,7 @@ package fence
 import (
 	"html"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -120,42 +121,31 @@ func decodedRef(s string, j, n int, text string, depth int) (string, int) {
 
 // commonRef decodes the references that dominate real text without a
 // round trip through html.UnescapeString. name is the full alphanumeric run
-// plus an optional semicolon.
+// plus an optional semicolon. Each of them but "&sol;" decodes with or
+// without its semicolon, so the bare name is matched once for both.
 func commonRef(name string) (string, bool) {
+	base, semi := strings.CutSuffix(name, ";")
 	// By length, then by constant comparisons (no string-switch search).
-	switch len(name) {
+	switch len(base) {
 	case 2:
 		switch {
-		case name == "lt" || name == "LT":
+		case base == "lt" || base == "LT":
 			return "<", true
-		case name == "gt" || name == "GT":
+		case base == "gt" || base == "GT":
 			return ">", true
 		}
 	case 3:
 		switch {
-		case name == "lt;" || name == "LT;":
-			return "<", true
-		case name == "gt;" || name == "GT;":
-			return ">", true
-		case name == "amp" || name == "AMP":
+		case base == "amp" || base == "AMP":
 			return "&", true
+		case base == "sol" && semi:
+			return "/", true
 		}
 	case 4:
 		switch {
-		case name == "amp;" || name == "AMP;":
-			return "&", true
-		case name == "quot" || name == "QUOT":
+		case base == "quot" || base == "QUOT":
 			return "\"", true
-		case name == "sol;":
-			return "/", true
-		case name == "nbsp":
-			return "\u00a0", true
-		}
-	case 5:
-		switch {
-		case name == "quot;" || name == "QUOT;":
-			return "\"", true
-		case name == "nbsp;":
+		case base == "nbsp":
 			return "\u00a0", true
 		}
 	}
