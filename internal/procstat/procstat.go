@@ -46,12 +46,12 @@ func Read(pid int) (Stat, error) {
 	if err != nil {
 		return Stat{}, fmt.Errorf("procstat: %w", err)
 	}
-	return Parse(b)
+	return parse(b)
 }
 
-// Parse reads a stat line. The command name in parentheses may hold spaces,
+// parse reads a stat line. The command name in parentheses may hold spaces,
 // parentheses and newlines, so the fields are counted from the last ')'.
-func Parse(b []byte) (Stat, error) {
+func parse(b []byte) (Stat, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return Stat{}, ErrMalformed

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// FuzzParse: Parse never panics on any content, and reads back state,
+// FuzzParse: parse never panics on any content, and reads back state,
 // ppid, CPU times and start time whatever the command name holds (spaces,
 // parentheses, newlines).
 func FuzzParse(f *testing.F) {
@@ -18,22 +18,22 @@ func FuzzParse(f *testing.F) {
 	f.Add("x y\nz)", 123456, uint64(99), uint64(1), uint64(18446744073709551615), "R")
 	f.Fuzz(func(t *testing.T, comm string, ppid int, ut, st, start uint64, state string) {
 		if ppid < 0 || len(state) != 1 || state[0] < 'A' || state[0] > 'Z' { // the kernel writes one letter
-			_, _ = Parse([]byte(comm)) // raw input: must not panic
+			_, _ = parse([]byte(comm)) // raw input: must not panic
 			return
 		}
 		line := fmt.Sprintf("42 (%s) %s %d 42 42 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 1000 100 18446744073709551615\n", comm, state, ppid, ut, st, start)
-		s, err := Parse([]byte(line))
+		s, err := parse([]byte(line))
 		want := Stat{State: state, PPID: ppid, UTime: ut, STime: st, Start: start}
 		if err != nil || s != want || s.Zombie() != (state == "Z") {
-			t.Fatalf("Parse(%q) = %+v, %v; want %+v", line, s, err, want)
+			t.Fatalf("parse(%q) = %+v, %v; want %+v", line, s, err, want)
 		}
 	})
 }
 
 func TestParseMalformed(t *testing.T) {
 	for _, in := range []string{"", "42 bash S 1", "42 (bash) S 1 2 3", "42 (bash) S x 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 5"} {
-		if _, err := Parse([]byte(in)); !errors.Is(err, ErrMalformed) {
-			t.Errorf("Parse(%q): %v, want ErrMalformed", in, err)
+		if _, err := parse([]byte(in)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("parse(%q): %v, want ErrMalformed", in, err)
 		}
 	}
 }

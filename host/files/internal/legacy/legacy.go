@@ -25,8 +25,8 @@ import (
 
 // Defaults for IndexOptions.
 const (
-	DefaultMaxFileSize = 1 << 20 // bytes; larger files are skipped and counted
-	DefaultChunkLines  = 40      // lines per chunk (a markdown heading also starts one)
+	defaultMaxFileSize = 1 << 20 // bytes; larger files are skipped and counted
+	defaultChunkLines  = 40      // lines per chunk (a markdown heading also starts one)
 )
 
 // BM25 parameters (the usual Robertson/Sparck Jones values).
@@ -37,13 +37,13 @@ const (
 
 // IndexOptions tunes Build. A nil pointer or zero fields mean the defaults.
 type IndexOptions struct {
-	MaxFileSize int64     // files larger than this are skipped (default DefaultMaxFileSize)
-	ChunkLines  int       // maximum lines per chunk (default DefaultChunkLines)
+	MaxFileSize int64     // files larger than this are skipped (default defaultMaxFileSize)
+	ChunkLines  int       // maximum lines per chunk (default defaultChunkLines)
 	Progress    io.Writer // if non-nil, progress lines are written here while indexing
 }
 
-// Skipped counts the files Build left out and why. Nothing is left out silently.
-type Skipped struct {
+// skipCounts counts the files Build left out and why. Nothing is left out silently.
+type skipCounts struct {
 	Binary     int `json:"binary"`     // NUL byte or invalid UTF-8
 	TooLarge   int `json:"too_large"`  // larger than MaxFileSize
 	Unreadable int `json:"unreadable"` // open/read failed
@@ -77,16 +77,14 @@ type posting struct {
 // It holds no file content: a hit is read back from disk when served, so a
 // frame always carries the bytes its provenance digest describes.
 type Index struct {
-	root     string
 	label    string // prefix shown in titles and citation labels
 	files    []fileEntry
 	chunks   []chunk
 	termID   map[string]uint32 // term -> index into postings
 	postings [][]posting
 	avgLen   float64
-	skipped  Skipped
+	skipped  skipCounts
 	byPath   map[string]uint32 // rel path -> file index
-	bytes    int64
 }
 
 // Build walks root and indexes every regular text file under it. Hidden
@@ -98,10 +96,10 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 		o = *opts
 	}
 	if o.MaxFileSize <= 0 {
-		o.MaxFileSize = DefaultMaxFileSize
+		o.MaxFileSize = defaultMaxFileSize
 	}
 	if o.ChunkLines <= 0 {
-		o.ChunkLines = DefaultChunkLines
+		o.ChunkLines = defaultChunkLines
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -124,7 +122,7 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 			label = c + "/"
 		}
 	}
-	ix := &Index{root: abs, label: label, termID: make(map[string]uint32), byPath: make(map[string]uint32)}
+	ix := &Index{label: label, termID: make(map[string]uint32), byPath: make(map[string]uint32)}
 	tok := &tokenizer{}
 	tf := make(map[uint32]uint32)
 	var totalLen int64
@@ -183,7 +181,6 @@ func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error)
 		fi := uint32(len(ix.files))
 		ix.files = append(ix.files, fileEntry{rel: rel, abs: path, modTime: info.ModTime(), doc: isProse(name)})
 		ix.byPath[rel] = fi
-		ix.bytes += int64(len(data))
 		totalLen += ix.addFile(fi, rel, data, o.ChunkLines, tok, tf)
 		seen++
 		if o.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
@@ -291,21 +288,6 @@ func isProse(name string) bool {
 	return false
 }
 
-// Files returns the number of indexed files.
-func (ix *Index) Files() int { return len(ix.files) }
-
-// Chunks returns the number of indexed chunks.
-func (ix *Index) Chunks() int { return len(ix.chunks) }
-
-// Bytes returns the number of bytes indexed.
-func (ix *Index) Bytes() int64 { return ix.bytes }
-
-// Skipped returns the counts of files left out of the index.
-func (ix *Index) Skipped() Skipped { return ix.skipped }
-
-// Root returns the absolute, symlink-resolved root directory.
-func (ix *Index) Root() string { return ix.root }
-
 // hit is a scored chunk.
 type hit struct {
 	chunk uint32
@@ -315,15 +297,15 @@ type hit struct {
 // search ranks every chunk that shares a term with the query by BM25 and
 // returns them best first (ties by chunk order, which is path then line order).
 func (ix *Index) search(query string) []hit {
-	terms := Terms(query)
-	if len(terms) == 0 || len(ix.chunks) == 0 {
+	qterms := terms(query)
+	if len(qterms) == 0 || len(ix.chunks) == 0 {
 		return nil
 	}
-	uniq := make(map[string]bool, len(terms))
+	uniq := make(map[string]bool, len(qterms))
 	scores := make([]float64, len(ix.chunks))
 	var touched []uint32
 	n := float64(len(ix.chunks))
-	for _, t := range terms {
+	for _, t := range qterms {
 		if uniq[t] {
 			continue
 		}
@@ -360,10 +342,10 @@ func (ix *Index) search(query string) []hit {
 	return hits
 }
 
-// Terms splits text into lower-case index terms: runs of letters and digits,
+// terms splits text into lower-case index terms: runs of letters and digits,
 // split further at camelCase boundaries, stop words removed, a plural "s"
 // stripped. Queries and documents go through the same rules.
-func Terms(text string) []string {
+func terms(text string) []string {
 	var out []string
 	(&tokenizer{}).each(text, func(t []byte) { out = append(out, string(t)) })
 	return out

@@ -31,18 +31,18 @@ func SplitLines(data []byte) []Line {
 	return out
 }
 
-// IsUpper reports whether r is an upper-case letter, without a table
+// isUpper reports whether r is an upper-case letter, without a table
 // look-up for ASCII.
-func IsUpper(r rune) bool {
+func isUpper(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'A' <= r && r <= 'Z'
 	}
 	return unicode.IsUpper(r)
 }
 
-// IsLower reports whether r is a lower-case letter, without a table
+// isLower reports whether r is a lower-case letter, without a table
 // look-up for ASCII.
-func IsLower(r rune) bool {
+func isLower(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z'
 	}
@@ -52,10 +52,10 @@ func IsLower(r rune) bool {
 // IsBoundary reports whether a new part of the word w starts at w[i], for
 // i > 0: "budgetSplit" at S, "HTTPServer" at the S of Server.
 func IsBoundary(w []rune, i int) bool {
-	if !IsUpper(w[i]) {
+	if !isUpper(w[i]) {
 		return false
 	}
-	return IsLower(w[i-1]) || (i+1 < len(w) && IsLower(w[i+1]) && IsUpper(w[i-1]))
+	return isLower(w[i-1]) || (i+1 < len(w) && isLower(w[i+1]) && isUpper(w[i-1]))
 }
 
 // AppendLower appends rs, lower-cased, to dst as UTF-8.
