@@ -99,6 +99,9 @@ type lineSpan = lex.Line
 
 func lineText(data []byte, l lineSpan) []byte { return data[l.Off : l.Off+l.Len] }
 
+// spanBytes is the size of lines [a, b), LFs included.
+func spanBytes(lines []lineSpan, a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off }
+
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // hasWords reports whether b holds at least one letter or digit.
@@ -326,7 +329,7 @@ func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, ki
 	maxBytes := MaxChunkTokens * 4
 	minBytes := minChunkTokens * 4
 	size := func(u unit) int {
-		return lines[u.end-1].Off + lines[u.end-1].Len - lines[u.start].Off
+		return spanBytes(lines, u.start, u.end)
 	}
 	// Join small units forward (a heading-only section into its first
 	// subsection, a run of small declarations into one chunk) while the
@@ -436,7 +439,7 @@ func headingOnly(name string, b []byte) bool {
 // cannot, and none is a fragment left over at the end. A single line is
 // never cut.
 func splitProse(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) []unit {
-	size := func(a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off } // lines [a, b)
+	size := func(a, b int) int { return spanBytes(lines, a, b) }
 	if size(u.start, u.end) <= maxBytes {
 		return []unit{{start: u.start, end: u.end, heading: u.heading}}
 	}
@@ -475,7 +478,7 @@ func splitProse(u unit, text []byte, lines []lineSpan, maxBytes, minBytes int) [
 // relevance set measured prose's splitUnit on code as no better and its
 // held-out code questions as worse. A single line is never cut.
 func splitEven(u unit, lines []lineSpan, maxBytes, minBytes int) []unit {
-	size := func(a, b int) int { return lines[b-1].Off + lines[b-1].Len - lines[a].Off } // lines [a, b)
+	size := func(a, b int) int { return spanBytes(lines, a, b) }
 	total := size(u.start, u.end)
 	if total <= maxBytes {
 		return []unit{{start: u.start, end: u.end, heading: u.heading}}
