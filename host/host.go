@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,7 @@ func New(opts *Options) *Host {
 	if opts != nil {
 		o = *opts
 	}
-	defaults.IfZero(&o.Version, wire.ProtocolVersion)
+	o.Version = cmp.Or(o.Version, wire.ProtocolVersion)
 	defaults.IfNotPositive(&o.QueryTimeout, defaultRequestTimeout)
 	defaults.IfNotPositive(&o.HandshakeTimeout, o.QueryTimeout)
 	if o.Consent == nil {

@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,8 +87,8 @@ func (o *Options) withDefaults() Options {
 	defaults.IfNotPositive(&v.MaxReads, DefaultMaxReads)
 	defaults.IfNotPositive(&v.MaxResourceBytes, DefaultMaxResourceBytes)
 	defaults.IfNotPositive(&v.MaxBytes, DefaultMaxBytes)
-	defaults.IfZero(&v.ToolArgument, DefaultToolArgument)
-	defaults.IfZero(&v.Version, "dev")
+	v.ToolArgument = cmp.Or(v.ToolArgument, DefaultToolArgument)
+	v.Version = cmp.Or(v.Version, "dev")
 	defaults.IfNotPositive(&v.StartTimeout, DefaultStartTimeout)
 	return v
 }

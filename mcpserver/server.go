@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -59,8 +60,8 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	defaults.IfZero(&o.Name, "ctxkit")
-	defaults.IfZero(&o.Version, "dev")
+	o.Name = cmp.Or(o.Name, "ctxkit")
+	o.Version = cmp.Or(o.Version, "dev")
 	defaults.IfNotPositive(&o.Budget, api.DefaultQueryBudget)
 	defaults.IfNotPositive(&o.MaxResourceBytes, DefaultMaxResourceBytes)
 	httpOpts := server.Options{}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,8 +135,8 @@ func (o Options) WithDefaults() Options {
 	defaults.IfNotPositive(&o.MaxFrames, defaultMaxFrames)
 	defaults.IfNotPositive(&o.Timeout, defaultTimeout)
 	defaults.IfNotPositive(&o.ShutdownTimeout, defaultShutdownTimeout)
-	defaults.IfZero(&o.DrainDelay, defaultDrainDelay)
-	defaults.IfZero(&o.MaxConnections, defaultMaxConnections)
+	o.DrainDelay = cmp.Or(o.DrainDelay, defaultDrainDelay)
+	o.MaxConnections = cmp.Or(o.MaxConnections, defaultMaxConnections)
 	return o
 }
 

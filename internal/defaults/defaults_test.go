@@ -14,20 +14,3 @@ func TestIfNotPositive(t *testing.T) {
 		}
 	}
 }
-
-func TestIfZero(t *testing.T) {
-	for _, c := range []struct{ in, want int }{{0, 5}, {-1, -1}, {3, 3}} {
-		v := c.in
-		IfZero(&v, 5)
-		if v != c.want {
-			t.Errorf("IfZero(%d, 5) = %d, want %d", c.in, v, c.want)
-		}
-	}
-	s := ""
-	if IfZero(&s, "dev"); s != "dev" {
-		t.Errorf("IfZero(\"\", dev) = %q", s)
-	}
-	if IfZero(&s, "other"); s != "dev" {
-		t.Errorf("IfZero(dev, other) = %q", s)
-	}
-}
