@@ -1,7 +1,6 @@
-// Package defaults fills in the limits an options struct leaves unset (a
-// zero or negative value), so
-// that each package's withDefaults reads as one line per documented
-// default instead of three; for a plain zero value, cmp.Or does it.
+// Package defaults fills in the limits an options struct leaves unset (zero
+// or negative), so that each package's withDefaults reads as one line per
+// documented default instead of three; for a plain zero value, cmp.Or does.
 package defaults
 
 // IfNotPositive sets *v to d when *v is zero or negative: a limit, count
