@@ -19,26 +19,13 @@ import (
 // of any HTML reference, no decoder deletes it, and it is neither
 // whitespace nor a slash, so the token stays broken in every view.
 
-const (
-	breakPlain = `\`  // after a raw, look-alike, reference or percent trigger
-	breakJSON  = `\\` // after a JSON/JS escape trigger: decodes to one backslash
-)
-
 // frameScanner finds the fence tokens of "frame". It is immutable.
 var frameScanner = fence.MustNew("frame", fence.Options{})
 
 // scanFence reports, in increasing order, each byte offset of s at which a
 // breaker must be inserted, with the breaker to insert there.
 func scanFence(s string, emit func(at int, brk string)) {
-	frameScanner.Scan(s, func(t fence.Token) { emit(t.End, breakerFor(t)) })
-}
-
-// breakerFor is the breaker that goes at t.End.
-func breakerFor(t fence.Token) string {
-	if t.Kind == fence.Escape {
-		return breakJSON
-	}
-	return breakPlain
+	frameScanner.Scan(s, func(t fence.Token) { emit(t.End, t.Breaker()) })
 }
 
 // flagAttr marks the bytes that may be rewritten, or start a rewrite, in an

@@ -184,7 +184,7 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string
 		last := 0
 		frameScanner.Scan(content, func(t fence.Token) {
 			b.WriteString(content[last:t.End])
-			b.WriteString(breakerFor(t))
+			b.WriteString(t.Breaker())
 			last = t.End
 		})
 		b.WriteString(content[last:])

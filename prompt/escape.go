@@ -17,15 +17,11 @@ const tagName = "untrusted"
 // escaping inserts is a backslash. It is immutable.
 var tagScanner = fence.MustNew(tagName, fence.Options{})
 
-// Breakers inserted right after an opener: a backslash, which no view a
-// reader may apply (NFKC, removing format characters, either HTML decoder,
-// or any composition of them) removes, decodes, or turns into whitespace or
-// a slash; two after a JSON/JS escape of "<", so the JSON-decoded text
-// still shows one.
-const (
-	breakPlain = `\`
-	breakJSON  = `\\`
-)
+// The breaker (fence.Token.Breaker) inserted right after an opener is a
+// backslash, which no view a reader may apply (NFKC, removing format
+// characters, either HTML decoder, or any composition of them) removes,
+// decodes, or turns into whitespace or a slash; two after a JSON/JS escape
+// of "<", so the JSON-decoded text still shows one.
 
 // escapeTo writes content to w with a backslash inserted right after every
 // opener that starts an untrusted tag ("</untrusted" becomes "<\/untrusted",
@@ -51,10 +47,7 @@ func escapeTo(w sink, content string) error {
 		if err != nil {
 			return
 		}
-		brk := breakPlain
-		if t.Kind == fence.Escape {
-			brk = breakJSON
-		}
+		brk := t.Breaker()
 		seg := content[start:t.End]
 		start = t.End
 		if len(buf)+len(seg)+len(brk) > cap(buf) {

@@ -43,32 +43,40 @@ import (
 	"unicode/utf8"
 )
 
-// Kind is how the less-than unit of a token is written.
-type Kind uint8
+// unitKind is how the less-than unit of a token is written.
+type unitKind uint8
 
 // The kinds of less-than unit.
 const (
-	// Raw is the ASCII '<'.
-	Raw Kind = iota
-	// LookAlike is one non-ASCII rune that is, or reads as, '<'.
-	LookAlike
-	// Reference is an HTML character reference that decodes to '<' (or to
+	// unitRaw is the ASCII '<'.
+	unitRaw unitKind = iota
+	// unitLookAlike is one non-ASCII rune that is, or reads as, '<'.
+	unitLookAlike
+	// unitReference is an HTML character reference that decodes to '<' (or to
 	// a look-alike), possibly written in compatibility forms.
-	Reference
-	// Escape is a JSON or JavaScript escape of '<'.
-	Escape
-	// Percent is a percent escape of '<'.
-	Percent
+	unitReference
+	// unitEscape is a JSON or JavaScript escape of '<'.
+	unitEscape
+	// unitPercent is a percent escape of '<'.
+	unitPercent
 )
 
-// Token is one fence token: text[Start:End] is its less-than unit. A
-// breaker inserted at End (a backslash, which no view removes, decodes or
-// folds into whitespace or a slash) breaks the token in every view; after
-// an Escape unit the breaker must itself survive JSON decoding (two
-// backslashes).
+// Token is one fence token: text[Start:End] is its less-than unit. The
+// breaker Breaker returns, inserted at End, breaks the token in every view.
 type Token struct {
 	Start, End int
-	Kind       Kind
+	kind       unitKind
+}
+
+// Breaker is the text to insert at t.End to break t: a backslash, which no
+// view removes, decodes or folds into whitespace or a slash; after a JSON
+// or JavaScript escape of '<' the breaker must itself survive JSON
+// decoding, so it is two backslashes.
+func (t Token) Breaker() string {
+	if t.kind == unitEscape {
+		return `\\`
+	}
+	return `\`
 }
 
 // Options adjust a Scanner. The zero value is the default.
@@ -178,7 +186,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 	for i < len(s) {
 		c := s[i]
 		var width int
-		var kind Kind
+		var kind unitKind
 		switch {
 		case i == nextAt:
 			width, kind = next.width, next.kind
@@ -204,19 +212,19 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 					continue
 				}
 			}
-			width, kind = 1, Raw
+			width, kind = 1, unitRaw
 		case c >= utf8.RuneSelf:
 			r, w := runeAt(s, i)
 			switch classOf(r) {
 			case rcLT:
-				width, kind = w, LookAlike
+				width, kind = w, unitLookAlike
 			case rcAmp:
 				text, n := decodeRef(s, i+w, 1)
 				if n == 0 || !startsWithLT(text) {
 					i += w // no reference, or not to a less-than
 					continue
 				}
-				width, kind = w+n, Reference
+				width, kind = w+n, unitReference
 			default:
 				i += w // no less-than unit starts with it
 				continue
@@ -231,7 +239,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				i++ // no reference, or not to a less-than
 				continue
 			}
-			width, kind = 1+n, Reference
+			width, kind = 1+n, unitReference
 		case c == '\\', c == '%':
 			if width, kind = sc.lessThanAt(s, i); width <= 0 {
 				i -= width // not a less-than unit: step over it
@@ -252,14 +260,14 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		at := i + width
 		ctx := ctxPlain
 		switch kind {
-		case Escape:
+		case unitEscape:
 			ctx = ctxJSON
-		case Percent:
+		case unitPercent:
 			ctx = ctxPercent
 		}
 		ok, stop, u := sc.lookAhead(s, at, ctx)
 		if ok {
-			emit(Token{Start: i, End: at, Kind: kind})
+			emit(Token{Start: i, End: at, kind: kind})
 		}
 		i = max(at, stop)
 		if u.width > 0 && i == stop {
@@ -335,7 +343,7 @@ func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next un
 			return false, pos + w, unit{}
 		case rcLT:
 			// It ends the candidate and starts the next: hand it over.
-			return false, pos, unit{width: w, kind: LookAlike}
+			return false, pos, unit{width: w, kind: unitLookAlike}
 		case rcOther:
 			return false, pos + w, unit{}
 		case rcAmp, rcSlow:
@@ -377,14 +385,14 @@ func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next un
 // width w, already decoded). It returns the matcher's result, the end of
 // the unit, whether a less-than unit may start at pos (canLT), and whether
 // s[pos:end] is one of kind (hand).
-func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *matcher) (res, end int, canLT, hand bool, kind Kind) {
+func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *matcher) (res, end int, canLT, hand bool, kind unitKind) {
 	canLT = true
 	switch c := s[pos]; {
 	case c >= utf8.RuneSelf:
 		if classOf(r) == rcAmp {
 			if text, n := decodeRef(s, pos+w, 1); n > 0 {
 				canLT = startsWithLT(text)
-				return m.feedText(text), pos + w + n, canLT, canLT, Reference
+				return m.feedText(text), pos + w + n, canLT, canLT, unitReference
 			}
 		}
 		// An ampersand whose reference did not decode is no less-than
@@ -393,19 +401,19 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 	case c == '&':
 		if text, n := decodeRef(s, pos+1, 1); n > 0 {
 			canLT = startsWithLT(text)
-			return m.feedText(text), pos + 1 + n, canLT, canLT, Reference
+			return m.feedText(text), pos + 1 + n, canLT, canLT, unitReference
 		}
 		return m.feed('&'), pos + 1, false, false, 0 // no reference: no less-than unit either
 	case c == '\\':
 		// canLT stays true: a unit may start inside an escape that decodes
 		// to something else, so the scan resumes at pos.
 		if r, w := decodeBackslash(s, pos); w > 0 {
-			return m.feedRuneText(r), pos + w, true, foldsToLT(r), Escape
+			return m.feedRuneText(r), pos + w, true, foldsToLT(r), unitEscape
 		}
 		return m.feed(c), pos + 1, true, false, 0
 	default: // '%'
 		if r, w := decodePercent(s, pos); w > 0 {
-			return m.feedRuneText(r), pos + w, true, foldsToLT(r), Percent
+			return m.feedRuneText(r), pos + w, true, foldsToLT(r), unitPercent
 		}
 		return m.feed(c), pos + 1, true, false, 0
 	}
@@ -438,7 +446,7 @@ func (sc *Scanner) hasName(s string, pos int) bool {
 // width (0 for none) and kind, as lessThanAt would find them.
 type unit struct {
 	width int
-	kind  Kind
+	kind  unitKind
 }
 
 // count returns the number of fence tokens in s.
@@ -451,15 +459,15 @@ func (sc *Scanner) count(s string) int {
 // lessThanAt returns the width and kind of the less-than unit starting at
 // s[i], an ASCII '\\' or '%' (Scan decides the other triggers itself);
 // when none starts there it returns -1.
-func (sc *Scanner) lessThanAt(s string, i int) (int, Kind) {
+func (sc *Scanner) lessThanAt(s string, i int) (int, unitKind) {
 	switch s[i] {
 	case '\\':
 		if r, w := decodeBackslash(s, i); w > 0 && foldsToLT(r) {
-			return w, Escape
+			return w, unitEscape
 		}
 	case '%':
 		if r, w := decodePercent(s, i); w > 0 && foldsToLT(r) {
-			return w, Percent
+			return w, unitPercent
 		}
 	}
 	return -1, 0
