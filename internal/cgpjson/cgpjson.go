@@ -59,7 +59,7 @@ func (w *W) Key(k string) {
 }
 
 // Str writes member k with string value v.
-func (w *W) Str(k, v string) { w.Key(k); w.B = AppendString(w.B, v) }
+func (w *W) Str(k, v string) { w.Key(k); w.B = appendString(w.B, v) }
 
 // OptStr writes member k unless v is empty.
 func (w *W) OptStr(k, v string) {
@@ -112,7 +112,7 @@ func Strs[S ~string](w *W, k string, vs []S) {
 	w.OpenArray()
 	for _, v := range vs {
 		w.Elem()
-		w.B = AppendString(w.B, string(v))
+		w.B = appendString(w.B, string(v))
 	}
 	w.CloseArray()
 }
@@ -143,14 +143,14 @@ const hexDigits = "0123456789abcdef"
 // escapes; 0 means the byte is written as \u00XX.
 var shortEscapes = [...]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
 
-// AppendString appends s as a JSON string. It escapes '"', '\\' and the
+// appendString appends s as a JSON string. It escapes '"', '\\' and the
 // control characters below U+0020 (\b \t \n \f \r short, others \u00xx) and
 // writes everything else as UTF-8. Invalid UTF-8 becomes U+FFFD.
-func AppendString(dst []byte, s string) []byte {
+func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		i = PlainUntil(s, i, true)
+		i = plainUntil(s, i, true)
 		if i == len(s) {
 			break
 		}

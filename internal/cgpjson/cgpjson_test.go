@@ -85,8 +85,8 @@ func TestAppendStringMatchesReference(t *testing.T) {
 		"":             `""`,
 	}
 	for in, want := range cases {
-		if got := string(AppendString(nil, in)); got != want {
-			t.Errorf("AppendString(%q) = %q; want %q", in, got, want)
+		if got := string(appendString(nil, in)); got != want {
+			t.Errorf("appendString(%q) = %q; want %q", in, got, want)
 		}
 	}
 }
@@ -96,13 +96,13 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := AppendString(nil, s)
+		b := appendString(nil, s)
 		var back string
 		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatalf("AppendString(%q) = %q is not a JSON string: %v", s, b, err)
+			t.Fatalf("appendString(%q) = %q is not a JSON string: %v", s, b, err)
 		}
 		if utf8.ValidString(s) && back != s {
-			t.Fatalf("AppendString(%q) read back as %q", s, back)
+			t.Fatalf("appendString(%q) read back as %q", s, back)
 		}
 	})
 }

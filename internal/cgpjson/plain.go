@@ -1,6 +1,6 @@
 package cgpjson
 
-// PlainUntil returns the index of the first byte at or after i that a JSON
+// plainUntil returns the index of the first byte at or after i that a JSON
 // string cannot carry as it is: '"', '\\', a byte below 0x20, and, when
 // stopNonASCII is set, any byte of a multi-byte UTF-8 sequence. It returns
 // len(s) when there is none.
@@ -9,7 +9,7 @@ package cgpjson
 // walking long runs of plain text, so the walk tests eight bytes per step:
 // a word with none of those bytes is skipped whole, and the first word that
 // has one is searched byte by byte.
-func PlainUntil[T ~string | ~[]byte](s T, i int, stopNonASCII bool) int {
+func plainUntil[T ~string | ~[]byte](s T, i int, stopNonASCII bool) int {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080

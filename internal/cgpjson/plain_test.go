@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// plainUntilByBytes is PlainUntil's definition, one byte at a time.
+// plainUntilByBytes is plainUntil's definition, one byte at a time.
 func plainUntilByBytes(s string, i int, stopNonASCII bool) int {
 	for ; i < len(s); i++ {
 		c := s[i]
@@ -23,11 +23,11 @@ func TestPlainUntil(t *testing.T) {
 		for _, stop := range []bool{false, true} {
 			for i := 0; i <= len(s); i++ {
 				want := plainUntilByBytes(s, i, stop)
-				if got := PlainUntil(s, i, stop); got != want {
-					t.Errorf("PlainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
+				if got := plainUntil(s, i, stop); got != want {
+					t.Errorf("plainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
 				}
-				if got := PlainUntil([]byte(s), i, stop); got != want {
-					t.Errorf("PlainUntil([]byte(%q), %d, %v) = %d, want %d", s, i, stop, got, want)
+				if got := plainUntil([]byte(s), i, stop); got != want {
+					t.Errorf("plainUntil([]byte(%q), %d, %v) = %d, want %d", s, i, stop, got, want)
 				}
 			}
 		}
@@ -41,8 +41,8 @@ func FuzzPlainUntil(f *testing.F) {
 	f.Add("\\\x1f\x20 ~\x7f", uint8(1), true)
 	f.Fuzz(func(t *testing.T, s string, start uint8, stop bool) {
 		i := int(start) % (len(s) + 1)
-		if got, want := PlainUntil(s, i, stop), plainUntilByBytes(s, i, stop); got != want {
-			t.Fatalf("PlainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
+		if got, want := plainUntil(s, i, stop), plainUntilByBytes(s, i, stop); got != want {
+			t.Fatalf("plainUntil(%q, %d, %v) = %d, want %d", s, i, stop, got, want)
 		}
 	})
 }
@@ -53,7 +53,7 @@ func BenchmarkPlainUntil(b *testing.B) {
 	b.Run("string", func(b *testing.B) {
 		b.SetBytes(int64(len(s)))
 		for b.Loop() {
-			if PlainUntil(s, 0, true) != len(s) {
+			if plainUntil(s, 0, true) != len(s) {
 				b.Fatal("stopped early")
 			}
 		}
@@ -61,7 +61,7 @@ func BenchmarkPlainUntil(b *testing.B) {
 	b.Run("bytes", func(b *testing.B) {
 		b.SetBytes(int64(len(bs)))
 		for b.Loop() {
-			if PlainUntil(bs, 0, false) != len(bs) {
+			if plainUntil(bs, 0, false) != len(bs) {
 				b.Fatal("stopped early")
 			}
 		}

@@ -189,7 +189,7 @@ func (r *Reader) rawString() (string, bool, bool) {
 	start := r.i + 1
 	escaped := false
 	for i := start; i < len(r.b); i++ {
-		i = PlainUntil(r.b, i, false)
+		i = plainUntil(r.b, i, false)
 		if i == len(r.b) {
 			break
 		}

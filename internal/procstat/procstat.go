@@ -27,8 +27,8 @@ type Stat struct {
 	Start uint64
 }
 
-// ErrMalformed reports a stat line this package cannot read.
-var ErrMalformed = errors.New("procstat: malformed stat line")
+// errMalformed reports a stat line this package cannot read.
+var errMalformed = errors.New("procstat: malformed stat line")
 
 // Zombie reports whether the process has exited and waits to be reaped.
 func (s Stat) Zombie() bool { return s.State == "Z" }
@@ -40,7 +40,7 @@ func (s Stat) CPU() time.Duration {
 }
 
 // Read reads and parses /proc/PID/stat. An error wraps the file's (the
-// process is gone) or ErrMalformed.
+// process is gone) or errMalformed.
 func Read(pid int) (Stat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -54,20 +54,20 @@ func Read(pid int) (Stat, error) {
 func parse(b []byte) (Stat, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return Stat{}, ErrMalformed
+		return Stat{}, errMalformed
 	}
 	// After the name: state(3) ppid(4) … utime(14) stime(15) … starttime(22),
 	// numbered as in proc(5).
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
-		return Stat{}, ErrMalformed
+		return Stat{}, errMalformed
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	ut, err2 := strconv.ParseUint(f[11], 10, 64)
 	st, err3 := strconv.ParseUint(f[12], 10, 64)
 	start, err4 := strconv.ParseUint(f[19], 10, 64)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return Stat{}, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return Stat{}, fmt.Errorf("%w: %w", errMalformed, err)
 	}
 	return Stat{State: f[0], PPID: ppid, UTime: ut, STime: st, Start: start}, nil
 }

@@ -32,8 +32,8 @@ func FuzzParse(f *testing.F) {
 
 func TestParseMalformed(t *testing.T) {
 	for _, in := range []string{"", "42 bash S 1", "42 (bash) S 1 2 3", "42 (bash) S x 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 5"} {
-		if _, err := parse([]byte(in)); !errors.Is(err, ErrMalformed) {
-			t.Errorf("parse(%q): %v, want ErrMalformed", in, err)
+		if _, err := parse([]byte(in)); !errors.Is(err, errMalformed) {
+			t.Errorf("parse(%q): %v, want errMalformed", in, err)
 		}
 	}
 }
@@ -57,7 +57,7 @@ func TestReadSelf(t *testing.T) {
 	if s.PPID != os.Getppid() || s.Zombie() || s.Start == 0 {
 		t.Fatalf("Read(self) = %+v, parent %d", s, os.Getppid())
 	}
-	if _, err := Read(-1); err == nil || errors.Is(err, ErrMalformed) {
+	if _, err := Read(-1); err == nil || errors.Is(err, errMalformed) {
 		t.Fatalf("Read(-1): %v, want the file's error", err)
 	}
 }
