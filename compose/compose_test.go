@@ -270,7 +270,7 @@ func TestCompareScoresTotalOrder(t *testing.T) {
 
 func strategies() []Strategy {
 	return []Strategy{
-		ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{}, DefaultPerProviderQuota(), PerProviderQuota{K: 2},
+		ScoreDescending{}, RoundRobinByRank{}, PerProviderQuota{}, PerProviderQuota{K: DefaultQuota}, PerProviderQuota{K: 2},
 		TrustWeighted{Weights: map[string]uint32{"a": 2, "b": 0}, Default: 1},
 		newPrecomputedOrder("replay", nil),
 	}

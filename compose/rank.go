@@ -32,7 +32,8 @@ const (
 	NameTrustWeighted    = "trust-weighted"
 )
 
-// DefaultQuota is the per-provider tier size of DefaultPerProviderQuota.
+// DefaultQuota is the per-provider tier size the HTTP API uses when a
+// per-provider-quota strategy names none.
 const DefaultQuota = 3
 
 // ScoreDescending ranks the whole set by score, highest first (float32 total
@@ -108,9 +109,6 @@ type PerProviderQuota struct {
 	// tier, counted by rank within the provider. Zero or negative means 1.
 	K int
 }
-
-// DefaultPerProviderQuota returns PerProviderQuota{K: DefaultQuota}.
-func DefaultPerProviderQuota() PerProviderQuota { return PerProviderQuota{K: DefaultQuota} }
 
 // Name returns "per-provider-quota".
 func (PerProviderQuota) Name() string { return NamePerProviderQuota }
