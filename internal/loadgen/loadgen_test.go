@@ -198,23 +198,3 @@ func TestRawClientReadsEveryResponseShape(t *testing.T) {
 		t.Fatalf("chunked answers: %v (first error %v)", rep, rep.FirstErr)
 	}
 }
-
-func TestSameAsFirst(t *testing.T) {
-	check := SameAsFirst(func(b []byte) error {
-		if string(b) == "bad" {
-			return errors.New("bad")
-		}
-		return nil
-	})
-	if check([]byte("bad")) == nil {
-		t.Fatal("a first body failing the check was accepted")
-	}
-	for range 2 {
-		if check([]byte("good")) != nil {
-			t.Fatal("a body identical to the first refused")
-		}
-	}
-	if check([]byte("good!")) == nil {
-		t.Fatal("a different body was accepted")
-	}
-}

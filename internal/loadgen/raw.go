@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -166,30 +165,4 @@ func (c *rawConn) readHead() (n int, closing bool, err error) {
 		return 0, false, errors.New("response without Content-Length")
 	}
 	return n, closing, nil
-}
-
-// SameAsFirst returns a Check for a route whose answer is a pure function
-// of the request, such as /v1/compose: the first body must pass check,
-// and every later one must be byte-identical to it. That is stronger than
-// checking each body on its own, and costs a comparison instead of a parse.
-func SameAsFirst(check func([]byte) error) func([]byte) error {
-	var (
-		mu    sync.Mutex
-		first []byte
-	)
-	return func(b []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if first == nil {
-			if err := check(b); err != nil {
-				return err
-			}
-			first = bytes.Clone(b)
-			return nil
-		}
-		if !bytes.Equal(b, first) {
-			return fmt.Errorf("answer of %d bytes differs from the first answer (%d bytes)", len(b), len(first))
-		}
-		return nil
-	}
 }
