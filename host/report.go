@@ -27,6 +27,10 @@ type FanOut struct {
 	// Elapsed is the whole fan-out's wall-clock time, encoded in
 	// nanoseconds.
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// ComposeElapsed is how long Compose took over the accepted frames,
+	// encoded in nanoseconds; zero (omitted) until Compose has run. The
+	// fan-out's own Elapsed does not include it.
+	ComposeElapsed time.Duration `json:"compose_elapsed_ns,omitempty"`
 
 	host *Host
 }
@@ -80,7 +84,10 @@ func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 	if o.Attestations == nil {
 		o.Attestations = ledgerStates{f.Ledger()}
 	}
-	return compose.ForPrompt(f.Accepted(), budget, &o)
+	start := time.Now()
+	res := compose.ForPrompt(f.Accepted(), budget, &o)
+	f.ComposeElapsed = time.Since(start)
+	return res
 }
 
 // ledgerStates gives the composer a ledger's attestation states.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,34 @@ func TestQueryStoredIndex(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "query", "--max-file-size", "0", "--goal", "x", dir); code != exitUsage {
 		t.Errorf("--max-file-size 0: exit %d", code)
+	}
+}
+
+// The audit reports how long each stage took: the index line its state and
+// time, the fan-out its time, and the composition its own (text and JSON).
+func TestQueryReportsStageTimes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Quota\n\nThe quota resets at midnight.\n"), 0o644)
+	code, _, errs := runCLI(t, "", "query", "--no-index", "--goal", "quota reset", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, re := range []string{`(?m)^# index indexed .*: .* memory in \d[^ ]*s `, `(?m)^# fan-out: 1 provider\(s\), \d[^ ]*s$`, `(?m)^# composition: \d[^ ]*s$`} {
+		if !regexp.MustCompile(re).MatchString(errs) {
+			t.Errorf("the audit has no line matching %s:\n%s", re, errs)
+		}
+	}
+	code, out, errs := runCLI(t, "", "query", "--no-index", "--format", "json", "--goal", "quota reset", dir)
+	if code != exitOK {
+		t.Fatalf("json: exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		FanOut struct {
+			Elapsed        int64 `json:"elapsed_ns"`
+			ComposeElapsed int64 `json:"compose_elapsed_ns"`
+		} `json:"fanout"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.FanOut.Elapsed <= 0 || doc.FanOut.ComposeElapsed <= 0 {
+		t.Errorf("fan-out times %+v (%v)\n%s", doc.FanOut, err, out)
 	}
 }

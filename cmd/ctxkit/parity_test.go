@@ -10,7 +10,7 @@ import (
 
 // elapsed matches the wall-clock figures of a query report, the one part
 // of its output that differs from run to run wherever it runs.
-var elapsed = regexp.MustCompile(`("elapsed_ns": )\d+|\b\d+(\.\d+)?(ns|µs|ms|s)\b|"as_of": "[^"]*"`)
+var elapsed = regexp.MustCompile(`("(?:compose_)?elapsed_ns": )\d+|\b\d+(\.\d+)?(ns|µs|ms|s)\b|"as_of": "[^"]*"`)
 
 // localOnlyReport drops what only a local query with DIR arguments prints:
 // the report of the index it built (a service indexes at its start).

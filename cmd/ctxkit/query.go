@@ -465,7 +465,7 @@ func writeFanOutReport(w io.Writer, fo *host.FanOut) {
 			fmt.Fprintf(w, "  refused %s: %s\n", safetext.Quote(e.Frame.String()), safetext.Escape(detail))
 		}
 	}
-	fmt.Fprintln(w, "# composition")
+	fmt.Fprintf(w, "# composition: %s\n", fo.ComposeElapsed.Round(time.Microsecond))
 }
 
 // legLimits spells what a leg was given: its share of the global budget
