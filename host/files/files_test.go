@@ -52,7 +52,7 @@ func TestIndexSkipsAndCounts(t *testing.T) {
 	dir := tree(t)
 	p := build(t, dir)
 	ix := p.Index()
-	sk := ix.Skipped()
+	sk := ix.Stats().Skipped
 	if ix.Files() != 4 || sk.Binary != 1 || sk.TooLarge != 1 || sk.Symlinks != 1 {
 		t.Errorf("files=%d skipped=%+v", ix.Files(), sk)
 	}
