@@ -480,7 +480,7 @@ func (ix *Index) Label() string { return ix.label }
 
 // retire releases the index's mapped store once nothing refers to the
 // index any more: a Provider replacing an index it found corrupt cannot know
-// whether a caller still holds the old one (from Provider.Index), and
+// whether a caller still holds the old one (from Provider.Indexes), and
 // unmapping under that caller would make its next Search fault.
 func (ix *Index) retire() {
 	runtime.AddCleanup(ix, func(segs []*segment) {

@@ -61,17 +61,10 @@ func New(ixs ...*Index) *Provider {
 	return p
 }
 
-// Index returns the provider's first index. A query that finds an index
-// corrupt replaces it (see Query), so call Index again after a query; an
-// index replaced so stays usable (it answers from its old store) and is
-// released once no longer referenced.
-func (p *Provider) Index() *Index {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return p.roots[0]
-}
-
-// Indexes returns the provider's indexes, one per root, as Index does.
+// Indexes returns the provider's indexes, one per root. A query that finds
+// an index corrupt replaces it (see Query), so call Indexes again after a
+// query; an index replaced so stays usable (it answers from its old store)
+// and is released once no longer referenced.
 func (p *Provider) Indexes() []*Index {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
