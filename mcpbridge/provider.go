@@ -126,7 +126,7 @@ func New(id string, target Target, opts *Options) (*Provider, error) {
 // only, and egress when the MCP server is remote. It opens no connection.
 func (p *Provider) Handshake(context.Context, string) (*wire.HandshakeAck, error) {
 	flow := frame.DataFlow{Reads: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly}}
-	if p.target.Remote() {
+	if p.target.remote() {
 		flow = frame.DataFlow{Reads: true, Egress: true}
 	}
 	return &wire.HandshakeAck{
