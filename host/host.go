@@ -69,7 +69,7 @@ type Options struct {
 	// providers declaring exactly this fingerprint (E1); with none set, no
 	// embedding is ever sent.
 	EmbeddingsFingerprint string
-	// Trust holds the operator's attester keys; FanOut.Ledger checks
+	// Trust holds the operator's attester keys; FanOut.Compose checks
 	// attestations against it (nil: no key is trusted).
 	Trust *trust.Store
 	// Policy is the per-frame audit policy (default ExcludeFrames).

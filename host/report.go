@@ -52,12 +52,12 @@ func (f *FanOut) Accepted() []compose.Offer {
 	return out
 }
 
-// Ledger checks the attestations each accepted leg carried against the
+// ledger checks the attestations each accepted leg carried against the
 // host's trust store (Options.Trust; an empty store when nil) and returns the
 // resulting ledger, keyed by FrameID with the host's provider ids. The
 // commitment is recomputed with the provider's declared name. The ledger
 // only annotates: it never changes which frames are accepted.
-func (f *FanOut) Ledger() *trust.Ledger {
+func (f *FanOut) ledger() *trust.Ledger {
 	l := trust.NewLedger()
 	store := trust.NewStore()
 	if f.host != nil && f.host.opts.Trust != nil {
@@ -82,7 +82,7 @@ func (f *FanOut) Compose(budget int, opts *compose.Options) *compose.Result {
 		o = *opts
 	}
 	if o.Attestations == nil {
-		o.Attestations = ledgerStates{f.Ledger()}
+		o.Attestations = ledgerStates{f.ledger()}
 	}
 	start := time.Now()
 	res := compose.ForPrompt(f.Accepted(), budget, &o)

@@ -17,44 +17,46 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Defaults of the zero Options.
+// Defaults of the zero Options (documented on its fields).
 const (
-	DefaultMaxResources     = 10000   // resources listed, all pages together
-	DefaultMaxReads         = 1000    // resources read per query
-	DefaultMaxResourceBytes = 1 << 20 // bytes of one resource
-	DefaultMaxBytes         = 8 << 20 // bytes read per query, all resources together
-	DefaultToolArgument     = "query" // the argument the goal goes in, for Tool
-	// DefaultStartTimeout is a stdio server's start-up allowance: from
+	defaultMaxResources     = 10000   // resources listed, all pages together
+	defaultMaxReads         = 1000    // resources read per query
+	defaultMaxResourceBytes = 1 << 20 // bytes of one resource
+	defaultMaxBytes         = 8 << 20 // bytes read per query, all resources together
+	defaultToolArgument     = "query" // the argument the goal goes in, for Tool
+	// defaultStartTimeout is a stdio server's start-up allowance: from
 	// starting its process to its answer to initialize. It is long because
 	// a launcher such as npx first downloads the package (about 50 s on a
 	// machine that never ran it), and it costs nothing but waiting: the
 	// process is local, and nothing has been sent to it but initialize.
-	DefaultStartTimeout = 2 * time.Minute
+	defaultStartTimeout = 2 * time.Minute
 )
 
 // Options configures a Provider. A nil *Options or zero fields mean the
 // defaults.
 type Options struct {
-	// MaxResources bounds the resources listed (every page together);
-	// listing stops there and the rest are reported as left out.
+	// MaxResources bounds the resources listed (every page together,
+	// default 10000); listing stops there and the rest are reported as
+	// left out.
 	MaxResources int
-	// MaxReads bounds the resources read per query.
+	// MaxReads bounds the resources read per query (default 1000).
 	MaxReads int
-	// MaxResourceBytes bounds one resource: a larger one (by its declared
-	// size or its content) is left out.
+	// MaxResourceBytes bounds one resource (default 1 MiB): a larger one
+	// (by its declared size or its content) is left out.
 	MaxResourceBytes int64
-	// MaxBytes bounds the bytes read per query, all resources together:
-	// once reached, the remaining resources are left out.
+	// MaxBytes bounds the bytes read per query, all resources together
+	// (default 8 MiB): once reached, the remaining resources are left out.
 	MaxBytes int64
 	// Tool names a search-like tool to call with the goal; its text
 	// results are ranked with the resources. Empty: no tool is called.
 	Tool string
 	// ToolArgument is the argument Tool takes the goal in (default
-	// DefaultToolArgument).
+	// "query").
 	ToolArgument string
-	// StartTimeout is a stdio server's start-up allowance (default
-	// DefaultStartTimeout), separate from the host's query timeout, which
-	// runs once the server has answered initialize (host.Starter). A
+	// StartTimeout is a stdio server's start-up allowance (default two
+	// minutes, room for a launcher such as npx to download the package
+	// first), separate from the host's query timeout, which runs once the
+	// server has answered initialize (host.Starter). A
 	// Streamable HTTP server has none: connecting to it is part of the
 	// query, under the query timeout.
 	StartTimeout time.Duration
@@ -83,13 +85,13 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
-	defaults.IfNotPositive(&v.MaxResources, DefaultMaxResources)
-	defaults.IfNotPositive(&v.MaxReads, DefaultMaxReads)
-	defaults.IfNotPositive(&v.MaxResourceBytes, DefaultMaxResourceBytes)
-	defaults.IfNotPositive(&v.MaxBytes, DefaultMaxBytes)
-	v.ToolArgument = cmp.Or(v.ToolArgument, DefaultToolArgument)
+	defaults.IfNotPositive(&v.MaxResources, defaultMaxResources)
+	defaults.IfNotPositive(&v.MaxReads, defaultMaxReads)
+	defaults.IfNotPositive(&v.MaxResourceBytes, defaultMaxResourceBytes)
+	defaults.IfNotPositive(&v.MaxBytes, defaultMaxBytes)
+	v.ToolArgument = cmp.Or(v.ToolArgument, defaultToolArgument)
 	v.Version = cmp.Or(v.Version, "dev")
-	defaults.IfNotPositive(&v.StartTimeout, DefaultStartTimeout)
+	defaults.IfNotPositive(&v.StartTimeout, defaultStartTimeout)
 	return v
 }
 
@@ -124,7 +126,7 @@ func New(id string, target Target, opts *Options) (*Provider, error) {
 // only, and egress when the MCP server is remote. It opens no connection.
 func (p *Provider) Handshake(context.Context, string) (*wire.HandshakeAck, error) {
 	flow := frame.DataFlow{Reads: true, EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly}}
-	if p.target.Remote() {
+	if p.target.remote() {
 		flow = frame.DataFlow{Reads: true, Egress: true}
 	}
 	return &wire.HandshakeAck{
@@ -167,11 +169,11 @@ func (p *Provider) ID() string { return p.id }
 // String names the provider and its MCP server.
 func (p *Provider) String() string { return p.id + " (" + p.target.String() + ")" }
 
-// ErrConnect is matched by every failure to start or initialize the MCP
-// session; ErrServer by every failed or malformed MCP request after it.
+// errConnect wraps every failure to start or initialize the MCP session;
+// errServer every failed or malformed MCP request after it.
 var (
-	ErrConnect = errors.New("mcpbridge: cannot connect to the MCP server")
-	ErrServer  = errors.New("mcpbridge: the MCP server failed a request")
+	errConnect = errors.New("mcpbridge: cannot connect to the MCP server")
+	errServer  = errors.New("mcpbridge: the MCP server failed a request")
 )
 
 // connect returns the open session, opening it first if needed.
@@ -192,7 +194,7 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	s, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		p.closeLocked()
-		return nil, fmt.Errorf("%w %s: %w", ErrConnect, p.target, err)
+		return nil, fmt.Errorf("%w %s: %w", errConnect, p.target, err)
 	}
 	p.session = s
 	return s, nil

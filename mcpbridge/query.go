@@ -266,18 +266,18 @@ func (p *Provider) callTool(ctx context.Context, s *mcp.ClientSession, goal stri
 		out = append(out, t.Text)
 	}
 	if r.IsError {
-		return nil, fmt.Errorf("%w: tools/call %s: the tool answered an error: %s", ErrServer, p.opts.Tool, strings.Join(out, " "))
+		return nil, fmt.Errorf("%w: tools/call %s: the tool answered an error: %s", errServer, p.opts.Tool, strings.Join(out, " "))
 	}
 	return out, nil
 }
 
 // serverErr types a failed MCP request: the context's error when the leg
-// ran out of time, ErrServer otherwise.
+// ran out of time, errServer otherwise.
 func (p *Provider) serverErr(ctx context.Context, op string, err error) error {
 	if ce := ctx.Err(); ce != nil {
 		return fmt.Errorf("mcpbridge: %s %s: %w", p.target, op, ce)
 	}
-	return fmt.Errorf("%w %s: %s: %w", ErrServer, p.target, op, err)
+	return fmt.Errorf("%w %s: %s: %w", errServer, p.target, op, err)
 }
 
 // makeFrame turns a ranked chunk into a frame.

@@ -69,9 +69,9 @@ func (t Target) check() error {
 	return fmt.Errorf("%w: %s: scheme %q is not stdio:, https:// or http:// to loopback", ErrBadTarget, t.URL, u.Scheme)
 }
 
-// Remote reports whether the target sends data off the machine: an HTTP
+// remote reports whether the target sends data off the machine: an HTTP
 // endpoint on a host that is not loopback.
-func (t Target) Remote() bool {
+func (t Target) remote() bool {
 	if len(t.Command) > 0 {
 		return false
 	}

@@ -37,9 +37,9 @@ func BenchmarkIndex(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(ix.Files()), "files")
-	b.ReportMetric(float64(ix.Chunks()), "chunks")
-	b.ReportMetric(float64(ix.Bytes())/(1<<20), "MiB")
-	sk := ix.Skipped()
+	b.ReportMetric(float64(ix.Stats().Chunks), "chunks")
+	b.ReportMetric(float64(ix.Stats().Bytes)/(1<<20), "MiB")
+	sk := ix.Stats().Skipped
 	b.ReportMetric(float64(sk.Binary+sk.TooLarge), "skipped")
 }
 
@@ -100,7 +100,7 @@ func BenchmarkWarmQuery(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if st := ix.Stats().State; st != StateFresh {
+		if st := ix.Stats().State; st != stateFresh {
 			b.Fatalf("state %s, want fresh", st)
 		}
 		res, err := New(ix).Query(context.Background(), &frame.Query{Goal: "how does the http server shut down gracefully", MaxFrames: 32, MaxTokens: 2000})

@@ -15,9 +15,9 @@ import (
 
 // Chunk bounds, in budget tokens (frame.BudgetTokens: a quarter of the
 // bytes). A chunk is never cut inside a line, so one very long line can
-// exceed MaxChunkTokens; every other chunk stays within it.
+// exceed maxChunkTokens; every other chunk stays within it.
 const (
-	MaxChunkTokens = 192 // a section or declaration longer than this is split
+	maxChunkTokens = 192 // a section or declaration longer than this is split
 	minChunkTokens = 24  // a unit shorter than this joins a neighbour
 	maxHeadingLen  = 160 // bytes of heading/symbol text kept per chunk
 )
@@ -40,10 +40,10 @@ type Chunk struct {
 	Text string
 }
 
-// KindOf returns the frame kind of a file by its name: doc for prose
+// fileKind returns the frame kind of a file by its name: doc for prose
 // (Markdown, reStructuredText, AsciiDoc, plain text, HTML, names without an
 // extension such as README), snippet for everything else.
-func KindOf(name string) frame.Kind {
+func fileKind(name string) frame.Kind {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".md", ".markdown", ".txt", ".rst", ".adoc", ".html", ".htm", "":
 		return frame.KindDoc
@@ -57,14 +57,14 @@ func KindOf(name string) frame.Kind {
 // paragraph boundaries; Go by top-level declarations with their doc
 // comments; HTML as text by its h1–h6 sections; other code by top-level
 // definitions and blank-line blocks; other text by paragraphs. Chunks are
-// whole lines, bounded by MaxChunkTokens, and none is only whitespace,
+// whole lines, bounded by maxChunkTokens, and none is only whitespace,
 // punctuation or a heading line.
 func Split(name string, content []byte) []Chunk {
 	lines := lex.SplitLines(content)
 	if len(lines) == 0 {
 		return nil
 	}
-	kind := KindOf(name)
+	kind := fileKind(name)
 	var units []unit
 	text := content
 	switch strings.ToLower(path.Ext(name)) {
@@ -326,7 +326,7 @@ func markdownUnits(data []byte, lines []lineSpan) []unit {
 // heading line, are left out. src holds the bytes the line spans index
 // (the raw content) and text the bytes served (the same, or HTML's text).
 func packUnits(name string, raw, text []byte, lines []lineSpan, units []unit, kind frame.Kind) []Chunk {
-	maxBytes := MaxChunkTokens * 4
+	maxBytes := maxChunkTokens * 4
 	minBytes := minChunkTokens * 4
 	size := func(u unit) int {
 		return spanBytes(lines, u.start, u.end)

@@ -28,7 +28,7 @@ func checkChunks(t *testing.T, name string, content []byte, chunks []Chunk) {
 			if c.Start != lines[c.StartLine-1].Off || c.End != lines[c.EndLine-1].Off+lines[c.EndLine-1].Len || c.Text != string(content[c.Start:c.End]) {
 				t.Fatalf("%s: chunk %d-%d is not its whole lines", name, c.StartLine, c.EndLine)
 			}
-			if c.EndLine > c.StartLine && len(c.Text) > MaxChunkTokens*4 {
+			if c.EndLine > c.StartLine && len(c.Text) > maxChunkTokens*4 {
 				t.Fatalf("%s: chunk %d-%d has %d bytes, over the bound", name, c.StartLine, c.EndLine, len(c.Text))
 			}
 		}
@@ -69,7 +69,7 @@ func TestLongSectionSplitsEvenly(t *testing.T) {
 		t.Fatalf("not split: %d chunks", len(cs))
 	}
 	for _, c := range cs {
-		if len(c.Text) < MaxChunkTokens*4/3 {
+		if len(c.Text) < maxChunkTokens*4/3 {
 			t.Errorf("fragment %d-%d of %d bytes", c.StartLine, c.EndLine, len(c.Text))
 		}
 		if !strings.HasSuffix(c.Text, "\n\n") && c.EndLine != cs[len(cs)-1].EndLine {

@@ -51,8 +51,8 @@ func sample() *frame.Query {
 func TestIndexSkipsAndCounts(t *testing.T) {
 	dir := tree(t)
 	p := build(t, dir)
-	ix := p.Index()
-	sk := ix.Skipped()
+	ix := p.Indexes()[0]
+	sk := ix.Stats().Skipped
 	if ix.Files() != 4 || sk.Binary != 1 || sk.TooLarge != 1 || sk.Symlinks != 1 {
 		t.Errorf("files=%d skipped=%+v", ix.Files(), sk)
 	}
@@ -152,7 +152,7 @@ func TestProviderRules(t *testing.T) {
 	}
 	// anchors: a chunk of the anchored file ranks first even if unrelated.
 	q = sample()
-	q.Anchors = []string{files.FileURI(filepath.Join(p.Index().Root(), "src", "other.go"))}
+	q.Anchors = []string{files.FileURI(filepath.Join(p.Indexes()[0].Root(), "src", "other.go"))}
 	an, _ := p.Query(ctx, q)
 	if len(an.Frames) == 0 || !strings.HasPrefix(an.Frames[0].ID, "src/other.go") {
 		t.Errorf("anchor not first: %v", an.Frames)

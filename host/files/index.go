@@ -40,7 +40,7 @@ type IndexOptions struct {
 	Store          string    // index file to keep and refresh; "" indexes in memory only
 	Include        []string  // globs; if any, only matching files are indexed
 	Exclude        []string  // globs of files and directories to leave out
-	NoDefaultSkips bool      // descend into hidden and DefaultSkipDirs directories too
+	NoDefaultSkips bool      // descend into hidden directories and node_modules, vendor, build, ... too
 	NoIgnoreFiles  bool      // do not read .gitignore and .ignore files
 	Workers        int       // indexing goroutines (default: every core)
 }
@@ -55,19 +55,20 @@ func (o *IndexOptions) maxFileSize() int64 {
 // fingerprint sums the options that decide what is indexed, so an index
 // built with other options is rebuilt rather than trusted.
 func (o *IndexOptions) fingerprint() uint32 {
-	s := fmt.Sprintf("%d|%q|%q|%v|%v|%d", o.maxFileSize(), o.Include, o.Exclude, o.NoDefaultSkips, o.NoIgnoreFiles, MaxChunkTokens)
+	s := fmt.Sprintf("%d|%q|%q|%v|%v|%d", o.maxFileSize(), o.Include, o.Exclude, o.NoDefaultSkips, o.NoIgnoreFiles, maxChunkTokens)
 	return crc32.Checksum([]byte(s), castagnoli)
 }
 
-// State says how Build found a stored index.
+// State says how Build found a stored index: "memory" (no store),
+// "fresh", "refreshed" or "rebuilt".
 type State string
 
 // Index states.
 const (
-	StateMemory    State = "memory"    // no store: indexed in memory
-	StateFresh     State = "fresh"     // the stored index matched the tree
-	StateRefreshed State = "refreshed" // changed files were reindexed over the stored index
-	StateRebuilt   State = "rebuilt"   // built (again) from the tree and stored
+	stateMemory    State = "memory"    // no store: indexed in memory
+	stateFresh     State = "fresh"     // the stored index matched the tree
+	stateRefreshed State = "refreshed" // changed files were reindexed over the stored index
+	stateRebuilt   State = "rebuilt"   // built (again) from the tree and stored
 )
 
 // Stats describes an index as Build left it.
@@ -179,7 +180,7 @@ func buildIndexDistrusting(ctx context.Context, root, label string, opts *IndexO
 	}
 	if o.Store == "" {
 		err = ix.rebuild(ctx, w.files, &o)
-		ix.stats.State = StateMemory
+		ix.stats.State = stateMemory
 	} else {
 		st := <-stored
 		if st.err == nil && (slices.Contains(distrusted, st.seg.sum) || st.delta != nil && slices.Contains(distrusted, st.delta.sum)) {
@@ -469,15 +470,6 @@ func (ix *Index) Stats() Stats { return ix.stats }
 // Files returns the number of indexed paths.
 func (ix *Index) Files() int { return ix.stats.Files }
 
-// Chunks returns the number of indexed chunks.
-func (ix *Index) Chunks() int { return ix.stats.Chunks }
-
-// Bytes returns the number of bytes of text indexed.
-func (ix *Index) Bytes() int64 { return ix.stats.Bytes }
-
-// Skipped returns the counts of files left out of the index.
-func (ix *Index) Skipped() Skipped { return ix.stats.Skipped }
-
 // Root returns the absolute, symlink-resolved root directory ("" for an
 // index of documents).
 func (ix *Index) Root() string { return ix.root }
@@ -488,7 +480,7 @@ func (ix *Index) Label() string { return ix.label }
 
 // retire releases the index's mapped store once nothing refers to the
 // index any more: a Provider replacing an index it found corrupt cannot know
-// whether a caller still holds the old one (from Provider.Index), and
+// whether a caller still holds the old one (from Provider.Indexes), and
 // unmapping under that caller would make its next Search fault.
 func (ix *Index) retire() {
 	runtime.AddCleanup(ix, func(segs []*segment) {

@@ -46,7 +46,7 @@ func TestWalkSkipsByReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk := ix.Skipped()
+	sk := ix.Stats().Skipped
 	if sk.Ignored != 3 || sk.DefaultDirs != 1 || sk.Excluded != 1 || sk.TooLarge != 1 || sk.Hidden != 2 {
 		t.Errorf("skipped = %+v, want 3 ignored (debug.log, generated/, sub/secret.md), 1 default dir, 1 excluded, 1 too large, 2 hidden (the ignore files)", sk)
 	}
@@ -80,7 +80,7 @@ func TestDecodesLatin1AndUTF16(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sk := ix.Skipped(); sk.Binary != 1 || ix.Files() != 2 {
+	if sk := ix.Stats().Skipped; sk.Binary != 1 || ix.Files() != 2 {
 		t.Fatalf("files=%d skipped=%+v", ix.Files(), sk)
 	}
 	res, _ := files.New(ix).Query(context.Background(), &frame.Query{Goal: "recipe", MaxFrames: 8, MaxTokens: 1000})
@@ -274,7 +274,7 @@ func TestParallelWalkIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sk := ix.Skipped(); sk.Ignored != 5 {
+		if sk := ix.Stats().Skipped; sk.Ignored != 5 {
 			t.Errorf("ignored %d files, want the 5 under pkgx/db", sk.Ignored)
 		}
 		ix.Close()

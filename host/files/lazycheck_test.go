@@ -121,9 +121,9 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 			ix, log := open()
 			st := ix.Stats().State
 			switch {
-			case !c.lazy && (st != StateRebuilt || !strings.Contains(log.String(), "corrupt")):
+			case !c.lazy && (st != stateRebuilt || !strings.Contains(log.String(), "corrupt")):
 				t.Fatalf("Build: state %s, log %q; want rebuilt as corrupt", st, log)
-			case c.lazy && st != StateFresh:
+			case c.lazy && st != stateFresh:
 				t.Fatalf("Build: state %s, log %q; want the flip found by the query", st, log)
 			}
 			p := New(ix)
@@ -134,15 +134,15 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 				if msg := log.String(); !strings.Contains(msg, "failed a check") || !strings.Contains(msg, "rebuilding") {
 					t.Errorf("log %q does not say the store failed and was rebuilt", msg)
 				}
-				if st := p.Index().Stats().State; st != StateRebuilt {
+				if st := p.Indexes()[0].Stats().State; st != stateRebuilt {
 					t.Errorf("index after the query: %s, want rebuilt", st)
 				}
 			}
-			p.Index().Close()
+			p.Indexes()[0].Close()
 			// The store on disk is sound again.
 			ix, log = open()
 			defer ix.Close()
-			if st := ix.Stats().State; st != StateFresh || log.String() != "" {
+			if st := ix.Stats().State; st != stateFresh || log.String() != "" {
 				t.Errorf("next Build: state %s, log %q", st, log)
 			}
 			if got := answer(New(ix)); got != want || ix.corrupt() != nil {
@@ -242,7 +242,7 @@ func reopenFlipped(t *testing.T, root, store string, off int) (*Index, *syncbuf.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := ix.Stats().State; st != StateFresh {
+	if st := ix.Stats().State; st != stateFresh {
 		ix.Close()
 		t.Fatalf("state %s: the flip was found at open; log %q", st, log)
 	}
@@ -326,7 +326,7 @@ func TestLazyCheckConcurrentQueries(t *testing.T) {
 	if n := strings.Count(log.String(), "rebuilding"); n != 1 {
 		t.Errorf("rebuilt %d times; log %q", n, log.String())
 	}
-	p.Index().Close()
+	p.Indexes()[0].Close()
 }
 
 // Ranking reads the headings of the best chunks (to tell the parts of one
@@ -397,13 +397,13 @@ func TestLazyCheckReopensTheSameRoot(t *testing.T) {
 	if res, err := p.Query(context.Background(), q); !sameAnswer(res, err, want) {
 		t.Fatalf("after the reopen: %v %+v; log %q", err, res, log.String())
 	}
-	if got := p.Index(); got.Files() != files || got.Label() != ix.Label() {
+	if got := p.Indexes()[0]; got.Files() != files || got.Label() != ix.Label() {
 		t.Errorf("reopened index: %d files, label %q; want %d, %q", got.Files(), got.Label(), files, ix.Label())
 	}
 	if _, err := os.Stat(store); err == nil {
 		t.Errorf("a store was made in the new working directory")
 	}
-	p.Index().Close()
+	p.Indexes()[0].Close()
 }
 
 // Verify, Stats and Indexes run beside queries that find the store corrupt
@@ -439,7 +439,10 @@ func TestLazyCheckReopenBesideVerify(t *testing.T) {
 					t.Errorf("verify: %v", err)
 				}
 			default:
-				if st := p.Stats(); st.Files != files {
+				p.mu.RLock()
+				st := p.stats()
+				p.mu.RUnlock()
+				if st.Files != files {
 					t.Errorf("stats: %d files", st.Files)
 				}
 				if n := p.Indexes()[0].Files(); n != files {
@@ -449,10 +452,10 @@ func TestLazyCheckReopenBesideVerify(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if p.Index().corrupt() != nil {
+	if p.Indexes()[0].corrupt() != nil {
 		t.Error("the corrupt index was not replaced")
 	}
-	p.Index().Close()
+	p.Indexes()[0].Close()
 }
 
 // A delta that fails its check is set aside with a message once: when the
@@ -471,7 +474,7 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "b.md", "# B\n\nbravo changed\n")
-	if ix, _ := build(); ix.Stats().State != StateRefreshed {
+	if ix, _ := build(); ix.Stats().State != stateRefreshed {
 		t.Fatalf("state %s, want refreshed", ix.Stats().State)
 	}
 	// Back to the base, and the delta damaged.
@@ -493,19 +496,19 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 }
 
 // An index a query replaced (its store found corrupt) stays safe to use
-// for a caller that took it from Provider.Index before: its mapping is
+// for a caller that took it from Provider.Indexes before: its mapping is
 // released only once nothing refers to it, so Search on it answers (here
 // nothing, the store being corrupt) instead of faulting on unmapped memory.
 func TestReplacedIndexStaysMapped(t *testing.T) {
 	dir, store := lazyStore(t)
 	ix, _ := reopenCorruptRecords(t, buildOn(t, dir, store), dir, store)
 	p := New(ix)
-	held := p.Index()
+	held := p.Indexes()[0]
 	q := lazyQuery()
 	if _, err := p.Query(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
-	if p.Index() == held {
+	if p.Indexes()[0] == held {
 		t.Fatal("the query did not replace the corrupt index")
 	}
 	runtime.GC()
@@ -513,5 +516,5 @@ func TestReplacedIndexStaysMapped(t *testing.T) {
 		t.Errorf("%d hits from the replaced, corrupt index", len(hits))
 	}
 	held.Close()
-	p.Index().Close()
+	p.Indexes()[0].Close()
 }

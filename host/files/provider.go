@@ -20,10 +20,10 @@ import (
 	"github.com/ctxkit/ctxkit/wire"
 )
 
-// Name and Version identify the provider in its handshake_ack.
+// providerName and providerVersion identify the provider in its handshake_ack.
 const (
-	Name    = "ctxkit-files"
-	Version = "0.1.0"
+	providerName    = "ctxkit-files"
+	providerVersion = "0.1.0"
 )
 
 // Provider serves frames from one or more Indexes (several roots are one
@@ -61,34 +61,21 @@ func New(ixs ...*Index) *Provider {
 	return p
 }
 
-// Index returns the provider's first index. A query that finds an index
-// corrupt replaces it (see Query), so call Index again after a query; an
-// index replaced so stays usable (it answers from its old store) and is
-// released once no longer referenced.
-func (p *Provider) Index() *Index {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return p.roots[0]
-}
-
-// Indexes returns the provider's indexes, one per root, as Index does.
+// Indexes returns the provider's indexes, one per root. A query that finds
+// an index corrupt replaces it (see Query), so call Indexes again after a
+// query; an index replaced so stays usable (it answers from its old store)
+// and is released once no longer referenced.
 func (p *Provider) Indexes() []*Index {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return slices.Clone(p.roots)
 }
 
-// Stats sums the indexes' statistics; the state is the least fresh of them.
-func (p *Provider) Stats() Stats {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return p.stats()
-}
-
-// stats is Stats; the caller holds p.mu.
+// stats sums the indexes' statistics, the state the least fresh of them;
+// the caller holds p.mu.
 func (p *Provider) stats() Stats {
 	var st Stats
-	rank := map[State]int{StateFresh: 0, StateMemory: 1, StateRefreshed: 2, StateRebuilt: 3}
+	rank := map[State]int{stateFresh: 0, stateMemory: 1, stateRefreshed: 2, stateRebuilt: 3}
 	for i, ix := range p.roots {
 		s := ix.Stats()
 		if i == 0 || rank[s.State] > rank[st.State] {
@@ -116,8 +103,8 @@ func (p *Provider) Handshake(ctx context.Context, hostVersion string) (*wire.Han
 	return &wire.HandshakeAck{
 		ProtocolVersion: wire.ProtocolVersion,
 		Provider: frame.ProviderInfo{
-			Name:    Name,
-			Version: Version,
+			Name:    providerName,
+			Version: providerVersion,
 			DataFlow: frame.DataFlow{
 				Reads:        true,
 				EgressScopes: []frame.EgressScope{frame.ScopeLocalOnly},
@@ -661,5 +648,5 @@ func (p *Provider) String() string {
 	}
 	sk := st.Skipped
 	return fmt.Sprintf("%s %s over %s (%d files, %d chunks; skipped %d binary, %d too large, %d unreadable, %d symlinks, %d ignored, %d excluded, %d hidden, %d default dirs; %d duplicates)",
-		Name, Version, strings.Join(roots, ", "), st.Files, st.Chunks, sk.Binary, sk.TooLarge, sk.Unreadable, sk.Symlinks, sk.Ignored, sk.Excluded, sk.Hidden, sk.DefaultDirs, sk.Duplicates)
+		providerName, providerVersion, strings.Join(roots, ", "), st.Files, st.Chunks, sk.Binary, sk.TooLarge, sk.Unreadable, sk.Symlinks, sk.Ignored, sk.Excluded, sk.Hidden, sk.DefaultDirs, sk.Duplicates)
 }

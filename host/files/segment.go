@@ -542,7 +542,7 @@ type analyzed struct {
 // ids from dict; it is safe to run in parallel with one tokenizer per
 // goroutine.
 func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
-	a := &analyzed{chunks: Split(rel, text), doc: KindOf(rel) == "doc", generated: isGenerated(text)}
+	a := &analyzed{chunks: Split(rel, text), doc: fileKind(rel) == "doc", generated: isGenerated(text)}
 	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
 	var tids []uint32

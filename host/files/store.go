@@ -125,7 +125,7 @@ func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *Index
 		return err
 	}
 	ix.useBase(seg)
-	ix.stats.State = StateRebuilt
+	ix.stats.State = stateRebuilt
 	return nil
 }
 
@@ -271,7 +271,7 @@ func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, 
 	if delta != nil {
 		ix.segs = append(ix.segs, delta)
 	}
-	ix.stats.State = StateFresh
+	ix.stats.State = stateFresh
 	if fresh {
 		ix.stats.Skipped.Binary += binBase + binCur
 		ix.dead = make([][]bool, len(ix.segs))
@@ -291,7 +291,7 @@ func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, 
 		return ix.rebuildAndStore(ctx, files, o)
 	}
 	ix.stats.Skipped.Binary += binBase
-	ix.stats.State = StateRefreshed
+	ix.stats.State = stateRefreshed
 	return ix.storeDelta(ctx, base, changed, gone, o)
 }
 

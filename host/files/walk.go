@@ -15,11 +15,11 @@ import (
 	"unsafe"
 )
 
-// DefaultSkipDirs are directory names not descended into unless
+// defaultSkipDirs are directory names not descended into unless
 // IndexOptions.NoDefaultSkips is set: version-control metadata, installed
 // dependencies, vendored code and build output. Hidden directories and
 // files (a leading dot) are skipped too.
-var DefaultSkipDirs = []string{"node_modules", "vendor", "build", "dist", "target", "out", "__pycache__", "venv", "bower_components"}
+var defaultSkipDirs = []string{"node_modules", "vendor", "build", "dist", "target", "out", "__pycache__", "venv", "bower_components"}
 
 // Skipped counts the files (and, where a whole directory was left out, the
 // directories) that an index left out, by reason. Nothing is left out
@@ -32,13 +32,8 @@ type Skipped struct {
 	Ignored     int `json:"ignored"`      // matched by a .gitignore or .ignore file
 	Excluded    int `json:"excluded"`     // matched --exclude, or no --include
 	Hidden      int `json:"hidden"`       // names starting with a dot
-	DefaultDirs int `json:"default_dirs"` // directories in DefaultSkipDirs
+	DefaultDirs int `json:"default_dirs"` // directories in defaultSkipDirs
 	Duplicates  int `json:"duplicates"`   // paths whose content is indexed at another path
-}
-
-// Total is the number of paths left out or folded into another.
-func (s Skipped) Total() int {
-	return s.Binary + s.TooLarge + s.Unreadable + s.Symlinks + s.Ignored + s.Excluded + s.Hidden + s.DefaultDirs + s.Duplicates
 }
 
 // walkFile is a regular file found by the walk.
@@ -113,7 +108,7 @@ func (l *listing) flatten(out []walkFile) []walkFile {
 func (w *walker) walk(ctx context.Context) error {
 	w.skipSet = make(map[string]bool)
 	if !w.opts.NoDefaultSkips {
-		for _, d := range DefaultSkipDirs {
+		for _, d := range defaultSkipDirs {
 			w.skipSet[d] = true
 		}
 	}

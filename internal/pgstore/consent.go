@@ -62,10 +62,6 @@ func (l *ConsentLog) Close() {
 	l.wg.Wait()
 }
 
-// Listening reports whether the notification connection is up (reads may
-// then be answered from the cache).
-func (l *ConsentLog) Listening() bool { return l.listening.Load() }
-
 // Append commits e; the commit signals every replica's listener.
 func (l *ConsentLog) Append(ctx context.Context, e consent.Entry) error {
 	b, err := json.Marshal(e)

@@ -61,13 +61,13 @@ func schemaVersion() int {
 	return ms[len(ms)-1].version
 }
 
-// ErrSchemaNewer: the database's schema is newer than this binary knows;
+// errSchemaNewer: the database's schema is newer than this binary knows;
 // running against it could misread rows written by the newer version.
-var ErrSchemaNewer = errors.New("the database schema is newer than this ctxkit knows")
+var errSchemaNewer = errors.New("the database schema is newer than this ctxkit knows")
 
-// ErrSchemaOld: the database's schema is older than this binary needs
+// errSchemaOld: the database's schema is older than this binary needs
 // (or absent); apply the migrations with ctxkit store migrate.
-var ErrSchemaOld = errors.New("the database schema is older than this ctxkit needs")
+var errSchemaOld = errors.New("the database schema is older than this ctxkit needs")
 
 // migrateLock is the advisory lock key that serialises migrations (two
 // replicas started with --store-migrate at once apply each step once).
@@ -96,7 +96,7 @@ func currentVersion(ctx context.Context, q pgx.Tx) (int, error) {
 
 // Migrate applies, in one transaction, every migration newer than the
 // database's schema, and returns the versions before and after. A schema
-// newer than this binary knows is refused with ErrSchemaNewer.
+// newer than this binary knows is refused with errSchemaNewer.
 func migrate(ctx context.Context, pool *pgxpool.Pool) (from, to int, err error) {
 	ms, err := migrations()
 	if err != nil {
@@ -113,7 +113,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (from, to int, err error) 
 			return err
 		}
 		if from > len(ms) {
-			return fmt.Errorf("%w: database at version %d, this binary knows up to %d", ErrSchemaNewer, from, len(ms))
+			return fmt.Errorf("%w: database at version %d, this binary knows up to %d", errSchemaNewer, from, len(ms))
 		}
 		to = from
 		for _, m := range ms[from:] {
@@ -143,9 +143,9 @@ func checkVersion(ctx context.Context, pool *pgxpool.Pool) error {
 	case err != nil:
 		return err
 	case got > want:
-		return fmt.Errorf("%w: database at version %d, this binary knows up to %d; upgrade ctxkit", ErrSchemaNewer, got, want)
+		return fmt.Errorf("%w: database at version %d, this binary knows up to %d; upgrade ctxkit", errSchemaNewer, got, want)
 	case got < want:
-		return fmt.Errorf("%w: database at version %d, this binary needs %d; run ctxkit store migrate --store URL (or serve --store-migrate)", ErrSchemaOld, got, want)
+		return fmt.Errorf("%w: database at version %d, this binary needs %d; run ctxkit store migrate --store URL (or serve --store-migrate)", errSchemaOld, got, want)
 	}
 	return nil
 }

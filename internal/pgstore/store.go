@@ -43,8 +43,8 @@ type Store struct {
 
 // Open connects to the database at rawURL (PG* environment variables fill
 // what the URL leaves out) and checks its schema: one newer than this
-// binary knows is refused (ErrSchemaNewer), an older one too unless
-// opts.Migrate is set (ErrSchemaOld).
+// binary knows is refused (errSchemaNewer), an older one too unless
+// opts.Migrate is set (errSchemaOld).
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {

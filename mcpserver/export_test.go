@@ -1,0 +1,4 @@
+package mcpserver
+
+// Instructions is instructions, for the package's external tests.
+const Instructions = instructions
