@@ -42,16 +42,7 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 	})
 	b.Run("in-memory", func(b *testing.B) {
 		ctx := context.Background()
-		ix, err := files.Build(ctx, docs, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h := host.New(nil)
-		defer h.Close(ctx)
-		if err := h.AddInProcess("files", files.New(ix)); err != nil {
-			b.Fatal(err)
-		}
-		srv, err := mcpserver.NewServer(h, nil)
+		srv, err := mcpserver.NewServer(docsHost(b, docs), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -251,6 +242,20 @@ func eachBudget(b *testing.B, bench func(*testing.B, int)) {
 // does.
 func inProcessQuery(b *testing.B, docs string, budget int) func() {
 	ctx := context.Background()
+	h := docsHost(b, docs)
+	q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(budget)}
+	return func() {
+		fo := h.QueryAllBudgeted(ctx, q, uint32(budget))
+		if res := fo.Compose(budget, &compose.Options{}); len(res.Citations) == 0 {
+			b.Fatal("nothing composed")
+		}
+	}
+}
+
+// docsHost is a host, closed when b ends, with one in-process files
+// provider over docs.
+func docsHost(b *testing.B, docs string) *host.Host {
+	ctx := context.Background()
 	ix, err := files.Build(ctx, docs, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -260,13 +265,7 @@ func inProcessQuery(b *testing.B, docs string, budget int) func() {
 	if err := h.AddInProcess("files", files.New(ix)); err != nil {
 		b.Fatal(err)
 	}
-	q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(budget)}
-	return func() {
-		fo := h.QueryAllBudgeted(ctx, q, uint32(budget))
-		if res := fo.Compose(budget, &compose.Options{}); len(res.Citations) == 0 {
-			b.Fatal("nothing composed")
-		}
-	}
+	return h
 }
 
 // selfCPU is the user and system CPU time of this process so far.
