@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/fence/fencetest"
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 )
 
 func digestOf(tag string) string {
@@ -944,11 +944,7 @@ func TestCompareProvenancePresence(t *testing.T) {
 // The composer is pure: it links no attestation checks, no process
 // control and no signature code (docs/protocol.md keeps those at the host).
 func TestComposeImportsStayPure(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range tooltest.Deps(t) {
 		switch dep {
 		case "github.com/ctxkit/ctxkit/trust", "github.com/ctxkit/ctxkit/wire", "github.com/ctxkit/ctxkit/host",
 			"os/exec", "crypto/ed25519", "net/http":

@@ -369,20 +369,7 @@ func (r *provRun) budgetHonesty() {
 		return
 	}
 	fs := r.sample.Result.Frames
-	var bad []string
-	var sum uint64
-	for _, f := range fs {
-		sum += uint64(f.TokenCost)
-		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
-			bad = append(bad, fmt.Sprintf("%s: %s declares token_cost %d, its content costs %d", rule.B3, f.ID, f.TokenCost, want))
-		}
-	}
-	if sum > uint64(q.MaxTokens) {
-		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d", rule.B1, sum, q.MaxTokens))
-	}
-	if len(fs) > int(q.MaxFrames) {
-		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d", rule.B4, len(fs), q.MaxFrames))
-	}
+	sum, bad := budgetViolations(fs, q, false)
 	if len(bad) > 0 {
 		r.fail(checkBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens, token_cost = ceil(content bytes/4), frames ≤ max_frames")
 		return
@@ -432,25 +419,40 @@ func (r *provRun) tightBudget(q frame.Query) bool {
 		r.fail(checkBudgetHonesty, sent, got, "a frames reply within the limits, or an error with code budget_unsatisfiable")
 		return false
 	}
+	if _, bad := budgetViolations(res.Result.Frames, q, true); len(bad) > 0 {
+		r.fail(checkBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
+		return false
+	}
+	return true
+}
+
+// budgetViolations holds the frames of a reply to query q to B3 (each
+// token_cost is what its content costs), B1 (Σ token_cost ≤ max_tokens)
+// and B4 (no more than max_frames frames). It returns Σ token_cost and one
+// line per broken rule; tight, for a tight budget probe, adds to the B1
+// and B4 lines that the provider ignores the limit.
+func budgetViolations(fs []frame.Frame, q frame.Query, tight bool) (uint64, []string) {
 	var bad []string
 	var sum uint64
-	for _, f := range res.Result.Frames {
+	for _, f := range fs {
 		sum += uint64(f.TokenCost)
 		if want := f.ExpectedInlineCost(); int(f.TokenCost) != want {
 			bad = append(bad, fmt.Sprintf("%s: %s declares token_cost %d, its content costs %d", rule.B3, f.ID, f.TokenCost, want))
 		}
 	}
+	ignored := func(limit string) string {
+		if tight {
+			return " (the provider ignores " + limit + ")"
+		}
+		return ""
+	}
 	if sum > uint64(q.MaxTokens) {
-		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d (the provider ignores max_tokens)", rule.B1, sum, q.MaxTokens))
+		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d%s", rule.B1, sum, q.MaxTokens, ignored("max_tokens")))
 	}
-	if n := len(res.Result.Frames); n > int(q.MaxFrames) {
-		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d (the provider ignores max_frames)", rule.B4, n, q.MaxFrames))
+	if len(fs) > int(q.MaxFrames) {
+		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d%s", rule.B4, len(fs), q.MaxFrames, ignored("max_frames")))
 	}
-	if len(bad) > 0 {
-		r.fail(checkBudgetHonesty, sent, strings.Join(bad, "; "), "Σ token_cost ≤ max_tokens and frames ≤ max_frames under a tight budget too")
-		return false
-	}
-	return true
+	return sum, bad
 }
 
 func (r *provRun) verifyHonesty() {

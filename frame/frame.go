@@ -1,5 +1,7 @@
 package frame
 
+import "slices"
+
 // Kind is what sort of evidence a frame holds. The vocabulary is open: the
 // seven base kinds are constants, and any other spelling is kept verbatim and
 // treated as opaque (protocol rule U2).
@@ -16,19 +18,14 @@ const (
 	KindGraph   Kind = "graph"
 )
 
+// baseKinds are the seven base kinds in protocol order.
+var baseKinds = [...]Kind{KindSnippet, KindSymbol, KindFact, KindDoc, KindMemory, KindEpisode, KindGraph}
+
 // BaseKinds returns the seven base kinds in protocol order.
-func BaseKinds() []Kind {
-	return []Kind{KindSnippet, KindSymbol, KindFact, KindDoc, KindMemory, KindEpisode, KindGraph}
-}
+func BaseKinds() []Kind { return slices.Clone(baseKinds[:]) }
 
 // isBase reports whether k is one of the seven base kinds.
-func (k Kind) isBase() bool {
-	switch k {
-	case KindSnippet, KindSymbol, KindFact, KindDoc, KindMemory, KindEpisode, KindGraph:
-		return true
-	}
-	return false
-}
+func (k Kind) isBase() bool { return slices.Contains(baseKinds[:], k) }
 
 // String returns the kind's wire spelling.
 func (k Kind) String() string { return string(k) }
@@ -52,14 +49,11 @@ func (r Representation) Effective() Representation {
 	return r
 }
 
+// representations are the three representations.
+var representations = [...]Representation{RepresentationFull, RepresentationCompact, RepresentationReference}
+
 // isKnown reports whether r (after Effective) is one of the three representations.
-func (r Representation) isKnown() bool {
-	switch r.Effective() {
-	case RepresentationFull, RepresentationCompact, RepresentationReference:
-		return true
-	}
-	return false
-}
+func (r Representation) isKnown() bool { return slices.Contains(representations[:], r.Effective()) }
 
 // Fidelity says how faithfully a frame's content matches its source.
 type Fidelity string
@@ -72,14 +66,11 @@ const (
 	FidelityOmitted    Fidelity = "omitted"
 )
 
+// fidelities are the four fidelities.
+var fidelities = [...]Fidelity{FidelityExact, FidelityNormalized, FidelitySummarized, FidelityOmitted}
+
 // isKnown reports whether f is one of the four fidelities.
-func (f Fidelity) isKnown() bool {
-	switch f {
-	case FidelityExact, FidelityNormalized, FidelitySummarized, FidelityOmitted:
-		return true
-	}
-	return false
-}
+func (f Fidelity) isKnown() bool { return slices.Contains(fidelities[:], f) }
 
 // InlineRequirement says whether a frame's content must be inline.
 type InlineRequirement string

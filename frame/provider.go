@@ -1,6 +1,9 @@
 package frame
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ProviderInfo is what a provider says about itself in its handshake_ack.
 type ProviderInfo struct {
@@ -44,14 +47,11 @@ const (
 	ScopeThirdPartyModel EgressScope = "third-party-model"
 )
 
+// baseScopes are the four base scopes.
+var baseScopes = [...]EgressScope{ScopeLocalOnly, ScopeOrgTenant, ScopeThirdPartyIndex, ScopeThirdPartyModel}
+
 // isBase reports whether s is one of the four base scopes.
-func (s EgressScope) isBase() bool {
-	switch s {
-	case ScopeLocalOnly, ScopeOrgTenant, ScopeThirdPartyIndex, ScopeThirdPartyModel:
-		return true
-	}
-	return false
-}
+func (s EgressScope) isBase() bool { return slices.Contains(baseScopes[:], s) }
 
 // Valid reports whether s is a base scope or a vendor scope "ns:name" with
 // both sides non-empty (split at the first colon).

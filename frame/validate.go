@@ -32,6 +32,17 @@ func (c *collector) checkDigest(r rule.Rule, field, s string) {
 	}
 }
 
+// finite reports the first value of the vector v (member field) that is
+// NaN or infinite, which JSON cannot carry.
+func (c *collector) finite(field string, v []float32) {
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			c.add(rule.Schema, field+"["+strconv.Itoa(i)+"]", "value is not finite")
+			return
+		}
+	}
+}
+
 // checkTimestamp holds the value s of a present member to the F4 grammar
 // ("" included, which the grammar rejects).
 func (c *collector) checkTimestamp(field, s string) {
@@ -160,12 +171,7 @@ func (f *Frame) Validate() Violations {
 		if isBlank(e.Fingerprint) {
 			c.add(rule.Schema, "embedding.fingerprint", "embedding fingerprint is blank")
 		}
-		for i, x := range e.Vector {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				c.add(rule.Schema, "embedding.vector["+strconv.Itoa(i)+"]", "value is not finite")
-				break
-			}
-		}
+		c.finite("embedding.vector", e.Vector)
 	}
 	return c.v
 }
@@ -257,12 +263,7 @@ func (q *Query) Validate() Violations {
 			c.add(rule.Schema, "kinds["+strconv.Itoa(i)+"]", "kind is blank")
 		}
 	}
-	for i, x := range q.Embedding {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			c.add(rule.Schema, "embedding["+strconv.Itoa(i)+"]", "value is not finite")
-			break
-		}
-	}
+	c.finite("embedding", q.Embedding)
 	return c.v
 }
 

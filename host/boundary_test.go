@@ -12,8 +12,7 @@ import (
 // or holding exactly max_frames frames, is within its limits; one token or
 // one frame more drops the leg.
 func TestBudgetAndFrameLimitsAtTheBoundary(t *testing.T) {
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	fifty := strings.Repeat("x", 200) // 50 budget tokens
 	h.AddInProcess("exact-budget", &honest{frames: []frame.Frame{
 		mkFrame("a", fifty, 0.5), mkFrame("b", fifty, 0.4)}})

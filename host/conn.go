@@ -278,14 +278,6 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 	var id string
 	if correlate {
 		id = "q" + strconv.FormatUint(c.nextID.Add(1), 10)
-		c.mu.Lock()
-		if c.broken != nil {
-			err := c.broken
-			c.mu.Unlock()
-			return rawReply{}, err
-		}
-		c.pending[id] = ch
-		c.mu.Unlock()
 	} else {
 		select {
 		case c.lockSem <- struct{}{}:
@@ -293,14 +285,9 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 			return rawReply{}, c.ctxErr(op, ctx, start, timeout)
 		}
 		defer func() { <-c.lockSem }()
-		c.mu.Lock()
-		if c.broken != nil {
-			err := c.broken
-			c.mu.Unlock()
-			return rawReply{}, err
-		}
-		c.lockstep = ch
-		c.mu.Unlock()
+	}
+	if err := c.await(id, correlate, ch); err != nil {
+		return rawReply{}, err
 	}
 	line, err := mk(id)
 	if err != nil {
@@ -334,6 +321,23 @@ func (c *conn) roundTrip(ctx context.Context, op string, timeout time.Duration, 
 		}
 		return rawReply{}, err
 	}
+}
+
+// await registers ch for the reply to the request about to be sent: under
+// id with correlate, else as the lock-step reply. When the connection is
+// already broken it registers nothing and returns the error that broke it.
+func (c *conn) await(id string, correlate bool, ch chan rawReply) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return c.broken
+	}
+	if correlate {
+		c.pending[id] = ch
+	} else {
+		c.lockstep = ch
+	}
+	return nil
 }
 
 func (c *conn) forget(id string, correlate, abandon bool) {

@@ -15,8 +15,7 @@ import (
 // timeout, not after a fixed ten seconds.
 func TestHandshakeFollowsQueryTimeout(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(&Options{QueryTimeout: 300 * time.Millisecond}))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, &Options{QueryTimeout: 300 * time.Millisecond})
 	bash(t, h, "mute", `sleep 30`)
 	if err := h.AddInProcess("docs", &honest{frames: []frame.Frame{mkFrame("a", "alpha", 0.5)}}); err != nil {
 		t.Fatal(err)
@@ -40,8 +39,7 @@ func TestHandshakeFollowsQueryTimeout(t *testing.T) {
 // says which deadline ran out.
 func TestHandshakeFollowsCallerDeadline(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	bash(t, h, "mute", `sleep 30`)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -60,8 +58,7 @@ func TestHandshakeFollowsCallerDeadline(t *testing.T) {
 // failed leg of the fan-out while the other providers are served.
 func TestUnstartedProviderFailsItsLegOnly(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	err := h.AddStdio("ghost", "/no/such/cmd", nil, nil)
 	var he *Error
 	if !errors.Is(err, ErrNotStarted) || !errors.As(err, &he) || he.Op != "spawn" || !strings.Contains(err.Error(), "/no/such/cmd") {

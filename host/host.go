@@ -257,6 +257,16 @@ func (h *Host) lookup(id string) (*entry, error) {
 // Connect handshakes with provider id now (if it has not already) and
 // returns its checked acknowledgement.
 func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, error) {
+	e, err := h.connected(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return e.ack, nil
+}
+
+// connected returns provider id's entry once its handshake has succeeded,
+// handshaking now if no one has yet.
+func (h *Host) connected(ctx context.Context, id string) (*entry, error) {
 	e, err := h.lookup(id)
 	if err != nil {
 		return nil, err
@@ -264,7 +274,7 @@ func (h *Host) Connect(ctx context.Context, id string) (*wire.HandshakeAck, erro
 	if err := h.handshake(ctx, e); err != nil {
 		return nil, err
 	}
-	return e.ack, nil
+	return e, nil
 }
 
 // Info returns the provider's declared info as the host treats it (C4
@@ -370,11 +380,8 @@ func (h *Host) gate(e *entry) error {
 // *ConsentError, ErrTimeout, provider errors ...) and does not audit the
 // reply; use QueryAll for audited results.
 func (h *Host) QueryProvider(ctx context.Context, id string, q *frame.Query) (*wire.Result, error) {
-	e, err := h.lookup(id)
+	e, err := h.connected(ctx, id)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.handshake(ctx, e); err != nil {
 		return nil, err
 	}
 	if err := h.gate(e); err != nil {

@@ -59,8 +59,7 @@ func bash(t *testing.T, h *Host, id, script string) {
 
 func TestVersionRejectUnderDeadline(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	bash(t, h, "v2", `read h; printf '%s\n' '`+ackLine("contextgraph/2.0", false, "")+`'; sleep 30`)
 	bash(t, h, "v1", `read h; printf '%s\n' '`+ackLine(wire.ProtocolVersion, false, "")+`'; read q; printf '%s\n' '{"type":"frames","result":{"frames":[],"truncated":false}}'; sleep 30`)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -88,8 +87,7 @@ func TestVersionRejectUnderDeadline(t *testing.T) {
 
 func TestHandshakeTimeout(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(&Options{HandshakeTimeout: 300 * time.Millisecond}))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, &Options{HandshakeTimeout: 300 * time.Millisecond})
 	bash(t, h, "mute", `sleep 30`)
 	_, err := h.Connect(context.Background(), "mute")
 	if !errors.Is(err, ErrTimeout) {
@@ -101,8 +99,7 @@ func TestHandshakeTimeout(t *testing.T) {
 // handshake took, not zero.
 func TestHandshakeTimeoutLegReportsItsTime(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(&Options{HandshakeTimeout: 300 * time.Millisecond}))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, &Options{HandshakeTimeout: 300 * time.Millisecond})
 	bash(t, h, "mute", `sleep 30`)
 	fo := h.QueryAll(context.Background(), probe())
 	if len(fo.Outcomes) != 1 {
@@ -288,8 +285,7 @@ func TestKindAndValidityPolicy(t *testing.T) {
 func TestConsentGate(t *testing.T) {
 	noLeak(t)
 	rec := filepath.Join(t.TempDir(), "received")
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "egress", "record", "CTXKIT_RECORD="+rec, `CTXKIT_FLOW={"reads":true,"writes":false,"egress":true}`)
 	q := probe()
 	q.Goal = "secret-goal-bytes"
@@ -357,8 +353,7 @@ func TestScopeReceipt(t *testing.T) {
 
 func TestCrashIsolation(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	h.AddInProcess("healthy", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
 	addFake(t, h, "crasher", "crash")
 	bash(t, h, "bashcrash", `read h; printf '%s\n' '`+ackLine(wire.ProtocolVersion, false, "")+`'; exit 0`)
@@ -379,8 +374,7 @@ func TestCrashIsolation(t *testing.T) {
 		t.Errorf("failures = %d", len(fo.Failures()))
 	}
 	// Counterpart: healthy in-process + healthy stdio both contribute.
-	h2 := New(testOpts(nil))
-	defer closeAndCheck(t, h2)
+	h2 := newTestHost(t, nil)
 	h2.AddInProcess("healthy", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
 	addFake(t, h2, "child", "healthy")
 	fo = h2.QueryAll(context.Background(), probe())
@@ -391,8 +385,7 @@ func TestCrashIsolation(t *testing.T) {
 
 func TestHangingProviderTimesOut(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(&Options{QueryTimeout: 300 * time.Millisecond}))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, &Options{QueryTimeout: 300 * time.Millisecond})
 	addFake(t, h, "hang", "hang")
 	h.AddInProcess("slow-inproc", &honest{delay: time.Hour})
 	h.AddInProcess("ok", &honest{frames: []frame.Frame{mkFrame("h", "abcd", 0.5)}})
@@ -413,8 +406,7 @@ func TestHangingProviderTimesOut(t *testing.T) {
 
 func TestHugeLineIsBounded(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "big", "bigline")
 	fo := h.QueryAll(context.Background(), probe())
 	o := fo.Outcomes[0]
@@ -425,8 +417,7 @@ func TestHugeLineIsBounded(t *testing.T) {
 
 func TestGarbageAndWrongID(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "garbage", "garbage")
 	addFake(t, h, "wrongid", "wrongid", "CTXKIT_CORR=1")
 	addFake(t, h, "noid", "noid", "CTXKIT_CORR=1")
@@ -452,15 +443,13 @@ func TestGarbageAndWrongID(t *testing.T) {
 
 func TestConcurrentCorrelatedQueries(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "child", "healthy", "CTXKIT_CORR=1")
 	queryConcurrently(t, h, "child", 20, nil)
 }
 
 func TestStderrCapturedBounded(t *testing.T) {
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "noisy", "stderr")
 	fo := h.QueryAll(context.Background(), probe())
 	if fo.Outcomes[0].Status != StatusCrashed {
@@ -489,8 +478,7 @@ func TestCloseKillsGrandchildren(t *testing.T) {
 func TestChildEnvironmentIsCleared(t *testing.T) {
 	t.Setenv("CTXKIT_SECRET_FOR_TEST", "leaked")
 	out := filepath.Join(t.TempDir(), "env")
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	if err := h.AddStdio("env", "bash", []string{"-c", `env > "$OUT"; read h; printf '%s\n' '` + ackLine(wire.ProtocolVersion, false, "") + `'; sleep 30`},
 		&StdioOptions{Env: []string{"OUT=" + out}}); err != nil {
 		t.Fatal(err)
@@ -522,6 +510,15 @@ func (p *panicky) Query(context.Context, *frame.Query) (*wire.Result, error) { p
 
 // testOpts shortens the shutdown grace so tests with children that ignore
 // shutdown stay fast.
+// newTestHost is a host with testOpts(o) that closeAndCheck closes when
+// the test ends.
+func newTestHost(t *testing.T, o *Options) *Host {
+	t.Helper()
+	h := New(testOpts(o))
+	t.Cleanup(func() { closeAndCheck(t, h) })
+	return h
+}
+
 func testOpts(o *Options) *Options {
 	if o == nil {
 		o = &Options{}
@@ -532,8 +529,7 @@ func testOpts(o *Options) *Options {
 
 func TestCorrelationIDsOnlyWhenDeclared(t *testing.T) {
 	dir := t.TempDir()
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	addFake(t, h, "plain", "record", "CTXKIT_RECORD="+filepath.Join(dir, "plain"))
 	addFake(t, h, "corr", "record", "CTXKIT_RECORD="+filepath.Join(dir, "corr"), "CTXKIT_CORR=1")
 	fo := h.QueryAll(context.Background(), probe())
@@ -583,8 +579,7 @@ func (f *fpProvider) Handshake(ctx context.Context, v string) (*wire.HandshakeAc
 
 func TestCrashFailsEveryWaiter(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	// The child reads the first query and dies; the others are in flight.
 	addFake(t, h, "c", "crash", "CTXKIT_CORR=1")
 	if d := queryConcurrently(t, h, "c", 10, ErrProviderCrashed); d > 3*time.Second {
@@ -600,8 +595,7 @@ func helperFrameJSON(id string, cost int) string {
 
 func TestBudgetLieAndFloodOverStdio(t *testing.T) {
 	noLeak(t)
-	h := New(testOpts(nil))
-	defer closeAndCheck(t, h)
+	h := newTestHost(t, nil)
 	ack := ackLine(wire.ProtocolVersion, false, "")
 	reply := func(frames ...string) string {
 		return `{"type":"frames","result":{"frames":[` + strings.Join(frames, ",") + `],"truncated":false}}`

@@ -33,9 +33,7 @@ func TestWorkersRunCallsConcurrently(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, n)
 		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				args := json.RawMessage(`"` + string(rune('a'+i)) + `"`)
 				if i == 0 {
 					args = json.RawMessage(`"fail"`)
@@ -47,7 +45,7 @@ func TestWorkersRunCallsConcurrently(t *testing.T) {
 				case i != 0 && (err != nil || string(res.text) != string(args)):
 					errs <- errors.New("a call got another call's result")
 				}
-			}()
+			})
 		}
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()

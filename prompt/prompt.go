@@ -42,7 +42,7 @@ var (
 	// errNilContent: [Prompt.Untrusted] was given a nil interface or a nil
 	// pointer.
 	errNilContent = errors.New("nil untrusted content")
-	// errInvalidNonce: [NewWithNonce] was given something other than
+	// ErrInvalidNonce: [NewWithNonce] was given something other than
 	// nonceLen lowercase hexadecimal characters.
 	ErrInvalidNonce = errors.New("nonce must be 32 lowercase hexadecimal characters")
 	// ErrShortKey: the key given to [DeriveNonce] or [NewKeyed] is shorter

@@ -22,27 +22,13 @@ func TestReadmeExampleIsTheTestedExample(t *testing.T) {
 	if !ok {
 		t.Fatal("README has no \"## Quoting untrusted text\" section")
 	}
-	_, code, ok := strings.Cut(section, "```go\n")
-	if !ok {
-		t.Fatal("the section has no Go code block")
-	}
-	code, _, ok = strings.Cut(code, "```")
-	if !ok {
-		t.Fatal("the Go code block is not closed")
-	}
+	code := between(t, section, "```go\n", "```", "the section's Go code block")
 
 	example, err := os.ReadFile("example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, ok := strings.Cut(string(example), "\t// README begin\n")
-	if !ok {
-		t.Fatal("example_test.go has no README begin marker")
-	}
-	body, _, ok = strings.Cut(body, "\t// README end\n")
-	if !ok {
-		t.Fatal("example_test.go has no README end marker")
-	}
+	body := between(t, string(example), "\t// README begin\n", "\t// README end\n", "example_test.go's README markers")
 	var lines []string
 	for _, line := range strings.SplitAfter(body, "\n") {
 		lines = append(lines, strings.TrimPrefix(line, "\t"))
@@ -53,4 +39,20 @@ func TestReadmeExampleIsTheTestedExample(t *testing.T) {
 	if n := strings.Count(strings.TrimSpace(code), "\n") + 1; n > 14 {
 		t.Errorf("the README example has %d lines; keep it short", n)
 	}
+}
+
+// between returns the text of s after the first open and before the close
+// that follows it, failing t, which names the span as what, when either is
+// missing.
+func between(t *testing.T, s, open, close, what string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		t.Fatalf("%s: no %q", what, open)
+	}
+	rest, _, ok = strings.Cut(rest, close)
+	if !ok {
+		t.Fatalf("%s: %q is not closed by %q", what, open, close)
+	}
+	return rest
 }

@@ -60,9 +60,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			resp, err := http.Post(url+"/slow", "application/json", strings.NewReader(fmt.Sprintf(`{"name":"r%d"}`, i)))
 			if err != nil {
 				errs <- err
@@ -73,7 +71,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(b), fmt.Sprintf(`"r%d"`, i)) || len(b) < 64<<10 {
 				errs <- fmt.Errorf("request %d: status %d, %d bytes, err %v", i, resp.StatusCode, len(b), err)
 			}
-		}()
+		})
 	}
 	for range n {
 		<-started

@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -246,11 +246,7 @@ func FuzzDecodeBody(f *testing.F) {
 // session, not the providers a config file can name: the files indexer and
 // the MCP bridge are the serve command's (cmd/ctxkit) to link.
 func TestHandlerDoesNotLinkTheProviders(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range tooltest.Deps(t) {
 		switch {
 		case dep == "github.com/ctxkit/ctxkit/host/files", dep == "github.com/ctxkit/ctxkit/mcpbridge",
 			strings.HasPrefix(dep, "github.com/modelcontextprotocol/"):

@@ -1,5 +1,7 @@
 package wire
 
+import "slices"
+
 // Code is an error envelope's code, kept verbatim. The vocabulary is open: a
 // code this revision does not define, or an absent one, is acted on as
 // CodeInternal (rules X1, X2).
@@ -17,21 +19,12 @@ const (
 	CodeInternal                  Code = "internal"
 )
 
-// codes returns the eight base codes.
-func codes() []Code {
-	return []Code{CodeBadRequest, CodeUnsupportedKind, CodeUnsupportedRepresentation,
-		CodeIncompatibleVersion, CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal}
-}
+// codes are the eight base codes.
+var codes = [...]Code{CodeBadRequest, CodeUnsupportedKind, CodeUnsupportedRepresentation,
+	CodeIncompatibleVersion, CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal}
 
 // isKnown reports whether c is one of the eight base codes.
-func (c Code) isKnown() bool {
-	switch c {
-	case CodeBadRequest, CodeUnsupportedKind, CodeUnsupportedRepresentation, CodeIncompatibleVersion,
-		CodeBudgetUnsatisfiable, CodeUnavailable, CodeShuttingDown, CodeInternal:
-		return true
-	}
-	return false
-}
+func (c Code) isKnown() bool { return slices.Contains(codes[:], c) }
 
 // Effective returns the code a receiver acts on: c when it is a base code,
 // else CodeInternal.

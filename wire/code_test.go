@@ -6,10 +6,10 @@ import (
 )
 
 func TestCodes(t *testing.T) {
-	if len(codes()) != 8 {
+	if len(codes) != 8 {
 		t.Fatal("want 8 base codes")
 	}
-	for _, c := range codes() {
+	for _, c := range codes {
 		if !c.isKnown() || c.Effective() != c {
 			t.Errorf("%s", c)
 		}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/ctxkit/ctxkit/frame"
 )
@@ -160,14 +161,11 @@ const (
 	StatusUnknown Status = "unknown"
 )
 
+// statuses are the four verdicts.
+var statuses = [...]Status{StatusValid, StatusStale, StatusGone, StatusUnknown}
+
 // isKnown reports whether s is one of the four verdicts.
-func (s Status) isKnown() bool {
-	switch s {
-	case StatusValid, StatusStale, StatusGone, StatusUnknown:
-		return true
-	}
-	return false
-}
+func (s Status) isKnown() bool { return slices.Contains(statuses[:], s) }
 
 // Verdict is a provider's answer for one identity. ReplacementDigest may be
 // set only with StatusStale.

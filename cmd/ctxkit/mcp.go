@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,14 +82,9 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	fs.Var(&providers, "provider", "")
 	fs.Var(&bearers, "bearer-env", "")
 	fs.Var(&mcpTools, "mcp-tool", "")
-	dirs, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(s.out, mcpUsageText())
-			return exitOK
-		}
-		fmt.Fprintf(s.err, "mcp: %v\n\n%s", err, mcpUsageText())
-		return exitUsage
+	dirs, code, ok := parseCommand(fs, args, s, func(w io.Writer) { fmt.Fprint(w, mcpUsageText()) })
+	if !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(s.err, "mcp: "+format+"\n", a...)

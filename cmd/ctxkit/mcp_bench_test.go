@@ -35,28 +35,14 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 	docs, _ := filepath.Abs(filepath.Join("..", "..", "docs"))
 	b.Run("in-process", func(b *testing.B) {
 		query := inProcessQuery(b, docs, benchBudget)
-		lat := make([]time.Duration, 0, b.N)
 		cpu0 := selfCPU()
-		for b.Loop() {
-			t := time.Now()
-			query()
-			lat = append(lat, time.Since(t))
-		}
-		reportP50(b, lat)
-		b.ReportMetric(float64((selfCPU()-cpu0).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+		lat := timeCalls(b, query)
+		reportMedian(b, lat, "p50-ms")
+		reportPerCall(b, selfCPU()-cpu0, len(lat), "cpu-ms/op")
 	})
 	b.Run("in-memory", func(b *testing.B) {
 		ctx := context.Background()
-		ix, err := files.Build(ctx, docs, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h := host.New(nil)
-		defer h.Close(ctx)
-		if err := h.AddInProcess("files", files.New(ix)); err != nil {
-			b.Fatal(err)
-		}
-		srv, err := mcpserver.NewServer(h, nil)
+		srv, err := mcpserver.NewServer(docsHost(b, docs), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,47 +58,26 @@ func benchQueryContext(b *testing.B, benchBudget int) {
 		}
 		defer cs.Close()
 		args := map[string]any{"goal": benchGoal, "budget": benchBudget, "max_frames": 16}
-		lat := make([]time.Duration, 0, b.N)
 		cpu0 := selfCPU()
-		for b.Loop() {
-			t := time.Now()
-			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_context", Arguments: args})
-			if err != nil || r.IsError {
-				b.Fatal(err, r)
-			}
-			lat = append(lat, time.Since(t))
-		}
-		reportP50(b, lat)
-		b.ReportMetric(float64((selfCPU()-cpu0).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+		lat := timeCalls(b, func() { callQueryContext(b, cs, args) })
+		reportMedian(b, lat, "p50-ms")
+		reportPerCall(b, selfCPU()-cpu0, len(lat), "cpu-ms/op")
 	})
 	b.Run("stdio", func(b *testing.B) {
 		bin := sharedCtxkit(b)
-		cmd := exec.Command(bin, "mcp", docs)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-			&mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cmd, cs := stdioSession(b, bin, docs)
 		// The child's CPU time includes building its index once; measure
 		// that with a session making no call, and subtract it.
 		idle := childCPU(b, bin, docs)
 		cpu0 := selfCPU()
 		args := map[string]any{"goal": benchGoal, "budget": benchBudget, "max_frames": 16}
-		lat := make([]time.Duration, 0, b.N)
-		for b.Loop() {
-			t := time.Now()
-			r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
-			if err != nil || r.IsError {
-				b.Fatal(err, r)
-			}
-			lat = append(lat, time.Since(t))
-		}
-		reportP50(b, lat)
+		lat := timeCalls(b, func() { callQueryContext(b, cs, args) })
+		reportMedian(b, lat, "p50-ms")
 		_ = cs.Close()
 		parent := selfCPU() - cpu0
 		if cmd.ProcessState != nil && len(lat) > 0 {
 			child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - idle
-			b.ReportMetric(float64((parent+child).Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+			reportPerCall(b, parent+child, len(lat), "cpu-ms/op")
 		}
 	})
 }
@@ -131,12 +96,7 @@ func benchAdded(b *testing.B, budget int) {
 	query := inProcessQuery(b, docs, budget)
 	bin := sharedCtxkit(b)
 	idle := childCPU(b, bin, docs)
-	cmd := exec.Command(bin, "mcp", docs)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cmd, cs := stdioSession(b, bin, docs)
 	args := map[string]any{"goal": benchGoal, "budget": budget, "max_frames": 16}
 	added := make([]time.Duration, 0, b.N)
 	var inCPU, callCPU time.Duration
@@ -144,10 +104,7 @@ func benchAdded(b *testing.B, budget int) {
 		c0, t0 := selfCPU(), time.Now()
 		query()
 		c1, t1 := selfCPU(), time.Now()
-		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
-		if err != nil || r.IsError {
-			b.Fatal(err, r)
-		}
+		callQueryContext(b, cs, args)
 		added = append(added, time.Since(t1)-t1.Sub(t0))
 		inCPU, callCPU = inCPU+c1-c0, callCPU+selfCPU()-c1
 	}
@@ -155,11 +112,10 @@ func benchAdded(b *testing.B, budget int) {
 	if len(added) == 0 {
 		return
 	}
-	slices.Sort(added)
-	b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "added-p50-ms")
+	reportMedian(b, added, "added-p50-ms")
 	if cmd.ProcessState != nil {
 		child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - idle
-		b.ReportMetric(float64((callCPU+child-inCPU).Microseconds())/1000/float64(len(added)), "added-cpu-ms/op")
+		reportPerCall(b, callCPU+child-inCPU, len(added), "added-cpu-ms/op")
 	}
 }
 
@@ -232,12 +188,9 @@ func benchWire(b *testing.B, budget int) {
 	if len(added) == 0 {
 		return
 	}
-	for _, d := range [][]time.Duration{added, plain, decode} {
-		slices.Sort(d)
-	}
-	b.ReportMetric(float64(added[len(added)/2].Microseconds())/1000, "server-added-p50-ms")
-	b.ReportMetric(float64(plain[len(plain)/2].Microseconds())/1000, "raw-client-added-p50-ms")
-	b.ReportMetric(float64(decode[len(decode)/2].Microseconds())/1000, "decode-p50-ms")
+	reportMedian(b, added, "server-added-p50-ms")
+	reportMedian(b, plain, "raw-client-added-p50-ms")
+	reportMedian(b, decode, "decode-p50-ms")
 	b.ReportMetric(float64(len(line)), "answer-bytes")
 }
 
@@ -289,6 +242,20 @@ func eachBudget(b *testing.B, bench func(*testing.B, int)) {
 // does.
 func inProcessQuery(b *testing.B, docs string, budget int) func() {
 	ctx := context.Background()
+	h := docsHost(b, docs)
+	q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(budget)}
+	return func() {
+		fo := h.QueryAllBudgeted(ctx, q, uint32(budget))
+		if res := fo.Compose(budget, &compose.Options{}); len(res.Citations) == 0 {
+			b.Fatal("nothing composed")
+		}
+	}
+}
+
+// docsHost is a host, closed when b ends, with one in-process files
+// provider over docs.
+func docsHost(b *testing.B, docs string) *host.Host {
+	ctx := context.Background()
 	ix, err := files.Build(ctx, docs, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -298,13 +265,7 @@ func inProcessQuery(b *testing.B, docs string, budget int) func() {
 	if err := h.AddInProcess("files", files.New(ix)); err != nil {
 		b.Fatal(err)
 	}
-	q := &frame.Query{Goal: benchGoal, MaxFrames: 16, MaxTokens: uint32(budget)}
-	return func() {
-		fo := h.QueryAllBudgeted(ctx, q, uint32(budget))
-		if res := fo.Compose(budget, &compose.Options{}); len(res.Citations) == 0 {
-			b.Fatal("nothing composed")
-		}
-	}
+	return h
 }
 
 // selfCPU is the user and system CPU time of this process so far.
@@ -317,12 +278,7 @@ func selfCPU() time.Duration {
 // childCPU is the CPU time of a ctxkit mcp session that starts, indexes
 // and ends without a call.
 func childCPU(b *testing.B, bin, docs string) time.Duration {
-	cmd := exec.Command(bin, "mcp", docs)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cmd, cs := stdioSession(b, bin, docs)
 	_ = cs.Close()
 	if cmd.ProcessState == nil {
 		return 0
@@ -330,10 +286,51 @@ func childCPU(b *testing.B, bin, docs string) time.Duration {
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
-func reportP50(b *testing.B, lat []time.Duration) {
+// stdioSession starts a ctxkit mcp child over docs and connects the SDK's
+// client to it.
+func stdioSession(b *testing.B, bin, docs string) (*exec.Cmd, *mcp.ClientSession) {
+	cmd := exec.Command(bin, "mcp", docs)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cmd, cs
+}
+
+// callQueryContext makes one query_context call with args, failing b on
+// an error or an error result.
+func callQueryContext(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query_context", Arguments: args})
+	if err != nil || r.IsError {
+		b.Fatal(err, r)
+	}
+}
+
+// timeCalls runs call once per iteration of b.Loop and returns each
+// call's latency.
+func timeCalls(b *testing.B, call func()) []time.Duration {
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		t := time.Now()
+		call()
+		lat = append(lat, time.Since(t))
+	}
+	return lat
+}
+
+// reportMedian sorts lat and reports its median in milliseconds as unit;
+// it reports nothing for no latencies.
+func reportMedian(b *testing.B, lat []time.Duration, unit string) {
 	if len(lat) == 0 {
 		return
 	}
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, unit)
+}
+
+// reportPerCall reports cpu, spent over calls calls, in milliseconds per
+// call as unit.
+func reportPerCall(b *testing.B, cpu time.Duration, calls int, unit string) {
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(calls), unit)
 }

@@ -224,9 +224,7 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 	var wg sync.WaitGroup
 	var sent atomic.Int64
 	for _, c := range clients {
-		wg.Add(1)
-		go func(c *client.Client) {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := 0; ; i++ {
 				select {
 				case <-stop:
@@ -238,7 +236,7 @@ func TestReplicasNeverQueryOutsideAGrant(t *testing.T) {
 				_, _ = c.Query(context.Background(), &api.QueryRequest{Goal: "g"})
 				sent.Add(1)
 			}
-		}(c)
+		})
 	}
 	go func() {
 		defer close(stop)

@@ -277,19 +277,19 @@ func (ix *Index) useBase(seg *segment) {
 	}
 }
 
-// markDead tombstones every content no live path refers to.
+// markDead makes ix.dead anew, a flag for each content of each segment,
+// and tombstones every content no live path refers to.
 func (ix *Index) markDead() {
-	alive := make([][]bool, len(ix.segs))
+	ix.dead = make([][]bool, len(ix.segs))
 	for si, s := range ix.segs {
-		alive[si] = make([]bool, len(s.contents))
+		dead := make([]bool, len(s.contents))
+		for ci := range dead {
+			dead[ci] = true
+		}
+		ix.dead[si] = dead
 	}
 	for _, r := range ix.live {
-		alive[r.seg][r.content] = true
-	}
-	for si := range ix.segs {
-		for ci := range ix.dead[si] {
-			ix.dead[si][ci] = !alive[si][ci]
-		}
+		ix.dead[r.seg][r.content] = false
 	}
 }
 

@@ -274,10 +274,6 @@ func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, 
 	ix.stats.State = stateFresh
 	if fresh {
 		ix.stats.Skipped.Binary += binBase + binCur
-		ix.dead = make([][]bool, len(ix.segs))
-		for si, s := range ix.segs {
-			ix.dead[si] = make([]bool, len(s.contents))
-		}
 		ix.markDead()
 		return nil
 	}
@@ -327,10 +323,6 @@ func (ix *Index) storeDelta(ctx context.Context, base *segment, changed []walkFi
 				ix.live[p.rel] = contentRef{1, uint32(ci)}
 			}
 		}
-	}
-	ix.dead = make([][]bool, len(ix.segs))
-	for si, s := range ix.segs {
-		ix.dead[si] = make([]bool, len(s.contents))
 	}
 	ix.markDead()
 	return nil

@@ -166,28 +166,9 @@ func decodeNumericRef(d string, prefix int) (string, int) {
 		j++
 	}
 	start := j
-	var x rune
-	big := false // the value exceeds every code point (Python: U+FFFD)
-scan:
-	for ; j < len(d); j++ {
-		c := d[j]
-		var v rune
-		switch {
-		case '0' <= c && c <= '9':
-			v = rune(c - '0')
-		case hex && 'a' <= c && c <= 'f':
-			v = rune(c-'a') + 10
-		case hex && 'A' <= c && c <= 'F':
-			v = rune(c-'A') + 10
-		default:
-			break scan
-		}
-		if hex {
-			x = 16*x + v
-		} else {
-			x = 10*x + v
-		}
-		big = big || x > unicode.MaxRune || x < 0
+	var n refNumber
+	for j < len(d) && n.add(d[j], hex) {
+		j++
 	}
 	if j == start {
 		return "", 0
@@ -195,7 +176,36 @@ scan:
 	if j < len(d) && d[j] == ';' {
 		j++
 	}
-	return numericText(x, big), j + prefix
+	return numericText(n.x, n.big), j + prefix
+}
+
+// refNumber is the value of a numeric reference's digits so far, kept as
+// html.UnescapeString keeps it: in a rune that wraps on overflow, with big
+// set once the value has exceeded every code point (Python: U+FFFD).
+type refNumber struct {
+	x   rune
+	big bool
+}
+
+// add takes c as the next digit, hexadecimal when hex, and reports whether
+// it was one; a byte that is no digit leaves n as it was.
+func (n *refNumber) add(c byte, hex bool) bool {
+	var v byte
+	switch lower := c | 0x20; { // lower: 'A'-'F' folded onto 'a'-'f'
+	case '0' <= c && c <= '9':
+		v = c - '0'
+	case hex && 'a' <= lower && lower <= 'f':
+		v = lower - 'a' + 10
+	default:
+		return false
+	}
+	base := rune(10)
+	if hex {
+		base = 16
+	}
+	n.x = base*n.x + rune(v)
+	n.big = n.big || uint32(n.x) > unicode.MaxRune
+	return true
 }
 
 // numericText is the text of a numeric reference to x (as Go's decoder
@@ -325,30 +335,9 @@ func decodeFoldedNumeric(f *foldedReader, start int) (string, int) {
 		consumed = end - start
 		c, end, ok = f.next()
 	}
-	var x rune
-	big, digits := false, 0
-	for ok {
-		var v rune
-		switch {
-		case '0' <= c && c <= '9':
-			v = rune(c - '0')
-		case hex && 'a' <= c && c <= 'f':
-			v = rune(c-'a') + 10
-		case hex && 'A' <= c && c <= 'F':
-			v = rune(c-'A') + 10
-		default:
-			if c == ';' && digits > 0 {
-				consumed = end - start
-			}
-			ok = false
-			continue
-		}
-		if hex {
-			x = 16*x + v
-		} else {
-			x = 10*x + v
-		}
-		big = big || x > unicode.MaxRune || x < 0
+	var n refNumber
+	digits := 0
+	for ok && n.add(c, hex) {
 		digits++
 		consumed = end - start
 		c, end, ok = f.next()
@@ -356,7 +345,10 @@ func decodeFoldedNumeric(f *foldedReader, start int) (string, int) {
 	if digits == 0 {
 		return "", 0
 	}
-	return numericText(x, big), consumed
+	if ok && c == ';' {
+		consumed = end - start
+	}
+	return numericText(n.x, n.big), consumed
 }
 
 // decodeBackslash decodes a JSON or JavaScript escape at s[i] == '\\':

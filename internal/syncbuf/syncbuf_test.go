@@ -11,9 +11,7 @@ func TestConcurrentWritersKeepEveryLine(t *testing.T) {
 	var b Buffer
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for j := 0; j < 100; j++ {
 				if j%2 == 0 {
 					b.Line("line")
@@ -21,7 +19,7 @@ func TestConcurrentWritersKeepEveryLine(t *testing.T) {
 					b.Write([]byte("line\n"))
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

@@ -1,7 +1,9 @@
 // Package tooltest finds the external tools a few of ctxkit's tests run
 // beside Go. A test that needs one is skipped where the tool is missing, so
 // `go test ./...` needs only Go, except under CI (CI true, as .ci/run sets
-// it, having installed the tools), where a missing tool fails the test.
+// it, having installed the tools), where a missing tool fails the test. It
+// also asks the go command what a package links, for the tests that keep a
+// package from depending on what it must not.
 package tooltest
 
 import (
@@ -34,4 +36,16 @@ func Python(t testing.TB) string {
 		t.Fatalf("python3: %v", err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Deps returns the import paths of the package in the working directory
+// (a test's own package) and of every package it links, as
+// `go list -deps .` prints them.
+func Deps(t testing.TB) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	return strings.Fields(string(out))
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/tooltest"
 	"github.com/ctxkit/ctxkit/server"
 	"github.com/ctxkit/ctxkit/server/api"
 )
@@ -76,11 +76,7 @@ func TestHealth(t *testing.T) {
 // A Go client links the API's shapes, not the server: no handler, no
 // listener, no server configuration.
 func TestClientDoesNotLinkTheServer(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range tooltest.Deps(t) {
 		if dep == "github.com/ctxkit/ctxkit/server" {
 			t.Fatal("server/client depends on github.com/ctxkit/ctxkit/server")
 		}
