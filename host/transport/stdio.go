@@ -44,6 +44,9 @@ type Stdio struct {
 	NoCgroup bool
 }
 
+// Dial starts the child; the Connection is a *Process.
+func (s Stdio) Dial(context.Context) (Connection, error) { return s.Start() }
+
 // Process is a running child provider: a Connection over its stdin and
 // stdout, a bounded tail of its stderr, and the means to end its whole
 // process tree.
