@@ -26,6 +26,11 @@ type Connection interface {
 	Close() error
 }
 
+// Transport opens Connections to one peer.
+type Transport interface {
+	Dial(ctx context.Context) (Connection, error)
+}
+
 // stream is a Connection over a byte stream, one envelope a line.
 type stream struct {
 	rmu    sync.Mutex

@@ -1,6 +1,6 @@
 // Package transport carries Context Graph Protocol envelopes between a host
-// and a provider. Each transport's Dial yields a Connection: read one
-// envelope, write one envelope, close. Every Connection reads through the one bounded line
+// and a provider. A Transport yields a Connection: read one envelope, write
+// one envelope, close. Every Connection reads through the one bounded line
 // reader (wire.Decoder), so no peer can make the other side hold more than
 // the protocol's 16 MiB line.
 //
