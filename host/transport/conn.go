@@ -31,6 +31,13 @@ type Transport interface {
 	Dial(ctx context.Context) (Connection, error)
 }
 
+// Every transport a host dials yields a Connection; the compiler checks
+// each one here.
+var (
+	_ Transport = Stdio{}
+	_ Transport = HTTP{}
+)
+
 // stream is a Connection over a byte stream, one envelope a line.
 type stream struct {
 	rmu    sync.Mutex
