@@ -60,7 +60,7 @@ func exportedDecl(heading string) bool {
 // opens the store again checking it whole, which rebuilds it.
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 12
+	segVersion = 13
 	headerSize = 8 + 4*19
 	chunkRec   = 48
 	blockShift = 16

@@ -126,6 +126,10 @@ func (s *stemmer) step1ab() {
 		return
 	}
 	s.b = s.b[:len(s.b)-cut]
+	if s.icWithK() {
+		s.b = s.b[:len(s.b)-1] // "panicking" -> "panic", as "panics"
+		return
+	}
 	n := len(s.b)
 	switch {
 	case s.ends("at"), s.ends("bl"), s.ends("iz"):
@@ -135,6 +139,18 @@ func (s *stemmer) step1ab() {
 	case s.measure(n) == 1 && s.cvc(n):
 		s.b = append(s.b, 'e')
 	}
+}
+
+// icWithK reports whether what is left after -ing or -ed is one of the
+// verbs in -ic that English spells with a k before those endings (panic,
+// panicking, panicked). Porter's rules cannot tell "panick" from "click",
+// so they are listed; without this "panicking" and "panic" never meet.
+func (s *stemmer) icWithK() bool {
+	switch string(s.b) {
+	case "panick", "mimick", "picnick", "traffick", "frolick", "politick":
+		return true
+	}
+	return false
 }
 
 func (s *stemmer) step1c() {
