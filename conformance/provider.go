@@ -440,17 +440,15 @@ func budgetViolations(fs []frame.Frame, q frame.Query, tight bool) (uint64, []st
 			bad = append(bad, fmt.Sprintf("%s: %s declares token_cost %d, its content costs %d", rule.B3, f.ID, f.TokenCost, want))
 		}
 	}
-	ignored := func(limit string) string {
-		if tight {
-			return " (the provider ignores " + limit + ")"
-		}
-		return ""
+	tokensNote, framesNote := "", ""
+	if tight {
+		tokensNote, framesNote = " (the provider ignores max_tokens)", " (the provider ignores max_frames)"
 	}
 	if sum > uint64(q.MaxTokens) {
-		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d%s", rule.B1, sum, q.MaxTokens, ignored("max_tokens")))
+		bad = append(bad, fmt.Sprintf("%s: Σ token_cost %d > max_tokens %d%s", rule.B1, sum, q.MaxTokens, tokensNote))
 	}
 	if len(fs) > int(q.MaxFrames) {
-		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d%s", rule.B4, len(fs), q.MaxFrames, ignored("max_frames")))
+		bad = append(bad, fmt.Sprintf("%s: %d frames > max_frames %d%s", rule.B4, len(fs), q.MaxFrames, framesNote))
 	}
 	return sum, bad
 }

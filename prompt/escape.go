@@ -17,14 +17,9 @@ const tagName = "untrusted"
 // escaping inserts is a backslash. It is immutable.
 var tagScanner = fence.MustNew(tagName, fence.Options{})
 
-// The breaker (fence.Token.Breaker) inserted right after an opener is a
-// backslash, which no view a reader may apply (NFKC, removing format
-// characters, either HTML decoder, or any composition of them) removes,
-// decodes, or turns into whitespace or a slash; two after a JSON/JS escape
-// of "<", so the JSON-decoded text still shows one.
-
-// escapeTo writes content to w with a backslash inserted right after every
-// opener that starts an untrusted tag ("</untrusted" becomes "<\/untrusted",
+// escapeTo writes content to w with a backslash (fence.Token.Breaker: two
+// after a JSON escape of "<") inserted right after every opener that
+// starts an untrusted tag ("</untrusted" becomes "<\/untrusted",
 // "&lt;untrusted" becomes "&lt;\untrusted"). Nothing is deleted or
 // replaced, so the text survives byte for byte around the breakers.
 //

@@ -100,7 +100,7 @@ func BenchmarkWarmQuery(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if st := ix.Stats().State; st != stateFresh {
+		if st := ix.Stats().State; st != StateFresh {
 			b.Fatalf("state %s, want fresh", st)
 		}
 		res, err := New(ix).Query(context.Background(), &frame.Query{Goal: "how does the http server shut down gracefully", MaxFrames: 32, MaxTokens: 2000})

@@ -16,11 +16,3 @@ func Terms(text string) []string {
 	tk.each([]byte(text), func(t []byte) { out = append(out, string(t)) })
 	return out
 }
-
-// The index states, for the package's external tests.
-const (
-	StateMemory    = stateMemory
-	StateFresh     = stateFresh
-	StateRefreshed = stateRefreshed
-	StateRebuilt   = stateRebuilt
-)

@@ -40,7 +40,7 @@ type IndexOptions struct {
 	Store          string    // index file to keep and refresh; "" indexes in memory only
 	Include        []string  // globs; if any, only matching files are indexed
 	Exclude        []string  // globs of files and directories to leave out
-	NoDefaultSkips bool      // descend into hidden directories and node_modules, vendor, build, ... too
+	NoDefaultSkips bool      // descend into hidden and DefaultSkipDirs directories too
 	NoIgnoreFiles  bool      // do not read .gitignore and .ignore files
 	Workers        int       // indexing goroutines (default: every core)
 }
@@ -59,16 +59,15 @@ func (o *IndexOptions) fingerprint() uint32 {
 	return crc32.Checksum([]byte(s), castagnoli)
 }
 
-// State says how Build found a stored index: "memory" (no store),
-// "fresh", "refreshed" or "rebuilt".
+// State says how Build found a stored index.
 type State string
 
 // Index states.
 const (
-	stateMemory    State = "memory"    // no store: indexed in memory
-	stateFresh     State = "fresh"     // the stored index matched the tree
-	stateRefreshed State = "refreshed" // changed files were reindexed over the stored index
-	stateRebuilt   State = "rebuilt"   // built (again) from the tree and stored
+	StateMemory    State = "memory"    // no store: indexed in memory
+	StateFresh     State = "fresh"     // the stored index matched the tree
+	StateRefreshed State = "refreshed" // changed files were reindexed over the stored index
+	StateRebuilt   State = "rebuilt"   // built (again) from the tree and stored
 )
 
 // Stats describes an index as Build left it.
@@ -180,7 +179,7 @@ func buildIndexDistrusting(ctx context.Context, root, label string, opts *IndexO
 	}
 	if o.Store == "" {
 		err = ix.rebuild(ctx, w.files, &o)
-		ix.stats.State = stateMemory
+		ix.stats.State = StateMemory
 	} else {
 		st := <-stored
 		if st.err == nil && (slices.Contains(distrusted, st.seg.sum) || st.delta != nil && slices.Contains(distrusted, st.delta.sum)) {

@@ -121,9 +121,9 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 			ix, log := open()
 			st := ix.Stats().State
 			switch {
-			case !c.lazy && (st != stateRebuilt || !strings.Contains(log.String(), "corrupt")):
+			case !c.lazy && (st != StateRebuilt || !strings.Contains(log.String(), "corrupt")):
 				t.Fatalf("Build: state %s, log %q; want rebuilt as corrupt", st, log)
-			case c.lazy && st != stateFresh:
+			case c.lazy && st != StateFresh:
 				t.Fatalf("Build: state %s, log %q; want the flip found by the query", st, log)
 			}
 			p := New(ix)
@@ -134,7 +134,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 				if msg := log.String(); !strings.Contains(msg, "failed a check") || !strings.Contains(msg, "rebuilding") {
 					t.Errorf("log %q does not say the store failed and was rebuilt", msg)
 				}
-				if st := p.Indexes()[0].Stats().State; st != stateRebuilt {
+				if st := p.Indexes()[0].Stats().State; st != StateRebuilt {
 					t.Errorf("index after the query: %s, want rebuilt", st)
 				}
 			}
@@ -142,7 +142,7 @@ func TestLazyCheckFindsEveryCorruptSection(t *testing.T) {
 			// The store on disk is sound again.
 			ix, log = open()
 			defer ix.Close()
-			if st := ix.Stats().State; st != stateFresh || log.String() != "" {
+			if st := ix.Stats().State; st != StateFresh || log.String() != "" {
 				t.Errorf("next Build: state %s, log %q", st, log)
 			}
 			if got := answer(New(ix)); got != want || ix.corrupt() != nil {
@@ -242,7 +242,7 @@ func reopenFlipped(t *testing.T, root, store string, off int) (*Index, *syncbuf.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := ix.Stats().State; st != stateFresh {
+	if st := ix.Stats().State; st != StateFresh {
 		ix.Close()
 		t.Fatalf("state %s: the flip was found at open; log %q", st, log)
 	}
@@ -474,7 +474,7 @@ func TestCorruptDeltaIsReportedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "b.md", "# B\n\nbravo changed\n")
-	if ix, _ := build(); ix.Stats().State != stateRefreshed {
+	if ix, _ := build(); ix.Stats().State != StateRefreshed {
 		t.Fatalf("state %s, want refreshed", ix.Stats().State)
 	}
 	// Back to the base, and the delta damaged.

@@ -75,7 +75,7 @@ func (p *Provider) Indexes() []*Index {
 // the caller holds p.mu.
 func (p *Provider) stats() Stats {
 	var st Stats
-	rank := map[State]int{stateFresh: 0, stateMemory: 1, stateRefreshed: 2, stateRebuilt: 3}
+	rank := map[State]int{StateFresh: 0, StateMemory: 1, StateRefreshed: 2, StateRebuilt: 3}
 	for i, ix := range p.roots {
 		s := ix.Stats()
 		if i == 0 || rank[s.State] > rank[st.State] {

@@ -125,7 +125,7 @@ func (ix *Index) rebuildAndStore(ctx context.Context, files []walkFile, o *Index
 		return err
 	}
 	ix.useBase(seg)
-	ix.stats.State = stateRebuilt
+	ix.stats.State = StateRebuilt
 	return nil
 }
 
@@ -271,7 +271,7 @@ func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, 
 	if delta != nil {
 		ix.segs = append(ix.segs, delta)
 	}
-	ix.stats.State = stateFresh
+	ix.stats.State = StateFresh
 	if fresh {
 		ix.stats.Skipped.Binary += binBase + binCur
 		ix.markDead()
@@ -287,7 +287,7 @@ func (ix *Index) refresh(ctx context.Context, st storedIndex, files []walkFile, 
 		return ix.rebuildAndStore(ctx, files, o)
 	}
 	ix.stats.Skipped.Binary += binBase
-	ix.stats.State = stateRefreshed
+	ix.stats.State = StateRefreshed
 	return ix.storeDelta(ctx, base, changed, gone, o)
 }
 

@@ -15,11 +15,11 @@ import (
 	"unsafe"
 )
 
-// defaultSkipDirs are directory names not descended into unless
+// DefaultSkipDirs are directory names not descended into unless
 // IndexOptions.NoDefaultSkips is set: version-control metadata, installed
 // dependencies, vendored code and build output. Hidden directories and
 // files (a leading dot) are skipped too.
-var defaultSkipDirs = []string{"node_modules", "vendor", "build", "dist", "target", "out", "__pycache__", "venv", "bower_components"}
+var DefaultSkipDirs = []string{"node_modules", "vendor", "build", "dist", "target", "out", "__pycache__", "venv", "bower_components"}
 
 // Skipped counts the files (and, where a whole directory was left out, the
 // directories) that an index left out, by reason. Nothing is left out
@@ -32,7 +32,7 @@ type Skipped struct {
 	Ignored     int `json:"ignored"`      // matched by a .gitignore or .ignore file
 	Excluded    int `json:"excluded"`     // matched --exclude, or no --include
 	Hidden      int `json:"hidden"`       // names starting with a dot
-	DefaultDirs int `json:"default_dirs"` // directories in defaultSkipDirs
+	DefaultDirs int `json:"default_dirs"` // directories in DefaultSkipDirs
 	Duplicates  int `json:"duplicates"`   // paths whose content is indexed at another path
 }
 
@@ -108,7 +108,7 @@ func (l *listing) flatten(out []walkFile) []walkFile {
 func (w *walker) walk(ctx context.Context) error {
 	w.skipSet = make(map[string]bool)
 	if !w.opts.NoDefaultSkips {
-		for _, d := range defaultSkipDirs {
+		for _, d := range DefaultSkipDirs {
 			w.skipSet[d] = true
 		}
 	}

@@ -127,7 +127,7 @@ func corpus(goroot string, roots []string) []doc {
 				return nil
 			}
 			if d.IsDir() {
-				if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || slices.Contains(skipDirs, n)) {
+				if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || slices.Contains(files.DefaultSkipDirs, n)) {
 					return fs.SkipDir
 				}
 				return nil
@@ -146,10 +146,6 @@ func corpus(goroot string, roots []string) []doc {
 	}
 	return docs
 }
-
-// skipDirs are the directory names the files provider does not descend
-// into by default (docs/files.md, default_dirs).
-var skipDirs = []string{"node_modules", "vendor", "build", "dist", "target", "out", "__pycache__", "venv", "bower_components"}
 
 // words are a question's terms for engines that take a term list.
 func words(q string) []string {

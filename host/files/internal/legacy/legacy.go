@@ -23,7 +23,7 @@ import (
 	"github.com/ctxkit/ctxkit/host/files/internal/lex"
 )
 
-// Defaults for indexOptions.
+// Defaults for IndexOptions.
 const (
 	defaultMaxFileSize = 1 << 20 // bytes; larger files are skipped and counted
 	defaultChunkLines  = 40      // lines per chunk (a markdown heading also starts one)
@@ -35,8 +35,8 @@ const (
 	bm25B  = 0.75
 )
 
-// indexOptions tunes Build. A nil pointer or zero fields mean the defaults.
-type indexOptions struct {
+// IndexOptions tunes Build. A nil pointer or zero fields mean the defaults.
+type IndexOptions struct {
 	MaxFileSize int64     // files larger than this are skipped (default defaultMaxFileSize)
 	ChunkLines  int       // maximum lines per chunk (default defaultChunkLines)
 	Progress    io.Writer // if non-nil, progress lines are written here while indexing
@@ -90,8 +90,8 @@ type Index struct {
 // Build walks root and indexes every regular text file under it. Hidden
 // directories (".git" and the like) are not descended into; symbolic links are
 // counted and never followed, so nothing outside root is ever read.
-func Build(ctx context.Context, root string, opts *indexOptions) (*Index, error) {
-	var o indexOptions
+func Build(ctx context.Context, root string, opts *IndexOptions) (*Index, error) {
+	var o IndexOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -449,20 +449,20 @@ func stemBytes(w []byte) []byte {
 	return w
 }
 
-// rankedChunk is one chunk Search ranked: its file (slash path relative to the root), its
+// Hit is one ranked chunk: its file (slash path relative to the root), its
 // line range and its length in bytes.
-type rankedChunk struct {
+type Hit struct {
 	Path               string
 	StartLine, EndLine int
 	Bytes              int
 }
 
 // Search ranks the chunks against query, best first.
-func (ix *Index) Search(query string) []rankedChunk {
-	var out []rankedChunk
+func (ix *Index) Search(query string) []Hit {
+	var out []Hit
 	for _, h := range ix.search(query) {
 		c := ix.chunks[h.chunk]
-		out = append(out, rankedChunk{Path: ix.files[c.file].rel, StartLine: c.startLine, EndLine: c.endLine, Bytes: c.end - c.start})
+		out = append(out, Hit{Path: ix.files[c.file].rel, StartLine: c.startLine, EndLine: c.endLine, Bytes: c.end - c.start})
 	}
 	return out
 }
