@@ -40,6 +40,7 @@ package fence
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -219,7 +220,11 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			case rcLT:
 				width, kind = w, unitLookAlike
 			case rcAmp:
-				text, n := decodeRef(s, i+w, 1)
+				text, n, saw := decodeRef(s, i+w, 1)
+				if saw&seeInvisible != 0 {
+					i, nextAt = sc.scanReadings(s, i, w, refReading{text, n}, saw, emit), -1
+					continue
+				}
 				if n == 0 || !startsWithLT(text) {
 					i += w // no reference, or not to a less-than
 					continue
@@ -234,7 +239,11 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				i++ // "& ", "&&", "&#<": no reference
 				continue
 			}
-			text, n := decodeRef(s, i+1, 1)
+			text, n, saw := decodeRef(s, i+1, 1)
+			if saw != 0 {
+				i, nextAt = sc.scanReadings(s, i, 1, refReading{text, n}, saw, emit), -1
+				continue
+			}
 			if n == 0 || !startsWithLT(text) {
 				i++ // no reference, or not to a less-than
 				continue
@@ -390,7 +399,11 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 	switch c := s[pos]; {
 	case c >= utf8.RuneSelf:
 		if classOf(r) == rcAmp {
-			if text, n := decodeRef(s, pos+w, 1); n > 0 {
+			text, n, saw := decodeRef(s, pos+w, 1)
+			if saw&seeInvisible != 0 {
+				return sc.feedReadings(s, pos, w, refReading{text, n}, saw, m)
+			}
+			if n > 0 {
 				canLT = startsWithLT(text)
 				return m.feedText(text), pos + w + n, canLT, canLT, unitReference
 			}
@@ -399,7 +412,11 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 		// unit: lessThanAt would decode it the same way.
 		return m.feedRune(r), pos + w, false, false, 0
 	case c == '&':
-		if text, n := decodeRef(s, pos+1, 1); n > 0 {
+		text, n, saw := decodeRef(s, pos+1, 1)
+		if saw != 0 {
+			return sc.feedReadings(s, pos, 1, refReading{text, n}, saw, m)
+		}
+		if n > 0 {
 			canLT = startsWithLT(text)
 			return m.feedText(text), pos + 1 + n, canLT, canLT, unitReference
 		}
@@ -417,6 +434,72 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 		}
 		return m.feed(c), pos + 1, true, false, 0
 	}
+}
+
+// scanReadings is Scan for a reference at s[i] (its ampersand amp bytes
+// wide) whose readings may differ with the order of the views
+// (refReadings): each reading that is a less-than unit is looked ahead
+// from its own end, and a token is emitted for each that forms one (the
+// breaker after a shorter reading breaks the longer ones too, and
+// contrariwise, but a reading's own token must be broken where it ends).
+// It returns where the scan resumes: just after the ampersand, since no
+// less-than unit starts inside a reference.
+func (sc *Scanner) scanReadings(s string, i, amp int, first refReading, saw uint8, emit func(Token)) int {
+	rs, n := refReadings(s, i+amp, first, saw, amp > 1)
+	slices.SortFunc(rs[:n], func(a, b refReading) int { return a.n - b.n })
+	last := -1
+	for _, r := range rs[:n] {
+		at := i + amp + r.n
+		if at == last || !startsWithLT(r.text) {
+			continue
+		}
+		if ok, _, _ := sc.lookAhead(s, at, ctxPlain); ok {
+			emit(Token{Start: i, End: at, kind: unitReference})
+			last = at
+		}
+	}
+	return i + amp
+}
+
+// feedReadings is lookAheadUnit for a reference at s[pos] (its ampersand
+// amp bytes wide) whose readings may differ with the order of the views
+// (refReadings). The candidate goes on when exactly one reading continues
+// it and none is a less-than; it is dead when none continues it (and the
+// scan resumes at the reference when a reading is a less-than, so that
+// Scan reads it as one). When readings disagree otherwise (one completes
+// the name, two continue it differently, or one continues it while
+// another starts a new candidate) following them all would take more than
+// one pass, so the candidate is taken as a token: its breaker is
+// harmless, and the result ends at pos so that the scan resumes at the
+// reference.
+func (sc *Scanner) feedReadings(s string, pos, amp int, first refReading, saw uint8, m *matcher) (res, end int, canLT, hand bool, kind unitKind) {
+	rs, n := refReadings(s, pos+amp, first, saw, amp > 1)
+	var next matcher
+	nextEnd, alive, lt := 0, 0, false
+	for _, r := range rs[:n] {
+		if startsWithLT(r.text) {
+			lt = true
+			continue
+		}
+		c := *m
+		switch c.feedText(r.text) {
+		case done:
+			return done, pos, true, false, 0
+		case more:
+			if alive == 0 || c.matched != next.matched || pos+amp+r.n != nextEnd {
+				alive++
+			}
+			next, nextEnd = c, pos+amp+r.n
+		}
+	}
+	switch {
+	case alive > 1 || alive == 1 && lt:
+		return done, pos, true, false, 0
+	case alive == 1:
+		*m = next
+		return more, nextEnd, false, false, 0
+	}
+	return dead, pos + amp + first.n, lt, false, 0
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of

@@ -2,6 +2,7 @@ package fence
 
 import (
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -26,9 +27,21 @@ const longestEntityName = 40
 // to '&' and is followed by another reference name (double encoding,
 // "&amp;lt;") is decoded again, up to depth more levels, because a reader
 // may decode twice.
-func decodeRef(s string, j, depth int) (string, int) {
+//
+// It reads the reference as a reader who folds and strips before decoding
+// does (the longest reading); saw says which of those steps the reading
+// depended on (0 when the reference is ASCII throughout, or ends at an
+// ASCII byte), so that a caller can ask for the readings of the other view
+// orders (refReadings) only when they may differ.
+func decodeRef(s string, j, depth int) (text string, n int, saw uint8) {
+	return decodeRefIn(s, j, depth, seeBoth)
+}
+
+// decodeRefIn is decodeRef for a reader who sees through the runes of mode
+// inside a reference.
+func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 	if j >= len(s) {
-		return "", 0
+		return "", 0, 0
 	}
 	k := j
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
@@ -37,13 +50,14 @@ func decodeRef(s string, j, depth int) (string, int) {
 	if k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded.
-		return decodeFoldedRef(s, j, depth)
+		return decodeFoldedRef(s, j, depth, mode)
 	}
 	if k == j {
-		return "", 0
+		return "", 0, 0
 	}
 	if s[j] == '#' {
-		return decodeNumericRef(s[j+1:], 1)
+		text, n := decodeNumericRef(s[j+1:], 1)
+		return text, n, 0
 	}
 	end := k
 	if end < len(s) && s[end] == ';' {
@@ -51,12 +65,56 @@ func decodeRef(s string, j, depth int) (string, int) {
 	}
 	text, n := decodeNamed(s[j:end])
 	if n == 0 {
-		return "", 0
+		return "", 0, 0
 	}
 	if text != "&" {
-		return text, n
+		return text, n, 0
 	}
-	return decodedRef(s, j, n, text, depth)
+	return decodedRef(s, j, n, text, depth, mode)
+}
+
+// Reading modes: which runes a reader's views let a decoder see through
+// inside a reference. Decoding the raw text sees through none; NFKC first
+// folds compatibility forms to ASCII (seeFold); dropping invisible runes
+// first skips them (seeInvisible); both, in either order, do both.
+const (
+	seeFold = 1 << iota
+	seeInvisible
+	seeBoth = seeFold | seeInvisible
+)
+
+// refReading is one reading of a reference: its text and the bytes it
+// takes after the ampersand.
+type refReading struct {
+	text string
+	n    int
+}
+
+// refReadings returns the distinct readings of the reference after the
+// ampersand that ends before s[j], first being decodeRef's (which saw
+// through the runes of saw) and the others those of the view orders that
+// see through less: a reader who decodes first ends "&#x3C" at a following
+// invisible rune or fullwidth letter, one who strips or folds first reads
+// that letter as one more digit. Readings that are no reference are left
+// out. fold is set when the ampersand itself is a compatibility form, which
+// only a folding reader sees as one.
+func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4]refReading, n int) {
+	if first.n > 0 {
+		rs[0], n = first, 1
+	}
+	for _, mode := range [...]uint8{seeFold, seeInvisible, 0} {
+		if mode&saw == saw || fold && mode&seeFold == 0 {
+			continue // sees all the first reading needed, or not the ampersand
+		}
+		text, k, _ := decodeRefIn(s, j, 1, mode)
+		r := refReading{text, k}
+		if k == 0 || slices.Contains(rs[:n], r) {
+			continue
+		}
+		rs[n] = r
+		n++
+	}
+	return rs, n
 }
 
 // mayContinueRef reports whether the byte at s[k], which ends a run of
@@ -110,13 +168,13 @@ const longestWithoutSemicolon = 6
 
 // decodedRef finishes a decoded reference: one that decodes to '&' is looked
 // through once more when depth allows.
-func decodedRef(s string, j, n int, text string, depth int) (string, int) {
+func decodedRef(s string, j, n int, text string, depth int, mode uint8) (string, int, uint8) {
 	if text == "&" && depth > 0 && j+n < len(s) {
-		if inner, m := decodeRef(s, j+n, depth-1); m > 0 {
-			return inner, n + m
+		if inner, m, saw := decodeRefIn(s, j+n, depth-1, mode); m > 0 {
+			return inner, n + m, saw
 		}
 	}
-	return text, n
+	return text, n, 0
 }
 
 // commonRef decodes the references that dominate real text without a
@@ -255,6 +313,8 @@ type foldedReader struct {
 	s    string
 	pos  int    // next rune of s to read
 	pend string // rest of the fold of the rune before pos
+	mode uint8  // what the reader sees through; a rune it does not ends the reference
+	saw  uint8  // what it has seen through so far
 }
 
 // next returns the next folded byte and the offset in s just past the rune
@@ -267,7 +327,10 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 		}
 		b := f.s[f.pos]
 		if b < utf8.RuneSelf {
-			if b < 0x20 && !isASCIISpace(b) || b == 0x7F {
+			if isASCIIInvisible(b) {
+				if !f.see(seeInvisible) {
+					return 0, f.pos, false
+				}
 				f.pos++
 				continue
 			}
@@ -277,7 +340,11 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 		}
 		r, w := utf8.DecodeRuneInString(f.s[f.pos:])
 		fold, visual := foldOf(r)
-		if visual || fold == "?" {
+		step := uint8(seeFold)
+		if fold == "" {
+			step = seeInvisible
+		}
+		if visual || fold == "?" || !f.see(step) {
 			return 0, f.pos, false
 		}
 		f.pos += w
@@ -291,16 +358,24 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 	return c, f.pos, true
 }
 
-// decodeFoldedRef is decodeRef for a reference that holds, or may go on
+// see reports whether the reader sees through a rune that needs the step
+// of mode, and notes it.
+func (f *foldedReader) see(mode uint8) bool {
+	f.saw |= mode
+	return f.mode&mode != 0
+}
+
+// decodeFoldedRef is decodeRefIn for a reference that holds, or may go on
 // past, a non-ASCII or invisible rune.
-func decodeFoldedRef(s string, j, depth int) (string, int) {
-	f := foldedReader{s: s, pos: j}
+func decodeFoldedRef(s string, j, depth int, mode uint8) (string, int, uint8) {
+	f := foldedReader{s: s, pos: j, mode: mode}
 	c, end, ok := f.next()
 	if !ok {
-		return "", 0
+		return "", 0, f.saw
 	}
 	if c == '#' {
-		return decodeFoldedNumeric(&f, j)
+		text, n := decodeFoldedNumeric(&f, j)
+		return text, n, f.saw
 	}
 	var name [longestEntityName + 1]byte
 	var ends [longestEntityName + 1]int
@@ -311,7 +386,7 @@ func decodeFoldedRef(s string, j, depth int) (string, int) {
 		c, end, ok = f.next()
 	}
 	if n == 0 {
-		return "", 0
+		return "", 0, f.saw
 	}
 	if ok && c == ';' && n < len(name) {
 		name[n], ends[n] = c, end
@@ -319,9 +394,10 @@ func decodeFoldedRef(s string, j, depth int) (string, int) {
 	}
 	text, used := decodeNamed(string(name[:n]))
 	if used == 0 {
-		return "", 0
+		return "", 0, f.saw
 	}
-	return decodedRef(s, j, ends[used-1]-j, text, depth)
+	text, k, saw := decodedRef(s, j, ends[used-1]-j, text, depth, mode)
+	return text, k, f.saw | saw
 }
 
 // decodeFoldedNumeric decodes the digits of a numeric reference read

@@ -24,6 +24,7 @@ var Classes = []Class{
 	{"newer-compatibility-letter", genNewerLetters},
 	{"look-alike-and-invisible", genLookAlike},
 	{"mixed", genMixed},
+	{"order-dependent-reference", genOrderDependent},
 }
 
 // deleted are numeric values whose reference Python's html.unescape
@@ -163,6 +164,57 @@ func genCompatRef(rng *rand.Rand, name string) string {
 	}
 	return lt + slash + spellName(rng, name, rng.IntN(2) == 0) + ">"
 }
+
+// genOrderDependent writes a numeric reference without its semicolon
+// whose extent depends on the order of the views: an invisible rune or a
+// compatibility form (the bridge) follows its digits, and then a hex
+// letter of the name. Decoding first ends the reference at the bridge, so
+// the letter after it is the next letter of the token (in a view that then
+// drops the invisible rune or folds the form); dropping or folding first
+// makes the letter one more digit of the reference, which then decodes to
+// something else. The reference stands for the less-than when the name
+// starts with a hex letter, else for the letter before a hex letter of the
+// name (at random among the places where either works).
+func genOrderDependent(rng *rand.Rand, name string) string {
+	var at []int // -1: the less-than; k: name[k]
+	if isHexLetter(name[0]) {
+		at = append(at, -1)
+	}
+	for k := 0; k+1 < len(name); k++ {
+		if isHexLetter(name[k+1]) {
+			at = append(at, k)
+		}
+	}
+	if len(at) == 0 {
+		return genLookAlike(rng, name) // no letter a reference could take in
+	}
+	k := at[rng.IntN(len(at))]
+	ref := func(v rune) string {
+		if rng.IntN(2) == 0 {
+			return fmt.Sprintf("&#x%s%x", strings.Repeat("0", rng.IntN(2)), v)
+		}
+		return fmt.Sprintf("&#X%X", v)
+	}
+	var b strings.Builder
+	if k < 0 {
+		b.WriteString(ref('<'))
+	} else {
+		b.WriteString([]string{"<", "</", "\uFF1C", "&lt;"}[rng.IntN(4)])
+		b.WriteString(name[:k])
+		b.WriteString(ref(rune(name[k])))
+	}
+	next := name[k+1]
+	if rng.IntN(2) == 0 {
+		b.WriteString(invisibles[rng.IntN(5)]) // Cf runes, which no-cf removes
+		b.WriteByte(next - byte(rng.IntN(2))*0x20)
+	} else {
+		b.WriteRune(rune(next) - 'a' + 0xFF41) // a fullwidth letter, which NFKC folds
+	}
+	b.WriteString(name[k+2:])
+	return b.String() + ">"
+}
+
+func isHexLetter(c byte) bool { return 'a' <= c && c <= 'f' }
 
 // newerLetters maps an ASCII letter to the runes of newerDecompositions
 // (Unicode versions golang.org/x/text does not know) that decompose to it.
