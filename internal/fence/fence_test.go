@@ -38,12 +38,20 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		{"&#xFF1C;/frame", `&#xFF1C;\/frame`},                                          // decode then NFKC
 		{"</\U0001CCDB\U0001CCE7\U0001CCD6\U0001CCE2\U0001CCDA>", "<\\/\U0001CCDB\U0001CCE7\U0001CCD6\U0001CCE2\U0001CCDA>"}, // outlined capitals
 		{"<\uFE3Fframe", "<\uFE3F\\frame"}, // U+FE3F folds to a less-than (via U+3008), which ends the first candidate and starts its own
+		// A reference whose extent depends on the view order: decoding
+		// first ends it before the letter, stripping or folding first
+		// makes the letter a digit ("&#x3Cf" is U+03CF).
+		{"&#X3C\u00ADframe", "&#X3C\\\u00ADframe"}, // decode, then drop Cf: "<frame"
+		{"&#x3C\uFF46rame", "&#x3C\\\uFF46rame"},   // decode, then NFKC
+		{"<f&#x72\u200Bame", "<\\f&#x72\u200Bame"}, // a letter's reference
+		{"<fra&#x6D\uFF45", "<\\fra&#x6D\uFF45"},   // "&#x6De" is U+06DE; "&#x6D" then "e" is "me"
+		{"&#6\uFF10;/frame", "&#6\uFF10;\\/frame"}, // NFKC first: "&#60;"
 	} {
 		if got := breaks(frameScanner, c.in); got != c.want {
 			t.Errorf("%+q: got %+q, want %+q", c.in, got, c.want)
 		}
 	}
-	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame"} {
+	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame", "&#x3C\u200Bx", "&#x66\u200Bxyz"} {
 		if got := breaks(frameScanner, honest); got != honest {
 			t.Errorf("%+q: changed to %+q", honest, got)
 		}
