@@ -222,7 +222,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			case rcAmp:
 				text, n, saw := decodeRef(s, i+w, 1)
 				if saw&seeInvisible != 0 {
-					i, nextAt = sc.scanReadings(s, i, w, refReading{text, n}, saw, emit), -1
+					i, nextAt, next = sc.scanReadings(s, i, w, refReading{text, n}, saw, emit)
 					continue
 				}
 				if n == 0 || !startsWithLT(text) {
@@ -241,7 +241,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			}
 			text, n, saw := decodeRef(s, i+1, 1)
 			if saw != 0 {
-				i, nextAt = sc.scanReadings(s, i, 1, refReading{text, n}, saw, emit), -1
+				i, nextAt, next = sc.scanReadings(s, i, 1, refReading{text, n}, saw, emit)
 				continue
 			}
 			if n == 0 || !startsWithLT(text) {
@@ -274,7 +274,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 		case unitPercent:
 			ctx = ctxPercent
 		}
-		ok, stop, u := sc.lookAhead(s, at, ctx)
+		ok, stop, u := sc.lookAhead(s, at, ctx, 0)
 		if ok {
 			emit(Token{Start: i, End: at, kind: kind})
 		}
@@ -285,8 +285,9 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 	}
 }
 
-// lookAhead reports whether, from s[at] (just after a less-than unit), s
-// goes on with skippable runes and then the name. stop is where the scan
+// lookAhead reports whether, from s[at] (just after a less-than unit and
+// the first matched letters of the name), s goes on with skippable runes
+// and then the rest of the name. stop is where the scan
 // may resume: the end of the name, the start of the unit that decided
 // against it when that unit may start a less-than unit itself, else the end
 // of that unit; next is that unit when it is a less-than unit the
@@ -296,8 +297,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 // ASCII bytes and the non-ASCII runes whose class says all (invisible,
 // whitespace, slash, one letter, a less-than or nothing) are read inline;
 // references, escapes and other folds go through lookAheadUnit.
-func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next unit) {
-	matched := 0
+func (sc *Scanner) lookAhead(s string, pos, ctx, matched int) (ok bool, stop int, next unit) {
 	for pos < len(s) {
 		c := s[pos]
 		var r rune // the non-ASCII rune at pos, of width w (0 for a byte)
@@ -401,7 +401,7 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 		if classOf(r) == rcAmp {
 			text, n, saw := decodeRef(s, pos+w, 1)
 			if saw&seeInvisible != 0 {
-				return sc.feedReadings(s, pos, w, refReading{text, n}, saw, m)
+				return sc.feedReadings(s, pos, w, ctx, refReading{text, n}, saw, m)
 			}
 			if n > 0 {
 				canLT = startsWithLT(text)
@@ -414,7 +414,7 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 	case c == '&':
 		text, n, saw := decodeRef(s, pos+1, 1)
 		if saw != 0 {
-			return sc.feedReadings(s, pos, 1, refReading{text, n}, saw, m)
+			return sc.feedReadings(s, pos, 1, ctx, refReading{text, n}, saw, m)
 		}
 		if n > 0 {
 			canLT = startsWithLT(text)
@@ -442,43 +442,55 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 // from its own end, and a token is emitted for each that forms one (the
 // breaker after a shorter reading breaks the longer ones too, and
 // contrariwise, but a reading's own token must be broken where it ends).
-// It returns where the scan resumes: just after the ampersand, since no
-// less-than unit starts inside a reference.
-func (sc *Scanner) scanReadings(s string, i, amp int, first refReading, saw uint8, emit func(Token)) int {
+// It returns where the scan resumes, and the unit the look-ahead handed
+// over there, as Scan's own look-ahead does, when one reading is a
+// less-than; else just after the ampersand (no less-than unit starts
+// inside a reference) and no unit.
+func (sc *Scanner) scanReadings(s string, i, amp int, first refReading, saw uint8, emit func(Token)) (int, int, unit) {
 	rs, n := refReadings(s, i+amp, first, saw, amp > 1)
 	slices.SortFunc(rs[:n], func(a, b refReading) int { return a.n - b.n })
-	last := -1
+	last, lts, resume, nextAt, next := -1, 0, i+amp, -1, unit{}
 	for _, r := range rs[:n] {
 		at := i + amp + r.n
 		if at == last || !startsWithLT(r.text) {
 			continue
 		}
-		if ok, _, _ := sc.lookAhead(s, at, ctxPlain); ok {
+		ok, stop, u := sc.lookAhead(s, at, ctxPlain, 0)
+		if ok {
 			emit(Token{Start: i, End: at, kind: unitReference})
-			last = at
 		}
+		last, lts = at, lts+1
+		resume, nextAt, next = max(at, stop), stop, u
 	}
-	return i + amp
+	if lts != 1 {
+		return i + amp, -1, unit{}
+	}
+	if next.width == 0 || resume != nextAt {
+		nextAt = -1
+	}
+	return resume, nextAt, next
 }
 
 // feedReadings is lookAheadUnit for a reference at s[pos] (its ampersand
 // amp bytes wide) whose readings may differ with the order of the views
 // (refReadings). The candidate goes on when exactly one reading continues
-// it and none is a less-than; it is dead when none continues it (and the
-// scan resumes at the reference when a reading is a less-than, so that
-// Scan reads it as one). When readings disagree otherwise (one completes
-// the name, two continue it differently, or one continues it while
-// another starts a new candidate) following them all would take more than
-// one pass, so the candidate is taken as a token: its breaker is
-// harmless, and the result ends at pos so that the scan resumes at the
-// reference.
-func (sc *Scanner) feedReadings(s string, pos, amp int, first refReading, saw uint8, m *matcher) (res, end int, canLT, hand bool, kind unitKind) {
+// it and none is a less-than. When one continues it and another is a
+// less-than (which starts a candidate of its own), the first is followed
+// to its end here and the second handed over. It is dead when none
+// continues it. When a reading completes the name, or two continue it
+// differently (following both would take more than one pass), the
+// candidate is taken as a token: its breaker is harmless, and the result
+// ends at pos so that the scan resumes at the reference.
+func (sc *Scanner) feedReadings(s string, pos, amp, ctx int, first refReading, saw uint8, m *matcher) (res, end int, canLT, hand bool, kind unitKind) {
 	rs, n := refReadings(s, pos+amp, first, saw, amp > 1)
 	var next matcher
-	nextEnd, alive, lt := 0, 0, false
+	nextEnd, alive, lt, ltEnd := 0, 0, 0, 0
 	for _, r := range rs[:n] {
 		if startsWithLT(r.text) {
-			lt = true
+			if lt == 0 || ltEnd != pos+amp+r.n {
+				lt++
+			}
+			ltEnd = pos + amp + r.n
 			continue
 		}
 		c := *m
@@ -493,13 +505,24 @@ func (sc *Scanner) feedReadings(s string, pos, amp int, first refReading, saw ui
 		}
 	}
 	switch {
-	case alive > 1 || alive == 1 && lt:
+	case alive > 1:
 		return done, pos, true, false, 0
-	case alive == 1:
+	case alive == 1 && lt == 0:
 		*m = next
 		return more, nextEnd, false, false, 0
+	case alive == 1:
+		// The name's letters bound how far such branches nest: a reading
+		// goes on past another's extent only through letters of the name.
+		if ok, _, _ := sc.lookAhead(s, nextEnd, ctx, next.matched); ok {
+			return done, pos, true, false, 0
+		}
 	}
-	return dead, pos + amp + first.n, lt, false, 0
+	if lt == 1 {
+		// One less-than reading: hand it over, decoded, as lookAheadUnit
+		// does a plain one.
+		return dead, ltEnd, true, true, unitReference
+	}
+	return dead, pos + amp + first.n, lt > 0, false, 0
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of

@@ -102,10 +102,13 @@ func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4
 	if first.n > 0 {
 		rs[0], n = first, 1
 	}
+	done := uint8(1) << saw // modes read, by the steps of saw they see through
 	for _, mode := range [...]uint8{seeFold, seeInvisible, 0} {
-		if mode&saw == saw || fold && mode&seeFold == 0 {
-			continue // sees all the first reading needed, or not the ampersand
+		mode &= saw // a step the first reading did not need changes nothing
+		if mode == saw || fold && mode&seeFold == 0 || done&(1<<mode) != 0 {
+			continue // the first reading, no ampersand, or read already
 		}
+		done |= 1 << mode
 		text, k, _ := decodeRefIn(s, j, 1, mode)
 		r := refReading{text, k}
 		if k == 0 || slices.Contains(rs[:n], r) {
