@@ -47,9 +47,10 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
 		k++
 	}
-	if k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
+	if mode != 0 && k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
-		// a view removes: read it folded.
+		// a view removes: read it folded. (A reader who sees through
+		// neither ends it at that rune, as the ASCII path below does.)
 		return decodeFoldedRef(s, j, depth, mode)
 	}
 	if k == j {
