@@ -13,8 +13,10 @@ type shape struct {
 // more unit, a reference decoded per unit (plain, compatibility-spelt, or
 // deleted by a decoder), an escape, a folded or overlaid rune per unit,
 // every unit a real token, a numeric or a rarer named reference per unit,
-// and invalid UTF-8. The ratio of each shape's cost per byte to the
-// benign one's is the adversarial/benign ratio.
+// invalid UTF-8, a reference read through an invisible rune, and one
+// whose extent depends on the order of the views. The ratio of each
+// shape's cost per byte to the benign one's is the adversarial/benign
+// ratio.
 func Shapes(name string) []shape {
 	first := name[:1]
 	return []shape{
@@ -38,5 +40,7 @@ func Shapes(name string) []shape {
 		{"numeric-lt", "&#60;"},
 		{"named-ref", "&frac12;"},
 		{"invalid-utf8", "<\xff"},
+		{"invisible-in-ref", "&l\u200bt;"},
+		{"order-dependent-ref", "&#x3C\u200b" + first},
 	}
 }
