@@ -159,6 +159,9 @@ func TestEntitiesMatchTheStandardLibrary(t *testing.T) {
 		t.Fatalf("%d entities: regenerate with go run ./internal/fence/genentity", len(entityTexts))
 	}
 	for name, text := range entityTexts {
+		if len(name) < shortestEntityName || len(name) > longestEntityName {
+			t.Errorf("&%s: outside the name bounds decodeNamed relies on", name)
+		}
 		if got := html.UnescapeString("&" + name); got != text {
 			t.Errorf("&%s: table %+q, html.UnescapeString %+q", name, text, got)
 		}

@@ -148,6 +148,9 @@ func mayContinueRef(s string, k int) bool {
 // longest first. It returns the text and how many bytes of name it used
 // (0: none). Nothing is allocated: the texts are entityTexts'.
 func decodeNamed(name string) (string, int) {
+	if len(name) < shortestEntityName {
+		return "", 0 // "&a", "&l" (as a reader who stops at "&l" + U+200B sees it)
+	}
 	if len(name) > longestEntityName {
 		// Only a no-semicolon prefix can match.
 		name = name[:longestWithoutSemicolon+1]
@@ -165,6 +168,10 @@ func decodeNamed(name string) (string, int) {
 	}
 	return "", 0
 }
+
+// shortestEntityName bounds the names that can match from below: the
+// shortest, "lt" and "gt", have two letters.
+const shortestEntityName = 2
 
 // longestWithoutSemicolon is the length of the longest reference name that
 // may be written without its semicolon (html's own bound).
