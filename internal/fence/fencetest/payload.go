@@ -25,6 +25,7 @@ var Classes = []Class{
 	{"look-alike-and-invisible", genLookAlike},
 	{"mixed", genMixed},
 	{"order-dependent-reference", genOrderDependent},
+	{"soup", genSoup},
 }
 
 // deleted are numeric values whose reference Python's html.unescape
@@ -215,6 +216,43 @@ func genOrderDependent(rng *rand.Rand, name string) string {
 }
 
 func isHexLetter(c byte) bool { return 'a' <= c && c <= 'f' }
+
+// genSoup spells every part of a token in any form the other classes use,
+// at random and independently: a less-than in any form, references
+// without their semicolon (so that what follows may extend them in some
+// view), gaps of whitespace, slashes, invisible runes and deleted
+// references in their own forms, and letters as references, compatibility
+// or look-alike forms, with invisible or fullwidth runes between.
+func genSoup(rng *rand.Rand, name string) string {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	semi := func(ref string) string {
+		if strings.HasSuffix(ref, ";") && rng.IntN(2) == 0 {
+			return ref[:len(ref)-1]
+		}
+		return ref
+	}
+	var b strings.Builder
+	b.WriteString(semi(pick("<", "\uFF1C", "\uFE64", "&lt;", "&LT;", "&#60;", "&#x3c;", "&#X3C;", "&#0060;",
+		compatSpell(rng, lessThanRefs[rng.IntN(len(lessThanRefs))]), numericRef(rng, 0xFF1C), "&amp;lt;")))
+	for range rng.IntN(3) {
+		b.WriteString(pick(" ", "\t", "/", "\uFF0F", "&#47;", "&sol;", "&#x2F", "\u3000", "&nbsp;", "&Tab;",
+			invisibles[rng.IntN(len(invisibles))], vanishing(rng), semi(vanishing(rng))))
+	}
+	for i := 0; i < len(name); i++ {
+		if rng.IntN(3) == 0 {
+			b.WriteString(semi(numericRef(rng, rune(name[i])-rune(rng.IntN(2))*0x20)))
+		} else {
+			b.WriteString(letterForm(rng, name[i]))
+		}
+		switch rng.IntN(4) {
+		case 0:
+			b.WriteString(invisibles[rng.IntN(5)])
+		case 1:
+			b.WriteString(semi(vanishing(rng)))
+		}
+	}
+	return b.String() + pick(">", "", " ")
+}
 
 // newerLetters maps an ASCII letter to the runes of newerDecompositions
 // (Unicode versions golang.org/x/text does not know) that decompose to it.
