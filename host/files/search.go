@@ -29,6 +29,9 @@ const (
 	testBy      = 0.6 // so do tests: they use an API rather than explain it
 	dataBy      = 0.6 // and data files (JSON, YAML, CSV...): they hold values, not explanations
 	internalBy  = 0.6 // and code behind the public interface (unexported, internal/)
+	// and Go files no default build compiles (a GOEXPERIMENT's package, a
+	// generator): a question is about the Go that builds by default.
+	offByDefaultBy = 0.6
 
 	// fileShare is the weight of file-level evidence in a chunk's score:
 	// (1 - fileShare) × the chunk's own score + fileShare × the sum of its
@@ -530,6 +533,9 @@ func withPriors(si uint32, s *segment, touched []uint32, scores []float32, bound
 		ci := s.chunk(c)
 		if ci.flags&chunkInternal != 0 {
 			sc *= internalBy
+		}
+		if ci.flags&chunkOffByDefault != 0 {
+			sc *= offByDefaultBy
 		}
 		if ct := s.contents[ci.content]; ct.generated {
 			sc *= generatedBy

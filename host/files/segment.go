@@ -60,7 +60,7 @@ func exportedDecl(heading string) bool {
 // opens the store again checking it whole, which rebuilds it.
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 13
+	segVersion = 14
 	headerSize = 8 + 4*19
 	chunkRec   = 48
 	blockShift = 16
@@ -137,6 +137,10 @@ const (
 	// Go declaration with an unexported name, or any chunk of a file under
 	// an internal directory.
 	chunkInternal = 1 << iota
+	// chunkOffByDefault marks a chunk of a Go file that the go command
+	// leaves out of every default build: its //go:build line needs a
+	// GOEXPERIMENT or the "ignore" tag (experimental packages, generators).
+	chunkOffByDefault
 )
 
 // errCorrupt reports an index image that fails its checks.
@@ -545,6 +549,7 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 	a := &analyzed{chunks: Split(rel, text), doc: fileKind(rel) == "doc", generated: isGenerated(text)}
 	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
+	offByDefault := strings.HasSuffix(rel, ".go") && builtOnRequest(text)
 	var tids []uint32
 	for _, c := range a.chunks {
 		tids = tids[:0]
@@ -556,6 +561,9 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 		var fl uint32
 		if internalPath || strings.HasSuffix(rel, ".go") && !exportedDecl(c.Heading) {
 			fl |= chunkInternal
+		}
+		if offByDefault {
+			fl |= chunkOffByDefault
 		}
 		a.flags = append(a.flags, fl)
 		a.bodyLens = append(a.bodyLens, uint32(bl))
