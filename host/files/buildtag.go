@@ -37,3 +37,11 @@ func builtOnRequest(src []byte) bool {
 func defaultTag(tag string) bool {
 	return !strings.HasPrefix(tag, "goexperiment.") && tag != "ignore"
 }
+
+// deprecated reports whether a Go chunk holds a top-level doc comment
+// paragraph that starts "Deprecated:", the convention go doc and gopls
+// honour. A struct field's notice (indented) does not count: the type is
+// not deprecated.
+func deprecated(text string) bool {
+	return strings.HasPrefix(text, "// Deprecated:") || strings.Contains(text, "\n// Deprecated:")
+}

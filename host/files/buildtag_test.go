@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -38,6 +39,32 @@ func TestOffByDefaultRanksLower(t *testing.T) {
 	hits := ix.Search("parse a duration such as 1h30m", 0)
 	if len(hits) < 2 || hits[0].Path != "b/parse.go" || hits[1].Score >= hits[0].Score*0.7 {
 		t.Fatalf("hits %+v: want b/parse.go first, a/v2 at the prior's share", hits)
+	}
+}
+
+// A deprecated declaration ranks below its replacement, other things
+// equal (the deprecated one's path sorts first).
+func TestDeprecatedRanksLower(t *testing.T) {
+	ix := NewIndex()
+	doc := "package p\n\n// ReadAll reads from r until an error or EOF.\n//\n// %s\nfunc ReadAll(r io.Reader) ([]byte, error)\n"
+	ix.Add(Document{Path: "a/ioutil.go", Content: []byte(fmt.Sprintf(doc, "Deprecated: see the io package."))})
+	ix.Add(Document{Path: "b/io.go", Content: []byte(fmt.Sprintf(doc, "Note well: see the io package."))})
+	hits := ix.Search("read everything from a reader until eof", 0)
+	if len(hits) < 2 || hits[0].Path != "b/io.go" {
+		t.Fatalf("hits %+v: want b/io.go first", hits)
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"// Deprecated: use X.\nfunc F()", true},
+		{"// F does.\n//\n// Deprecated: use X.\nfunc F()", true},
+		{"type T struct {\n\t// Deprecated: use Y.\n\tX int\n}", false},
+		{"// F is not Deprecated: at all.\nfunc F()", false},
+	} {
+		if got := deprecated(c.text); got != c.want {
+			t.Errorf("deprecated(%q) = %v", c.text, got)
+		}
 	}
 }
 

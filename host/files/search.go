@@ -32,6 +32,9 @@ const (
 	// and Go files no default build compiles (a GOEXPERIMENT's package, a
 	// generator): a question is about the Go that builds by default.
 	offByDefaultBy = 0.6
+	// and declarations marked deprecated: their doc names what replaced
+	// them, which is what an engineer asking wants.
+	deprecatedBy = 0.6
 
 	// fileShare is the weight of file-level evidence in a chunk's score:
 	// (1 - fileShare) × the chunk's own score + fileShare × the sum of its
@@ -536,6 +539,9 @@ func withPriors(si uint32, s *segment, touched []uint32, scores []float32, bound
 		}
 		if ci.flags&chunkOffByDefault != 0 {
 			sc *= offByDefaultBy
+		}
+		if ci.flags&chunkDeprecated != 0 {
+			sc *= deprecatedBy
 		}
 		if ct := s.contents[ci.content]; ct.generated {
 			sc *= generatedBy

@@ -60,7 +60,7 @@ func exportedDecl(heading string) bool {
 // opens the store again checking it whole, which rebuilds it.
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 14
+	segVersion = 15
 	headerSize = 8 + 4*19
 	chunkRec   = 48
 	blockShift = 16
@@ -141,6 +141,9 @@ const (
 	// leaves out of every default build: its //go:build line needs a
 	// GOEXPERIMENT or the "ignore" tag (experimental packages, generators).
 	chunkOffByDefault
+	// chunkDeprecated marks a Go declaration whose doc comment has a
+	// "Deprecated:" paragraph.
+	chunkDeprecated
 )
 
 // errCorrupt reports an index image that fails its checks.
@@ -564,6 +567,9 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 		}
 		if offByDefault {
 			fl |= chunkOffByDefault
+		}
+		if strings.HasSuffix(rel, ".go") && deprecated(c.Text) {
+			fl |= chunkDeprecated
 		}
 		a.flags = append(a.flags, fl)
 		a.bodyLens = append(a.bodyLens, uint32(bl))
