@@ -45,3 +45,23 @@ func defaultTag(tag string) bool {
 func deprecated(text string) bool {
 	return strings.HasPrefix(text, "// Deprecated:") || strings.Contains(text, "\n// Deprecated:")
 }
+
+// isCommand reports whether a Go file is in package main: its
+// declarations cannot be imported, so like unexported ones they are no
+// public interface (the package's doc comment, a command's manual, is).
+// The first line that starts with "package " is taken as the clause.
+func isCommand(src []byte) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		if rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("package ")); ok {
+			name, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte(" "))
+			return string(name) == "main"
+		}
+	}
+	return false
+}

@@ -68,6 +68,36 @@ func TestDeprecatedRanksLower(t *testing.T) {
 	}
 }
 
+// A command's declarations rank below a library's, other things equal
+// (the command's path sorts first), and its package doc does not.
+func TestCommandDeclarationsRankLower(t *testing.T) {
+	ix := NewIndex()
+	decl := "\n\n// Sequencer orders the results of concurrent jobs.\nfunc Sequencer() {}\n"
+	ix.Add(Document{Path: "a/cmd.go", Content: []byte("package main" + decl)})
+	ix.Add(Document{Path: "b/lib.go", Content: []byte("package libx" + decl)})
+	hits := ix.Search("order the results of concurrent jobs", 0)
+	if len(hits) < 2 || hits[0].Path != "b/lib.go" {
+		t.Fatalf("hits %+v: want b/lib.go first", hits)
+	}
+}
+
+func TestIsCommand(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{"// Gofmt formats Go programs.\npackage main\n", true},
+		{"//go:build ignore\n\npackage main // import \"x\"\n", true},
+		{"package mainly\n", false},
+		{"// Package p.\npackage p\n\nfunc main() {}\n", false},
+		{"", false},
+	} {
+		if got := isCommand([]byte(c.src)); got != c.want {
+			t.Errorf("%q: %v, want %v", c.src, got, c.want)
+		}
+	}
+}
+
 func FuzzBuiltOnRequest(f *testing.F) {
 	f.Add([]byte("//go:build goexperiment.jsonv2\n\npackage json\n"))
 	f.Add([]byte("//go:build !(ignore || linux)\npackage p"))

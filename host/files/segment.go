@@ -60,7 +60,7 @@ func exportedDecl(heading string) bool {
 // opens the store again checking it whole, which rebuilds it.
 const (
 	segMagic   = "CTXKSEG1"
-	segVersion = 15
+	segVersion = 16
 	headerSize = 8 + 4*19
 	chunkRec   = 48
 	blockShift = 16
@@ -134,8 +134,9 @@ type chunkInfo struct {
 // Chunk flags.
 const (
 	// chunkInternal marks code that is not part of a public interface: a
-	// Go declaration with an unexported name, or any chunk of a file under
-	// an internal directory.
+	// Go declaration with an unexported name or in package main (a chunk
+	// of the package's doc comment alone is not), or any chunk of a file under an internal
+	// directory.
 	chunkInternal = 1 << iota
 	// chunkOffByDefault marks a chunk of a Go file that the go command
 	// leaves out of every default build: its //go:build line needs a
@@ -553,6 +554,7 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
 	offByDefault := strings.HasSuffix(rel, ".go") && builtOnRequest(text)
+	command := strings.HasSuffix(rel, ".go") && isCommand(text)
 	var tids []uint32
 	for _, c := range a.chunks {
 		tids = tids[:0]
@@ -562,7 +564,7 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 		hl := len(tids) - bl
 		a.freqs = append(a.freqs, countTerms(tids))
 		var fl uint32
-		if internalPath || strings.HasSuffix(rel, ".go") && !exportedDecl(c.Heading) {
+		if internalPath || strings.HasSuffix(rel, ".go") && (!exportedDecl(c.Heading) || command && c.Heading != "package main") {
 			fl |= chunkInternal
 		}
 		if offByDefault {
