@@ -417,11 +417,11 @@ func TestRelevance(t *testing.T) {
 }
 
 // The floor the relevance test enforces, below what the judged
-// directories give today (89.6% / 0.592 on 134 questions, BENCHMARKS.md,
-// fifth round);
+// directories give today (88.8% / 0.609 on 134 questions, BENCHMARKS.md,
+// "Issue 16, session 7");
 // the full tree (CTXKIT_RELEVANCE_FULL=1) scores lower and is reported
 // against the issue's targets rather than held to this floor.
 const (
 	relevanceFloorRecall = 0.87
-	relevanceFloorMRR    = 0.57
+	relevanceFloorMRR    = 0.59
 )
