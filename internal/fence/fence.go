@@ -12,7 +12,8 @@
 //   - raw;
 //   - NFKC (the newest Unicode version's: compatibility letters, digits and
 //     punctuation the Go toolchain's tables do not know yet are in the
-//     table);
+//     table, and a letter newer than the table's decompositions counts as
+//     whichever letter the name needs);
 //   - with format characters (Cf) removed, and more generally with every
 //     invisible rune removed: format characters, combining marks, variation
 //     selectors, tag characters, default-ignorable code points,
@@ -25,6 +26,10 @@
 //     with fullwidth or small '&', '#', ';', letters or digits, or with
 //     invisible runes inside it;
 //   - HTML-decoding then NFKC: a reference to a look-alike.
+//
+// A reference whose extent depends on the order of those views (a
+// semicolon-less number followed by an invisible rune or a compatibility
+// form, then a hex letter) is read in each order's way.
 //
 // The less-than sign may also be a visual look-alike (angle quotation marks
 // and brackets, canadian syllabics and friends), the slashes and letters
@@ -355,6 +360,12 @@ func (sc *Scanner) lookAhead(s string, pos, ctx, matched int) (ok bool, stop int
 			return false, pos, unit{width: w, kind: unitLookAlike}
 		case rcOther:
 			return false, pos + w, unit{}
+		case rcAnyLetter:
+			pos += w
+			if matched++; matched == len(sc.name) {
+				return true, pos, unit{}
+			}
+			continue
 		case rcAmp, rcSlow:
 		default: // a letter
 			if cls != sc.name[matched] {
@@ -739,6 +750,9 @@ func (m *matcher) feedRuneText(r rune) int {
 // feedRune feeds the fold of one non-ASCII rune, or its look-alike letter
 // when the fold does not continue the candidate.
 func (m *matcher) feedRune(r rune) int {
+	if classOf(r) == rcAnyLetter {
+		return m.feed(m.sc.name[m.matched]) // whichever letter the name needs
+	}
 	f, _, alt := foldAlt(r)
 	res := m.feedFold(f)
 	if res == dead && alt != 0 && len(f) <= 1 {

@@ -45,7 +45,12 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		{"&#x3C\uFF46rame", "&#x3C\\\uFF46rame"},   // decode, then NFKC
 		{"<f&#x72\u200Bame", "<\\f&#x72\u200Bame"}, // a letter's reference
 		{"<fra&#x6D\uFF45", "<\\fra&#x6D\uFF45"},   // "&#x6De" is U+06DE; "&#x6D" then "e" is "me"
-		{"&#6\uFF10;/frame", "&#6\uFF10;\\/frame"}, // NFKC first: "&#60;"
+		{"&#6\uFF10;/frame", "&#6\uFF10;\\/frame"},
+		// Letters of the newest Unicode version whose fold the tables do
+		// not have count as whichever letter the name needs.
+		{"</\U0001DFD0rame", "<\\/\U0001DFD0rame"},                     // Latin Extended-G, Unicode 18
+		{"<\uA7F1\u209D\u209E\u209Fe", "<\\\uA7F1\u209D\u209E\u209Fe"}, // U+A7F1 is "S" to Unicode 17's NFKC
+		{"<&#x1DFD0;rame", "<\\&#x1DFD0;rame"},                         // decode, then the newer NFKC // NFKC first: "&#60;"
 	} {
 		if got := breaks(frameScanner, c.in); got != c.want {
 			t.Errorf("%+q: got %+q, want %+q", c.in, got, c.want)
@@ -65,6 +70,16 @@ func TestTableIsNewerThanTheToolchain(t *testing.T) {
 	}
 	if f, _ := Fold('\U0001CCD6'); f != "A" {
 		t.Errorf("U+1CCD6 OUTLINED LATIN CAPITAL LETTER A folds to %q, want A", f)
+	}
+	// The decompositions' data lags the newest version; the letters it
+	// does not know come from the newest version's properties.
+	if pendingVersion <= unicodeVersion && len(pendingVersion) <= len(unicodeVersion) {
+		t.Fatalf("pendingVersion %s is not newer than the decompositions' %s", pendingVersion, unicodeVersion)
+	}
+	for _, r := range []rune{0xA7F1, 0x209D, 0x1DFD0} { // Unicode 17's MODIFIER LETTER CAPITAL S; two of 18's
+		if classOf(r) != rcAnyLetter {
+			t.Errorf("U+%04X: class %d, want a letter of unknown fold", r, classOf(r))
+		}
 	}
 	if f, _ := Fold('\uFDD0'); f != "" {
 		t.Errorf("U+FDD0 (a noncharacter) folds to %q, want invisible", f)

@@ -13,7 +13,8 @@ import "unicode/utf8"
 const (
 	idxOther     = 0 // the rune reads as nothing a fence token is made of
 	idxInvisible = 1 // the rune is skipped
-	idxFirstFold = 2 // foldRunes[v-idxFirstFold] holds the rune's fold
+	idxAnyLetter = 2 // a letter of a newer Unicode version whose fold is unknown (pendingLetterRanges)
+	idxFirstFold = 3 // foldRunes[v-idxFirstFold] holds the rune's fold
 )
 
 // runeIndex maps a rune to its index value: pages[page[r>>8]][r&0xFF],
@@ -38,6 +39,7 @@ const (
 	rcLT               // a look-alike less-than: a unit of its own
 	rcAmp              // an ampersand look-alike: may start a reference
 	rcSlow             // any other fold: read it with foldAlt
+	rcAnyLetter        // may fold to any letter (pendingLetterRanges): whichever the name needs
 )
 
 var index = buildIndex()
@@ -56,6 +58,11 @@ func buildIndex() *runeIndex {
 	for i := 0; i < len(invisibleRanges)/3; i += 2 {
 		for r := tableRune(invisibleRanges, i); r <= tableRune(invisibleRanges, i+1); r++ {
 			set(r, idxInvisible)
+		}
+	}
+	for i := 0; i < len(pendingLetterRanges)/3; i += 2 {
+		for r := tableRune(pendingLetterRanges, i); r <= tableRune(pendingLetterRanges, i+1); r++ {
+			set(r, idxAnyLetter)
 		}
 	}
 	x.texts = make([]string, len(foldRunes)/3)
@@ -83,6 +90,8 @@ func buildIndex() *runeIndex {
 // classify computes the class of non-ASCII rune r from its fold.
 func (x *runeIndex) classify(r rune) uint8 {
 	switch {
+	case x.pages[x.page[r>>8]][r&0xFF] == idxAnyLetter:
+		return rcAnyLetter
 	case isLessThanRune(r) && !plainBlock(r):
 		return rcLT
 	case isAmpersandRune(r):
@@ -126,10 +135,16 @@ func runeText(r rune) string {
 		return "?"
 	case idxInvisible:
 		return ""
+	case idxAnyLetter:
+		return anyLetterText
 	default:
 		return index.texts[v-idxFirstFold]
 	}
 }
+
+// anyLetterText is a letter of unknown fold (rcAnyLetter): any such rune
+// reads as any other, so runeText returns this one for each.
+var anyLetterText = string(tableRune(pendingLetterRanges, 0))
 
 // classOf returns the class of non-ASCII rune r.
 func classOf(r rune) uint8 {
@@ -192,8 +207,8 @@ func (x *runeIndex) foldAlt(r rune) (fold string, visual bool, alt byte) {
 	}
 	v := x.pages[x.page[r>>8]][r&0xFF]
 	switch v {
-	case idxOther:
-		return "?", false, 0
+	case idxOther, idxAnyLetter:
+		return "?", false, 0 // a letter of unknown fold continues no reference
 	case idxInvisible:
 		return "", false, 0
 	}

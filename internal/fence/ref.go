@@ -132,7 +132,7 @@ func mayContinueRef(s string, k int) bool {
 	}
 	r, _ := runeAt(s, k)
 	switch classOf(r) {
-	case rcOther, rcLT, rcAmp, rcSpace, rcSlash:
+	case rcOther, rcLT, rcAmp, rcSpace, rcSlash, rcAnyLetter:
 		return false
 	case rcInvisible:
 		return true

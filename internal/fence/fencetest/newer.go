@@ -3,10 +3,10 @@
 package fencetest
 
 // newerVersion is the Unicode version of newerDecompositions.
-const newerVersion = "17.0.0"
+const newerVersion = "16.0"
 
 // newerDecompositions maps each rune whose full compatibility
-// decomposition in Unicode 17.0.0 differs from golang.org/x/text's (Unicode
+// decomposition in Unicode 16.0 differs from golang.org/x/text's (Unicode
 // 15.0.0) to that decomposition.
 var newerDecompositions = map[rune]string{
 	0x105C9: "\U000105d2\u0307",
