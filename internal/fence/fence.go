@@ -535,17 +535,22 @@ func startsWithLT(text string) bool {
 }
 
 // startsWithLTRune is startsWithLT for text that starts with a non-ASCII
-// rune (or is empty).
+// rune (or is empty). A rune's class says what its fold would: rcInvisible
+// exactly when the fold is empty, rcLT exactly when it starts with '<' (a
+// test checks every rune), so a decoded reference to a rune like U+00BD,
+// whose fold is long, costs one class load instead of a fold lookup.
+// The runes are decoded by runeAt, whose two- and three-byte forms are
+// inline (a range loop calls the runtime for every non-ASCII rune).
 func startsWithLTRune(text string) bool {
-	for _, r := range text {
-		if r < utf8.RuneSelf {
-			return r == '<'
+	for k := 0; k < len(text); {
+		if text[k] < utf8.RuneSelf {
+			return text[k] == '<'
 		}
-		f, _ := foldOf(r)
-		if f == "" {
-			continue
+		r, w := runeAt(text, k)
+		if cls := classOf(r); cls != rcInvisible {
+			return cls == rcLT
 		}
-		return f[0] == '<'
+		k += w
 	}
 	return false
 }

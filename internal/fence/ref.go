@@ -84,7 +84,8 @@ func mayContinueRef(s string, k int) bool {
 // the whole name is looked up, then (for the references that may go without
 // a semicolon) its prefixes of at most longestWithoutSemicolon bytes, the
 // longest first. It returns the text and how many bytes of name it used
-// (0: none). Nothing is allocated: the texts are entityTexts'.
+// (0: none). Nothing is allocated: the texts are entityTexts', looked up
+// in the flat table entities.
 func decodeNamed(name string) (string, int) {
 	if len(name) > longestEntityName {
 		// Only a no-semicolon prefix can match.
@@ -93,11 +94,11 @@ func decodeNamed(name string) (string, int) {
 	if t, ok := commonRef(name); ok {
 		return t, len(name)
 	}
-	if t, ok := entityTexts[name]; ok {
+	if t, ok := entities.lookup(name); ok {
 		return t, len(name)
 	}
 	for j := min(len(name)-1, longestWithoutSemicolon); j > 1; j-- {
-		if t, ok := entityTexts[name[:j]]; ok {
+		if t, ok := entities.lookup(name[:j]); ok {
 			return t, j
 		}
 	}
