@@ -258,14 +258,19 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			continue
 		}
 		at := i + width
-		ctx := ctxPlain
+		var ok bool
+		var stop int
+		var u unit
 		switch kind {
 		case unitEscape:
-			ctx = ctxJSON
+			ok, stop, u = sc.lookAhead(s, at, ctxJSON, 0)
 		case unitPercent:
-			ctx = ctxPercent
+			ok, stop, u = sc.lookAhead(s, at, ctxPercent, 0)
+		default:
+			// Most adversarial units end in a dead end right after the
+			// less-than: lead decides it without the look-ahead.
+			ok, stop, u = sc.lead(s, at)
 		}
-		ok, stop, u := sc.lookAhead(s, at, ctx)
 		if ok {
 			emit(Token{Start: i, End: at, kind: kind})
 		}
@@ -282,13 +287,13 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 // against it when that unit may start a less-than unit itself, else the end
 // of that unit; next is that unit when it is a less-than unit the
 // look-ahead decoded. HTML references are decoded; JSON/JS or percent
-// escapes too when ctx says the less-than was one.
+// escapes too when ctx says the less-than was one. matched is how many
+// letters of the name lead has already read (0 or 1).
 //
 // ASCII bytes and the non-ASCII runes whose class says all (invisible,
 // whitespace, slash, one letter, a less-than or nothing) are read inline;
 // references, escapes and other folds go through lookAheadUnit.
-func (sc *Scanner) lookAhead(s string, pos, ctx int) (ok bool, stop int, next unit) {
-	matched := 0
+func (sc *Scanner) lookAhead(s string, pos, ctx, matched int) (ok bool, stop int, next unit) {
 	for pos < len(s) {
 		c := s[pos]
 		var r rune // the non-ASCII rune at pos, of width w (0 for a byte)
@@ -417,6 +422,108 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 		}
 		return m.feed(c), pos + 1, true, false, 0
 	}
+}
+
+// lead is lookAhead for a less-than unit of the plain context, and
+// returns what it returns. It first reads, inline, what lookAhead would
+// read before the name's first letter: the blanks (whitespace, slashes,
+// invisible runes, invalid bytes without a decode, deleted references) and
+// the dead ends (a byte or rune that cannot go on, a look-alike or
+// reference less-than handed on, an ampersand that starts no reference or
+// decodes to a byte that ends the candidate). Most adversarial units end
+// there, and the round trip through lookAhead and lookAheadUnit cost more
+// than their decoding. It hands the rest to lookAhead, which finds from
+// there what it would have found from the start.
+func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
+	for pos < len(s) {
+		c := s[pos]
+		if c >= utf8.RuneSelf {
+			if c < 0xC2 || c > 0xF4 {
+				pos++ // an invalid byte: U+FFFD, invisible
+				continue
+			}
+			r, w := runeAt(s, pos)
+			switch cls := classOf(r); {
+			case cls == rcInvisible, cls == rcSpace, cls == rcSlash:
+				pos += w
+				continue
+			case cls == rcLT:
+				return false, pos, unit{width: w, kind: unitLookAlike}
+			case cls == rcAmp:
+				n, u := sc.leadRef(s, pos, w)
+				if n < 0 {
+					pos -= n
+					continue
+				}
+				if n > 0 || u.width > 0 {
+					return false, pos + n, u
+				}
+			case cls == rcOther, cls >= 'a' && cls != sc.name[0]:
+				return false, pos + w, unit{}
+			case cls >= 'a' && len(sc.name) == 1:
+				return true, pos + w, unit{}
+			case cls >= 'a':
+				return sc.lookAhead(s, pos+w, ctxPlain, 1)
+			}
+			return sc.lookAhead(s, pos, ctxPlain, 0)
+		}
+		switch sc.class[c] {
+		case clsIgnore, clsSpace, clsSlash:
+			pos++
+			continue
+		case clsLetter:
+			if c|0x20 != sc.name[0] {
+				break
+			}
+			if sc.hasName(s, pos) {
+				return true, pos + len(sc.name), unit{} // the commonest token
+			}
+			return sc.lookAhead(s, pos+1, ctxPlain, 1)
+		}
+		if c == '&' {
+			if !mayBeRef(s, pos+1) {
+				return false, pos + 1, unit{} // "&" that starts no reference
+			}
+			n, u := sc.leadRef(s, pos, 1)
+			if n < 0 {
+				pos -= n
+				continue
+			}
+			if n > 0 || u.width > 0 {
+				return false, pos + n, u
+			}
+			return sc.lookAhead(s, pos, ctxPlain, 0)
+		}
+		if isTrigger(c) {
+			return false, pos, unit{} // '<', '\\' or '%' may start a unit
+		}
+		return false, pos + 1, unit{}
+	}
+	return false, len(s), unit{}
+}
+
+// leadRef decides, for lead, the reference whose ampersand (of width w)
+// is at s[pos], in place: a chain of references then costs no look-ahead
+// per reference. A deleted reference is a blank: n is minus its width. A
+// reference to a less-than is a dead end at pos handing on that unit, u;
+// no reference, or one to a single byte that ends the candidate, is a dead
+// end n bytes on. Anything else (n 0, no u) is left to lookAhead.
+func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit) {
+	text, m := decodeRef(s, pos+w, 1)
+	switch {
+	case m == 0:
+		if w == 1 {
+			return 1, unit{} // '&' reads as itself, which ends the candidate
+		}
+		return 0, unit{} // a look-alike ampersand: lookAhead folds it
+	case text == "":
+		return -(w + m), unit{}
+	case startsWithLT(text):
+		return 0, unit{width: w + m, kind: unitReference}
+	case len(text) == 1 && text[0] < utf8.RuneSelf && sc.class[text[0]] == clsOther:
+		return w + m, unit{}
+	}
+	return 0, unit{}
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of
