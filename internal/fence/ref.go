@@ -62,13 +62,20 @@ func decodeRef(s string, j, depth int) (string, int) {
 // mayContinueRef reports whether the byte at s[k], which ends a run of
 // ASCII name characters, may start a rune that continues the reference
 // in some view: an invisible one, or one that folds to a name character,
-// '#' or ';'.
+// '#' or ';'. A three-byte rune (a fullwidth '&' after a reference's name,
+// once per unit of text like "＆lt＆lt") is decoded in place.
 func mayContinueRef(s string, k int) bool {
 	c := s[k]
 	if c < utf8.RuneSelf {
 		return isASCIIInvisible(c)
 	}
-	r, _ := runeAt(s, k)
+	var r rune
+	if c&0xF0 == 0xE0 && k+2 < len(s) && s[k+1]&0xC0 == 0x80 && s[k+2]&0xC0 == 0x80 {
+		r = rune(c&0x0F)<<12 | rune(s[k+1]&0x3F)<<6 | rune(s[k+2]&0x3F)
+	}
+	if r < 0x800 || 0xD800 <= r && r <= 0xDFFF {
+		r, _ = runeAt(s, k) // another form, or an invalid one
+	}
 	switch classOf(r) {
 	case rcOther, rcLT, rcAmp, rcSpace, rcSlash:
 		return false
@@ -159,20 +166,29 @@ func commonRef(name string) (string, bool) {
 // optional, C1 values take their Windows-1252 meaning, and the references
 // Python's html.unescape deletes decode to "". It returns the text and
 // the bytes consumed from the '#' (prefix is the bytes before d: 1).
+// Decimal digits, a reference per unit of adversarial text, are summed in
+// registers here rather than through refNumber.add.
 func decodeNumericRef(d string, prefix int) (string, int) {
 	j := 0
-	hex := false
-	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
-		hex = true
-		j++
-	}
-	start := j
 	var n refNumber
-	for j < len(d) && n.add(d[j], hex) {
+	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
 		j++
-	}
-	if j == start {
-		return "", 0
+		for j < len(d) && n.add(d[j], true) {
+			j++
+		}
+		if j == 1 {
+			return "", 0
+		}
+	} else {
+		x, big := rune(0), false
+		for ; j < len(d) && d[j]-'0' < 10; j++ {
+			x = 10*x + rune(d[j]-'0') // wraps as refNumber.add wraps
+			big = big || uint32(x) > unicode.MaxRune
+		}
+		if j == 0 {
+			return "", 0
+		}
+		n = refNumber{x, big}
 	}
 	if j < len(d) && d[j] == ';' {
 		j++
