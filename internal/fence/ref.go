@@ -230,6 +230,9 @@ func (n *refNumber) add(c byte, hex bool) bool {
 // scanner needs it: a rune with the same fold stands for x (see runeText),
 // so that decoding a reference never allocates.
 func numericText(x rune, big bool) string {
+	if ' ' <= x && x < 0x7F {
+		return asciiFold[x : x+1] // printable ASCII, the commonest: no decoder deletes it
+	}
 	if !big && pythonDeletes(x) {
 		return ""
 	}
