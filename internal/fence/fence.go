@@ -203,12 +203,22 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 					i += 2 // "<f<", "<fx": neither the letter nor the '<' went on
 					continue
 				}
-			} else if d >= 0xE0 && d <= 0xF4 {
-				// Most three- and four-byte runes (CJK, emoji) are nothing
-				// a token is made of: a fast reject. The others are decoded
-				// again by the look-ahead.
-				if r, w := runeAt(s, i+1); classOf(r) == rcOther {
-					i += 1 + w // "<日", "<😀": neither rune starts a token
+			} else {
+				// Most non-ASCII runes (CJK, emoji) are nothing a token is
+				// made of, and an invisible one (or an invalid byte, read
+				// without a decode) changes nothing when the byte after it
+				// cannot go on: fast rejects. lead decodes the others again.
+				r, w := utf8.RuneError, 1
+				if d >= 0xC2 && d <= 0xF4 {
+					r, w = runeAt(s, i+1)
+				}
+				j, cls := i+1+w, classOf(r)
+				switch {
+				case cls == rcOther:
+					i = j // "<日", "<😀": neither rune starts a token
+					continue
+				case cls == rcInvisible && j < len(s) && s[j] < utf8.RuneSelf && !sc.follow[s[j]]:
+					i = j // "<\xff<", "<\u0338<": as "<<"
 					continue
 				}
 			}
