@@ -607,7 +607,9 @@ func mayBeRef(s string, j int) bool {
 // refByte classifies bytes for mayBeRef: refStart, the byte may begin a
 // reference after '&' (mayStartRef); refDigit, it may begin the number after
 // "&#" (a digit, 'x', a byte of a rune that folds to one, or one a view
-// removes).
+// removes); and for decodeRef, one load per byte: refName, it belongs to
+// the ASCII run of a reference (a letter, digit or '#'); refFold, it may
+// start a rune the run goes on past (non-ASCII or invisible).
 var refByte = func() (t [256]uint8) {
 	for c := range 256 {
 		b := byte(c)
@@ -617,6 +619,12 @@ var refByte = func() (t [256]uint8) {
 		if '0' <= b && b <= '9' || b|0x20 == 'x' || b >= utf8.RuneSelf || isASCIIInvisible(b) {
 			t[c] |= refDigit
 		}
+		if isAlnum(b) || b == '#' {
+			t[c] |= refName
+		}
+		if b >= utf8.RuneSelf || isASCIIInvisible(b) {
+			t[c] |= refFold
+		}
 	}
 	return t
 }()
@@ -625,6 +633,8 @@ var refByte = func() (t [256]uint8) {
 const (
 	refStart = 1 << iota
 	refDigit
+	refName
+	refFold
 )
 
 // isASCIIInvisible reports whether ASCII byte c is a control other than

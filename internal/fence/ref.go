@@ -31,10 +31,10 @@ func decodeRef(s string, j, depth int) (string, int) {
 		return "", 0
 	}
 	k := j
-	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
+	for k < len(s) && refByte[s[k]]&refName != 0 {
 		k++
 	}
-	if k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
+	if k < len(s) && refByte[s[k]]&refFold != 0 && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded.
 		return decodeFoldedRef(s, j, depth)
