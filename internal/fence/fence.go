@@ -209,12 +209,22 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 					i += 2 // "<f<", "<fx": neither the letter nor the '<' went on
 					continue
 				}
-			} else if d >= 0xE0 && d <= 0xF4 {
-				// Most three- and four-byte runes (CJK, emoji) are nothing
-				// a token is made of: a fast reject. The others are decoded
-				// again by the look-ahead.
-				if r, w := runeAt(s, i+1); classOf(r) == rcOther {
-					i += 1 + w // "<日", "<😀": neither rune starts a token
+			} else {
+				// Most non-ASCII runes (CJK, emoji) are nothing a token is
+				// made of, and an invisible one (or an invalid byte, read
+				// without a decode) changes nothing when the byte after it
+				// cannot go on: fast rejects. lead decodes the others again.
+				r, w := utf8.RuneError, 1
+				if d >= 0xC2 && d <= 0xF4 {
+					r, w = runeAt(s, i+1)
+				}
+				j, cls := i+1+w, classOf(r)
+				switch {
+				case cls == rcOther:
+					i = j // "<日", "<😀": neither rune starts a token
+					continue
+				case cls == rcInvisible && j < len(s) && s[j] < utf8.RuneSelf && !sc.follow[s[j]]:
+					i = j // "<\xff<", "<\u0338<": as "<<"
 					continue
 				}
 			}
@@ -272,14 +282,19 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 			continue
 		}
 		at := i + width
-		ctx := ctxPlain
+		var ok bool
+		var stop int
+		var u unit
 		switch kind {
 		case unitEscape:
-			ctx = ctxJSON
+			ok, stop, u = sc.lookAhead(s, at, ctxJSON, 0)
 		case unitPercent:
-			ctx = ctxPercent
+			ok, stop, u = sc.lookAhead(s, at, ctxPercent, 0)
+		default:
+			// Most adversarial units end in a dead end right after the
+			// less-than: lead decides it without the look-ahead.
+			ok, stop, u = sc.lead(s, at)
 		}
-		ok, stop, u := sc.lookAhead(s, at, ctx, 0)
 		if ok {
 			emit(Token{Start: i, End: at, kind: kind})
 		}
@@ -297,7 +312,8 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 // against it when that unit may start a less-than unit itself, else the end
 // of that unit; next is that unit when it is a less-than unit the
 // look-ahead decoded. HTML references are decoded; JSON/JS or percent
-// escapes too when ctx says the less-than was one.
+// escapes too when ctx says the less-than was one. matched is how many
+// letters of the name lead has already read (0 or 1).
 //
 // ASCII bytes and the non-ASCII runes whose class says all (invisible,
 // whitespace, slash, one letter, a less-than or nothing) are read inline;
@@ -536,6 +552,110 @@ func (sc *Scanner) feedReadings(s string, pos, amp, ctx int, first refReading, s
 	return dead, pos + amp + first.n, lt > 0, false, 0
 }
 
+// lead is lookAhead for a less-than unit of the plain context, and
+// returns what it returns. It first reads, inline, what lookAhead would
+// read before the name's first letter: the blanks (whitespace, slashes,
+// invisible runes, invalid bytes without a decode, deleted references) and
+// the dead ends (a byte or rune that cannot go on, a look-alike or
+// reference less-than handed on, an ampersand that starts no reference or
+// decodes to a byte that ends the candidate). Most adversarial units end
+// there, and the round trip through lookAhead and lookAheadUnit cost more
+// than their decoding. It hands the rest to lookAhead, which finds from
+// there what it would have found from the start.
+func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
+	for pos < len(s) {
+		c := s[pos]
+		if c >= utf8.RuneSelf {
+			if c < 0xC2 || c > 0xF4 {
+				pos++ // an invalid byte: U+FFFD, invisible
+				continue
+			}
+			r, w := runeAt(s, pos)
+			switch cls := classOf(r); {
+			case cls == rcInvisible, cls == rcSpace, cls == rcSlash:
+				pos += w
+				continue
+			case cls == rcLT:
+				return false, pos, unit{width: w, kind: unitLookAlike}
+			case cls == rcAmp:
+				n, u := sc.leadRef(s, pos, w)
+				if n < 0 {
+					pos -= n
+					continue
+				}
+				if n > 0 || u.width > 0 {
+					return false, pos + n, u
+				}
+			case cls == rcOther, cls >= 'a' && cls != sc.name[0]:
+				return false, pos + w, unit{}
+			case cls >= 'a' && len(sc.name) == 1:
+				return true, pos + w, unit{}
+			case cls >= 'a':
+				return sc.lookAhead(s, pos+w, ctxPlain, 1)
+			}
+			return sc.lookAhead(s, pos, ctxPlain, 0)
+		}
+		switch sc.class[c] {
+		case clsIgnore, clsSpace, clsSlash:
+			pos++
+			continue
+		case clsLetter:
+			if c|0x20 != sc.name[0] {
+				break
+			}
+			if sc.hasName(s, pos) {
+				return true, pos + len(sc.name), unit{} // the commonest token
+			}
+			return sc.lookAhead(s, pos+1, ctxPlain, 1)
+		}
+		if c == '&' {
+			if !mayBeRef(s, pos+1) {
+				return false, pos + 1, unit{} // "&" that starts no reference
+			}
+			n, u := sc.leadRef(s, pos, 1)
+			if n < 0 {
+				pos -= n
+				continue
+			}
+			if n > 0 || u.width > 0 {
+				return false, pos + n, u
+			}
+			return sc.lookAhead(s, pos, ctxPlain, 0)
+		}
+		if isTrigger(c) {
+			return false, pos, unit{} // '<', '\\' or '%' may start a unit
+		}
+		return false, pos + 1, unit{}
+	}
+	return false, len(s), unit{}
+}
+
+// leadRef decides, for lead, the reference whose ampersand (of width w)
+// is at s[pos], in place: a chain of references then costs no look-ahead
+// per reference. A deleted reference is a blank: n is minus its width. A
+// reference to a less-than is a dead end at pos handing on that unit, u;
+// no reference, or one to a single byte that ends the candidate, is a dead
+// end n bytes on. Anything else (n 0, no u) is left to lookAhead.
+func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit) {
+	text, m, saw := decodeRef(s, pos+w, 1)
+	switch {
+	case saw != 0:
+		return 0, unit{} // readings that may differ by view order: lookAhead's feedReadings
+	case m == 0:
+		if w == 1 {
+			return 1, unit{} // '&' reads as itself, which ends the candidate
+		}
+		return 0, unit{} // a look-alike ampersand: lookAhead folds it
+	case text == "":
+		return -(w + m), unit{}
+	case startsWithLT(text):
+		return 0, unit{width: w + m, kind: unitReference}
+	case len(text) == 1 && text[0] < utf8.RuneSelf && sc.class[text[0]] == clsOther:
+		return w + m, unit{}
+	}
+	return 0, unit{}
+}
+
 // hasName reports whether s[pos:] starts with the name in ASCII letters of
 // any case, eight bytes at a time: OR-ing 0x20 into a byte gives a lower-case
 // letter only for that letter in either case, and leaves non-ASCII bytes
@@ -607,7 +727,9 @@ func mayBeRef(s string, j int) bool {
 // refByte classifies bytes for mayBeRef: refStart, the byte may begin a
 // reference after '&' (mayStartRef); refDigit, it may begin the number after
 // "&#" (a digit, 'x', a byte of a rune that folds to one, or one a view
-// removes).
+// removes); and for decodeRef, one load per byte: refName, it belongs to
+// the ASCII run of a reference (a letter, digit or '#'); refFold, it may
+// start a rune the run goes on past (non-ASCII or invisible).
 var refByte = func() (t [256]uint8) {
 	for c := range 256 {
 		b := byte(c)
@@ -617,6 +739,12 @@ var refByte = func() (t [256]uint8) {
 		if '0' <= b && b <= '9' || b|0x20 == 'x' || b >= utf8.RuneSelf || isASCIIInvisible(b) {
 			t[c] |= refDigit
 		}
+		if isAlnum(b) || b == '#' {
+			t[c] |= refName
+		}
+		if b >= utf8.RuneSelf || isASCIIInvisible(b) {
+			t[c] |= refFold
+		}
 	}
 	return t
 }()
@@ -625,6 +753,8 @@ var refByte = func() (t [256]uint8) {
 const (
 	refStart = 1 << iota
 	refDigit
+	refName
+	refFold
 )
 
 // isASCIIInvisible reports whether ASCII byte c is a control other than
@@ -652,17 +782,22 @@ func startsWithLT(text string) bool {
 }
 
 // startsWithLTRune is startsWithLT for text that starts with a non-ASCII
-// rune (or is empty).
+// rune (or is empty). A rune's class says what its fold would: rcInvisible
+// exactly when the fold is empty, rcLT exactly when it starts with '<' (a
+// test checks every rune), so a decoded reference to a rune like U+00BD,
+// whose fold is long, costs one class load instead of a fold lookup.
+// The runes are decoded by runeAt, whose two- and three-byte forms are
+// inline (a range loop calls the runtime for every non-ASCII rune).
 func startsWithLTRune(text string) bool {
-	for _, r := range text {
-		if r < utf8.RuneSelf {
-			return r == '<'
+	for k := 0; k < len(text); {
+		if text[k] < utf8.RuneSelf {
+			return text[k] == '<'
 		}
-		f, _ := foldOf(r)
-		if f == "" {
-			continue
+		r, w := runeAt(text, k)
+		if cls := classOf(r); cls != rcInvisible {
+			return cls == rcLT
 		}
-		return f[0] == '<'
+		k += w
 	}
 	return false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/cputime"
 )
@@ -191,6 +192,39 @@ func TestEntitiesMatchTheStandardLibrary(t *testing.T) {
 			if n == 0 || got+ref[n:end] != want {
 				t.Errorf("decodeNamed(%q) = %+q, %d; html.UnescapeString gives %+q", ref[:end], got, n, want)
 			}
+		}
+	}
+}
+
+// The flat entity table holds exactly entityTexts: every name finds its
+// text, and names one byte off (cut, lengthened, changed) find what the map
+// finds for them.
+func TestEntityIndexMatchesMap(t *testing.T) {
+	for name, text := range entityTexts {
+		if got, ok := entities.lookup(name); !ok || got != text {
+			t.Errorf("%q: index %+q, %v; map %+q", name, got, ok, text)
+		}
+		for _, probe := range []string{name[:len(name)-1], name + "x", "x" + name[1:], name[:len(name)-1] + "Q"} {
+			want, wok := entityTexts[probe]
+			if got, ok := entities.lookup(probe); ok != wok || got != want {
+				t.Errorf("%q: index %+q, %v; map %+q, %v", probe, got, ok, want, wok)
+			}
+		}
+	}
+}
+
+// startsWithLTRune reads a rune's class for its fold: the class is
+// rcInvisible exactly when the fold is empty and rcLT exactly when the fold
+// starts with a less-than sign.
+func TestClassAgreesWithFold(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+		f, _ := foldOf(r)
+		c := classOf(r)
+		if (f != "" && f[0] == '<') != (c == rcLT) {
+			t.Errorf("%U: fold %q class %d", r, f, c)
+		}
+		if (f == "") != (c == rcInvisible) {
+			t.Errorf("%U: fold %q class %d (invisible)", r, f, c)
 		}
 	}
 }

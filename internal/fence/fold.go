@@ -151,8 +151,9 @@ func classOf(r rune) uint8 {
 	return index.classes[int(index.page[r>>8])<<8|int(r&0xFF)]
 }
 
-// runeAt decodes the rune at s[i] (a non-ASCII byte), the two- and
-// three-byte forms inline; an invalid byte is utf8.RuneError of width 1.
+// runeAt decodes the rune at s[i] (a non-ASCII byte), every form inline
+// (emoji and the newest letters are four bytes; adversarial text may hold
+// one per unit); an invalid byte is utf8.RuneError of width 1.
 func runeAt(s string, i int) (rune, int) {
 	c0 := s[i]
 	switch {
@@ -168,6 +169,14 @@ func runeAt(s string, i int) (rune, int) {
 			r := rune(c0&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
 			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
 				return r, 3
+			}
+		}
+	case c0 >= 0xF0 && i+3 < len(s):
+		c1, c2, c3 := s[i+1], s[i+2], s[i+3]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && c3&0xC0 == 0x80 {
+			r := rune(c0&0x07)<<18 | rune(c1&0x3F)<<12 | rune(c2&0x3F)<<6 | rune(c3&0x3F)
+			if r >= 0x10000 && r <= utf8.MaxRune {
+				return r, 4
 			}
 		}
 	}

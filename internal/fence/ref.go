@@ -44,10 +44,10 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 		return "", 0, 0
 	}
 	k := j
-	for k < len(s) && (isAlnum(s[k]) || s[k] == '#') {
+	for k < len(s) && refByte[s[k]]&refName != 0 {
 		k++
 	}
-	if mode != 0 && k < len(s) && (s[k] >= utf8.RuneSelf || isASCIIInvisible(s[k])) && mayContinueRef(s, k) {
+	if mode != 0 && k < len(s) && refByte[s[k]]&refFold != 0 && mayContinueRef(s, k) {
 		// The reference may go on past a rune that folds to ASCII or that
 		// a view removes: read it folded. (A reader who sees through
 		// neither ends it at that rune, as the ASCII path below does.)
@@ -124,13 +124,20 @@ func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4
 // mayContinueRef reports whether the byte at s[k], which ends a run of
 // ASCII name characters, may start a rune that continues the reference
 // in some view: an invisible one, or one that folds to a name character,
-// '#' or ';'.
+// '#' or ';'. A three-byte rune (a fullwidth '&' after a reference's name,
+// once per unit of text like "＆lt＆lt") is decoded in place.
 func mayContinueRef(s string, k int) bool {
 	c := s[k]
 	if c < utf8.RuneSelf {
 		return isASCIIInvisible(c)
 	}
-	r, _ := runeAt(s, k)
+	var r rune
+	if c&0xF0 == 0xE0 && k+2 < len(s) && s[k+1]&0xC0 == 0x80 && s[k+2]&0xC0 == 0x80 {
+		r = rune(c&0x0F)<<12 | rune(s[k+1]&0x3F)<<6 | rune(s[k+2]&0x3F)
+	}
+	if r < 0x800 || 0xD800 <= r && r <= 0xDFFF {
+		r, _ = runeAt(s, k) // another form, or an invalid one
+	}
 	switch classOf(r) {
 	case rcOther, rcLT, rcAmp, rcSpace, rcSlash, rcAnyLetter:
 		return false
@@ -146,7 +153,8 @@ func mayContinueRef(s string, k int) bool {
 // the whole name is looked up, then (for the references that may go without
 // a semicolon) its prefixes of at most longestWithoutSemicolon bytes, the
 // longest first. It returns the text and how many bytes of name it used
-// (0: none). Nothing is allocated: the texts are entityTexts'.
+// (0: none). Nothing is allocated: the texts are entityTexts', looked up
+// in the flat table entities.
 func decodeNamed(name string) (string, int) {
 	if len(name) < shortestEntityName {
 		return "", 0 // "&a", "&l" (as a reader who stops at "&l" + U+200B sees it)
@@ -158,11 +166,11 @@ func decodeNamed(name string) (string, int) {
 	if t, ok := commonRef(name); ok {
 		return t, len(name)
 	}
-	if t, ok := entityTexts[name]; ok {
+	if t, ok := entities.lookup(name); ok {
 		return t, len(name)
 	}
 	for j := min(len(name)-1, longestWithoutSemicolon); j > 1; j-- {
-		if t, ok := entityTexts[name[:j]]; ok {
+		if t, ok := entities.lookup(name[:j]); ok {
 			return t, j
 		}
 	}
@@ -227,20 +235,29 @@ func commonRef(name string) (string, bool) {
 // optional, C1 values take their Windows-1252 meaning, and the references
 // Python's html.unescape deletes decode to "". It returns the text and
 // the bytes consumed from the '#' (prefix is the bytes before d: 1).
+// Decimal digits, a reference per unit of adversarial text, are summed in
+// registers here rather than through refNumber.add.
 func decodeNumericRef(d string, prefix int) (string, int) {
 	j := 0
-	hex := false
-	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
-		hex = true
-		j++
-	}
-	start := j
 	var n refNumber
-	for j < len(d) && n.add(d[j], hex) {
+	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
 		j++
-	}
-	if j == start {
-		return "", 0
+		for j < len(d) && n.add(d[j], true) {
+			j++
+		}
+		if j == 1 {
+			return "", 0
+		}
+	} else {
+		x, big := rune(0), false
+		for ; j < len(d) && d[j]-'0' < 10; j++ {
+			x = 10*x + rune(d[j]-'0') // wraps as refNumber.add wraps
+			big = big || uint32(x) > unicode.MaxRune
+		}
+		if j == 0 {
+			return "", 0
+		}
+		n = refNumber{x, big}
 	}
 	if j < len(d) && d[j] == ';' {
 		j++
@@ -282,6 +299,9 @@ func (n *refNumber) add(c byte, hex bool) bool {
 // scanner needs it: a rune with the same fold stands for x (see runeText),
 // so that decoding a reference never allocates.
 func numericText(x rune, big bool) string {
+	if ' ' <= x && x < 0x7F {
+		return asciiFold[x : x+1] // printable ASCII, the commonest: no decoder deletes it
+	}
 	if !big && pythonDeletes(x) {
 		return ""
 	}
