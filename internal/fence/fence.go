@@ -578,7 +578,10 @@ func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
 			case cls == rcLT:
 				return false, pos, unit{width: w, kind: unitLookAlike}
 			case cls == rcAmp:
-				n, u := sc.leadRef(s, pos, w)
+				n, u, first, saw := sc.leadRef(s, pos, w)
+				if saw != 0 {
+					return sc.leadReadings(s, pos, w, first, saw)
+				}
 				if n < 0 {
 					pos -= n
 					continue
@@ -612,7 +615,10 @@ func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
 			if !mayBeRef(s, pos+1) {
 				return false, pos + 1, unit{} // "&" that starts no reference
 			}
-			n, u := sc.leadRef(s, pos, 1)
+			n, u, first, saw := sc.leadRef(s, pos, 1)
+			if saw != 0 {
+				return sc.leadReadings(s, pos, 1, first, saw)
+			}
 			if n < 0 {
 				pos -= n
 				continue
@@ -635,25 +641,47 @@ func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
 // per reference. A deleted reference is a blank: n is minus its width. A
 // reference to a less-than is a dead end at pos handing on that unit, u;
 // no reference, or one to a single byte that ends the candidate, is a dead
-// end n bytes on. Anything else (n 0, no u) is left to lookAhead.
-func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit) {
+// end n bytes on. Anything else (n 0, no u) is left to lookAhead. A
+// reference whose readings may differ with the order of the views is
+// returned decoded, with what its reading saw through (saw), for
+// leadReadings.
+func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit, first refReading, saw uint8) {
 	text, m, saw := decodeRef(s, pos+w, 1)
 	switch {
-	case saw != 0:
-		return 0, unit{} // readings that may differ by view order: lookAhead's feedReadings
+	case saw&seeInvisible != 0 || saw != 0 && w == 1:
+		return 0, unit{}, refReading{text, m}, saw
 	case m == 0:
 		if w == 1 {
-			return 1, unit{} // '&' reads as itself, which ends the candidate
+			return 1, unit{}, refReading{}, 0 // '&' reads as itself, which ends the candidate
 		}
-		return 0, unit{} // a look-alike ampersand: lookAhead folds it
+		return 0, unit{}, refReading{}, 0 // a look-alike ampersand: lookAhead folds it
 	case text == "":
-		return -(w + m), unit{}
+		return -(w + m), unit{}, refReading{}, 0
 	case startsWithLT(text):
-		return 0, unit{width: w + m, kind: unitReference}
+		return 0, unit{width: w + m, kind: unitReference}, refReading{}, 0
 	case len(text) == 1 && text[0] < utf8.RuneSelf && sc.class[text[0]] == clsOther:
-		return w + m, unit{}
+		return w + m, unit{}, refReading{}, 0
 	}
-	return 0, unit{}
+	return 0, unit{}, refReading{}, 0
+}
+
+// leadReadings is lead's end at a reference whose readings may differ
+// with the order of the views: feedReadings decides it, as lookAhead's
+// look-ahead unit would, without decoding the reference again.
+func (sc *Scanner) leadReadings(s string, pos, w int, first refReading, saw uint8) (ok bool, stop int, next unit) {
+	m := matcher{sc: sc}
+	res, end, canLT, hand, kind := sc.feedReadings(s, pos, w, ctxPlain, first, saw, &m)
+	switch {
+	case res == done:
+		return true, end, unit{}
+	case res == more:
+		return sc.lookAhead(s, end, ctxPlain, m.matched)
+	case hand:
+		return false, pos, unit{width: end - pos, kind: kind}
+	case canLT:
+		return false, pos, unit{}
+	}
+	return false, end, unit{}
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of
