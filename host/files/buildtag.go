@@ -6,13 +6,10 @@ import (
 	"strings"
 )
 
-// builtOnRequest reports whether a Go file's //go:build line keeps it out
-// of every default build: it holds only when a GOEXPERIMENT tag or the
-// "ignore" tag is set. Platform tags count as set (some platform builds
-// the file), so a file for one OS is not off by default. Only the lines
-// before the package clause are read, as the go command reads them; a
-// line that does not parse counts as no constraint.
-func builtOnRequest(src []byte) bool {
+// goHeader reads a Go file's header as the go command does: the
+// //go:build line before the package clause (nil when there is none),
+// and the package name. Only the lines up to the package clause are read.
+func goHeader(src []byte) (build []byte, pkg string) {
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -20,16 +17,31 @@ func builtOnRequest(src []byte) bool {
 		} else {
 			src = nil
 		}
-		text := strings.TrimSpace(string(line))
-		switch {
-		case strings.HasPrefix(text, "package "):
-			return false
-		case constraint.IsGoBuild(text):
-			expr, err := constraint.Parse(text)
-			return err == nil && !expr.Eval(defaultTag)
+		line = bytes.TrimSpace(line)
+		if rest, ok := bytes.CutPrefix(line, []byte("package ")); ok {
+			name, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte(" "))
+			return build, string(name)
+		}
+		if build == nil && constraint.IsGoBuild(string(line)) {
+			build = line
 		}
 	}
-	return false
+	return build, ""
+}
+
+// builtOnRequest reports whether a Go file's //go:build line keeps it out
+// of every default build: it holds only when a GOEXPERIMENT tag or the
+// "ignore" tag is set. Platform tags count as set (some platform builds
+// the file), so a file for one OS is not off by default. A line after the
+// package clause is no constraint, and one that does not parse counts as
+// none.
+func builtOnRequest(src []byte) bool {
+	build, _ := goHeader(src)
+	if build == nil {
+		return false
+	}
+	expr, err := constraint.Parse(string(build))
+	return err == nil && !expr.Eval(defaultTag)
 }
 
 // defaultTag says whether a default build may set tag: any but a
@@ -49,19 +61,7 @@ func deprecated(text string) bool {
 // isCommand reports whether a Go file is in package main: its
 // declarations cannot be imported, so like unexported ones they are no
 // public interface (the package's doc comment, a command's manual, is).
-// The first line that starts with "package " is taken as the clause.
 func isCommand(src []byte) bool {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		if rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("package ")); ok {
-			name, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte(" "))
-			return string(name) == "main"
-		}
-	}
-	return false
+	_, pkg := goHeader(src)
+	return pkg == "main"
 }
