@@ -47,6 +47,7 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		{"<f&#x72\u200Bame", "<\\f&#x72\u200Bame"}, // a letter's reference
 		{"<fra&#x6D\uFF45", "<\\fra&#x6D\uFF45"},   // "&#x6De" is U+06DE; "&#x6D" then "e" is "me"
 		{"&#6\uFF10;/frame", "&#6\uFF10;\\/frame"},
+		{"\uFF06#x3C\u200Bframe", "\uFF06#x3C\\\u200Bframe"}, // NFKC, decode, drop Cf: the ampersand folds too
 		// Letters of the newest Unicode version whose fold the tables do
 		// not have count as whichever letter the name needs.
 		{"</\U0001DFD0rame", "<\\/\U0001DFD0rame"},                     // Latin Extended-G, Unicode 18

@@ -103,10 +103,17 @@ func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4
 	if first.n > 0 {
 		rs[0], n = first, 1
 	}
-	done := uint8(1) << saw // modes read, by the steps of saw they see through
+	// The steps that make a difference: those the first reading needed,
+	// and folding when the ampersand itself is a compatibility form (the
+	// reading starts after it, so saw does not record it).
+	used := saw
+	if fold {
+		used |= seeFold
+	}
+	done := uint8(1) << used // modes read, by the steps of used they see through
 	for _, mode := range [...]uint8{seeFold, seeInvisible, 0} {
-		mode &= saw // a step the first reading did not need changes nothing
-		if mode == saw || fold && mode&seeFold == 0 || done&(1<<mode) != 0 {
+		mode &= used // a step no reading needs changes nothing
+		if mode == used || fold && mode&seeFold == 0 || done&(1<<mode) != 0 {
 			continue // the first reading, no ampersand, or read already
 		}
 		done |= 1 << mode

@@ -191,10 +191,11 @@ func genOrderDependent(rng *rand.Rand, name string) string {
 	}
 	k := at[rng.IntN(len(at))]
 	ref := func(v rune) string {
+		amp := []string{"&", "&", "\uFF06", "\uFE60"}[rng.IntN(4)] // NFKC makes the last two '&'
 		if rng.IntN(2) == 0 {
-			return fmt.Sprintf("&#x%s%x", strings.Repeat("0", rng.IntN(2)), v)
+			return fmt.Sprintf("%s#x%s%x", amp, strings.Repeat("0", rng.IntN(2)), v)
 		}
-		return fmt.Sprintf("&#X%X", v)
+		return fmt.Sprintf("%s#X%X", amp, v)
 	}
 	var b strings.Builder
 	if k < 0 {
