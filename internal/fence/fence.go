@@ -236,7 +236,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				width, kind = w, unitLookAlike
 			case rcAmp:
 				text, n, saw := decodeRef(s, i+w, 1)
-				if saw&seeInvisible != 0 {
+				if orderDependent(saw, w) {
 					i, nextAt, next = sc.scanReadings(s, i, w, refReading{text, n}, saw, emit)
 					continue
 				}
@@ -255,7 +255,7 @@ func (sc *Scanner) Scan(s string, emit func(Token)) {
 				continue
 			}
 			text, n, saw := decodeRef(s, i+1, 1)
-			if saw != 0 {
+			if orderDependent(saw, 1) {
 				i, nextAt, next = sc.scanReadings(s, i, 1, refReading{text, n}, saw, emit)
 				continue
 			}
@@ -402,18 +402,24 @@ func (sc *Scanner) lookAhead(s string, pos, ctx, matched int) (ok bool, stop int
 		case done:
 			return true, pos, unit{}
 		case dead:
-			if hand {
-				// The unit that ended the candidate starts the next one:
-				// hand it over, decoded, so it is not decoded twice.
-				return false, start, unit{width: pos - start, kind: kind}
-			}
-			if canLT {
-				return false, start, unit{}
-			}
-			return false, pos, unit{}
+			return deadEnd(start, pos, canLT, hand, kind)
 		}
 	}
 	return false, len(s), unit{}
+}
+
+// deadEnd is what the look-ahead returns when the unit at s[start:end]
+// ends the candidate: where the scan resumes, and the unit handed over.
+func deadEnd(start, end int, canLT, hand bool, kind unitKind) (ok bool, stop int, next unit) {
+	switch {
+	case hand:
+		// The unit that ended the candidate starts the next one: hand it
+		// over, decoded, so it is not decoded twice.
+		return false, start, unit{width: end - start, kind: kind}
+	case canLT:
+		return false, start, unit{}
+	}
+	return false, end, unit{}
 }
 
 // lookAheadUnit feeds m the unit at s[pos] that needs decoding or a fold
@@ -427,7 +433,7 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 	case c >= utf8.RuneSelf:
 		if classOf(r) == rcAmp {
 			text, n, saw := decodeRef(s, pos+w, 1)
-			if saw&seeInvisible != 0 {
+			if orderDependent(saw, w) {
 				return sc.feedReadings(s, pos, w, ctx, refReading{text, n}, saw, m)
 			}
 			if n > 0 {
@@ -440,7 +446,7 @@ func (sc *Scanner) lookAheadUnit(s string, pos, ctx int, r rune, w int, m *match
 		return m.feedRune(r), pos + w, false, false, 0
 	case c == '&':
 		text, n, saw := decodeRef(s, pos+1, 1)
-		if saw != 0 {
+		if orderDependent(saw, 1) {
 			return sc.feedReadings(s, pos, 1, ctx, refReading{text, n}, saw, m)
 		}
 		if n > 0 {
@@ -648,21 +654,20 @@ func (sc *Scanner) lead(s string, pos int) (ok bool, stop int, next unit) {
 func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit, first refReading, saw uint8) {
 	text, m, saw := decodeRef(s, pos+w, 1)
 	switch {
-	case saw&seeInvisible != 0 || saw != 0 && w == 1:
+	case orderDependent(saw, w):
 		return 0, unit{}, refReading{text, m}, saw
+	case m == 0 && w == 1:
+		n = 1 // '&' reads as itself, which ends the candidate
 	case m == 0:
-		if w == 1 {
-			return 1, unit{}, refReading{}, 0 // '&' reads as itself, which ends the candidate
-		}
-		return 0, unit{}, refReading{}, 0 // a look-alike ampersand: lookAhead folds it
+		// a look-alike ampersand: lookAhead folds it
 	case text == "":
-		return -(w + m), unit{}, refReading{}, 0
+		n = -(w + m)
 	case startsWithLT(text):
-		return 0, unit{width: w + m, kind: unitReference}, refReading{}, 0
+		u = unit{width: w + m, kind: unitReference}
 	case len(text) == 1 && text[0] < utf8.RuneSelf && sc.class[text[0]] == clsOther:
-		return w + m, unit{}, refReading{}, 0
+		n = w + m
 	}
-	return 0, unit{}, refReading{}, 0
+	return n, u, refReading{}, 0
 }
 
 // leadReadings is lead's end at a reference whose readings may differ
@@ -671,17 +676,13 @@ func (sc *Scanner) leadRef(s string, pos, w int) (n int, u unit, first refReadin
 func (sc *Scanner) leadReadings(s string, pos, w int, first refReading, saw uint8) (ok bool, stop int, next unit) {
 	m := matcher{sc: sc}
 	res, end, canLT, hand, kind := sc.feedReadings(s, pos, w, ctxPlain, first, saw, &m)
-	switch {
-	case res == done:
+	switch res {
+	case done:
 		return true, end, unit{}
-	case res == more:
+	case more:
 		return sc.lookAhead(s, end, ctxPlain, m.matched)
-	case hand:
-		return false, pos, unit{width: end - pos, kind: kind}
-	case canLT:
-		return false, pos, unit{}
 	}
-	return false, end, unit{}
+	return deadEnd(pos, end, canLT, hand, kind)
 }
 
 // hasName reports whether s[pos:] starts with the name in ASCII letters of

@@ -55,14 +55,14 @@ func buildIndex() *runeIndex {
 		}
 		x.pages[p][r&0xFF] = v
 	}
-	for i := 0; i < len(invisibleRanges)/3; i += 2 {
-		for r := tableRune(invisibleRanges, i); r <= tableRune(invisibleRanges, i+1); r++ {
-			set(r, idxInvisible)
-		}
-	}
-	for i := 0; i < len(pendingLetterRanges)/3; i += 2 {
-		for r := tableRune(pendingLetterRanges, i); r <= tableRune(pendingLetterRanges, i+1); r++ {
-			set(r, idxAnyLetter)
+	for _, t := range []struct {
+		ranges string
+		v      uint16
+	}{{invisibleRanges, idxInvisible}, {pendingLetterRanges, idxAnyLetter}} {
+		for i := 0; i < len(t.ranges)/3; i += 2 {
+			for r := tableRune(t.ranges, i); r <= tableRune(t.ranges, i+1); r++ {
+				set(r, t.v)
+			}
 		}
 	}
 	x.texts = make([]string, len(foldRunes)/3)

@@ -84,6 +84,14 @@ const (
 	seeBoth = seeFold | seeInvisible
 )
 
+// orderDependent reports whether a reference decodeRef read with saw,
+// behind an ampersand amp bytes wide, may read otherwise in another view
+// order. Behind a compatibility ampersand only an invisible rune can make
+// the difference: every reader who sees that ampersand has folded.
+func orderDependent(saw uint8, amp int) bool {
+	return saw&seeInvisible != 0 || amp == 1 && saw != 0
+}
+
 // refReading is one reading of a reference: its text and the bytes it
 // takes after the ampersand.
 type refReading struct {
