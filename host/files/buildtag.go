@@ -29,19 +29,20 @@ func goHeader(src []byte) (build []byte, pkg string) {
 	return build, ""
 }
 
-// builtOnRequest reports whether a Go file's //go:build line keeps it out
-// of every default build: it holds only when a GOEXPERIMENT tag or the
-// "ignore" tag is set. Platform tags count as set (some platform builds
-// the file), so a file for one OS is not off by default. A line after the
-// package clause is no constraint, and one that does not parse counts as
-// none.
-func builtOnRequest(src []byte) bool {
-	build, _ := goHeader(src)
-	if build == nil {
-		return false
+// goFileFacts reads what the priors need from a Go file's header, once:
+// whether its //go:build line keeps it out of every default build (it
+// holds only when a GOEXPERIMENT tag or the "ignore" tag is set; platform
+// tags count as set, since some platform builds the file; a line that does
+// not parse counts as none), and whether it is in package main, whose
+// declarations cannot be imported and so, like unexported ones, are no
+// public interface (the package's doc comment, a command's manual, is).
+func goFileFacts(src []byte) (offByDefault, command bool) {
+	build, pkg := goHeader(src)
+	if build != nil {
+		expr, err := constraint.Parse(string(build))
+		offByDefault = err == nil && !expr.Eval(defaultTag)
 	}
-	expr, err := constraint.Parse(string(build))
-	return err == nil && !expr.Eval(defaultTag)
+	return offByDefault, pkg == "main"
 }
 
 // defaultTag says whether a default build may set tag: any but a
@@ -56,12 +57,4 @@ func defaultTag(tag string) bool {
 // not deprecated.
 func deprecated(text string) bool {
 	return strings.HasPrefix(text, "// Deprecated:") || strings.Contains(text, "\n// Deprecated:")
-}
-
-// isCommand reports whether a Go file is in package main: its
-// declarations cannot be imported, so like unexported ones they are no
-// public interface (the package's doc comment, a command's manual, is).
-func isCommand(src []byte) bool {
-	_, pkg := goHeader(src)
-	return pkg == "main"
 }

@@ -27,20 +27,21 @@ func TestGoHeaderRules(t *testing.T) {
 		{"// Package p.\npackage p\n\nfunc main() {}\n", false, false},
 		{"", false, false},
 	} {
-		if got := builtOnRequest([]byte(c.src)); got != c.onRequest {
-			t.Errorf("builtOnRequest(%q) = %v", c.src, got)
+		off, cmd := goFileFacts([]byte(c.src))
+		if off != c.onRequest {
+			t.Errorf("goFileFacts(%q): off by default %v", c.src, off)
 		}
-		if got := isCommand([]byte(c.src)); got != c.isCmd {
-			t.Errorf("isCommand(%q) = %v", c.src, got)
+		if cmd != c.isCmd {
+			t.Errorf("goFileFacts(%q): command %v", c.src, cmd)
 		}
 	}
 }
 
-func FuzzBuiltOnRequest(f *testing.F) {
+func FuzzGoFileFacts(f *testing.F) {
 	f.Add([]byte("//go:build goexperiment.jsonv2\n\npackage json\n"))
 	f.Add([]byte("//go:build !(ignore || linux)\npackage p"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		off := builtOnRequest(src)
+		off, _ := goFileFacts(src)
 		if off && !bytes.Contains(src, []byte("//go:build")) {
 			t.Fatalf("%q: off by default without a //go:build line", src)
 		}

@@ -135,8 +135,8 @@ type chunkInfo struct {
 const (
 	// chunkInternal marks code that is not part of a public interface: a
 	// Go declaration with an unexported name or in package main (a chunk
-	// of the package's doc comment alone is not), or any chunk of a file under an internal
-	// directory.
+	// of the package's doc comment alone is not), or any chunk of a file
+	// under an internal directory.
 	chunkInternal = 1 << iota
 	// chunkOffByDefault marks a chunk of a Go file that the go command
 	// leaves out of every default build: its //go:build line needs a
@@ -553,8 +553,11 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 	a := &analyzed{chunks: Split(rel, text), doc: fileKind(rel) == "doc", generated: isGenerated(text)}
 	a.html, a.test, a.data = isHTML(rel), isTest(rel), isData(rel)
 	internalPath := slices.Contains(strings.Split(rel, "/"), "internal")
-	offByDefault := strings.HasSuffix(rel, ".go") && builtOnRequest(text)
-	command := strings.HasSuffix(rel, ".go") && isCommand(text)
+	goFile := strings.HasSuffix(rel, ".go")
+	var offByDefault, command bool
+	if goFile {
+		offByDefault, command = goFileFacts(text)
+	}
 	var tids []uint32
 	for _, c := range a.chunks {
 		tids = tids[:0]
@@ -564,13 +567,13 @@ func analyze(tk *tokenizer, dict *termDict, rel string, text []byte) *analyzed {
 		hl := len(tids) - bl
 		a.freqs = append(a.freqs, countTerms(tids))
 		var fl uint32
-		if internalPath || strings.HasSuffix(rel, ".go") && (!exportedDecl(c.Heading) || command && c.Heading != "package main") {
+		if internalPath || goFile && (!exportedDecl(c.Heading) || command && c.Heading != "package main") {
 			fl |= chunkInternal
 		}
 		if offByDefault {
 			fl |= chunkOffByDefault
 		}
-		if strings.HasSuffix(rel, ".go") && deprecated(c.Text) {
+		if goFile && deprecated(c.Text) {
 			fl |= chunkDeprecated
 		}
 		a.flags = append(a.flags, fl)
