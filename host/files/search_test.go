@@ -1,7 +1,6 @@
 package files
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -107,49 +106,5 @@ func TestLaterPartsOfASectionAreDemoted(t *testing.T) {
 	}
 	if demoted != parts-1 {
 		t.Errorf("%d chunks demoted, want %d (every part of Omega but its best)", demoted, parts-1)
-	}
-}
-
-// Each prior ranks the chunk it weighs below the same chunk without it:
-// the two documents differ only in what the prior reads (their heads have
-// the same length), and the weighed one's path sorts first, so it would
-// win the tie without the prior.
-func TestPriorsRankLower(t *testing.T) {
-	duration := "\n\n// Package p parses durations.\npackage p\n\n// ParseDuration parses a duration string such as 1h30m.\nfunc ParseDuration(s string) {}\n"
-	readAll := "package p\n\n// ReadAll reads from r until an error or EOF.\n//\n// %s\nfunc ReadAll(r io.Reader) ([]byte, error)\n"
-	sequencer := "\n\n// Sequencer orders the results of concurrent jobs.\nfunc Sequencer() {}\n"
-	for _, c := range []struct {
-		prior, query  string
-		lower, higher Document
-	}{
-		{"off by default", "parse a duration such as 1h30m",
-			Document{Path: "a/v2/parse.go", Content: []byte("//go:build goexperiment.v2" + duration)},
-			Document{Path: "b/parse.go", Content: []byte("// a comment of the length" + duration)}},
-		{"deprecated", "read everything from a reader until eof",
-			Document{Path: "a/ioutil.go", Content: []byte(fmt.Sprintf(readAll, "Deprecated: see the io package."))},
-			Document{Path: "b/io.go", Content: []byte(fmt.Sprintf(readAll, "Note well: see the io package."))}},
-		{"command", "order the results of concurrent jobs",
-			Document{Path: "a/cmd.go", Content: []byte("package main" + sequencer)},
-			Document{Path: "b/lib.go", Content: []byte("package libx" + sequencer)}},
-	} {
-		ix := NewIndex()
-		ix.Add(c.lower)
-		ix.Add(c.higher)
-		if hits := ix.Search(c.query, 0); len(hits) < 2 || hits[0].Path != c.higher.Path || hits[1].Score >= hits[0].Score*0.7 {
-			t.Errorf("%s: hits %+v, want %s first and the other at the prior's share", c.prior, hits, c.higher.Path)
-		}
-	}
-	for _, c := range []struct {
-		text string
-		want bool
-	}{
-		{"// Deprecated: use X.\nfunc F()", true},
-		{"// F does.\n//\n// Deprecated: use X.\nfunc F()", true},
-		{"type T struct {\n\t// Deprecated: use Y.\n\tX int\n}", false},
-		{"// F is not Deprecated: at all.\nfunc F()", false},
-	} {
-		if got := deprecated(c.text); got != c.want {
-			t.Errorf("deprecated(%q) = %v", c.text, got)
-		}
 	}
 }
