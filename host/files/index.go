@@ -17,6 +17,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -54,6 +55,25 @@ func (o *IndexOptions) maxFileSize() int64 {
 
 // fingerprint sums the options that decide what is indexed, so an index
 // built with other options is rebuilt rather than trusted.
+// checkGlobs refuses an Include or Exclude pattern path.Match cannot
+// read: such a pattern matches no path, so an include would silently
+// index nothing and an exclude silently skip nothing.
+func (o *IndexOptions) checkGlobs() error {
+	for _, set := range []struct {
+		name     string
+		patterns []string
+	}{{"include", o.Include}, {"exclude", o.Exclude}} {
+		for _, p := range set.patterns {
+			for _, seg := range strings.Split(p, "/") {
+				if _, err := path.Match(seg, ""); err != nil {
+					return fmt.Errorf("files: %s pattern %q: %w", set.name, p, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func (o *IndexOptions) fingerprint() uint32 {
 	s := fmt.Sprintf("%d|%q|%q|%v|%v|%d", o.maxFileSize(), o.Include, o.Exclude, o.NoDefaultSkips, o.NoIgnoreFiles, maxChunkTokens)
 	return crc32.Checksum([]byte(s), castagnoli)
@@ -132,6 +152,9 @@ func buildIndexDistrusting(ctx context.Context, root, label string, opts *IndexO
 	var o IndexOptions
 	if opts != nil {
 		o = *opts
+	}
+	if err := o.checkGlobs(); err != nil {
+		return nil, err
 	}
 	abs, err := resolveRoot(root)
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -289,5 +291,21 @@ func TestParallelWalkIsDeterministic(t *testing.T) {
 		if !bytes.Equal(store("b.idx"), first) {
 			t.Fatalf("build %d of the same tree differs from the first", k+2)
 		}
+	}
+}
+
+// A glob path.Match cannot read is refused by name: it would match no
+// path, so an include would index nothing and an exclude skip nothing,
+// silently.
+func TestBuildRefusesBadGlobs(t *testing.T) {
+	dir := t.TempDir()
+	for _, o := range []*files.IndexOptions{{Include: []string{"docs/["}}, {Exclude: []string{"a/**/b[", "ok"}}} {
+		_, err := files.Build(context.Background(), dir, o)
+		if !errors.Is(err, path.ErrBadPattern) || !strings.Contains(err.Error(), "[") {
+			t.Errorf("%+v: err %v, want path.ErrBadPattern naming the pattern", o, err)
+		}
+	}
+	if _, err := files.Build(context.Background(), dir, &files.IndexOptions{Include: []string{"**/*.md", "docs/[a-c]*"}}); err != nil {
+		t.Errorf("good globs refused: %v", err)
 	}
 }
