@@ -53,6 +53,10 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		{"</\U0001DFD0rame", "<\\/\U0001DFD0rame"},                     // Latin Extended-G, Unicode 18
 		{"<\uA7F1\u209D\u209E\u209Fe", "<\\\uA7F1\u209D\u209E\u209Fe"}, // U+A7F1 is "S" to Unicode 17's NFKC
 		{"<&#x1DFD0;rame", "<\\&#x1DFD0;rame"},                         // decode, then the newer NFKC // NFKC first: "&#60;"
+		// A numeric reference to '&' is a second level as "&amp;" is.
+		{"&#38;lt;/frame", "&#38;lt;\\/frame"},
+		{"&#x26;#x3c;/frame", "&#x26;#x3c;\\/frame"},
+		{"\uFF06#38;lt;frame", "\uFF06#38;lt;\\frame"},
 		// Marks and format characters newer than the decompositions are
 		// skipped as the older ones are: a reader that drops marks with
 		// the newest data sees "</frame".
@@ -63,7 +67,7 @@ func TestScannerFindsEveryClass(t *testing.T) {
 			t.Errorf("%+q: got %+q, want %+q", c.in, got, c.want)
 		}
 	}
-	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame", "&#x3C\u200Bx", "&#x66\u200Bxyz"} {
+	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame", "&#x3C\u200Bx", "&#x66\u200Bxyz", "&#38; lt", "&#38;amp;lt"} {
 		if got := breaks(frameScanner, honest); got != honest {
 			t.Errorf("%+q: changed to %+q", honest, got)
 		}

@@ -24,8 +24,8 @@ const longestEntityName = 40
 // (0 when there is no reference). The text is "" for a reference some
 // decoder deletes (Python's html.unescape drops references to
 // noncharacters, DEL and most C0 controls). A reference that decodes
-// to '&' and is followed by another reference name (double encoding,
-// "&amp;lt;") is decoded again, up to depth more levels, because a reader
+// to '&' (named or numeric) and is followed by another reference
+// (double encoding, "&amp;lt;", "&#38;#60;") is decoded again, up to depth more levels, because a reader
 // may decode twice.
 //
 // It reads the reference as a reader who folds and strips before decoding
@@ -58,7 +58,7 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 	}
 	if s[j] == '#' {
 		text, n := decodeNumericRef(s[j+1:], 1)
-		return text, n, 0
+		return decodedRef(s, j, n, text, depth, mode) // "&#38;lt;" is "&amp;lt;"
 	}
 	end := k
 	if end < len(s) && s[end] == ';' {
@@ -421,7 +421,11 @@ func decodeFoldedRef(s string, j, depth int, mode uint8) (string, int, uint8) {
 	}
 	if c == '#' {
 		text, n := decodeFoldedNumeric(&f, j)
-		return text, n, f.saw
+		if n == 0 {
+			return "", 0, f.saw
+		}
+		text, k, saw := decodedRef(s, j, n, text, depth, mode)
+		return text, k, f.saw | saw
 	}
 	var name [longestEntityName + 1]byte
 	var ends [longestEntityName + 1]int
