@@ -53,6 +53,13 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		{"</\U0001DFD0rame", "<\\/\U0001DFD0rame"},                     // Latin Extended-G, Unicode 18
 		{"<\uA7F1\u209D\u209E\u209Fe", "<\\\uA7F1\u209D\u209E\u209Fe"}, // U+A7F1 is "S" to Unicode 17's NFKC
 		{"<&#x1DFD0;rame", "<\\&#x1DFD0;rame"},                         // decode, then the newer NFKC // NFKC first: "&#60;"
+		// A Cf-stripping reader ends a reference at a control that one who
+		// drops every invisible rune reads through: "&#xF" is deleted and
+		// "<" + U+001F + "frame" is a token to Python's \s.
+		{"<\uFE60#\u200BxF\x1Fframe", "<\\\uFE60#\u200BxF\x1Fframe"},
+		{"&#x3c\uFE60#\u200Bx0F\x01frame", "&#x3c\\\uFE60#\u200Bx0F\x01frame"},
+		{"<&#\u00ADxF\x7Fframe", "<\\&#\u00ADxF\x7Fframe"},
+		{"\u2039\uFE60#\uFEFFxF\uFDD0frame", "\u2039\\\uFE60#\uFEFFxF\uFDD0frame"},
 		// A numeric reference to '&' is a second level as "&amp;" is.
 		{"&#38;lt;/frame", "&#38;lt;\\/frame"},
 		{"&#x26;#x3c;/frame", "&#x26;#x3c;\\/frame"},

@@ -76,13 +76,26 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 
 // Reading modes: which runes a reader's views let a decoder see through
 // inside a reference. Decoding the raw text sees through none; NFKC first
-// folds compatibility forms to ASCII (seeFold); dropping invisible runes
-// first skips them (seeInvisible); both, in either order, do both.
+// folds compatibility forms to ASCII (seeFold); removing format characters
+// first skips those (seeCf) and dropping every invisible rune first skips
+// the others too (seeOther: controls, marks, noncharacters); both, in
+// either order, do both. The two kinds of invisible rune are apart because
+// a Cf-stripping reader ends "&#xF" + U+001F at the control ("&#xF" is
+// deleted, and "<" + U+001F + "frame" is a token to a reader whose
+// whitespace holds U+001F) where one that drops every invisible rune reads
+// on ("&#xFf").
 const (
 	seeFold = 1 << iota
-	seeInvisible
-	seeBoth = seeFold | seeInvisible
+	seeCf
+	seeOther
+	seeInvisible = seeCf | seeOther
+	seeBoth      = seeFold | seeInvisible
 )
+
+// readerModes are the modes of the readers the views make, besides the
+// one that sees through everything: NFKC with Cf-stripping, NFKC alone,
+// dropping every invisible rune, Cf-stripping alone, and the raw decoder.
+var readerModes = [...]uint8{seeFold | seeCf, seeFold, seeInvisible, seeCf, 0}
 
 // orderDependent reports whether a reference decodeRef read with saw,
 // behind an ampersand amp bytes wide, may read otherwise in another view
@@ -107,7 +120,7 @@ type refReading struct {
 // that letter as one more digit. Readings that are no reference are left
 // out. fold is set when the ampersand itself is a compatibility form, which
 // only a folding reader sees as one.
-func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4]refReading, n int) {
+func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [len(readerModes) + 1]refReading, n int) {
 	if first.n > 0 {
 		rs[0], n = first, 1
 	}
@@ -119,7 +132,7 @@ func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [4
 		used |= seeFold
 	}
 	done := uint8(1) << used // modes read, by the steps of used they see through
-	for _, mode := range [...]uint8{seeFold, seeInvisible, 0} {
+	for _, mode := range readerModes {
 		mode &= used // a step no reading needs changes nothing
 		if mode == used || fold && mode&seeFold == 0 || done&(1<<mode) != 0 {
 			continue // the first reading, no ampersand, or read already
@@ -374,7 +387,7 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 		b := f.s[f.pos]
 		if b < utf8.RuneSelf {
 			if isASCIIInvisible(b) {
-				if !f.see(seeInvisible) {
+				if !f.see(seeOther) { // a control: not Cf
 					return 0, f.pos, false
 				}
 				f.pos++
@@ -388,7 +401,10 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 		fold, visual := foldOf(r)
 		step := uint8(seeFold)
 		if fold == "" {
-			step = seeInvisible
+			step = seeOther
+			if unicode.Is(unicode.Cf, r) {
+				step = seeCf
+			}
 		}
 		if visual || fold == "?" || !f.see(step) {
 			return 0, f.pos, false

@@ -231,8 +231,14 @@ type token struct {
 	Close bool
 }
 
+// pyExtraSpace reports the controls U+001C–U+001F, which Python's
+// str.isspace (and so its regular expressions' \s) counts as whitespace
+// and Go's unicode.IsSpace does not.
+func pyExtraSpace(r rune) bool { return 0x1C <= r && r <= 0x1F }
+
 // Tokens finds the fence tokens of name (lower-case ASCII) in s, the
-// reader's definition: '<', then any run of Unicode whitespace and '/',
+// reader's definition: '<', then any run of Unicode whitespace (Go's or
+// Python's) and '/',
 // then name matched case-insensitively (simple case folding) as a prefix.
 // A token whose run holds a '/' is a closing one.
 func Tokens(s, name string) []token {
@@ -247,7 +253,7 @@ func Tokens(s, name string) []token {
 			r, w := utf8.DecodeRuneInString(s[j:])
 			if r == '/' {
 				slash = true
-			} else if !unicode.IsSpace(r) {
+			} else if !unicode.IsSpace(r) && !pyExtraSpace(r) {
 				break
 			}
 			j += w

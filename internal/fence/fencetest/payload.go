@@ -26,6 +26,7 @@ var Classes = []Class{
 	{"mixed", genMixed},
 	{"order-dependent-reference", genOrderDependent},
 	{"soup", genSoup},
+	{"control-after-reference", genControlAfterRef},
 }
 
 // deleted are numeric values whose reference Python's html.unescape
@@ -217,6 +218,46 @@ func genOrderDependent(rng *rand.Rand, name string) string {
 }
 
 func isHexLetter(c byte) bool { return 'a' <= c && c <= 'f' }
+
+// genControlAfterRef writes a token whose gap is a hex reference, without
+// its semicolon, to a value Python deletes, with a format character or a
+// compatibility ampersand in it, and then a control Python's whitespace
+// holds (U+001C–U+001F) before a name that starts with a hex letter. A
+// reader who folds and removes Cf, then decodes with Python, ends the
+// reference at the control and deletes it: "<" + U+001F + "frame". A
+// reader who drops every invisible rune reads the name's first letter as
+// one more digit instead, so a scanner that reads Cf and the other
+// invisible runes alike sees only that reading.
+func genControlAfterRef(rng *rand.Rand, name string) string {
+	if !isHexLetter(name[0]) {
+		return genOrderDependent(rng, name)
+	}
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	var b strings.Builder
+	b.WriteString(pick("<", "</", "\uFF1C", "&lt;", "\u2039"))
+	amp := pick("&", "\uFF06", "\uFE60")
+	b.WriteString(amp)
+	b.WriteString("#")
+	if amp == "&" || rng.IntN(2) == 0 {
+		b.WriteString(invisibles[rng.IntN(5)]) // so that only a Cf-stripping reader sees one reference
+	}
+	b.WriteString(pick("x", "X"))
+	b.WriteString(strings.Repeat("0", rng.IntN(3)))
+	v := deleted[rng.IntN(len(deleted))]
+	if rng.IntN(2) == 0 {
+		fmt.Fprintf(&b, "%x", v)
+	} else {
+		fmt.Fprintf(&b, "%X", v)
+	}
+	b.WriteRune(rune(0x1C + rng.IntN(4)))
+	if rng.IntN(2) == 0 {
+		b.WriteByte(name[0] - 0x20)
+	} else {
+		b.WriteByte(name[0])
+	}
+	b.WriteString(name[1:])
+	return b.String() + ">"
+}
 
 // genSoup spells every part of a token in any form the other classes use,
 // at random and independently: a less-than in any form, references
