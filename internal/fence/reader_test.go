@@ -14,16 +14,17 @@ import (
 // one NFKC turns into ASCII only, and the marks, format characters and
 // default-ignorable code points, which a reader may drop.
 const readerScript = `
-const folds = [], invisible = [];
+const folds = [], invisible = [], format = [];
 const drop = /[\p{Mn}\p{Me}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 for (let cp = 0x80; cp <= 0x10FFFF; cp++) {
   if (cp >= 0xD800 && cp <= 0xDFFF) continue;
   const c = String.fromCodePoint(cp);
+  if (/\p{Cf}/u.test(c)) format.push(cp);
   if (drop.test(c)) { invisible.push(cp); continue; }
   const n = c.normalize('NFKC');
   if (n !== c && /^[\x20-\x7e]+$/.test(n)) folds.push([cp, n]);
 }
-console.log(JSON.stringify({unicode: process.versions.unicode, folds, invisible}));
+console.log(JSON.stringify({unicode: process.versions.unicode, folds, invisible, format}));
 `
 
 // The table against a real reader on this machine: every code point that
@@ -31,7 +32,8 @@ console.log(JSON.stringify({unicode: process.versions.unicode, folds, invisible}
 // turns into ASCII, the scanner reads as that ASCII (or, for a letter newer
 // than the table's decompositions, as any letter), and every mark, format
 // character and default-ignorable code point that reader knows, the scanner
-// skips. A table that lags the reader's Unicode version fails here, which
+// skips, and every format character it knows the table calls one (a
+// reference's readings tell Cf-stripping readers by it). A table that lags the reader's Unicode version fails here, which
 // is how the marks of Unicode 17 were found missing.
 func TestTableCoversTheReadersNFKC(t *testing.T) {
 	node := npmcache.Node(t, 18)
@@ -43,6 +45,7 @@ func TestTableCoversTheReadersNFKC(t *testing.T) {
 		Unicode   string
 		Folds     [][2]json.RawMessage
 		Invisible []rune
+		Format    []rune
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatal(err)
@@ -81,6 +84,14 @@ func TestTableCoversTheReadersNFKC(t *testing.T) {
 		if classOf(r) != rcInvisible {
 			report("U+%04X: a mark, format character or ignorable to node (Unicode %s), not invisible to the scanner (class %d)", r, got.Unicode, classOf(r))
 		}
+	}
+	for _, r := range got.Format {
+		if !isFormat(r) {
+			report("U+%04X: a format character (Cf) to node (Unicode %s), not to the table", r, got.Unicode)
+		}
+	}
+	if len(got.Format) < 150 {
+		t.Errorf("node reported %d format characters", len(got.Format))
 	}
 	if bad > 20 {
 		t.Errorf("... %d mismatches in all", bad)

@@ -402,7 +402,7 @@ func (f *foldedReader) next() (c byte, end int, ok bool) {
 		step := uint8(seeFold)
 		if fold == "" {
 			step = seeOther
-			if unicode.Is(unicode.Cf, r) {
+			if isFormat(r) {
 				step = seeCf
 			}
 		}

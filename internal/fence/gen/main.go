@@ -446,6 +446,14 @@ func (db *ucdb) render() ([]byte, error) {
 	fmt.Fprintf(&b, "const pendingVersion = %q\n\n", pendingVersion)
 	fmt.Fprintf(&b, "// pendingLetterRanges are the letters Unicode %s assigns that change\n// under NFKC_Casefold and that the data above does not know, as sorted\n// inclusive ranges of 3-byte runes: the scanner counts each as whatever\n// letter the name needs, since the newer NFKC may fold it to one.\n", pendingVersion)
 	fmt.Fprintf(&b, "const pendingLetterRanges = %q\n\n", ranges(db.pending))
+	var cf []rune
+	for r := rune(0x80); r <= 0x10FFFF; r++ {
+		if db.category[r] == "Cf" {
+			cf = append(cf, r)
+		}
+	}
+	fmt.Fprintf(&b, "// formatRanges are the format characters (Cf) among them, as sorted\n// inclusive ranges of 3-byte runes: the invisible runes a Cf-stripping\n// reader removes, which a reference's readings tell from the others.\n")
+	fmt.Fprintf(&b, "const formatRanges = %q\n\n", ranges(cf))
 	var pool strings.Builder
 	index := map[string]int{}
 	data = data[:0]
