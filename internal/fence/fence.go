@@ -20,8 +20,8 @@
 //     noncharacters, controls other than whitespace, invalid bytes;
 //   - HTML-decoded, as Go's html.UnescapeString decodes (named references
 //     with or without ';', decimal, hex, overflowing numbers, one level of
-//     "&amp;" or "&#38;") and as Python's html.unescape decodes, which deletes the
-//     references to noncharacters, DEL and most C0 controls;
+//     "&amp;" or "&#38;") and as Python's html.unescape decodes, which
+//     deletes the references to noncharacters, DEL and most C0 controls;
 //   - NFKC or invisible-stripping then HTML-decoding: a reference written
 //     with fullwidth or small '&', '#', ';', letters or digits, or with
 //     invisible runes inside it;

@@ -11,15 +11,16 @@ import (
 
 // readerScript prints what Node's own Unicode data (its ICU) makes of every
 // non-ASCII code point that matters to the scanner: the NFKC form of each
-// one NFKC turns into ASCII only, and the marks, format characters and
-// default-ignorable code points, which a reader may drop.
+// one NFKC turns into ASCII only, the marks, format characters and
+// default-ignorable code points, which a reader may drop, and the format
+// characters alone.
 const readerScript = `
 const folds = [], invisible = [], format = [];
-const drop = /[\p{Mn}\p{Me}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const drop = /[\p{Mn}\p{Me}\p{Cf}\p{Default_Ignorable_Code_Point}]/u, cf = /\p{Cf}/u;
 for (let cp = 0x80; cp <= 0x10FFFF; cp++) {
   if (cp >= 0xD800 && cp <= 0xDFFF) continue;
   const c = String.fromCodePoint(cp);
-  if (/\p{Cf}/u.test(c)) format.push(cp);
+  if (cf.test(c)) format.push(cp);
   if (drop.test(c)) { invisible.push(cp); continue; }
   const n = c.normalize('NFKC');
   if (n !== c && /^[\x20-\x7e]+$/.test(n)) folds.push([cp, n]);
@@ -33,8 +34,9 @@ console.log(JSON.stringify({unicode: process.versions.unicode, folds, invisible,
 // than the table's decompositions, as any letter), and every mark, format
 // character and default-ignorable code point that reader knows, the scanner
 // skips, and every format character it knows the table calls one (a
-// reference's readings tell Cf-stripping readers by it). A table that lags the reader's Unicode version fails here, which
-// is how the marks of Unicode 17 were found missing.
+// reference's readings tell Cf-stripping readers by it). A table that lags
+// the reader's Unicode version fails here, which is how the marks of
+// Unicode 17 were found missing.
 func TestTableCoversTheReadersNFKC(t *testing.T) {
 	node := npmcache.Node(t, 18)
 	out, err := exec.Command(node, "-e", readerScript).Output()

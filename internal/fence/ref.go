@@ -24,9 +24,9 @@ const longestEntityName = 40
 // (0 when there is no reference). The text is "" for a reference some
 // decoder deletes (Python's html.unescape drops references to
 // noncharacters, DEL and most C0 controls). A reference that decodes
-// to '&' (named or numeric) and is followed by another reference
-// (double encoding, "&amp;lt;", "&#38;#60;") is decoded again, up to depth more levels, because a reader
-// may decode twice.
+// to '&' (named or numeric) and is followed by another reference (double
+// encoding, "&amp;lt;", "&#38;#60;") is decoded again, up to depth more
+// levels, because a reader may decode twice.
 //
 // It reads the reference as a reader who folds and strips before decoding
 // does (the longest reading); saw says which of those steps the reading
@@ -69,7 +69,7 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 		return "", 0, 0
 	}
 	if text != "&" {
-		return text, n, 0
+		return text, n, 0 // the common case, without a call
 	}
 	return decodedRef(s, j, n, text, depth, mode)
 }
@@ -437,9 +437,6 @@ func decodeFoldedRef(s string, j, depth int, mode uint8) (string, int, uint8) {
 	}
 	if c == '#' {
 		text, n := decodeFoldedNumeric(&f, j)
-		if n == 0 {
-			return "", 0, f.saw
-		}
 		text, k, saw := decodedRef(s, j, n, text, depth, mode)
 		return text, k, f.saw | saw
 	}

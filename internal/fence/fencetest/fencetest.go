@@ -238,8 +238,8 @@ func pyExtraSpace(r rune) bool { return 0x1C <= r && r <= 0x1F }
 
 // Tokens finds the fence tokens of name (lower-case ASCII) in s, the
 // reader's definition: '<', then any run of Unicode whitespace (Go's or
-// Python's) and '/',
-// then name matched case-insensitively (simple case folding) as a prefix.
+// Python's) and '/', then name matched case-insensitively (simple case
+// folding) as a prefix.
 // A token whose run holds a '/' is a closing one.
 func Tokens(s, name string) []token {
 	var out []token

@@ -219,6 +219,9 @@ func genOrderDependent(rng *rand.Rand, name string) string {
 
 func isHexLetter(c byte) bool { return 'a' <= c && c <= 'f' }
 
+// oneOf returns one of xs at random.
+func oneOf(rng *rand.Rand, xs ...string) string { return xs[rng.IntN(len(xs))] }
+
 // genControlAfterRef writes a token whose gap is a hex reference, without
 // its semicolon, to a value Python deletes, with a format character or a
 // compatibility ampersand in it, and then a control Python's whitespace
@@ -232,16 +235,15 @@ func genControlAfterRef(rng *rand.Rand, name string) string {
 	if !isHexLetter(name[0]) {
 		return genOrderDependent(rng, name)
 	}
-	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	var b strings.Builder
-	b.WriteString(pick("<", "</", "\uFF1C", "&lt;", "\u2039"))
-	amp := pick("&", "\uFF06", "\uFE60")
+	b.WriteString(oneOf(rng, "<", "</", "\uFF1C", "&lt;", "\u2039"))
+	amp := oneOf(rng, "&", "\uFF06", "\uFE60")
 	b.WriteString(amp)
 	b.WriteString("#")
 	if amp == "&" || rng.IntN(2) == 0 {
 		b.WriteString(invisibles[rng.IntN(5)]) // so that only a Cf-stripping reader sees one reference
 	}
-	b.WriteString(pick("x", "X"))
+	b.WriteString(oneOf(rng, "x", "X"))
 	b.WriteString(strings.Repeat("0", rng.IntN(3)))
 	v := deleted[rng.IntN(len(deleted))]
 	if rng.IntN(2) == 0 {
@@ -266,7 +268,6 @@ func genControlAfterRef(rng *rand.Rand, name string) string {
 // references in their own forms, and letters as references, compatibility
 // or look-alike forms, with invisible or fullwidth runes between.
 func genSoup(rng *rand.Rand, name string) string {
-	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	semi := func(ref string) string {
 		if strings.HasSuffix(ref, ";") && rng.IntN(2) == 0 {
 			return ref[:len(ref)-1]
@@ -274,10 +275,10 @@ func genSoup(rng *rand.Rand, name string) string {
 		return ref
 	}
 	var b strings.Builder
-	b.WriteString(semi(pick("<", "\uFF1C", "\uFE64", "&lt;", "&LT;", "&#60;", "&#x3c;", "&#X3C;", "&#0060;",
+	b.WriteString(semi(oneOf(rng, "<", "\uFF1C", "\uFE64", "&lt;", "&LT;", "&#60;", "&#x3c;", "&#X3C;", "&#0060;",
 		compatSpell(rng, lessThanRefs[rng.IntN(len(lessThanRefs))]), numericRef(rng, 0xFF1C), "&amp;lt;")))
 	for range rng.IntN(3) {
-		b.WriteString(pick(" ", "\t", "/", "\uFF0F", "&#47;", "&sol;", "&#x2F", "\u3000", "&nbsp;", "&Tab;",
+		b.WriteString(oneOf(rng, " ", "\t", "/", "\uFF0F", "&#47;", "&sol;", "&#x2F", "\u3000", "&nbsp;", "&Tab;",
 			invisibles[rng.IntN(len(invisibles))], vanishing(rng), semi(vanishing(rng))))
 	}
 	for i := 0; i < len(name); i++ {
@@ -293,7 +294,7 @@ func genSoup(rng *rand.Rand, name string) string {
 			b.WriteString(semi(vanishing(rng)))
 		}
 	}
-	return b.String() + pick(">", "", " ")
+	return b.String() + oneOf(rng, ">", "", " ")
 }
 
 // newerLetters maps an ASCII letter to the runes of newerDecompositions

@@ -371,7 +371,7 @@ type entry struct {
 func (db *ucdb) render() ([]byte, error) {
 	var entries []entry
 	var inv [][2]rune
-	var lt, amp []rune
+	var lt, amp, cf []rune
 	for r := rune(0x80); r <= 0x10FFFF; r++ {
 		if 0xD800 <= r && r <= 0xDFFF {
 			continue
@@ -379,6 +379,9 @@ func (db *ucdb) render() ([]byte, error) {
 		if db.invisible(r) {
 			if plainBlock(r) {
 				return nil, fmt.Errorf("U+%04X is invisible but lies in a block the scanner rejects unread", r)
+			}
+			if db.category[r] == "Cf" {
+				cf = append(cf, r)
 			}
 			if n := len(inv); n > 0 && inv[n-1][1] == r-1 {
 				inv[n-1][1] = r
@@ -446,12 +449,6 @@ func (db *ucdb) render() ([]byte, error) {
 	fmt.Fprintf(&b, "const pendingVersion = %q\n\n", pendingVersion)
 	fmt.Fprintf(&b, "// pendingLetterRanges are the letters Unicode %s assigns that change\n// under NFKC_Casefold and that the data above does not know, as sorted\n// inclusive ranges of 3-byte runes: the scanner counts each as whatever\n// letter the name needs, since the newer NFKC may fold it to one.\n", pendingVersion)
 	fmt.Fprintf(&b, "const pendingLetterRanges = %q\n\n", ranges(db.pending))
-	var cf []rune
-	for r := rune(0x80); r <= 0x10FFFF; r++ {
-		if db.category[r] == "Cf" {
-			cf = append(cf, r)
-		}
-	}
 	fmt.Fprintf(&b, "// formatRanges are the format characters (Cf) among them, as sorted\n// inclusive ranges of 3-byte runes: the invisible runes a Cf-stripping\n// reader removes, which a reference's readings tell from the others.\n")
 	fmt.Fprintf(&b, "const formatRanges = %q\n\n", ranges(cf))
 	var pool strings.Builder

@@ -85,7 +85,6 @@ console.log(JSON.stringify({
 			dir, len(sets.Letters), len(sets.Mn), len(sets.Cf), len(sets.Ignorable))
 	}
 	known := func(r rune) bool { _, ok := db.category[r]; return ok }
-	db.pending = nil
 	for _, r := range sets.Letters {
 		if !known(r) {
 			db.pending = append(db.pending, r)
