@@ -101,11 +101,12 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 		}
 		if *scope == "" {
 			rec := consent.Record{ProviderID: rest[0], DataFlow: frame.DataFlow{Egress: true}, GrantedScope: "egress",
-				ProviderName: *pname, Endpoint: *endpoint, ExpiresAt: *expires}
+				ProviderName: *pname, Endpoint: *endpoint, ExpiresAt: *expires,
+				Grantor: &consent.Grantor{Kind: kind, ID: *grantor}}
 			if err := store.Record(rec); err != nil {
 				return bad("%v", err)
 			}
-			fmt.Fprintf(s.out, "recorded egress consent for %s at %s in %s\n", rest[0], safetext.Quote(*endpoint), path)
+			fmt.Fprintf(s.out, "recorded egress consent for %s at %s (by %s %s) in %s\n", rest[0], safetext.Quote(*endpoint), kind, *grantor, path)
 			return exitOK
 		}
 		sc := frame.EgressScope(*scope)
@@ -130,7 +131,11 @@ func runConsent(ctx context.Context, args []string, s stdio) int {
 			return bad("%v", err)
 		}
 		if !ok {
-			fmt.Fprintf(s.err, "consent revoke: nothing in force for %s\n", rest[0])
+			what := rest[0]
+			if *scope != "" {
+				what += " scope " + *scope
+			}
+			fmt.Fprintf(s.err, "consent revoke: nothing in force for %s\n", what)
 			return exitFailed
 		}
 		fmt.Fprintf(s.out, "revoked consent for %s\n", rest[0])
@@ -200,7 +205,11 @@ func listConsent(s stdio, store *consent.Store, path string, asJSON bool) int {
 		return " name=" + safetext.Quote(name) + " endpoint=" + safetext.Quote(endpoint)
 	}
 	for _, r := range records {
-		fmt.Fprintf(s.out, "%-20s egress          granted %s%s%s\n", safetext.Quote(r.ProviderID), r.GrantedAt, expiry(r.ExpiresAt), bound(r.ProviderName, r.Endpoint))
+		by := ""
+		if r.Grantor != nil {
+			by = " by " + safetext.Quote(r.Grantor.Kind) + " " + safetext.Quote(r.Grantor.ID)
+		}
+		fmt.Fprintf(s.out, "%-20s egress          granted %s%s%s%s\n", safetext.Quote(r.ProviderID), r.GrantedAt, by, expiry(r.ExpiresAt), bound(r.ProviderName, r.Endpoint))
 	}
 	for _, r := range receipts {
 		fmt.Fprintf(s.out, "%-20s scope %-18s granted %s by %s %s%s%s\n", safetext.Quote(r.ProviderID), safetext.Quote(string(r.Scope)),

@@ -107,3 +107,22 @@ func TestProviderFilesStdio(t *testing.T) {
 		t.Errorf("unknown provider: exit %d", code)
 	}
 }
+
+// The legacy (scope-less) consent keeps who gave it, as a receipt does,
+// and a revoke that finds nothing names the scope it looked for.
+func TestConsentLegacyKeepsGrantor(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "consent.ndjson")
+	grant := []string{"consent", "grant", "old", "--store", store, "--grantor", "ada", "--policy", "--endpoint", "https://old.example/cgp", "--provider-name", "old"}
+	if code, out, errs := runCLI(t, "", grant...); code != exitOK || !strings.Contains(out, "(by policy ada)") {
+		t.Fatalf("legacy grant: exit %d %q %q", code, out, errs)
+	}
+	if code, out, _ := runCLI(t, "", "consent", "list", "--store", store); code != exitOK || !strings.Contains(out, "by policy ada") {
+		t.Errorf("list does not say who consented: %q", out)
+	}
+	if code, out, _ := runCLI(t, "", "consent", "list", "--json", "--store", store); code != exitOK || !strings.Contains(out, `"grantor": {`) {
+		t.Errorf("list --json has no grantor: %q", out)
+	}
+	if code, _, errs := runCLI(t, "", "consent", "revoke", "old", "--scope", "org-tenant", "--store", store); code != exitFailed || !strings.Contains(errs, "nothing in force for old scope org-tenant") {
+		t.Errorf("scoped revoke of nothing: exit %d %q", code, errs)
+	}
+}

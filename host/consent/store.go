@@ -82,6 +82,9 @@ type Record struct {
 	// ExpiresAt ends the consent (it holds while now < ExpiresAt); empty
 	// means no expiry.
 	ExpiresAt string `json:"expires_at,omitempty"`
+	// Grantor, when set, says who consented (records written before it
+	// existed have none); it is checked as a receipt's grantor is.
+	Grantor *Grantor `json:"grantor,omitempty"`
 }
 
 // Decision is the outcome of evaluating a provider against the store.
@@ -382,6 +385,12 @@ func (s *Store) Record(r Record) error {
 		return errors.New("consent: record: empty provider id")
 	}
 	names := [][2]string{{"provider id", r.ProviderID}, {"provider name", r.ProviderName}, {"endpoint", r.Endpoint}}
+	if r.Grantor != nil {
+		if err := r.Grantor.check("record"); err != nil {
+			return err
+		}
+		names = append(names, [2]string{"grantor id", r.Grantor.ID})
+	}
 	return s.write("record", names, r.ExpiresAt, func() Entry {
 		r.GrantedAt = s.stamp(r.GrantedAt)
 		return Entry{Op: "record", Record: &r}
@@ -450,11 +459,8 @@ func (s *Store) Grant(r Receipt) error {
 	if r.ProviderID == "" || r.Scope == "" {
 		return errors.New("consent: grant: provider id and scope are required")
 	}
-	if r.Grantor.Kind != "human" && r.Grantor.Kind != "policy" {
-		return fmt.Errorf("consent: grant: grantor kind %q is not human or policy", r.Grantor.Kind)
-	}
-	if strings.TrimSpace(r.Grantor.ID) == "" {
-		return errors.New("consent: grant: grantor id is required")
+	if err := r.Grantor.check("grant"); err != nil {
+		return err
 	}
 	names := [][2]string{{"provider id", r.ProviderID}, {"grantor id", r.Grantor.ID},
 		{"provider name", r.ProviderName}, {"provider version", r.ProviderVersion}, {"endpoint", r.Endpoint}}
@@ -462,6 +468,18 @@ func (s *Store) Grant(r Receipt) error {
 		r.GrantedAt = s.stamp(r.GrantedAt)
 		return Entry{Op: "receipt", Receipt: &r}
 	})
+}
+
+// check refuses a grantor that is neither a person nor a policy, or has no
+// id.
+func (g Grantor) check(op string) error {
+	if g.Kind != "human" && g.Kind != "policy" {
+		return fmt.Errorf("consent: %s: grantor kind %q is not human or policy", op, g.Kind)
+	}
+	if strings.TrimSpace(g.ID) == "" {
+		return fmt.Errorf("consent: %s: grantor id is required", op)
+	}
+	return nil
 }
 
 // printable refuses a name that is not valid UTF-8 or holds a control

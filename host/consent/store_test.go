@@ -197,3 +197,22 @@ func TestLiveReceiptComparesInstants(t *testing.T) {
 		t.Error("receipt live after its expiry")
 	}
 }
+
+func TestRecordChecksGrantor(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "c.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range map[string]*Grantor{"robot": {Kind: "robot", ID: "r"}, "no id": {Kind: "human"}, "escape": {Kind: "human", ID: "a\x1b[2Kb"}} {
+		if err := s.Record(Record{ProviderID: "p", DataFlow: frame.DataFlow{Egress: true}, Grantor: g}); err == nil {
+			t.Errorf("%s: a record with grantor %+v was accepted", name, *g)
+		}
+	}
+	g := &Grantor{Kind: "human", ID: "ada"}
+	if err := s.Record(Record{ProviderID: "p", DataFlow: frame.DataFlow{Egress: true}, Grantor: g}); err != nil {
+		t.Fatal(err)
+	}
+	if rs := s.Records(); len(rs) != 1 || rs[0].Grantor == nil || *rs[0].Grantor != *g {
+		t.Errorf("records = %+v, want the grantor kept", rs)
+	}
+}
