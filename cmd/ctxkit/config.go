@@ -63,6 +63,24 @@ type configLimits struct {
 	MaxConnections int `json:"max_connections,omitempty"`
 }
 
+// negative names the first limit set below zero, by its serve flag and
+// its config member, or returns "", "" when none is.
+func (l configLimits) negative() (flag, member string) {
+	switch {
+	case l.MaxBodyBytes < 0:
+		return "max-body", "max_body_bytes"
+	case l.MaxFrames < 0:
+		return "max-frames", "max_frames"
+	case l.Timeout < 0:
+		return "timeout", "timeout"
+	case l.MaxBodyBytesInFlight < 0:
+		return "max-body-in-flight", "max_body_bytes_in_flight"
+	case l.MaxConnections < 0:
+		return "max-conns", "max_connections"
+	}
+	return "", ""
+}
+
 // apply copies the non-zero limits into o.
 func (l configLimits) apply(o *server.Options) {
 	if l.MaxBodyBytes > 0 {
@@ -169,8 +187,8 @@ func parseServeConfig(b []byte) (*serveConfig, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode: unexpected data after the JSON object")
 	}
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxFrames < 0 || c.Limits.MaxBodyBytesInFlight < 0 || c.Limits.MaxConnections < 0 {
-		return nil, fmt.Errorf("limits: negative values are not allowed")
+	if flag, member := c.Limits.negative(); flag != "" {
+		return nil, fmt.Errorf("limits: %s (the --%s flag) must not be negative", member, flag)
 	}
 	seen := map[string]bool{}
 	for i, p := range c.Providers {

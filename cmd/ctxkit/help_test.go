@@ -24,6 +24,17 @@ func TestServeHelp(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "serve", "--config", "/nonexistent/ctxkit.json"); code != 2 || !strings.Contains(errs, "config") {
 		t.Fatalf("serve --config missing: %d %q", code, errs)
 	}
+	// A negative limit is refused by name rather than quietly read as
+	// "the default".
+	for _, f := range []string{"max-body", "max-frames", "timeout", "max-body-in-flight", "max-conns", "shutdown-timeout"} {
+		v := "-1"
+		if strings.HasSuffix(f, "timeout") {
+			v = "-1s"
+		}
+		if code, _, errs := runCLI(t, "", "serve", "--addr", "127.0.0.1:0", "--"+f, v); code != 2 || !strings.Contains(errs, "--"+f+" must not be negative") {
+			t.Errorf("serve --%s %s: %d %q", f, v, code, errs)
+		}
+	}
 }
 
 // TestEveryCommandHelp holds every command to one help convention:

@@ -63,6 +63,15 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	flagLimits := configLimits{MaxBodyBytes: *maxBody, MaxFrames: *maxFrames, Timeout: jsonDuration(*timeout),
+		MaxBodyBytesInFlight: *inFlight, MaxConnections: *maxConns}
+	if name, _ := flagLimits.negative(); name != "" || *shutdown < 0 {
+		if name == "" {
+			name = "shutdown-timeout"
+		}
+		fmt.Fprintf(s.err, "serve: --%s must not be negative (0 or absent: the default)\n", name)
+		return exitUsage
+	}
 	logger, err := newLogger(s.err, *logFormat, *debug)
 	if err != nil {
 		fmt.Fprintf(s.err, "serve: %v\n", err)
@@ -106,21 +115,7 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 			logger.Info("providers configured", "ids", h.IDs())
 		}
 	}
-	if *maxBody > 0 {
-		opts.MaxBodyBytes = *maxBody
-	}
-	if *maxFrames > 0 {
-		opts.MaxFrames = *maxFrames
-	}
-	if *timeout > 0 {
-		opts.Timeout = *timeout
-	}
-	if *inFlight > 0 {
-		opts.MaxBodyBytesInFlight = *inFlight
-	}
-	if *maxConns > 0 {
-		opts.MaxConnections = *maxConns
-	}
+	flagLimits.apply(opts) // flags override the config file
 	serverGC()
 	opts.OnShutdown = closeProviders
 	h := server.New(opts)
