@@ -6,6 +6,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -35,7 +36,7 @@ func Stdio(ctx context.Context, s Server, r io.Reader, w io.Writer) error {
 // Conn serves s on c: it reads envelopes one at a time and writes the
 // replies. It answers a malformed or over-long line with a bad_request
 // error and carries on (R1), echoes each query's correlation id, ignores
-// unknown notifications, and returns nil on shutdown or end of input.
+// unknown notifications (an unknown request gets bad_request), and returns nil on shutdown or end of input.
 // Queries are answered concurrently when the host correlates them.
 func Conn(ctx context.Context, s Server, c transport.Connection) error {
 	send := func(e wire.Envelope) error {
@@ -133,10 +134,28 @@ func serveOne(ctx context.Context, s Server, env wire.Envelope) wire.Envelope {
 		}
 		return &wire.Verified{Response: wire.VerifyResponse{Verdicts: vs}}
 	case *wire.Unknown:
-		return nil // an unknown notification is ignored
+		// An unknown request (it carries an id) is answered, so that its
+		// sender does not wait out a timeout; an unknown notification is
+		// ignored (docs/protocol.md §1.2).
+		if id, ok := requestID(e.Raw); ok {
+			return &wire.Error{ID: id, Code: wire.CodeBadRequest, Message: "unknown envelope type " + strconv.Quote(e.Tag)}
+		}
+		return nil
 	default:
 		return &wire.Error{Code: wire.CodeBadRequest, Message: "unexpected envelope " + strconv.Quote(env.Type())}
 	}
+}
+
+// requestID returns the id member of an envelope's JSON, when it has a
+// non-empty string one.
+func requestID(raw []byte) (string, bool) {
+	var m struct {
+		ID *string `json:"id"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.ID == nil || *m.ID == "" {
+		return "", false
+	}
+	return *m.ID, true
 }
 
 // HTTP serves s over HTTP: one envelope per POST body, one envelope per

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host/transport"
@@ -82,6 +83,43 @@ func TestConnAnswersAndCarriesOn(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Conn after shutdown: %v", err)
+	}
+}
+
+// TestConnAnswersUnknownRequests: an envelope of a type the provider does
+// not implement is answered bad_request, echoing its id, when it is a
+// request (it carries an id), so the host need not wait out its timeout;
+// an unknown notification (no id) gets no reply.
+func TestConnAnswersUnknownRequests(t *testing.T) {
+	c, _ := session(t, &fixed{})
+	if err := c.Write(context.Background(), []byte(`{"type":"context/resolve","id":"r1","ref":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan []byte, 1)
+	go func() {
+		line, _ := c.Read()
+		answered <- line
+	}()
+	var line []byte
+	select {
+	case line = <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an unknown request got no answer")
+	}
+	reply, err := wire.Unmarshal(line)
+	if err != nil {
+		t.Fatalf("reply %q: %v", line, err)
+	}
+	e, ok := reply.(*wire.Error)
+	if !ok || e.Code != wire.CodeBadRequest || e.ID != "r1" || !strings.Contains(e.Message, `"context/resolve"`) {
+		t.Fatalf("unknown request: %#v", e)
+	}
+	// The notification is passed over: the next reply is the query's.
+	if err := c.Write(context.Background(), []byte(`{"type":"progress","done":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := exchange(t, c, `{"type":"query","id":"q1","query":{"goal":"g","max_tokens":10,"max_frames":2}}`).(*wire.Frames); !ok || f.ID != "q1" {
+		t.Fatalf("after an unknown notification: %#v", f)
 	}
 }
 
