@@ -2,10 +2,10 @@ package host
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -124,17 +124,17 @@ func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Is(target error) bool { return errors.Is(e.cause, target) }
 
 // echoed reports whether a reply (its raw bytes, and env decoded from them)
-// carries a secret. JSON can spell a character as \uXXXX or \/, so when the
-// raw bytes hold such an escape the decoded envelope is encoded again,
-// canonically, and searched as well.
+// carries a secret. Inside a JSON string a secret holding '"', '\\' or a
+// control character is spelled escaped, so each secret is looked for both
+// as it is and as ctxkit's encoder spells it. A reply may also spell any
+// character as \uXXXX or '/' as \/; when the raw bytes hold either escape
+// the decoded envelope is encoded again, canonically, and searched too.
 func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
 	if len(s) == 0 {
 		return false
 	}
-	for _, v := range s {
-		if bytes.Contains(raw, []byte(v)) {
-			return true
-		}
+	if s.inJSON(raw) {
+		return true
 	}
 	if env == nil || (!bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`))) {
 		return false
@@ -143,9 +143,19 @@ func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
 	if err != nil {
 		return true // cannot be checked: treat as echoed, fail closed
 	}
+	return s.inJSON(canon)
+}
+
+// inJSON reports whether b holds a secret as it is or in the spelling
+// ctxkit's JSON encoder gives it inside a string (the only spelling a
+// reply without \u or \/ escapes can use).
+func (s secrets) inJSON(b []byte) bool {
 	for _, v := range s {
-		q, _ := json.Marshal(v)
-		if bytes.Contains(canon, q[1:len(q)-1]) || bytes.Contains(canon, []byte(v)) {
+		if bytes.Contains(b, []byte(v)) {
+			return true
+		}
+		q := cgpjson.AppendStdString(nil, v)
+		if esc := q[1 : len(q)-1]; len(esc) != len(v) && bytes.Contains(b, esc) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +17,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/serve"
+	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/wire"
 )
 
 // countingProvider serves honest frames over loopback HTTP under the name
@@ -294,4 +299,92 @@ func FuzzScrub(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzEchoedInAnySpelling checks echo detection (C8) against every way a
+// JSON encoder may spell a string holding the credential: ctxkit's own
+// encoder, encoding/json (which escapes "<", ">" and "&"), every non-ASCII
+// or punctuation character as \uXXXX, and "/" as \/. A token holding '"' or
+// '\' had passed when a reply spelled it with short escapes only.
+func FuzzEchoedInAnySpelling(f *testing.F) {
+	f.Add(`quote"SECRETX-0123456789abcdef`, "the secret is ", "")
+	f.Add(`back\slash-0123456789`, "", " tail")
+	f.Add("tab\tand<amp&>-token", "x", "y")
+	f.Add("é-ü-token/with/slashes", "", "")
+	f.Fuzz(func(t *testing.T, secret, before, after string) {
+		content := before + secret + after
+		// A credential is text (a header value, an environment entry):
+		// one that is not UTF-8 could only "appear" inside another rune.
+		if len(secret) < minSecret || !utf8.ValidString(secret) || !utf8.ValidString(content) {
+			return
+		}
+		sec := secretsOf(NewCredential(secret))
+		env := &wire.Frames{Result: wire.Result{Frames: []frame.Frame{{ID: "f", Kind: frame.KindDoc, Title: "t",
+			Content: content, Score: 0.5, TokenCost: 1, CitationLabel: "c"}}}}
+		canon, err := wire.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted := cgpjson.AppendStdString(nil, content)
+		for name, spell := range map[string]func() []byte{
+			"canonical": func() []byte { return canon },
+			"encoding/json": func() []byte {
+				q, _ := json.Marshal(content)
+				return bytes.Replace(canon, quoted, q, 1)
+			},
+			"all \\u": func() []byte { return bytes.Replace(canon, quoted, escapeAllU(content), 1) },
+			"slash": func() []byte {
+				return bytes.Replace(canon, quoted, bytes.ReplaceAll(quoted, []byte("/"), []byte(`\/`)), 1)
+			},
+		} {
+			raw := spell()
+			got, err := wire.Unmarshal(raw)
+			if err != nil {
+				t.Fatalf("%s: %q does not decode: %v", name, raw, err)
+			}
+			if f := got.(*wire.Frames).Result.Frames[0]; f.Content != content {
+				t.Fatalf("%s: the spelling changed the content: %q", name, f.Content)
+			}
+			if !sec.echoed(raw, got) {
+				t.Errorf("%s: the credential %q spelled %q was not seen", name, secret, raw)
+			}
+		}
+	})
+}
+
+// escapeAllU spells s as a JSON string with every rune but ASCII letters
+// and digits written as \uXXXX (a surrogate pair above U+FFFF).
+func escapeAllU(s string) []byte {
+	b := []byte{'"'}
+	for _, r := range s {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b = append(b, byte(r))
+			continue
+		}
+		if r > 0xFFFF {
+			r1, r2 := utf16.EncodeRune(r)
+			b = fmt.Appendf(b, `\u%04x\u%04x`, r1, r2)
+			continue
+		}
+		b = fmt.Appendf(b, `\u%04x`, r)
+	}
+	return append(b, '"')
+}
+
+// A reply that does not carry the credential is not an echo, whatever it
+// escapes.
+func TestEchoedNeedsTheCredential(t *testing.T) {
+	sec := secretsOf(NewCredential(`quote"SECRETX-0123456789abcdef`))
+	for _, raw := range []string{
+		`{"type":"frames","result":{"frames":[{"id":"f","kind":"doc","title":"t","content":"quote\"SECRETX-0123","score":0.5,"token_cost":1,"citation_label":"c"}],"truncated":false}}`,
+		`{"type":"frames","result":{"frames":[{"id":"f","kind":"doc","title":"\u0071uote","content":"a\/b \"SECRETX-0123456789abcdef","score":0.5,"token_cost":1,"citation_label":"c"}],"truncated":false}}`,
+	} {
+		env, err := wire.Unmarshal([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sec.echoed([]byte(raw), env) {
+			t.Errorf("%s: reported as an echo", raw)
+		}
+	}
 }
