@@ -159,6 +159,14 @@ func (h *Host) AddInProcess(id string, s serve.Server) error {
 	return h.add(id, newInProcess(id, s))
 }
 
+// AddInProcessAt is AddInProcess for a Go value that stands for a provider
+// reached elsewhere (a bridge to a remote server): endpoint names that
+// server, its URL or command line, and consent bound to an endpoint covers
+// it only at that endpoint, as for AddHTTP and AddStdio.
+func (h *Host) AddInProcessAt(id, endpoint string, s serve.Server) error {
+	return h.registerAt(id, endpoint, newInProcess(id, s))
+}
+
 // AddStdio spawns a child provider and registers it.
 func (h *Host) AddStdio(id, program string, args []string, opts *StdioOptions) error {
 	o := opts.withDefaults()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 )
 
@@ -360,6 +362,52 @@ func TestRemoteServerNeedsConsent(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Fatalf("%d requests sent before consent", n)
+	}
+}
+
+// Consent for a remote MCP server is bound to its endpoint, as for any
+// provider: the refusal names the endpoint to grant for, a grant for that
+// endpoint lets the bridge connect, and a grant for another endpoint under
+// the same id does not. (A grant named no endpoint the bridge could match
+// before, so ctxkit consent grant could never cover an MCP server.)
+func TestRemoteServerConsentBoundToEndpoint(t *testing.T) {
+	var requests atomic.Int32
+	hc := &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		requests.Add(1)
+		return nil, fmt.Errorf("no network in tests")
+	})}
+	const endpoint = "https://mcp.example.com/mcp"
+	q := &frame.Query{Goal: "x", MaxFrames: 4, MaxTokens: 100}
+	for _, c := range []struct {
+		granted string
+		covered bool
+	}{{"https://other.example.com/mcp", false}, {endpoint, true}} {
+		h := host.New(nil)
+		target, err := mcpbridge.ParseTarget("mcp:" + endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mcpbridge.Register(h, "remote", target, &mcpbridge.Options{HTTPClient: hc}); err != nil {
+			t.Fatal(err)
+		}
+		rec := consent.Record{ProviderID: "remote", GrantedScope: "egress", DataFlow: frame.DataFlow{Egress: true},
+			Endpoint: c.granted, ProviderName: "ctxkit-mcp-bridge"}
+		if err := h.Consent().Record(rec); err != nil {
+			t.Fatal(err)
+		}
+		before := requests.Load()
+		leg := h.QueryAllBudgeted(context.Background(), q, 100).Outcomes[0]
+		sent := requests.Load() > before
+		var ce *host.ConsentError
+		switch {
+		case c.covered && (leg.Status == host.StatusConsentRequired || !sent):
+			t.Errorf("granted for %s: leg %v (%v), sent %v: the grant should cover the server", c.granted, leg.Status, leg.Error(), sent)
+		case !c.covered && (leg.Status != host.StatusConsentRequired || sent):
+			t.Errorf("granted for %s: leg %v, sent %v: want consent_required and nothing sent", c.granted, leg.Status, sent)
+		case !c.covered && (!errors.As(leg.Err, &ce) || ce.Endpoint != endpoint || !strings.Contains(leg.Error(), endpoint)):
+			t.Errorf("the refusal does not name the endpoint to grant for: %v", leg.Error())
+		}
+		h.Close(context.Background())
 	}
 }
 

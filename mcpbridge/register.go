@@ -16,7 +16,7 @@ func Register(h *host.Host, id string, target Target, opts *Options) (*Provider,
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", id, err)
 	}
-	if err := h.AddInProcess(id, p); err != nil {
+	if err := h.AddInProcessAt(id, target.endpoint(), p); err != nil {
 		_ = p.Shutdown(context.Background())
 		return nil, err
 	}

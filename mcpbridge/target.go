@@ -69,6 +69,19 @@ func (t Target) check() error {
 	return fmt.Errorf("%w: %s: scheme %q is not stdio:, https:// or http:// to loopback", ErrBadTarget, t.URL, u.Scheme)
 }
 
+// endpoint names the server for consent as ctxkit names any provider: the
+// URL as it re-encodes after parsing, or the command's words joined by
+// single spaces; a grant bound to another endpoint does not cover it.
+func (t Target) endpoint() string {
+	if len(t.Command) > 0 {
+		return strings.Join(t.Command, " ")
+	}
+	if u, err := url.Parse(t.URL); err == nil {
+		return u.String()
+	}
+	return t.URL
+}
+
 // remote reports whether the target sends data off the machine: an HTTP
 // endpoint on a host that is not loopback.
 func (t Target) remote() bool {
