@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -210,12 +211,63 @@ func (p *Provider) httpClient() *http.Client {
 	if c.Transport == nil {
 		c.Transport = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
 	}
+	c.Transport = boundedBodies{next: c.Transport, limit: maxReplyBytes}
 	if !p.opts.Credential.IsZero() {
 		c.Transport = p.opts.Credential.Authorize(c.Transport)
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c
 }
+
+// maxReplyBytes bounds one HTTP reply body of an MCP server, as the stdio
+// transport bounds one message: the SDK reads a reply whole, so without a
+// bound one huge reply would take as much memory as the server sends.
+const maxReplyBytes = 16 << 20
+
+// boundedBodies is an http.RoundTripper whose reply bodies fail once they
+// pass limit bytes.
+type boundedBodies struct {
+	next  http.RoundTripper
+	limit int64
+}
+
+func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(r)
+	if err == nil && resp.Body != nil {
+		resp.Body = &boundedBody{rc: resp.Body, left: b.limit, limit: b.limit}
+	}
+	return resp, err
+}
+
+// boundedBody reads rc until limit bytes have passed, then fails.
+type boundedBody struct {
+	rc    io.ReadCloser
+	left  int64
+	limit int64
+}
+
+// errReplyTooLarge is the error of a reply body over maxReplyBytes.
+var errReplyTooLarge = errors.New("mcpbridge: the MCP server's reply is too large")
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly limit bytes from a longer one.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, fmt.Errorf("%w: over %d bytes", errReplyTooLarge, b.limit)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
 
 // Credentials returns the bearer credential, so that a host scrubs it from
 // the bridge's errors and refuses frames that carry it
