@@ -5,8 +5,8 @@
 // the protocol's 16 MiB line.
 //
 // Three transports exist. Stdio starts a child process with a cleared
-// environment in a process group (on Linux in a cgroup of its own, or under
-// the subreaper and /proc tracker when cgroup v2 is not writable) and speaks
+// environment in a process group (on Linux under the subreaper and the tree
+// tracker, and in a cgroup of its own where cgroup v2 is writable) and speaks
 // NDJSON on its stdin and stdout; closing the connection ends the child's
 // whole process tree. HTTP posts one envelope per request and reads the one
 // envelope of the response body. Stream and Pipe wrap any byte stream (a

@@ -22,23 +22,26 @@ import (
 // procTree ends a child provider's whole process tree, including
 // descendants that left its process group (setsid, double fork).
 //
-// Where cgroup v2 is writable, the child is started inside a cgroup of its
-// own (clone with CLONE_INTO_CGROUP), which every descendant inherits and
-// none can leave without privileges; kill ends the cgroup (cgroup.kill)
-// and removes it.
+// Three means combine. The host process becomes a child subreaper (prctl
+// PR_SET_CHILD_SUBREAPER), so a provider's orphans are reparented to it
+// rather than to init and are reaped by it once killed. The child's
+// environment carries a token (CTXKIT_PROVIDER_TREE) that its descendants
+// inherit. A tracker follows the provider's tree every trackInterval while
+// it runs and remembers each descendant it sees.
 //
-// Elsewhere three means combine. The host process becomes a child
-// subreaper (prctl PR_SET_CHILD_SUBREAPER), so a provider's orphans are
-// reparented to it rather than to init and are reaped by it once killed.
-// The child's environment carries a token (CTXKIT_PROVIDER_TREE) that its
-// descendants inherit. A tracker walks /proc every trackInterval while the
-// provider runs and remembers each descendant it sees. kill ends the live
-// subtree, every remembered descendant still running, and every process
-// carrying the token, with their subtrees. Only a descendant that both
-// clears its environment and leaves the tree between two walks can escape.
-// Being a subreaper is process-wide: in a library host without cgroup v2,
-// orphans of the program's other children are reparented to the program
-// too; the host only kills and reaps those that descend from a provider.
+// Where cgroup v2 is writable, the child is also started inside a cgroup of
+// its own (clone with CLONE_INTO_CGROUP), which every descendant inherits.
+// A descendant that may write another cgroup's cgroup.procs (as root, or
+// in a delegated subtree, where the host's own cgroup usually is) can
+// leave it, which is why the other means run beside it.
+//
+// kill ends the cgroup (cgroup.kill) and removes it, then the live subtree,
+// every remembered descendant still running and every process carrying the
+// token, with their subtrees. Only a descendant that leaves the cgroup,
+// clears its environment and leaves the tree between two walks escapes.
+// Being a subreaper is process-wide: orphans of a library host's other
+// children are reparented to the program too; the host only kills and
+// reaps those that descend from a provider.
 type procTree struct {
 	cgroup string   // the provider's cgroup directory; "" when none
 	cgfd   *os.File // open during Start only
@@ -75,7 +78,6 @@ func newProcTree(cmd *exec.Cmd, withCgroup bool) *procTree {
 			t.cgroup, t.cgfd = dir, f
 			cmd.SysProcAttr.UseCgroupFD = true
 			cmd.SysProcAttr.CgroupFD = int(f.Fd())
-			return t
 		}
 	}
 	t.token = fmt.Sprintf("%d.%d", os.Getpid(), treeSeq.Add(1))
@@ -98,16 +100,12 @@ func (t *procTree) abandon() {
 	}
 }
 
-// startedAs records the running child and, without a cgroup, starts the
-// tracker.
+// startedAs records the running child and starts the tracker.
 func (t *procTree) startedAs(pid int) {
 	t.pid = pid
 	if t.cgfd != nil {
 		t.cgfd.Close()
 		t.cgfd = nil
-	}
-	if t.usesCgroup() {
-		return
 	}
 	subreaperSet.Do(func() {
 		const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
@@ -126,7 +124,13 @@ func (t *procTree) track() {
 	tick := time.NewTicker(trackInterval)
 	defer tick.Stop()
 	for {
-		procs := scanProcs()
+		t.mu.Lock()
+		roots := []int{t.pid}
+		for pid := range t.seen {
+			roots = append(roots, pid)
+		}
+		t.mu.Unlock()
+		procs := subtreeProcs(roots)
 		t.mu.Lock()
 		for _, pid := range t.members(procs) {
 			t.seen[pid] = procs[pid].Start
@@ -165,13 +169,18 @@ func (t *procTree) kill() {
 	}
 	t.ended = true
 	t.mu.Unlock()
-	if t.usesCgroup() {
-		killCgroup(t.cgroup)
-		return
-	}
-	close(t.done)
 	self := os.Getpid()
 	var targets []int
+	if t.usesCgroup() {
+		// The members, orphaned by the kill, are this subreaper's to reap;
+		// then whatever left the cgroup is ended as in the fallback.
+		for _, pid := range killCgroup(t.cgroup) {
+			if pid != t.pid { // the caller waits for the child itself
+				targets = append(targets, pid)
+			}
+		}
+	}
+	close(t.done)
 	// Twice: a process forked while the first round was being signalled
 	// is found by the second.
 	for range 2 {
@@ -243,6 +252,60 @@ func reapAdopted(pids []int, self int) {
 func statOf(pid int) (procstat.Stat, bool) {
 	st, err := procstat.Read(pid)
 	return st, err == nil
+}
+
+// subtreeProcs reads the live processes of the trees under roots, following
+// each process's /proc/PID/task/TID/children lists: a few reads for a
+// provider's tree where a walk of all /proc costs one per process of the
+// machine, every trackInterval. Where the lists do not exist (a kernel
+// without CONFIG_PROC_CHILDREN) it reads all of /proc.
+func subtreeProcs(roots []int) map[int]procstat.Stat {
+	out := make(map[int]procstat.Stat, len(roots))
+	queue := append([]int(nil), roots...)
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if _, done := out[pid]; done {
+			continue
+		}
+		st, ok := statOf(pid)
+		if !ok || st.Zombie() {
+			continue
+		}
+		out[pid] = st
+		kids, ok := childrenOf(pid)
+		if !ok {
+			return scanProcs()
+		}
+		queue = append(queue, kids...)
+	}
+	return out
+}
+
+// childrenOf lists pid's children from its threads' children lists; false
+// when the kernel keeps no such lists.
+func childrenOf(pid int) ([]int, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true // gone meanwhile
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + "/" + task.Name() + "/children")
+		if errors.Is(err, os.ErrNotExist) {
+			if _, serr := os.Stat(dir + "/" + task.Name()); serr == nil {
+				return nil, false // the thread is there, its list is not
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if kid, err := strconv.Atoi(f); err == nil {
+				out = append(out, kid)
+			}
+		}
+	}
+	return out, true
 }
 
 // scanProcs reads every live (non-zombie) process of /proc.
@@ -337,8 +400,10 @@ func cgroup2Mount() (string, error) {
 	return "", errors.New("cgroup v2 is not mounted")
 }
 
-// killCgroup ends every process in dir and removes it once empty.
-func killCgroup(dir string) {
+// killCgroup ends every process in dir and removes it once empty. It
+// returns the members it found before ending them.
+func killCgroup(dir string) []int {
+	members := cgroupProcs(dir)
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
 		// Kernels before 5.14 have no cgroup.kill: signal each member
 		// until none is left.
@@ -357,7 +422,7 @@ func killCgroup(dir string) {
 	for {
 		err := os.Remove(dir)
 		if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-			return
+			return members
 		}
 		time.Sleep(2 * time.Millisecond) // EBUSY until the members have exited
 	}

@@ -7,6 +7,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +90,83 @@ func TestProviderTreeEndsWithClose(t *testing.T) {
 	}
 }
 
+// TestProviderTreeEndsWhenADescendantLeavesTheCgroup: a descendant that
+// moves itself out of the provider's cgroup (into the host's own, which
+// root, or a user owning a delegated subtree, may write) and then leaves
+// the session with a cleared environment is still ended by Close. An
+// outside probe's escaper survived when the cgroup was the only means.
+func TestProviderTreeEndsWhenADescendantLeavesTheCgroup(t *testing.T) {
+	if _, _, err := makeCgroupProbe(); err != nil {
+		t.Skipf("cgroup v2 is not writable here (%v): no cgroup to leave", err)
+	}
+	own, err := hostCgroupDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("ctxkit-cgesc-%d-%d", os.Getpid(), time.Now().UnixNano())
+	script := fmt.Sprintf(`read h
+( bash -c 'echo $BASHPID > %[1]s/cgroup.procs && exec setsid env -i /usr/bin/bash -c "exec -a %[2]s-left sleep 300"' & sleep 1 )
+printf '%%s
+' '{"type":"handshake_ack"}'
+sleep 30`, own, marker)
+	p, err := Stdio{Program: "bash", Args: []string{"-c", script}}.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
+		t.Fatalf("ack: %q %v", line, err)
+	}
+	if !p.tree.usesCgroup() {
+		t.Fatal("the provider was not started in a cgroup")
+	}
+	proctest.WaitLive(t, marker, 1)
+	cg := cgroupOf(marker)
+	if cg == "" || strings.Contains(cg, filepath.Base(p.tree.cgroup)) {
+		t.Skipf("the descendant could not leave the provider's cgroup here (%q): no escape to end", cg)
+	}
+	if err := p.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	proctest.NoneLeft(t, marker, "Close")
+}
+
+// cgroupOf returns /proc/PID/cgroup of the process whose command line
+// starts with prefix ("" when there is none).
+func cgroupOf(prefix string) string {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmd, []byte(prefix)) {
+			continue
+		}
+		if cg, err := os.ReadFile("/proc/" + e.Name() + "/cgroup"); err == nil {
+			return strings.TrimSpace(string(cg))
+		}
+	}
+	return ""
+}
+
+// hostCgroupDir is the directory of the test process's own cgroup v2.
+func hostCgroupDir() (string, error) {
+	root, err := cgroup2Mount()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rel, ok := strings.CutPrefix(line, "0::"); ok {
+			return filepath.Join(root, rel), nil
+		}
+	}
+	return "", fmt.Errorf("no cgroup v2 membership in %q", b)
+}
+
 // makeCgroupProbe reports whether this machine lets the host make a cgroup.
 func makeCgroupProbe() (string, bool, error) {
 	dir, f, err := makeCgroup()
@@ -95,4 +175,35 @@ func makeCgroupProbe() (string, bool, error) {
 	}
 	f.Close()
 	return dir, true, os.Remove(dir)
+}
+
+// The tracker's walk over children lists finds the same tree as a walk of
+// all of /proc.
+func TestSubtreeProcsMatchesFullScan(t *testing.T) {
+	cmd := exec.Command("bash", "-c", "sleep 30 & (sleep 30 & wait) & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	root := cmd.Process.Pid
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		want := descendants(scanProcs(), root, 0)
+		got := subtreeProcs([]int{root})
+		if len(want) == 3 {
+			for _, pid := range append(want, root) {
+				if _, ok := got[pid]; !ok {
+					t.Fatalf("subtreeProcs(%d) = %v misses %d of %v", root, got, pid, want)
+				}
+			}
+			if len(got) != len(want)+1 {
+				t.Fatalf("subtreeProcs(%d) has %d processes, the scan %d", root, len(got), len(want)+1)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tree did not form: %v", want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

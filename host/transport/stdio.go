@@ -39,8 +39,9 @@ type Stdio struct {
 	// ShutdownGrace is how long Close waits for the child to exit after
 	// its stdin is closed, before its process tree is killed (default 2 s).
 	ShutdownGrace time.Duration
-	// NoCgroup ends the process tree with the fallback tracker even where
-	// cgroup v2 is writable.
+	// NoCgroup starts the child outside a cgroup of its own even where
+	// cgroup v2 is writable (the tracker, token and subreaper still end
+	// its tree).
 	NoCgroup bool
 }
 
