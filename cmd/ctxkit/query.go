@@ -361,6 +361,9 @@ func writeQueryResult(s stdio, asJSON bool, fp *files.Provider, fo *host.FanOut,
 		_ = res.Audit.WriteText(s.err)
 	}
 	if empty != "" {
+		if asJSON { // no report was printed on stderr: point at its JSON
+			empty = strings.ReplaceAll(empty, "the fan-out report above", "fanout in the JSON on stdout")
+		}
 		fmt.Fprintf(s.err, "query: %s\n", empty)
 	}
 	return code

@@ -126,3 +126,13 @@ func TestConsentLegacyKeepsGrantor(t *testing.T) {
 		t.Errorf("scoped revoke of nothing: exit %d %q", code, errs)
 	}
 }
+
+// With --format json nothing is reported on stderr but the reason, so the
+// reason points at the JSON's fanout rather than at a report "above".
+func TestQueryJSONNothingComposedPointsAtFanout(t *testing.T) {
+	script := "stdio:bash " + writeScript(t, "exit 3")
+	code, _, errs := runCLI(t, "", "query", "--goal", "g", "--format", "json", "--provider", "dead="+script)
+	if code != exitFailed || !strings.Contains(errs, "see fanout in the JSON on stdout") || strings.Contains(errs, "above") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
