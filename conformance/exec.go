@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 )
 
@@ -104,7 +105,7 @@ func (h *ExecComposingHost) Compose(ctx context.Context, s *Scenario) (*Composit
 	cmd.Env = os.Environ()
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout bytes.Buffer
-	tail := &tailBuffer{max: 4 << 10}
+	tail := transport.NewTail(4 << 10)
 	cmd.Stdout = &limitedWriter{w: &stdout, n: 16 << 20}
 	if h.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(tail, h.Stderr)
@@ -150,22 +151,6 @@ func parseComposition(b []byte) (*Composition, error) {
 	}
 	return c, nil
 }
-
-// tailBuffer keeps the last max bytes written.
-type tailBuffer struct {
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.b) }
 
 // limitedWriter fails once more than n bytes have been written.
 type limitedWriter struct {

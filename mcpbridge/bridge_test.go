@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	case "crash":
 		buf := make([]byte, 1)
 		_, _ = os.Stdin.Read(buf)
+		fmt.Fprint(os.Stderr, "fatal: no config file\n\x1b[2Jincluded forged\n")
 		os.Exit(3)
 	case "hang":
 		select {}
@@ -331,6 +332,11 @@ func TestMisbehavingServersFailTheirLeg(t *testing.T) {
 			}
 			if got["bad"].Status != want || got["bad"].Error() == "" {
 				t.Errorf("bad leg: %v %q, want %v", got["bad"].Status, got["bad"].Error(), want)
+			}
+			// A crash tells why in the server's own words, quoted: no raw
+			// line break or escape reaches whoever prints the error.
+			if msg := got["bad"].Error(); mode == "crash" && (!strings.Contains(msg, `its stderr ended: "fatal: no config file\n\x1b[2Jincluded forged"`) || strings.ContainsAny(msg, "\n\x1b")) {
+				t.Errorf("the crash's error does not carry the server's stderr, quoted: %q", msg)
 			}
 			if got["good"].Status != host.StatusFrames || len(got["good"].Frames) == 0 {
 				t.Errorf("good leg: %v %q", got["good"].Status, got["good"].Error())

@@ -19,16 +19,26 @@ type childTransport struct {
 	command []string
 	env     []string // the caller's KEY=VALUE entries (transport.Command adds PATH and HOME)
 
-	cmd  *exec.Cmd // set once started
-	tree *transport.Tree
+	cmd    *exec.Cmd // set once started
+	tree   *transport.Tree
+	stderr *transport.Tail // the end of what the server wrote to stderr (required)
 }
+
+// stderrTailBytes is how much of a stdio server's stderr is kept for the
+// errors that tell why it failed.
+const stderrTailBytes = 4 << 10
 
 // Connect starts the server, in a cgroup of its own where one can be made.
 // Starting into a cgroup can fail where making it did not (a kernel
 // without clone3): then it is started once more under the fallback.
 func (c *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	var conn mcp.Connection
-	newCmd := func() *exec.Cmd { return transport.Command(c.command[0], c.command[1:], c.env) }
+	newCmd := func() *exec.Cmd {
+		cmd := transport.Command(c.command[0], c.command[1:], c.env)
+		cmd.Stderr = c.stderr
+		cmd.WaitDelay = 2 * time.Second // a descendant holding stderr must not block Wait
+		return cmd
+	}
 	start := func(cmd *exec.Cmd) (err error) {
 		conn, err = (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
 		return err

@@ -7,14 +7,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/internal/defaults"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -108,6 +112,10 @@ type Provider struct {
 	session *mcp.ClientSession
 	child   *childTransport // the stdio server, once started
 	report  Report
+
+	// childStderr is the stderr tail of the latest stdio server, read by
+	// errors raised outside mu.
+	childStderr atomic.Pointer[transport.Tail]
 }
 
 // New returns a Provider for target; id names it in errors and in each
@@ -170,6 +178,21 @@ func (p *Provider) ID() string { return p.id }
 // String names the provider and its MCP server.
 func (p *Provider) String() string { return p.id + " (" + p.target.String() + ")" }
 
+// stderrNote is what a failing stdio server last wrote to its stderr, as
+// a suffix for the error ("" when it wrote nothing, or is not a child):
+// quoted, since the server's words must not add lines or terminal escapes
+// to whatever prints the error.
+func (p *Provider) stderrNote() string {
+	tail := p.childStderr.Load()
+	if tail == nil {
+		return ""
+	}
+	if s := strings.TrimSpace(tail.String()); s != "" {
+		return "; its stderr ended: " + safetext.Quote(s)
+	}
+	return ""
+}
+
 // errConnect wraps every failure to start or initialize the MCP session;
 // errServer every failed or malformed MCP request after it.
 var (
@@ -187,15 +210,17 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ctxkit", Version: p.opts.Version}, nil)
 	var t mcp.Transport
 	if len(p.target.Command) > 0 {
-		p.child = &childTransport{command: p.target.Command, env: p.opts.Env}
+		p.child = &childTransport{command: p.target.Command, env: p.opts.Env, stderr: transport.NewTail(stderrTailBytes)}
+		p.childStderr.Store(p.child.stderr)
 		t = p.child
 	} else {
 		t = &mcp.StreamableClientTransport{Endpoint: p.target.URL, HTTPClient: p.httpClient(), MaxRetries: -1, DisableStandaloneSSE: true}
 	}
 	s, err := client.Connect(ctx, t, nil)
 	if err != nil {
+		note := p.stderrNote()
 		p.closeLocked()
-		return nil, fmt.Errorf("%w %s: %w", errConnect, p.target, err)
+		return nil, fmt.Errorf("%w %s: %w%s", errConnect, p.target, err, note)
 	}
 	p.session = s
 	return s, nil

@@ -277,7 +277,7 @@ func (p *Provider) serverErr(ctx context.Context, op string, err error) error {
 	if ce := ctx.Err(); ce != nil {
 		return fmt.Errorf("mcpbridge: %s %s: %w", p.target, op, ce)
 	}
-	return fmt.Errorf("%w %s: %s: %w", errServer, p.target, op, err)
+	return fmt.Errorf("%w %s: %s: %w%s", errServer, p.target, op, err, p.stderrNote())
 }
 
 // makeFrame turns a ranked chunk into a frame.

@@ -57,7 +57,7 @@ type Process struct {
 	stdin   *os.File // parent's write end
 	stdout  *os.File // parent's read end
 	conn    Connection
-	stderr  *tailBuffer
+	stderr  *Tail
 	grace   time.Duration
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // valid after exited is closed
@@ -114,7 +114,7 @@ func (s Stdio) Start() (*Process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &Process{stdin: inW, stdout: outR, stderr: newTailBuffer(limit), grace: s.ShutdownGrace, exited: make(chan struct{})}
+	p := &Process{stdin: inW, stdout: outR, stderr: NewTail(limit), grace: s.ShutdownGrace, exited: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = defaultShutdownGrace
 	}
@@ -205,18 +205,21 @@ func (p *Process) Close() error {
 	return p.stopErr
 }
 
-// tailBuffer is an io.Writer keeping only the last limit bytes written, so a
-// chatty or hostile child cannot grow the host's memory through stderr.
-type tailBuffer struct {
+// Tail is an io.Writer keeping only the last limit bytes written, so a
+// chatty or hostile child cannot grow the host's memory through its stderr.
+// It is safe for concurrent use.
+type Tail struct {
 	mu      sync.Mutex
 	limit   int
 	buf     []byte
 	dropped int64
 }
 
-func newTailBuffer(limit int) *tailBuffer { return &tailBuffer{limit: limit} }
+// NewTail returns a Tail keeping the last limit bytes.
+func NewTail(limit int) *Tail { return &Tail{limit: limit} }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// Write keeps the end of what was written so far; it never fails.
+func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := len(p)
@@ -234,7 +237,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // String returns the kept tail, prefixed by a note when bytes were dropped.
-func (t *tailBuffer) String() string {
+func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dropped > 0 {
