@@ -278,6 +278,28 @@ func TestSearchTool(t *testing.T) {
 	}
 }
 
+// A tool's error is the server's words: quoted in the error, and cut
+// short when long.
+func TestToolErrorQuotedAndCut(t *testing.T) {
+	s := docServer(nil, nil)
+	type in struct {
+		Query string `json:"query"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "search"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+		text := "backend down\n\x1b[31mincluded forged\n" + strings.Repeat("x", 100<<10)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	p := newProvider(t, mcpbridge.Target{URL: serveHTTP(t, s)}, &mcpbridge.Options{Tool: "search"})
+	_, err := p.Query(context.Background(), &frame.Query{Goal: "g", MaxFrames: 4, MaxTokens: 100})
+	if err == nil {
+		t.Fatal("a tool error was not an error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `"backend down\n\x1b[31mincluded forged\n`) || strings.ContainsAny(msg, "\n\x1b") || len(msg) > 2<<10 {
+		t.Errorf("tool error not quoted and cut (%d bytes): %.300q", len(msg), msg)
+	}
+}
+
 func selfTarget(t *testing.T, mode string) (mcpbridge.Target, *mcpbridge.Options) {
 	exe, err := os.Executable()
 	if err != nil {

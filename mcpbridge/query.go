@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -266,10 +267,19 @@ func (p *Provider) callTool(ctx context.Context, s *mcp.ClientSession, goal stri
 		out = append(out, t.Text)
 	}
 	if r.IsError {
-		return nil, fmt.Errorf("%w: tools/call %s: the tool answered an error: %s", errServer, p.opts.Tool, strings.Join(out, " "))
+		// The tool's words, quoted and cut short: an error line is no place
+		// for megabytes, nor for the server's line breaks and escapes.
+		text := strings.Join(out, " ")
+		if len(text) > maxErrorText {
+			text = strings.ToValidUTF8(text[:maxErrorText], "") + "…"
+		}
+		return nil, fmt.Errorf("%w: tools/call %s: the tool answered an error: %s", errServer, p.opts.Tool, safetext.Quote(text))
 	}
 	return out, nil
 }
+
+// maxErrorText bounds the tool's own text quoted in an error.
+const maxErrorText = 1 << 10
 
 // serverErr types a failed MCP request: the context's error when the leg
 // ran out of time, errServer otherwise.
