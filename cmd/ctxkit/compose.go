@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -259,7 +258,7 @@ func composeWith(ctx context.Context, r runner, args []string, s stdio) int {
 			return exitUsage
 		}
 	} else {
-		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+		if err := writePrompt(s.out, res.Prompt); err != nil {
 			fmt.Fprintf(s.err, "compose: %v\n", err)
 			return exitUsage
 		}

@@ -350,7 +350,7 @@ func writeQueryResult(s stdio, asJSON bool, fp *files.Provider, fo *host.FanOut,
 			return exitFailed
 		}
 	} else {
-		if _, err := io.WriteString(s.out, res.Prompt); err != nil {
+		if err := writePrompt(s.out, res.Prompt); err != nil {
 			return exitFailed
 		}
 		if fp != nil {
@@ -516,6 +516,18 @@ func loadTrust(ctx context.Context, path string) (*trust.Store, error) {
 }
 
 // isTerminal reports whether w is a character device (a terminal).
+// writePrompt writes a composed prompt to w: byte for byte, unless w is a
+// terminal, where a person reads it and a provider's carriage returns,
+// escape sequences and bidirectional overrides would hide or rewrite what
+// they see; there those are shown escaped (safetext.ForTerminal).
+func writePrompt(w io.Writer, prompt string) error {
+	if isTerminal(w) {
+		prompt = safetext.ForTerminal(prompt)
+	}
+	_, err := io.WriteString(w, prompt)
+	return err
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {

@@ -15,6 +15,7 @@ package safetext
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -86,6 +87,42 @@ func Escape(s string) string {
 		i += size
 	}
 	return string(b)
+}
+
+// ForTerminal returns text shown to a person on a terminal (a prompt)
+// with its line feeds and tabs kept and every other byte or rune Escape
+// rewrites written as Escape writes it: the text can then neither move the
+// cursor (a carriage return, an escape sequence), nor reorder what is shown
+// (a bidirectional override), nor change the terminal's state. Text that
+// needs nothing is returned as is.
+func ForTerminal(s string) string {
+	if cleanPrefixKeeping(s) == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+16)
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\n\t")
+		if i < 0 {
+			return string(append(b, Escape(s)...))
+		}
+		b = append(b, Escape(s[:i])...)
+		b = append(b, s[i])
+		s = s[i+1:]
+	}
+	return string(b)
+}
+
+// cleanPrefixKeeping is cleanPrefix passing over line feeds and tabs too.
+func cleanPrefixKeeping(s string) int {
+	n := 0
+	for {
+		i := cleanPrefix(s[n:])
+		n += i
+		if n == len(s) || (s[n] != '\n' && s[n] != '\t') {
+			return n
+		}
+		n++
+	}
 }
 
 // cleanPrefix returns the length of the longest prefix of s that Escape

@@ -138,3 +138,57 @@ func BenchmarkEscape(b *testing.B) {
 		})
 	}
 }
+
+// checkTerminal is ForTerminal's property: the lines and tabs of s stay,
+// nothing else that is not printable does, and what each line showed is
+// what Escape shows of it.
+func checkTerminal(t *testing.T, s string) {
+	got := ForTerminal(s)
+	if !utf8.ValidString(got) {
+		t.Fatalf("ForTerminal(%q) = %q is not valid UTF-8", s, got)
+	}
+	for _, r := range got {
+		if r != ' ' && r != '\n' && r != '\t' && !strconv.IsPrint(r) {
+			t.Fatalf("ForTerminal(%q) = %q keeps non-printable %U", s, got, r)
+		}
+	}
+	lines, gotLines := strings.Split(s, "\n"), strings.Split(got, "\n")
+	if len(lines) != len(gotLines) {
+		t.Fatalf("ForTerminal(%q) = %q: %d lines, want %d", s, got, len(gotLines), len(lines))
+	}
+	for i := range lines {
+		want := strings.Join(mapStrings(strings.Split(lines[i], "\t"), Escape), "\t")
+		if gotLines[i] != want {
+			t.Fatalf("ForTerminal(%q) line %d = %q, want %q", s, i, gotLines[i], want)
+		}
+	}
+}
+
+func mapStrings(ss []string, f func(string) string) []string {
+	for i := range ss {
+		ss[i] = f(ss[i])
+	}
+	return ss
+}
+
+func TestForTerminal(t *testing.T) {
+	for _, s := range hostile {
+		checkTerminal(t, s)
+	}
+	for _, s := range []string{"", "plain\n\tindented\n", "func f() {\n\treturn\n}\n", "café ✓\n"} {
+		if got := ForTerminal(s); got != s {
+			t.Errorf("ForTerminal(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	if got := ForTerminal("a\r\x1b[2Kb\n\u202ec"); got != `a\r\x1b[2Kb`+"\n"+`\u202ec` {
+		t.Errorf("ForTerminal = %q", got)
+	}
+}
+
+func FuzzForTerminal(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Add("line\n\tnext\r\n")
+	f.Fuzz(checkTerminal)
+}
