@@ -3,9 +3,12 @@ package host
 import (
 	"bytes"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -44,24 +47,45 @@ func secretsOfProvider(p provider) secrets {
 	return nil
 }
 
-// in reports whether str holds any secret.
+// in reports whether str holds any secret, in any spelling of spellings.
 func (s secrets) in(str string) bool {
 	for _, v := range s {
-		if strings.Contains(str, v) {
-			return true
+		for _, form := range spellings(v) {
+			if strings.Contains(str, form) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// scrubString replaces every secret in str with the redacted form.
+// scrubString replaces every secret in str, in any spelling of spellings,
+// with the redacted form.
 func (s secrets) scrubString(str string) string {
 	for _, v := range s {
-		if strings.Contains(str, v) {
-			str = strings.ReplaceAll(str, v, redacted)
+		for _, form := range spellings(v) {
+			if strings.Contains(str, form) {
+				str = strings.ReplaceAll(str, form, redacted)
+			}
 		}
 	}
 	return str
+}
+
+// spellings are the ways a secret appears in text that quotes what a
+// provider wrote: as it is, inside a Go-quoted string (safetext.Quote,
+// strconv.Quote: '"' as \", a tab as \t) and as safetext.Escape writes it.
+// Each escapes rune by rune, so the secret's spelling inside a quoted text
+// is the quoted secret's.
+func spellings(v string) []string {
+	out := []string{v}
+	q := strconv.Quote(v)
+	for _, form := range []string{q[1 : len(q)-1], safetext.Escape(v)} {
+		if !slices.Contains(out, form) {
+			out = append(out, form)
+		}
+	}
+	return out
 }
 
 // scrubTail is scrubString for a buffer that may have lost its beginning:

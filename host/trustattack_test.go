@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	"github.com/ctxkit/ctxkit/host/consent"
 	"github.com/ctxkit/ctxkit/host/serve"
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -281,6 +283,10 @@ func FuzzScrub(f *testing.F) {
 	f.Add("Bearer tok-123 and tok-123tok-123", "tok-123")
 	f.Add("ok-123 is the end of a token", "tok-123")
 	f.Add("aaaaaaa", "aaaa")
+	// Secrets sharing no byte with the redacted form, holding what a quote
+	// escapes.
+	f.Add(`tool failed, token qu0"SXYZ-9876`, `qu0"SXYZ-9876`)
+	f.Add("tab\tSOMBY-1 and back\\slash", "\tSOMBY-1")
 	f.Fuzz(func(t *testing.T, text, secret string) {
 		if len(secret) < minSecret || strings.ContainsAny(secret, redacted) {
 			return
@@ -288,6 +294,16 @@ func FuzzScrub(f *testing.F) {
 		sec := secretsOf(NewCredential(secret))
 		if got := sec.scrubString(text); strings.Contains(got, secret) {
 			t.Fatalf("scrubString(%q) = %q keeps %q", text, got, secret)
+		}
+		// Quoted (an error quoting the provider's words), the secret is
+		// found in its quoted spelling.
+		if utf8.ValidString(secret) {
+			q := strconv.Quote(secret)
+			for _, quoted := range []string{strconv.Quote(text), safetext.Quote(text), safetext.Escape(text)} {
+				if got := sec.scrubString(quoted); strings.Contains(got, q[1:len(q)-1]) || strings.Contains(got, secret) {
+					t.Fatalf("scrubString(%q) = %q keeps %q", quoted, got, secret)
+				}
+			}
 		}
 		got := sec.scrubTail(text)
 		if strings.Contains(got, secret) {

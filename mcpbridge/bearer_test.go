@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -163,5 +164,48 @@ func TestBearerRefusedForStdio(t *testing.T) {
 	_, err := mcpbridge.New("kb", mcpbridge.Target{Command: []string{"true"}}, &mcpbridge.Options{Credential: host.NewCredential(goodToken)})
 	if !errors.Is(err, mcpbridge.ErrBadTarget) {
 		t.Fatalf("err %v, want ErrBadTarget", err)
+	}
+}
+
+// A tool error that echoes the credential, in any spelling a quote gives
+// it, or across the point where the error text is cut, prints none of it.
+func TestBearerEchoedInToolErrorIsScrubbed(t *testing.T) {
+	for _, c := range []struct{ name, token, pad string }{
+		{"quote", `qu0"SXYZ-tool-9876543210`, ""},
+		{"backslash", `bk\SXYZ-tool-9876543210`, ""},
+		{"tab", "tb\tSXYZ-tool-9876543210", ""},
+		{"straddles the cut", "plainSXYZ-tool-9876543210", strings.Repeat("P", 1010)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "echoer", Version: "1"}, nil)
+			type in struct {
+				Query string `json:"query"`
+			}
+			mcp.AddTool(s, &mcp.Tool{Name: "search"}, func(_ context.Context, req *mcp.CallToolRequest, _ in) (*mcp.CallToolResult, any, error) {
+				text := c.pad + strings.TrimPrefix(req.Extra.Header.Get("Authorization"), "Bearer ") + " was refused"
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+			})
+			h := host.New(nil)
+			defer h.Close(context.Background())
+			target, err := mcpbridge.ParseTarget("mcp:" + serveHTTP(t, s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &mcpbridge.Options{Credential: host.NewCredential(c.token), Tool: "search"}
+			if _, err := mcpbridge.Register(h, "kb", target, o); err != nil {
+				t.Fatal(err)
+			}
+			leg := h.QueryAllBudgeted(context.Background(), &frame.Query{Goal: "g", MaxFrames: 4, MaxTokens: 100}, 100).Outcomes[0]
+			msg := leg.Error()
+			if !strings.Contains(msg, "the tool answered an error") {
+				t.Fatalf("leg %v: %q, want the tool's error", leg.Status, msg)
+			}
+			q := strconv.Quote(c.token)
+			for _, part := range []string{c.token, q[1 : len(q)-1], c.token[:12], "tool-9876543210"} {
+				if strings.Contains(msg, part) {
+					t.Errorf("the error prints %q of the credential: %q", part, msg)
+				}
+			}
+		})
 	}
 }

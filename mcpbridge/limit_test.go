@@ -20,12 +20,23 @@ import (
 // naming why, and the server is no longer read. (The SDK reads a reply
 // whole; an outside probe's 1.5 GB reply took ctxkit to 7 GB.)
 func TestHugeHTTPReplyIsCut(t *testing.T) {
+	for _, c := range []struct{ name, contentType, head string }{
+		{"json", "application/json", `{"jsonrpc":"2.0","id":1,"result":{"x":"`},
+		// One event whose data line never ends: the SDK reports the cut
+		// stream as "terminated without response", the bridge says why.
+		{"event stream", "text/event-stream", `data: {"jsonrpc":"2.0","id":1,"result":{"x":"`},
+	} {
+		t.Run(c.name, func(t *testing.T) { hugeReply(t, c.contentType, c.head) })
+	}
+}
+
+func hugeReply(t *testing.T, contentType, head string) {
 	var written atomic.Int64
 	chunk := []byte(strings.Repeat(" ", 1<<20))
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"x":"`); err != nil {
+		w.Header().Set("Content-Type", contentType)
+		if _, err := io.WriteString(w, head); err != nil {
 			return
 		}
 		for range 512 { // 512 MiB, if anyone read it all

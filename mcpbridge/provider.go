@@ -116,6 +116,10 @@ type Provider struct {
 	// childStderr is the stderr tail of the latest stdio server, read by
 	// errors raised outside mu.
 	childStderr atomic.Pointer[transport.Tail]
+	// replyCut is set when a reply body passed maxReplyBytes: the SDK
+	// reports an event stream cut short only as "terminated without
+	// response", so the failure says why itself (tooLarge).
+	replyCut atomic.Bool
 }
 
 // New returns a Provider for target; id names it in errors and in each
@@ -220,7 +224,7 @@ func (p *Provider) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if err != nil {
 		note := p.stderrNote()
 		p.closeLocked()
-		return nil, fmt.Errorf("%w %s: %w%s", errConnect, p.target, err, note)
+		return nil, fmt.Errorf("%w %s: %w%s", errConnect, p.target, p.tooLarge(err), note)
 	}
 	p.session = s
 	return s, nil
@@ -236,7 +240,7 @@ func (p *Provider) httpClient() *http.Client {
 	if c.Transport == nil {
 		c.Transport = &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
 	}
-	c.Transport = boundedBodies{next: c.Transport, limit: maxReplyBytes}
+	c.Transport = boundedBodies{next: c.Transport, limit: maxReplyBytes, cut: &p.replyCut}
 	if !p.opts.Credential.IsZero() {
 		c.Transport = p.opts.Credential.Authorize(c.Transport)
 	}
@@ -250,16 +254,17 @@ func (p *Provider) httpClient() *http.Client {
 const maxReplyBytes = 16 << 20
 
 // boundedBodies is an http.RoundTripper whose reply bodies fail once they
-// pass limit bytes.
+// pass limit bytes, setting cut.
 type boundedBodies struct {
 	next  http.RoundTripper
 	limit int64
+	cut   *atomic.Bool
 }
 
 func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(r)
 	if err == nil && resp.Body != nil {
-		resp.Body = &boundedBody{rc: resp.Body, left: b.limit, limit: b.limit}
+		resp.Body = &boundedBody{rc: resp.Body, left: b.limit, limit: b.limit, cut: b.cut}
 	}
 	return resp, err
 }
@@ -269,6 +274,16 @@ type boundedBody struct {
 	rc    io.ReadCloser
 	left  int64
 	limit int64
+	cut   *atomic.Bool // may be nil
+}
+
+// tooLarge names err's cause when a reply was cut at maxReplyBytes since
+// the last failure, whatever the SDK made of the cut.
+func (p *Provider) tooLarge(err error) error {
+	if p.replyCut.Swap(false) && !errors.Is(err, errReplyTooLarge) {
+		return fmt.Errorf("%w: over %d bytes (%w)", errReplyTooLarge, maxReplyBytes, err)
+	}
+	return err
 }
 
 // errReplyTooLarge is the error of a reply body over maxReplyBytes.
@@ -280,6 +295,9 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.rc.Read(one[:])
 		if n > 0 {
+			if b.cut != nil {
+				b.cut.Store(true)
+			}
 			return 0, fmt.Errorf("%w: over %d bytes", errReplyTooLarge, b.limit)
 		}
 		return 0, err

@@ -269,7 +269,8 @@ func (p *Provider) callTool(ctx context.Context, s *mcp.ClientSession, goal stri
 	if r.IsError {
 		// The tool's words, quoted and cut short: an error line is no place
 		// for megabytes, nor for the server's line breaks and escapes.
-		text := strings.Join(out, " ")
+		// The credential goes before the cut, which could leave half of it.
+		text := p.opts.Credential.Redact(strings.Join(out, " "))
 		if len(text) > maxErrorText {
 			text = strings.ToValidUTF8(text[:maxErrorText], "") + "…"
 		}
@@ -287,7 +288,7 @@ func (p *Provider) serverErr(ctx context.Context, op string, err error) error {
 	if ce := ctx.Err(); ce != nil {
 		return fmt.Errorf("mcpbridge: %s %s: %w", p.target, op, ce)
 	}
-	return fmt.Errorf("%w %s: %s: %w%s", errServer, p.target, op, err, p.stderrNote())
+	return fmt.Errorf("%w %s: %s: %w%s", errServer, p.target, op, p.tooLarge(err), p.stderrNote())
 }
 
 // makeFrame turns a ranked chunk into a frame.
