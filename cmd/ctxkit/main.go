@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/ctxkit/ctxkit/host/transport"
 )
 
 // Exit codes shared by every subcommand.
@@ -61,6 +63,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
+	// The hosts have closed their providers; what a provider's tree left
+	// behind and this process adopted goes too (ctxkit starts no children
+	// of its own that should outlive it).
+	transport.EndAdopted()
 	os.Exit(code)
 }
 

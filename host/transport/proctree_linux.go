@@ -38,7 +38,8 @@ import (
 // kill ends the cgroup (cgroup.kill) and removes it, then the live subtree,
 // every remembered descendant still running and every process carrying the
 // token, with their subtrees. Only a descendant that leaves the cgroup,
-// clears its environment and leaves the tree between two walks escapes.
+// clears its environment and is orphaned between two walks escapes; the
+// host adopted it, and EndAdopted ends it.
 // Being a subreaper is process-wide: orphans of a library host's other
 // children are reparented to the program too; the host only kills and
 // reaps those that descend from a provider.
@@ -67,6 +68,10 @@ const trackInterval = 50 * time.Millisecond
 var (
 	treeSeq      atomic.Uint64
 	subreaperSet sync.Once
+	isSubreaper  atomic.Bool
+	// started holds each child this package started: pid -> start time,
+	// so that EndAdopted tells them from the orphans it adopted.
+	started sync.Map
 )
 
 // newProcTree prepares cmd (whose SysProcAttr is set) so that its tree can
@@ -109,11 +114,13 @@ func (t *procTree) startedAs(pid int) {
 	}
 	subreaperSet.Do(func() {
 		const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
-		_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+		_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+		isSubreaper.Store(errno == 0)
 	})
 	if st, ok := statOf(pid); ok {
 		t.start = st.Start
 	}
+	started.Store(pid, t.start)
 	t.seen = map[int]uint64{}
 	t.done = make(chan struct{})
 	go t.track()
@@ -171,19 +178,12 @@ func (t *procTree) kill() {
 	t.mu.Unlock()
 	self := os.Getpid()
 	var targets []int
-	if t.usesCgroup() {
-		// The members, orphaned by the kill, are this subreaper's to reap;
-		// then whatever left the cgroup is ended as in the fallback.
-		for _, pid := range killCgroup(t.cgroup) {
-			if pid != t.pid { // the caller waits for the child itself
-				targets = append(targets, pid)
-			}
-		}
-	}
 	close(t.done)
 	// Twice: a process forked while the first round was being signalled
-	// is found by the second.
-	for range 2 {
+	// is found by the second. The first round runs before the cgroup's
+	// kill, which would orphan what left the cgroup below a member (an
+	// orphan is no descendant of the child any more).
+	for round := range 2 {
 		procs := scanProcs()
 		t.mu.Lock()
 		found := t.members(procs)
@@ -200,8 +200,44 @@ func (t *procTree) kill() {
 				targets = append(targets, pid)
 			}
 		}
+		if round == 0 && t.usesCgroup() {
+			// The members, orphaned by the kill, are this subreaper's to
+			// reap.
+			for _, pid := range killCgroup(t.cgroup) {
+				if pid != t.pid { // the caller waits for the child itself
+					targets = append(targets, pid)
+				}
+			}
+		}
 	}
 	reapAdopted(targets, self)
+}
+
+// endAdopted is EndAdopted on Linux.
+func endAdopted() int {
+	if !isSubreaper.Load() {
+		return 0 // orphans go to init, not to this process
+	}
+	self := os.Getpid()
+	kids, _ := childrenOf(self)
+	procs := scanProcs()
+	var targets []int
+	for _, pid := range kids {
+		st, ok := procs[pid]
+		if !ok {
+			continue
+		}
+		if start, ours := started.Load(pid); ours && start.(uint64) == st.Start {
+			continue
+		}
+		targets = append(targets, pid)
+		targets = append(targets, descendants(procs, pid, st.Start)...)
+	}
+	for _, pid := range targets {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	reapAdopted(targets, self)
+	return len(targets)
 }
 
 // hasToken reports whether pid's environment holds the tree's token.

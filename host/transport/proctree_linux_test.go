@@ -149,6 +149,50 @@ func cgroupOf(prefix string) string {
 	return ""
 }
 
+// TestEndAdoptedEndsWhatEscapedTheTree: the one escape the trees leave, a
+// descendant that clears its environment and is orphaned (here at once,
+// and with a cgroup, after leaving it) before a walk of the tracker, is
+// adopted by the host as a subreaper, and EndAdopted ends it.
+func TestEndAdoptedEndsWhatEscapedTheTree(t *testing.T) {
+	for _, noCgroup := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noCgroup=%v", noCgroup), func(t *testing.T) {
+			move := ""
+			if !noCgroup {
+				if _, _, err := makeCgroupProbe(); err != nil {
+					t.Skipf("cgroup v2 is not writable here (%v)", err)
+				}
+				own, err := hostCgroupDir()
+				if err != nil {
+					t.Fatal(err)
+				}
+				move = "echo $BASHPID > " + own + "/cgroup.procs; "
+			}
+			marker := fmt.Sprintf("ctxkit-adopt-%d-%d", os.Getpid(), time.Now().UnixNano())
+			script := fmt.Sprintf(`read h
+bash -c '%[1]s( setsid env -i /usr/bin/bash -c "exec -a %[2]s-orphan sleep 300" & )' &
+printf '%%s
+' '{"type":"handshake_ack"}'
+sleep 30`, move, marker)
+			p, err := Stdio{Program: "bash", Args: []string{"-c", script}, NoCgroup: noCgroup}.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
+				t.Fatal(err)
+			}
+			if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
+				t.Fatalf("ack: %q %v", line, err)
+			}
+			proctest.WaitLive(t, marker, 1)
+			if err := p.Close(); err != nil {
+				t.Logf("close: %v", err)
+			}
+			EndAdopted()
+			proctest.NoneLeft(t, marker, "Close and EndAdopted")
+		})
+	}
+}
+
 // hostCgroupDir is the directory of the test process's own cgroup v2.
 func hostCgroupDir() (string, error) {
 	root, err := cgroup2Mount()

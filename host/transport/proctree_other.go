@@ -13,3 +13,6 @@ func (t *procTree) usesCgroup() bool        { return false }
 func (t *procTree) abandon()                {}
 func (t *procTree) startedAs(int)           {}
 func (t *procTree) kill()                   {}
+
+// endAdopted does nothing outside Linux: the host adopts no orphans.
+func endAdopted() int { return 0 }

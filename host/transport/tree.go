@@ -52,3 +52,13 @@ func startTracked(newCmd func() *exec.Cmd, start func(*exec.Cmd) error, withCgro
 	tree.startedAs(cmd.Process.Pid)
 	return cmd, tree, nil
 }
+
+// EndAdopted ends every process this process adopted as a child subreaper
+// (the orphans of its providers' trees) that it did not start itself, with
+// their subtrees, and returns how many it ended. It closes the one escape
+// the process trees leave: a descendant that leaves the provider's cgroup,
+// clears its environment and is orphaned between two walks of the tracker.
+// It is for a program that is only a host, at its exit (the ctxkit
+// commands call it): in a program that also starts children of its own,
+// their orphans are adopted too, and would be ended with the providers'.
+func EndAdopted() int { return endAdopted() }
