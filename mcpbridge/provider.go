@@ -29,13 +29,14 @@ const (
 	defaultMaxResourceBytes = 1 << 20 // bytes of one resource
 	defaultMaxBytes         = 8 << 20 // bytes read per query, all resources together
 	defaultToolArgument     = "query" // the argument the goal goes in, for Tool
-	// defaultStartTimeout is a stdio server's start-up allowance: from
-	// starting its process to its answer to initialize. It is long because
-	// a launcher such as npx first downloads the package (about 50 s on a
-	// machine that never ran it), and it costs nothing but waiting: the
-	// process is local, and nothing has been sent to it but initialize.
-	defaultStartTimeout = 2 * time.Minute
 )
+
+// DefaultStartTimeout is a stdio server's start-up allowance: from starting
+// its process to its answer to initialize. It is long because a launcher
+// such as npx first downloads the package (about 50 s on a machine that
+// never ran it), and it costs nothing but waiting: the process is local,
+// and nothing has been sent to it but initialize.
+const DefaultStartTimeout = 2 * time.Minute
 
 // Options configures a Provider. A nil *Options or zero fields mean the
 // defaults.
@@ -96,7 +97,7 @@ func (o *Options) withDefaults() Options {
 	defaults.IfNotPositive(&v.MaxBytes, defaultMaxBytes)
 	v.ToolArgument = cmp.Or(v.ToolArgument, defaultToolArgument)
 	v.Version = cmp.Or(v.Version, "dev")
-	defaults.IfNotPositive(&v.StartTimeout, defaultStartTimeout)
+	defaults.IfNotPositive(&v.StartTimeout, DefaultStartTimeout)
 	return v
 }
 

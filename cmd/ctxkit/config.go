@@ -122,6 +122,9 @@ type providerConfig struct {
 	// MCPTool names a search-like tool of the MCP server to call with the
 	// goal, NAME or NAME:ARG (see mcpbridge.ParseTool).
 	MCPTool string `json:"mcp_tool,omitempty"`
+	// MCPStartTimeout is a local (mcp:stdio:) server's start-up allowance,
+	// as a duration string (default "2m").
+	MCPStartTimeout jsonDuration `json:"mcp_start_timeout,omitempty"`
 }
 
 // jsonDuration is a time.Duration written in JSON as a Go duration string
@@ -207,6 +210,12 @@ func parseServeConfig(b []byte) (*serveConfig, error) {
 		}
 		if n != 1 {
 			return nil, fmt.Errorf("providers[%d] (%s): set exactly one of files, command, url, mcp", i, p.ID)
+		}
+		if p.MCPStartTimeout < 0 {
+			return nil, fmt.Errorf("providers[%d] (%s): mcp_start_timeout must not be negative", i, p.ID)
+		}
+		if p.MCPStartTimeout != 0 && p.MCP == "" {
+			return nil, fmt.Errorf("providers[%d] (%s): mcp_start_timeout applies only to mcp providers", i, p.ID)
 		}
 		if p.MCPTool != "" && p.MCP == "" {
 			return nil, fmt.Errorf("providers[%d] (%s): mcp_tool applies only to mcp providers", i, p.ID)

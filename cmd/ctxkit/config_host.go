@@ -99,7 +99,7 @@ func addMCP(h *host.Host, p providerConfig) error {
 	if err != nil {
 		return err
 	}
-	var o mcpbridge.Options
+	o := mcpbridge.Options{StartTimeout: time.Duration(p.MCPStartTimeout)}
 	if p.TokenEnv != "" {
 		if len(t.Command) > 0 {
 			return fmt.Errorf("token_env: an MCP stdio server takes no bearer token (only mcp:https://... does)")

@@ -35,6 +35,8 @@ func TestParseConfig(t *testing.T) {
 		{`{"limits":{"timeout":"-1s"}}`, "negative"},
 		{`{"limits":{"max_frames":-1}}`, "negative"},
 		{`{} {}`, "unexpected data"},
+		{`{"providers":[{"id":"a","files":"a","mcp_start_timeout":"5s"}]}`, "applies only to mcp"},
+		{`{"providers":[{"id":"a","mcp":"mcp:stdio:x","mcp_start_timeout":"-5s"}]}`, "negative"},
 	} {
 		if _, err := parseServeConfig([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: error %v, want one containing %q", bad.doc, err, bad.want)

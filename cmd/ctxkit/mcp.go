@@ -48,7 +48,8 @@ flags:
                         (docs/deploy.md), file:PATH or a path for a journal;
                         overrides --consent-store
   --timeout D           per-provider query timeout (default 30s); a local MCP
-                        server's start-up has its own allowance of 2m before it
+                        server's start-up has its own allowance before it
+  --mcp-start-timeout D a local MCP server's start-up allowance (default 2m)
 %s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs
@@ -73,15 +74,8 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "")
 	budget := fs.Int("budget", 2000, "")
-	consentPath := fs.String("consent-store", "", "")
-	storeURL := fs.String("store", "", "")
-	timeout := fs.Duration("timeout", 30*time.Second, "")
-	var ff filesFlags
-	ff.register(fs)
-	var providers, bearers, mcpTools repeated
-	fs.Var(&providers, "provider", "")
-	fs.Var(&bearers, "bearer-env", "")
-	fs.Var(&mcpTools, "mcp-tool", "")
+	var hf hostFlags
+	hf.register(fs)
 	dirs, code, ok := parseCommand(fs, args, s, func(w io.Writer) { fmt.Fprint(w, mcpUsageText()) })
 	if !ok {
 		return code
@@ -90,25 +84,26 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "mcp: "+format+"\n", a...)
 		return exitUsage
 	}
-	if err := ff.check(); err != nil {
+	if err := hf.check(); err != nil {
 		return fail("%v", err)
 	}
 	if *budget <= 0 || *budget > maxQueryBudget {
 		return fail("--budget must be in 1..%d", maxQueryBudget)
 	}
-	if *storeURL != "" {
-		*consentPath = *storeURL
+	consentPath := hf.consentPath
+	if hf.storeURL != "" {
+		consentPath = hf.storeURL
 	}
-	consent, _, err := openConsent(*consentPath, false)
+	consent, _, err := openConsent(consentPath, false)
 	if err != nil {
 		return fail("%v", err)
 	}
-	h := host.New(&host.Options{Consent: consent, QueryTimeout: *timeout})
+	h := host.New(&host.Options{Consent: consent, QueryTimeout: hf.timeout})
 	defer h.Close(context.Background())
-	if _, err := addDirs(ctx, h, &ff, dirs, nil, s.err); err != nil {
+	if _, err := addDirs(ctx, h, &hf.files, dirs, nil, s.err); err != nil {
 		return fail("%v", err)
 	}
-	if _, err := addProviders(h, providers, bearers, mcpTools); err != nil {
+	if _, err := hf.add(h); err != nil {
 		return fail("%v", err)
 	}
 	serverGC()
@@ -173,7 +168,7 @@ func checkMCPTools(h *host.Host, toolOf map[string]string) error {
 
 // addBridge registers the MCP provider id at target, with its --mcp-tool
 // and its --bearer-env credential (for a Streamable HTTP server only).
-func addBridge(h *host.Host, id, target string, toolOf map[string]string, cred host.Credential) (*mcpbridge.Provider, error) {
+func addBridge(h *host.Host, id, target string, toolOf map[string]string, cred host.Credential, start time.Duration) (*mcpbridge.Provider, error) {
 	t, err := mcpbridge.ParseTarget(target)
 	if err != nil {
 		return nil, fmt.Errorf("--provider %s: %w", id, err)
@@ -181,7 +176,7 @@ func addBridge(h *host.Host, id, target string, toolOf map[string]string, cred h
 	if !cred.IsZero() && len(t.Command) > 0 {
 		return nil, fmt.Errorf("--bearer-env %s: an MCP stdio server takes no bearer token (only ID=mcp:https://... does)", id)
 	}
-	o := &mcpbridge.Options{Version: "dev", Credential: cred}
+	o := &mcpbridge.Options{Version: "dev", Credential: cred, StartTimeout: start}
 	if spec, ok := toolOf[id]; ok {
 		if o.Tool, o.ToolArgument, err = mcpbridge.ParseTool(spec); err != nil {
 			return nil, fmt.Errorf("--mcp-tool %s: %w", id, err)

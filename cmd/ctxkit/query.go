@@ -63,7 +63,9 @@ flags:
                         with a frame breaking Q1, B3 or a validity rule
   --timeout D           per-provider timeout, for the handshake and for the
                         query each (default 30s); a local MCP server's start-up
-                        has its own allowance of 2m before it (docs/mcp.md)
+                        has its own allowance before it (docs/mcp.md)
+  --mcp-start-timeout D a local (mcp:stdio:) MCP server's start-up allowance,
+                        from starting it to its answer to initialize (default 2m)
   --format F            text (default) or json (the whole result and fan-out report)
   --strategy S          ranking across providers, as in ctxkit compose: score-descending
                         (default), round-robin-by-rank, per-provider-quota[:K]
@@ -202,7 +204,7 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	case len(dirs) == 0 && len(pf.providers) == 0 && !r.remote():
 		return fail("give at least one DIR or --provider")
 	}
-	if err := pf.files.check(); err != nil {
+	if err := pf.check(); err != nil {
 		return fail("%v", err)
 	}
 	strategy, quota, err := parseStrategy(*strategyName)
@@ -254,7 +256,7 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	bridges, err := addProviders(h, pf.providers, pf.bearers, pf.mcpTools)
+	bridges, err := pf.add(h)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -271,7 +273,7 @@ func queryWith(ctx context.Context, r runner, args []string, s stdio) int {
 // per-leg timeout, the files provider's options and the other providers.
 type hostFlags struct {
 	consentPath, storeURL        string
-	timeout                      time.Duration
+	timeout, mcpStart            time.Duration
 	files                        filesFlags
 	providers, bearers, mcpTools repeated
 }
@@ -280,10 +282,27 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.consentPath, "consent-store", "", "")
 	fs.StringVar(&f.storeURL, "store", "", "")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "")
+	fs.DurationVar(&f.mcpStart, "mcp-start-timeout", mcpbridge.DefaultStartTimeout, "")
 	f.files.register(fs)
 	fs.Var(&f.providers, "provider", "")
 	fs.Var(&f.bearers, "bearer-env", "")
 	fs.Var(&f.mcpTools, "mcp-tool", "")
+}
+
+// check refuses negative timeouts (0 is the default) and bad files flags.
+func (f *hostFlags) check() error {
+	if f.timeout < 0 {
+		return fmt.Errorf("--timeout must not be negative, got %v", f.timeout)
+	}
+	if f.mcpStart < 0 {
+		return fmt.Errorf("--mcp-start-timeout must not be negative, got %v", f.mcpStart)
+	}
+	return f.files.check()
+}
+
+// add registers every --provider of f with h.
+func (f *hostFlags) add(h *host.Host) ([]*mcpbridge.Provider, error) {
+	return addProviders(h, f.providers, f.bearers, f.mcpTools, f.mcpStart)
 }
 
 // addDirs indexes the DIRs and registers them with the host as one built-in
@@ -372,7 +391,7 @@ func writeQueryResult(s stdio, asJSON bool, fp *files.Provider, fo *host.FanOut,
 // addProviders registers each --provider SPEC, giving the provider named in
 // a --bearer-env ID=VAR its credential: a bearer token for HTTP, the
 // environment variable VAR for a stdio child.
-func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbridge.Provider, error) {
+func addProviders(h *host.Host, providers, bearers, mcpTools []string, mcpStart time.Duration) ([]*mcpbridge.Provider, error) {
 	toolOf, err := parseMCPTools(mcpTools)
 	if err != nil {
 		return nil, err
@@ -398,7 +417,7 @@ func addProviders(h *host.Host, providers, bearers, mcpTools []string) ([]*mcpbr
 		}
 		switch {
 		case strings.HasPrefix(target, mcpbridge.Prefix):
-			b, err := addBridge(h, id, target, toolOf, creds[id])
+			b, err := addBridge(h, id, target, toolOf, creds[id], mcpStart)
 			if err != nil {
 				return nil, err
 			}

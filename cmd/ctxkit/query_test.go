@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestQueryDocs(t *testing.T) {
@@ -134,5 +135,33 @@ func TestQueryJSONNothingComposedPointsAtFanout(t *testing.T) {
 	code, _, errs := runCLI(t, "", "query", "--goal", "g", "--format", "json", "--provider", "dead="+script)
 	if code != exitFailed || !strings.Contains(errs, "see fanout in the JSON on stdout") || strings.Contains(errs, "above") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// --mcp-start-timeout bounds a local MCP server's start-up: one that never
+// answers initialize fails its leg after the allowance given, not after the
+// default two minutes, and the other providers answer.
+func TestMCPStartTimeoutFlag(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Budget\n\nThe budget is split equally between providers.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, _, errs := runCLI(t, "", "query", "--goal", "budget", "--no-index", "--mcp-start-timeout", "1s",
+		"--provider", "mute=mcp:stdio:sleep 60", dir)
+	if took := time.Since(start); code != exitFailed || took > 30*time.Second || !strings.Contains(errs, "start-up allowance of 1s") {
+		t.Fatalf("exit %d after %v:\n%s", code, took, errs)
+	}
+	if !strings.Contains(errs, "included") {
+		t.Errorf("the files provider's frames were not composed:\n%s", errs)
+	}
+	for _, args := range [][]string{
+		{"query", "--goal", "g", "--mcp-start-timeout", "-1s", dir},
+		{"mcp", "--mcp-start-timeout", "-1s", dir},
+		{"query", "--goal", "g", "--remote", "http://127.0.0.1:1", "--mcp-start-timeout", "5s"},
+	} {
+		if code, _, errs := runCLI(t, "", args...); code != exitUsage || !strings.Contains(errs, "mcp-start-timeout") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
 	}
 }
