@@ -70,12 +70,22 @@ func TestScannerFindsEveryClass(t *testing.T) {
 		// the newest data sees "</frame".
 		{"<\u1ACF/frame", "<\\\u1ACF/frame"},         // COMBINING DOUBLE CARON, Unicode 17
 		{"</fr\U0001E6E3ame", "<\\/fr\U0001E6E3ame"}, // a Tai Yo mark, Unicode 17
+		// Go's decoder and Python's read these apart: Python reads a number
+		// past U+10FFFF as U+FFFD (a reader who drops it sees "</frame>"),
+		// Go wraps it ('a', '.'); Go reads "&#x;" as U+FFFD, Python leaves it.
+		{"<&#4294967393;/frame>", `<\&#4294967393;/frame>`},
+		{"</fr&#x10000002E;ame>", `<\/fr&#x10000002E;ame>`},
+		{"</fr&#x100000061;me>", `<\/fr&#x100000061;me>`},
+		{"<&#x;/frame>", `<\&#x;/frame>`},
+		{"<&#X;/frame>", `<\&#X;/frame>`},
+		{"<&#x\u200B;/frame>", "<\\&#x\u200B;/frame>"},
+		{"<\uFF06#x;/frame>", "<\\\uFF06#x;/frame>"},
 	} {
 		if got := breaks(frameScanner, c.in); got != c.want {
 			t.Errorf("%+q: got %+q, want %+q", c.in, got, c.want)
 		}
 	}
-	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame", "&#x3C\u200Bx", "&#x66\u200Bxyz", "&#38; lt", "&#38;amp;lt"} {
+	for _, honest := range []string{"a < b", "&amp; &lt;div&gt;", "<fra me>", `<\/frame>`, "\uFF06 lt", "&#xFDD0; frame", "&#x3C\u200Bx", "&#x66\u200Bxyz", "&#38; lt", "&#38;amp;lt", "a &#x; b &#4294967393; c"} {
 		if got := breaks(frameScanner, honest); got != honest {
 			t.Errorf("%+q: changed to %+q", honest, got)
 		}

@@ -57,8 +57,12 @@ func decodeRefIn(s string, j, depth int, mode uint8) (string, int, uint8) {
 		return "", 0, 0
 	}
 	if s[j] == '#' {
-		text, n := decodeNumericRef(s[j+1:], 1)
-		return decodedRef(s, j, n, text, depth, mode) // "&#38;lt;" is "&amp;lt;"
+		text, n, differ := decodeNumericRef(s[j+1:], 1, mode&readPython != 0)
+		text, k, saw := decodedRef(s, j, n, text, depth, mode) // "&#38;lt;" is "&amp;lt;"
+		if differ {
+			saw |= readPython
+		}
+		return text, k, saw
 	}
 	end := k
 	if end < len(s) && s[end] == ';' {
@@ -88,6 +92,10 @@ const (
 	seeFold = 1 << iota
 	seeCf
 	seeOther
+	// readPython, in a mode, reads numeric references as Python's
+	// html.unescape does where Go's html.UnescapeString reads them apart
+	// (decodersDiffer); in what a reading saw, it says that they do.
+	readPython
 	seeInvisible = seeCf | seeOther
 	seeBoth      = seeFold | seeInvisible
 )
@@ -102,7 +110,7 @@ var readerModes = [...]uint8{seeFold | seeCf, seeFold, seeInvisible, seeCf, 0}
 // order. Behind a compatibility ampersand only an invisible rune can make
 // the difference: every reader who sees that ampersand has folded.
 func orderDependent(saw uint8, amp int) bool {
-	return saw&seeInvisible != 0 || amp == 1 && saw != 0
+	return saw&(seeInvisible|readPython) != 0 || amp == 1 && saw != 0
 }
 
 // refReading is one reading of a reference: its text and the bytes it
@@ -120,16 +128,23 @@ type refReading struct {
 // that letter as one more digit. Readings that are no reference are left
 // out. fold is set when the ampersand itself is a compatibility form, which
 // only a folding reader sees as one.
-func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [len(readerModes) + 1]refReading, n int) {
+func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [2 * (len(readerModes) + 1)]refReading, n int) {
 	if first.n > 0 {
 		rs[0], n = first, 1
 	}
 	// The steps that make a difference: those the first reading needed,
 	// and folding when the ampersand itself is a compatibility form (the
 	// reading starts after it, so saw does not record it).
-	used := saw
+	used := saw & seeBoth
 	if fold {
 		used |= seeFold
+	}
+	add := func(mode uint8) {
+		text, k, _ := decodeRefIn(s, j, 1, mode)
+		if r := (refReading{text, k}); k > 0 && !slices.Contains(rs[:n], r) {
+			rs[n] = r
+			n++
+		}
 	}
 	done := uint8(1) << used // modes read, by the steps of used they see through
 	for _, mode := range readerModes {
@@ -138,13 +153,17 @@ func refReadings(s string, j int, first refReading, saw uint8, fold bool) (rs [l
 			continue // the first reading, no ampersand, or read already
 		}
 		done |= 1 << mode
-		text, k, _ := decodeRefIn(s, j, 1, mode)
-		r := refReading{text, k}
-		if k == 0 || slices.Contains(rs[:n], r) {
-			continue
+		add(mode)
+	}
+	if saw&readPython != 0 {
+		// Go's decoder and Python's read the number apart: Python's
+		// reading too, in each of the modes read.
+		add(used | readPython)
+		for mode := range uint8(seeBoth + 1) {
+			if mode != used && done&(1<<mode) != 0 {
+				add(mode | readPython)
+			}
 		}
-		rs[n] = r
-		n++
 	}
 	return rs, n
 }
@@ -265,7 +284,7 @@ func commonRef(name string) (string, bool) {
 // the bytes consumed from the '#' (prefix is the bytes before d: 1).
 // Decimal digits, a reference per unit of adversarial text, are summed in
 // registers here rather than through refNumber.add.
-func decodeNumericRef(d string, prefix int) (string, int) {
+func decodeNumericRef(d string, prefix int, python bool) (string, int, bool) {
 	j := 0
 	var n refNumber
 	if j < len(d) && (d[j] == 'x' || d[j] == 'X') {
@@ -274,7 +293,7 @@ func decodeNumericRef(d string, prefix int) (string, int) {
 			j++
 		}
 		if j == 1 {
-			return "", 0
+			return emptyHexRef(d, prefix, python)
 		}
 	} else {
 		x, big := rune(0), false
@@ -283,14 +302,28 @@ func decodeNumericRef(d string, prefix int) (string, int) {
 			big = big || uint32(x) > unicode.MaxRune
 		}
 		if j == 0 {
-			return "", 0
+			return "", 0, false
 		}
 		n = refNumber{x, big}
 	}
 	if j < len(d) && d[j] == ';' {
 		j++
 	}
-	return numericText(n.x, n.big), j + prefix
+	text, differ := n.text(python)
+	return text, j + prefix, differ
+}
+
+// emptyHexRef reads "&#x;" (no digit, d just after the '#'), which Go's
+// decoder reads as U+FFFD (invisible to the scanner) and Python's leaves
+// as it is: no reference.
+func emptyHexRef(d string, prefix int, python bool) (string, int, bool) {
+	if len(d) < 2 || d[1] != ';' {
+		return "", 0, false // "&#x" and "&#xg": no reference to either
+	}
+	if python {
+		return "", 0, true
+	}
+	return "", 2 + prefix, true
 }
 
 // refNumber is the value of a numeric reference's digits so far, kept as
@@ -320,6 +353,22 @@ func (n *refNumber) add(c byte, hex bool) bool {
 	n.x = base*n.x + rune(v)
 	n.big = n.big || uint32(n.x) > unicode.MaxRune
 	return true
+}
+
+// text is the reference's text as numericText gives it, or, when python
+// is set and Go's decoder and Python's read the number apart, as Python
+// reads it; differ says whether they do: a number past every code point is
+// U+FFFD to Python (invisible to the scanner, so "") where Go keeps the
+// character it wrapped around to.
+func (n refNumber) text(python bool) (string, bool) {
+	text := numericText(n.x, n.big)
+	if !n.big || text == "" || text == "\uFFFD" {
+		return text, false
+	}
+	if python {
+		return "", true
+	}
+	return text, true
 }
 
 // numericText is the text of a numeric reference to x (as Go's decoder
@@ -436,8 +485,11 @@ func decodeFoldedRef(s string, j, depth int, mode uint8) (string, int, uint8) {
 		return "", 0, f.saw
 	}
 	if c == '#' {
-		text, n := decodeFoldedNumeric(&f, j)
+		text, n, differ := decodeFoldedNumeric(&f, j)
 		text, k, saw := decodedRef(s, j, n, text, depth, mode)
+		if differ {
+			saw |= readPython
+		}
 		return text, k, f.saw | saw
 	}
 	var name [longestEntityName + 1]byte
@@ -466,7 +518,7 @@ func decodeFoldedRef(s string, j, depth int, mode uint8) (string, int, uint8) {
 // decodeFoldedNumeric decodes the digits of a numeric reference read
 // through f, its '#' already read; start is the offset just after the
 // ampersand. It returns the text and the bytes consumed from start.
-func decodeFoldedNumeric(f *foldedReader, start int) (string, int) {
+func decodeFoldedNumeric(f *foldedReader, start int) (string, int, bool) {
 	consumed := 0
 	c, end, ok := f.next()
 	hex := ok && (c == 'x' || c == 'X')
@@ -481,13 +533,22 @@ func decodeFoldedNumeric(f *foldedReader, start int) (string, int) {
 		consumed = end - start
 		c, end, ok = f.next()
 	}
-	if digits == 0 {
-		return "", 0
+	python := f.mode&readPython != 0
+	switch {
+	case digits == 0 && hex && ok && c == ';':
+		// "&#x;", which Go reads as U+FFFD and Python leaves.
+		if python {
+			return "", 0, true
+		}
+		return "", end - start, true
+	case digits == 0:
+		return "", 0, false
 	}
 	if ok && c == ';' {
 		consumed = end - start
 	}
-	return numericText(n.x, n.big), consumed
+	text, differ := n.text(python)
+	return text, consumed, differ
 }
 
 // decodeBackslash decodes a JSON or JavaScript escape at s[i] == '\\':

@@ -222,8 +222,20 @@ func Views(decoders bool) []View {
 		}
 	}
 	walk(nil, map[string]bool{})
+	if decoders {
+		// A reader who drops U+FFFD after decoding (what a decoder makes
+		// of a number past every code point, or of "&#x;").
+		for _, v := range out {
+			if strings.Contains(v.Name, "html") {
+				out = append(out, compose(v, noFFFD))
+			}
+		}
+	}
 	return out
 }
+
+// noFFFD drops every U+FFFD.
+var noFFFD = View{"no-fffd", func(s string) string { return strings.ReplaceAll(s, "\uFFFD", "") }}
 
 // token is one fence token a reader sees.
 type token struct {

@@ -27,6 +27,57 @@ var Classes = []Class{
 	{"order-dependent-reference", genOrderDependent},
 	{"soup", genSoup},
 	{"control-after-reference", genControlAfterRef},
+	{"decoders-differ", genDecodersDiffer},
+}
+
+// decodersDiffer spells c (an ASCII byte) as a reference Go's and
+// Python's decoders read apart: a number past U+10FFFF that Go's rune
+// wraps around to c and Python reads as U+FFFD; or, for c 0, "&#x;",
+// which Go reads as U+FFFD and Python leaves.
+func decodersDiffer(rng *rand.Rand, c byte) string {
+	if c == 0 {
+		return oneOf(rng, "&#x;", "&#X;")
+	}
+	wraps := int64(1+rng.IntN(3)) << 32 // a multiple of 2^32 wraps to nothing
+	if rng.IntN(2) == 0 {
+		return fmt.Sprintf("&#%d;", wraps+int64(c))
+	}
+	return fmt.Sprintf("&#x%x;", wraps+int64(c))
+}
+
+// genDecodersDiffer builds the token for one decoder's reader, with
+// references the other decoder reads otherwise. For a reader who decodes
+// as Go does and drops U+FFFD: characters of the token as numbers that
+// wrap around to them, and "&#x;" between them. For one who decodes as
+// Python does and drops U+FFFD: numbers past U+10FFFF (to Go, letters)
+// between them.
+func genDecodersDiffer(rng *rand.Rand, name string) string {
+	token := "</" + name + ">"
+	if rng.IntN(3) == 0 {
+		token = "<" + name + ">"
+	}
+	goSide := rng.IntN(2) == 0
+	var b strings.Builder
+	for i := 0; i < len(token); i++ {
+		switch {
+		case goSide && rng.IntN(3) == 0:
+			b.WriteString(decodersDiffer(rng, token[i]))
+		default:
+			b.WriteByte(token[i])
+		}
+		if i+1 < len(token) && rng.IntN(2) == 0 {
+			if goSide {
+				b.WriteString(decodersDiffer(rng, 0))
+			} else {
+				b.WriteString(decodersDiffer(rng, 'a'+byte(rng.IntN(26))))
+			}
+		}
+	}
+	s := b.String()
+	if !strings.Contains(s, "&#") {
+		s = "<" + decodersDiffer(rng, 'q') + s[1:]
+	}
+	return s
 }
 
 // deleted are numeric values whose reference Python's html.unescape
