@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/frame"
+	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/wire"
 )
 
@@ -91,7 +92,9 @@ func (e *Error) Error() string {
 			if code == "" {
 				code = string(wire.CodeInternal)
 			}
-			b.WriteString("provider error " + code + ": " + strconv.Quote(we.Message))
+			// The code is the provider's too (the vocabulary is open, X1):
+			// bare only when it reads as one token.
+			b.WriteString("provider error " + safetext.Quote(code) + ": " + strconv.Quote(we.Message))
 		} else {
 			b.WriteString(e.Err.Error())
 		}

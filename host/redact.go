@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/internal/safetext"
@@ -47,8 +49,13 @@ func secretsOfProvider(p provider) secrets {
 	return nil
 }
 
-// in reports whether str holds any secret, in any spelling of spellings.
+// in reports whether str holds any secret, in any spelling of spellings
+// or behind JSON escapes (escapedEcho).
 func (s secrets) in(str string) bool {
+	return s.spelledIn(str) || s.escapedEcho(str)
+}
+
+func (s secrets) spelledIn(str string) bool {
 	for _, v := range s {
 		for _, form := range spellings(v) {
 			if strings.Contains(str, form) {
@@ -60,7 +67,9 @@ func (s secrets) in(str string) bool {
 }
 
 // scrubString replaces every secret in str, in any spelling of spellings,
-// with the redacted form.
+// with the redacted form. A text that still holds one behind JSON escapes
+// (a provider's JSON error body writing it "\u005a…" or with "\/") is
+// withheld whole: where the escapes hide it cannot be cut out.
 func (s secrets) scrubString(str string) string {
 	for _, v := range s {
 		for _, form := range spellings(v) {
@@ -69,7 +78,73 @@ func (s secrets) scrubString(str string) string {
 			}
 		}
 	}
+	if s.escapedEcho(str) {
+		return withheld
+	}
 	return str
+}
+
+// withheld replaces a provider's text that spells a credential behind
+// escapes.
+const withheld = "[provider text withheld: it holds a credential behind escapes]"
+
+// escapedEcho reports whether str, read as the text of a JSON string (one
+// level of backslash escapes undone, or two: JSON quoted again for
+// printing), holds a secret.
+func (s secrets) escapedEcho(str string) bool {
+	for range 2 {
+		if len(s) == 0 || !strings.Contains(str, `\`) {
+			return false
+		}
+		str = unescapeLoose(str)
+		if s.spelledIn(str) {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeLoose undoes the JSON escapes in text (\uXXXX with surrogate
+// pairs, \/ and the short ones), leaving any other backslash as it is.
+func unescapeLoose(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '\\' || i+1 == len(text) {
+			b.WriteByte(c)
+			continue
+		}
+		if r, n := escapedRune(text[i+1:]); n > 0 {
+			b.WriteRune(r)
+			i += n
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// escapedRune decodes the escape after a backslash at the start of e: the
+// rune and the bytes it takes (0: no escape).
+func escapedRune(e string) (rune, int) {
+	if short := strings.IndexByte(`"\/bfnrt`, e[0]); short >= 0 {
+		return rune("\"\\/\b\f\n\r\t"[short]), 1
+	}
+	if e[0] != 'u' || len(e) < 5 {
+		return 0, 0
+	}
+	r, err := strconv.ParseUint(e[1:5], 16, 16)
+	if err != nil {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(rune(r)) && len(e) >= 11 && e[5] == '\\' && e[6] == 'u' {
+		if lo, err := strconv.ParseUint(e[7:11], 16, 16); err == nil {
+			if pair := utf16.DecodeRune(rune(r), rune(lo)); pair != utf8.RuneError {
+				return pair, 11
+			}
+		}
+	}
+	return rune(r), 5
 }
 
 // spellings are the ways a secret appears in text that quotes what a
@@ -119,6 +194,7 @@ func (s secrets) scrubError(err error) error {
 	case *wire.Error:
 		c := *e
 		c.ID = s.scrubString(c.ID)
+		c.Code = wire.Code(s.scrubString(string(c.Code)))
 		c.Message = s.scrubString(c.Message)
 		return &c
 	case *VersionMismatchError:

@@ -404,3 +404,45 @@ func TestEchoedNeedsTheCredential(t *testing.T) {
 		}
 	}
 }
+
+// A provider's own words around the credential, spelled behind JSON
+// escapes (an error body "{\"error\":\"Zq9\/Tok…\"}", every character as
+// \uXXXX, or quoted once more for printing), are withheld; the error code
+// is scrubbed as the message is.
+func TestCredentialBehindEscapesIsWithheld(t *testing.T) {
+	const tok = "Zq9/Tok+Secret_2026xyz"
+	sec := secretsOf(NewCredential(tok))
+	allU := ""
+	for _, r := range tok {
+		allU += fmt.Sprintf(`\u%04x`, r)
+	}
+	for _, body := range []string{
+		`{"error":"Zq9\/Tok+Secret_2026xyz"}`,
+		`{"error":"` + allU + `"}`,
+		strconv.Quote(`{"error":"Zq9\/Tok+Secret_2026xyz"}`),
+		`{"auth":"Zq9\u002fTok+Secret_2026xyz"}`,
+	} {
+		got := sec.scrubString("HTTP 500: " + body)
+		if strings.Contains(unescapeLoose(unescapeLoose(got)), tok) || !sec.in(body) {
+			t.Errorf("%s: scrubbed to %q", body, got)
+		}
+	}
+	for _, honest := range []string{`{"error":"bad \/path\n"}`, `C:\temp\u00e9`, `tab\tthen`} {
+		if got := sec.scrubString(honest); got != honest {
+			t.Errorf("%q without the credential became %q", honest, got)
+		}
+	}
+	err := sec.scrubError(newErr("p", "query", errProviderError, "", &wire.Error{Code: wire.Code(tok), Message: "m"}))
+	if strings.Contains(err.Error(), tok) {
+		t.Errorf("the error code kept the credential: %v", err)
+	}
+}
+
+// The error code is the provider's word: quoted unless it reads as one
+// token, so that a code holding "\x1b" cannot pass for an escaped ESC.
+func TestErrorCodeQuoted(t *testing.T) {
+	err := newErr("p", "query", errProviderError, "", &wire.Error{Code: `x\x1b[2J`, Message: "m"})
+	if !strings.Contains(err.Error(), `provider error "x\\x1b[2J": "m"`) {
+		t.Errorf("%v", err)
+	}
+}
