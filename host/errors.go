@@ -191,20 +191,38 @@ func (e *ConsentError) Error() string {
 	if e.Reason != "" {
 		b.WriteString(" (" + e.Reason + ")")
 	}
-	b.WriteString("; grant with: ctxkit consent grant " + e.Provider)
+	// The command is for pasting into a shell, and the scope and the name
+	// are the provider's words: each argument is quoted for the shell.
+	b.WriteString("; grant with: ctxkit consent grant " + shellWord(e.Provider, "ID"))
 	if !e.BeforeConnect && len(e.Missing) > 0 {
-		b.WriteString(" --scope " + string(e.Missing[0]))
+		b.WriteString(" --scope " + shellWord(string(e.Missing[0]), "SCOPE"))
 	}
 	if e.Endpoint != "" {
-		b.WriteString(" --endpoint " + strconv.Quote(e.Endpoint))
+		b.WriteString(" --endpoint " + shellWord(e.Endpoint, "ENDPOINT"))
 	}
-	if e.Name != "" {
-		b.WriteString(" --provider-name " + strconv.Quote(e.Name))
-	} else {
-		b.WriteString(" --provider-name ANNOUNCED-NAME")
-	}
+	b.WriteString(" --provider-name " + shellWord(e.Name, "ANNOUNCED-NAME"))
 	b.WriteString(" --grantor NAME")
 	return b.String()
+}
+
+// shellWord spells s as one POSIX shell word: bare when it holds only
+// characters no shell treats specially, else in single quotes (a quote
+// inside as '\''), so that pasting the command runs nothing the provider
+// wrote. A blank s, or one with a character that is not printable (which
+// the printed line would show escaped, not as it is), is the placeholder.
+func shellWord(s, placeholder string) string {
+	if strings.TrimSpace(s) == "" || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return placeholder
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !shellSafe(r) }) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSafe reports whether r needs no quoting in a POSIX shell word.
+func shellSafe(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)
 }
 
 // Is matches ErrConsentRequired.

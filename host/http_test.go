@@ -157,7 +157,7 @@ func TestHTTPNonLoopbackIsEgress(t *testing.T) {
 		t.Fatalf("non-loopback provider not gated: %+v", fo.Outcomes[0])
 	}
 	if _, err := refused.Connect(context.Background(), "remote"); !errors.Is(err, ErrConsentRequired) ||
-		!strings.Contains(err.Error(), `no connection was opened; grant with: ctxkit consent grant remote --endpoint "https://provider.example.com/cgp"`) {
+		!strings.Contains(err.Error(), `no connection was opened; grant with: ctxkit consent grant remote --endpoint https://provider.example.com/cgp`) {
 		t.Errorf("Connect before consent: %v", err)
 	}
 	refused.Close(context.Background())

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -444,5 +445,40 @@ func TestErrorCodeQuoted(t *testing.T) {
 	err := newErr("p", "query", errProviderError, "", &wire.Error{Code: `x\x1b[2J`, Message: "m"})
 	if !strings.Contains(err.Error(), `provider error "x\\x1b[2J": "m"`) {
 		t.Errorf("%v", err)
+	}
+}
+
+// The grant command a refusal prints is for pasting into a shell, and the
+// scope and name in it are the provider's: pasted, it runs nothing they
+// say. Each hostile word, run through sh as the command's arguments,
+// arrives as it was written.
+func TestConsentHintIsShellSafe(t *testing.T) {
+	dir := t.TempDir()
+	pwned := filepath.Join(dir, "pwned")
+	for _, e := range []*ConsentError{
+		{Provider: "p", Missing: []frame.EgressScope{frame.EgressScope("ns:x;touch " + pwned + ";#")}, Endpoint: "/bin/prov --flag", Name: "n$(touch " + pwned + ")`touch " + pwned + "`"},
+		{Provider: "p q", Endpoint: "https://h/cgp?a=1&b=$(id)", Name: "it's"},
+	} {
+		msg := e.Error()
+		_, hint, ok := strings.Cut(msg, "grant with: ctxkit ")
+		if !ok {
+			t.Fatalf("no hint in %q", msg)
+		}
+		got, err := exec.Command("sh", "-c", "printf '%s\\n' "+hint).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v %s", hint, err, got)
+		}
+		if _, err := os.Stat(pwned); err == nil {
+			t.Fatalf("pasting %q ran the provider's command", hint)
+		}
+		args := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+		want := []string{"consent", "grant", e.Provider}
+		if len(e.Missing) > 0 {
+			want = append(want, "--scope", string(e.Missing[0]))
+		}
+		want = append(want, "--endpoint", e.Endpoint, "--provider-name", e.Name, "--grantor", "NAME")
+		if !slices.Equal(args, want) {
+			t.Errorf("hint %q reads as %q, want %q", hint, args, want)
+		}
 	}
 }

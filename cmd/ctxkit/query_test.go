@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func TestQueryConsentFlow(t *testing.T) {
 		t.Errorf("grant without grantor: %d %s", code, errs)
 	}
 	endpoint := strings.TrimPrefix(script, "stdio:")
-	if !strings.Contains(errs, "--endpoint "+strconv.Quote(endpoint)+" --provider-name \"cloud\"") {
+	if !strings.Contains(errs, "--endpoint '"+endpoint+"' --provider-name cloud") {
 		t.Errorf("the refusal does not name the endpoint and name to grant for:\n%s", errs)
 	}
 	if code, out, errs := runCLI(t, "", "consent", "--store", store, "grant", "cloud", "--scope", "third-party-index", "--grantor", "ada",

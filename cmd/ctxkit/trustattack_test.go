@@ -367,7 +367,7 @@ func TestServeConsentMeansWhatItSays(t *testing.T) {
 		code, out, errs := runCLI(t, "", args...)
 		return code, out + errs
 	}
-	ask("before consent", "scope_receipt_required", 0, "--endpoint \""+srv.URL+"\" --provider-name \"wiki-search\"")
+	ask("before consent", "scope_receipt_required", 0, "--endpoint "+srv.URL+" --provider-name wiki-search")
 	if code, out := grant("--provider-name", "wiki-search"); code != exitOK {
 		t.Fatalf("grant: %d %s", code, out)
 	}
