@@ -207,9 +207,10 @@ func (e *ConsentError) Error() string {
 
 // shellWord spells s as one POSIX shell word: bare when it holds only
 // characters no shell treats specially, else in single quotes (a quote
-// inside as '\''), so that pasting the command runs nothing the provider
-// wrote. A blank s, or one with a character that is not printable (which
-// the printed line would show escaped, not as it is), is the placeholder.
+// inside closes them, is escaped and reopens them), so that pasting the
+// command runs nothing the provider wrote. A blank s, or one with a
+// character that is not printable (which the printed line would show
+// escaped, not as it is), is the placeholder.
 func shellWord(s, placeholder string) string {
 	if strings.TrimSpace(s) == "" || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
 		return placeholder
