@@ -213,31 +213,48 @@ func (t *procTree) kill() {
 	reapAdopted(targets, self)
 }
 
-// endAdopted is EndAdopted on Linux.
+// endAdopted is EndAdopted on Linux. It kills the adopted children it
+// finds, reaps them, and looks again, until a look finds none alive (or
+// two seconds have passed): a killed child's own children are adopted in
+// turn, and a process that forks and exits to change its pid is caught
+// once a kill lands between two of its forks.
 func endAdopted() int {
 	if !isSubreaper.Load() {
 		return 0 // orphans go to init, not to this process
 	}
 	self := os.Getpid()
-	kids, _ := childrenOf(self)
-	procs := scanProcs()
-	var targets []int
-	for _, pid := range kids {
-		st, ok := procs[pid]
-		if !ok {
-			continue
+	killed := map[int]bool{}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		kids, _ := childrenOf(self)
+		alive := 0
+		for _, pid := range kids {
+			st, ok := statOf(pid)
+			switch {
+			case !ok:
+			case st.Zombie():
+				if !ours(pid, st.Start) {
+					var ws syscall.WaitStatus
+					_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				}
+			case !ours(pid, st.Start):
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				alive++
+				killed[pid] = true
+			}
 		}
-		if start, ours := started.Load(pid); ours && start.(uint64) == st.Start {
-			continue
+		if alive == 0 {
+			break
 		}
-		targets = append(targets, pid)
-		targets = append(targets, descendants(procs, pid, st.Start)...)
 	}
-	for _, pid := range targets {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	reapAdopted(targets, self)
-	return len(targets)
+	return len(killed)
+}
+
+// ours reports whether pid (started at start) is a child this package
+// started itself.
+func ours(pid int, start uint64) bool {
+	s, ok := started.Load(pid)
+	return ok && s.(uint64) == start
 }
 
 // hasToken reports whether pid's environment holds the tree's token.

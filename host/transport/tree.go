@@ -55,7 +55,9 @@ func startTracked(newCmd func() *exec.Cmd, start func(*exec.Cmd) error, withCgro
 
 // EndAdopted ends every process this process adopted as a child subreaper
 // (the orphans of its providers' trees) that it did not start itself, with
-// their subtrees, and returns how many it ended. It closes the one escape
+// their subtrees (looking again after each round of kills, since a
+// killed process's children are adopted in turn), and returns how many it
+// ended. It closes the one escape
 // the process trees leave: a descendant that leaves the provider's cgroup,
 // clears its environment and is orphaned between two walks of the tracker.
 // It is for a program that is only a host, at its exit (the ctxkit
