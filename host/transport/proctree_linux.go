@@ -227,23 +227,22 @@ func endAdopted() int {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
 		kids, _ := childrenOf(self)
-		alive := 0
+		adopted := 0 // alive, or dead and reaped now: either may have left children to adopt
 		for _, pid := range kids {
 			st, ok := statOf(pid)
 			switch {
-			case !ok:
+			case !ok || ours(pid, st.Start):
 			case st.Zombie():
-				if !ours(pid, st.Start) {
-					var ws syscall.WaitStatus
-					_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-				}
-			case !ours(pid, st.Start):
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				adopted++
+			default:
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				alive++
 				killed[pid] = true
+				adopted++
 			}
 		}
-		if alive == 0 {
+		if adopted == 0 {
 			break
 		}
 	}
