@@ -60,16 +60,7 @@ func TestProviderTreeEndsWithClose(t *testing.T) {
 				}
 			}
 			marker := fmt.Sprintf("ctxkit-tree-%d-%d", os.Getpid(), time.Now().UnixNano())
-			p, err := Stdio{Program: "bash", Args: []string{"-c", escapingProvider(marker, c.exitAfter, c.linger)}, NoCgroup: c.noCgroup}.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
-				t.Fatal(err)
-			}
-			if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
-				t.Fatalf("ack: %q %v", line, err)
-			}
+			p := startShaken(t, escapingProvider(marker, c.exitAfter, c.linger), c.noCgroup)
 			if p.tree.usesCgroup() == c.noCgroup {
 				t.Fatalf("cgroup used: %v, want %v", p.tree.usesCgroup(), !c.noCgroup)
 			}
@@ -109,16 +100,7 @@ func TestProviderTreeEndsWhenADescendantLeavesTheCgroup(t *testing.T) {
 printf '%%s
 ' '{"type":"handshake_ack"}'
 sleep 30`, own, marker)
-	p, err := Stdio{Program: "bash", Args: []string{"-c", script}}.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
-		t.Fatalf("ack: %q %v", line, err)
-	}
+	p := startShaken(t, script, false)
 	if !p.tree.usesCgroup() {
 		t.Fatal("the provider was not started in a cgroup")
 	}
@@ -173,16 +155,7 @@ bash -c '%[1]s( setsid env -i /usr/bin/bash -c "exec -a %[2]s-orphan sleep 300" 
 printf '%%s
 ' '{"type":"handshake_ack"}'
 sleep 30`, move, marker)
-			p, err := Stdio{Program: "bash", Args: []string{"-c", script}, NoCgroup: noCgroup}.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
-				t.Fatal(err)
-			}
-			if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
-				t.Fatalf("ack: %q %v", line, err)
-			}
+			p := startShaken(t, script, noCgroup)
 			proctest.WaitLive(t, marker, 1)
 			if err := p.Close(); err != nil {
 				t.Logf("close: %v", err)
@@ -209,6 +182,24 @@ func hostCgroupDir() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no cgroup v2 membership in %q", b)
+}
+
+// startShaken starts a bash provider running script (NoCgroup as given)
+// and exchanges its handshake, so that what it starts before acknowledging
+// is running.
+func startShaken(t *testing.T, script string, noCgroup bool) *Process {
+	t.Helper()
+	p, err := Stdio{Program: "bash", Args: []string{"-c", script}, NoCgroup: noCgroup}.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(context.Background(), []byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := p.Read(); err != nil || !bytes.Contains(line, []byte("handshake_ack")) {
+		t.Fatalf("ack: %q %v", line, err)
+	}
+	return p
 }
 
 // makeCgroupProbe reports whether this machine lets the host make a cgroup.
@@ -250,4 +241,25 @@ func TestSubtreeProcsMatchesFullScan(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A descendant that leaves the tree's session, drops the token and keeps
+// changing its pid (a fork, then the parent exits, every few
+// milliseconds) is adopted by the host at each hop; EndAdopted looks
+// again after each kill until none is left. (One look, as a probe found,
+// kills a parent whose child has already hopped on.)
+func TestEndAdoptedCatchesAProcessThatHops(t *testing.T) {
+	marker := fmt.Sprintf("ctxkit-hop-%d-%d", os.Getpid(), time.Now().UnixNano())
+	script := fmt.Sprintf(`read h
+setsid env -i /usr/bin/bash -c 'exec -a %s /usr/bin/bash -c "hop() { sleep 0.002; hop & exit; }; hop"' &
+printf '%%s\n' '{"type":"handshake_ack"}'
+sleep 30`, marker)
+	p := startShaken(t, script, false)
+	proctest.WaitLive(t, marker, 1)
+	time.Sleep(300 * time.Millisecond) // many hops: the first pids are long gone
+	if err := p.Close(); err != nil && !strings.Contains(err.Error(), "WaitDelay") {
+		t.Logf("close: %v", err)
+	}
+	EndAdopted()
+	proctest.NoneLeft(t, marker, "Close and EndAdopted")
 }

@@ -117,11 +117,15 @@ func checkProperty(t *testing.T, s string) {
 	}
 }
 
-func FuzzEscapeQuote(f *testing.F) {
-	for _, s := range hostile {
+// seedHostile seeds f with the hostile strings and more.
+func seedHostile(f *testing.F, more ...string) {
+	for _, s := range append(hostile, more...) {
 		f.Add(s)
 	}
-	f.Add("plain")
+}
+
+func FuzzEscapeQuote(f *testing.F) {
+	seedHostile(f, "plain")
 	f.Fuzz(checkProperty)
 }
 
@@ -186,9 +190,6 @@ func TestForTerminal(t *testing.T) {
 }
 
 func FuzzForTerminal(f *testing.F) {
-	for _, s := range hostile {
-		f.Add(s)
-	}
-	f.Add("line\n\tnext\r\n")
+	seedHostile(f, "line\n\tnext\r\n")
 	f.Fuzz(checkTerminal)
 }
