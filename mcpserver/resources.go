@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"os"
@@ -31,6 +32,13 @@ func addRoots(s *mcp.Server, roots []string, maxBytes int64) error {
 			return fmt.Errorf("mcpserver: root %s: not a directory", root)
 		}
 		label := filepath.Base(abs)
+		// Reads go through the root, opened now: a file swapped for a
+		// symlink (or a directory for one) after listing cannot lead a
+		// read outside it (os.Root refuses any path that escapes).
+		dir, err := os.OpenRoot(abs)
+		if err != nil {
+			return fmt.Errorf("mcpserver: root: %w", err)
+		}
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // an unreadable entry is left out, not fatal
@@ -49,7 +57,7 @@ func addRoots(s *mcp.Server, roots []string, maxBytes int64) error {
 				return nil
 			}
 			rel, _ := filepath.Rel(abs, path)
-			s.AddResource(fileResource(label, rel, path, info), readFile(path, maxBytes))
+			s.AddResource(fileResource(label, rel, path, info), readFile(dir, rel, maxBytes))
 			return nil
 		})
 		if err != nil {
@@ -86,32 +94,33 @@ func mimeOf(path string) string {
 	return "application/octet-stream"
 }
 
-// readFile reads the file as it is now: UTF-8 as text, anything else as a
-// blob. A file grown past maxBytes since it was listed is refused.
-func readFile(path string, maxBytes int64) mcp.ResourceHandler {
+// readFile reads the file at rel under dir as it is now: UTF-8 as text,
+// anything else as a blob. A path that now leaves dir (through a symlink
+// swapped in since listing) or names anything but a regular file (a FIFO,
+// which would block the read) is not found; a file grown past maxBytes
+// since it was listed is refused.
+func readFile(dir *os.Root, rel string, maxBytes int64) mcp.ResourceHandler {
 	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		f, err := os.Open(path)
+		f, err := dir.OpenFile(rel, os.O_RDONLY|openNonBlocking, 0)
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		defer f.Close()
-		b := make([]byte, maxBytes+1)
-		n, _ := f.Read(b)
-		for n < len(b) {
-			m, err := f.Read(b[n:])
-			n += m
-			if err != nil || m == 0 {
-				break
-			}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
-		if int64(n) > maxBytes {
+		b, err := io.ReadAll(io.LimitReader(f, maxBytes+1)) // as large as the file, not as the bound
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
+		}
+		if int64(len(b)) > maxBytes {
 			return nil, fmt.Errorf("%s: larger than %d bytes", req.Params.URI, maxBytes)
 		}
-		c := &mcp.ResourceContents{URI: req.Params.URI, MIMEType: mimeOf(path)}
-		if utf8.Valid(b[:n]) {
-			c.Text = string(b[:n])
+		c := &mcp.ResourceContents{URI: req.Params.URI, MIMEType: mimeOf(rel)}
+		if utf8.Valid(b) {
+			c.Text = string(b)
 		} else {
-			c.Blob = b[:n]
+			c.Blob = b
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 	}
