@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/cgpjson"
 	"github.com/ctxkit/ctxkit/internal/safetext"
@@ -23,17 +21,38 @@ var errCredentialEchoed = errors.New("reply echoes the provider's credential")
 const minSecret = 4
 
 // secrets are the credential values configured for one provider (its bearer
-// token, the values of its secret environment entries). Everything the host
-// derives from what that provider sent (error messages, stderr, replies) is
-// scrubbed of them before anyone can print it (C8).
+// token, the values of its secret environment entries), each with the other
+// spellings it takes in what the host prints or reads (see newSecrets).
+// Everything the host derives from what that provider sent (error
+// messages, stderr, replies) is scrubbed of them before anyone can print it
+// (C8).
 type secrets []string
 
 // secretsOf returns the scrubbable values of creds.
 func secretsOf(creds ...Credential) secrets {
+	values := make([]string, len(creds))
+	for i, c := range creds {
+		values[i] = c.value()
+	}
+	return newSecrets(values...)
+}
+
+// newSecrets returns values of at least minSecret bytes with their other
+// spellings: inside a Go-quoted string (safetext.Quote, strconv.Quote: '"'
+// as \", a tab as \t), as safetext.Escape writes it, and inside a JSON
+// string as ctxkit's encoder writes it. Each escapes rune by rune, so a
+// secret's spelling inside a quoted text is the quoted secret's.
+func newSecrets(values ...string) secrets {
 	var s secrets
-	for _, c := range creds {
-		if v := c.value(); len(v) >= minSecret {
-			s = append(s, v)
+	for _, v := range values {
+		if len(v) < minSecret {
+			continue
+		}
+		q, j := strconv.Quote(v), cgpjson.AppendStdString(nil, v)
+		for _, form := range []string{v, q[1 : len(q)-1], safetext.Escape(v), string(j[1 : len(j)-1])} {
+			if !slices.Contains(s, form) {
+				s = append(s, form)
+			}
 		}
 	}
 	return s
@@ -49,33 +68,29 @@ func secretsOfProvider(p provider) secrets {
 	return nil
 }
 
-// in reports whether str holds any secret, in any spelling of spellings
-// or behind JSON escapes (escapedEcho).
+// in reports whether str holds any secret, spelled out or behind JSON
+// escapes (escapedEcho).
 func (s secrets) in(str string) bool {
 	return s.spelledIn(str) || s.escapedEcho(str)
 }
 
 func (s secrets) spelledIn(str string) bool {
 	for _, v := range s {
-		for _, form := range spellings(v) {
-			if strings.Contains(str, form) {
-				return true
-			}
+		if strings.Contains(str, v) {
+			return true
 		}
 	}
 	return false
 }
 
-// scrubString replaces every secret in str, in any spelling of spellings,
-// with the redacted form. A text that still holds one behind JSON escapes
+// scrubString replaces every secret in str, in each of its spellings, with
+// the redacted form. A text that still holds one behind JSON escapes
 // (a provider's JSON error body writing it "\u005a…" or with "\/") is
 // withheld whole: where the escapes hide it cannot be cut out.
 func (s secrets) scrubString(str string) string {
 	for _, v := range s {
-		for _, form := range spellings(v) {
-			if strings.Contains(str, form) {
-				str = strings.ReplaceAll(str, form, redacted)
-			}
+		if strings.Contains(str, v) {
+			str = strings.ReplaceAll(str, v, redacted)
 		}
 	}
 	if s.escapedEcho(str) {
@@ -96,71 +111,12 @@ func (s secrets) escapedEcho(str string) bool {
 		if len(s) == 0 || !strings.Contains(str, `\`) {
 			return false
 		}
-		str = unescapeLoose(str)
+		str = cgpjson.UnescapeLoose(str)
 		if s.spelledIn(str) {
 			return true
 		}
 	}
 	return false
-}
-
-// unescapeLoose undoes the JSON escapes in text (\uXXXX with surrogate
-// pairs, \/ and the short ones), leaving any other backslash as it is.
-func unescapeLoose(text string) string {
-	var b strings.Builder
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c != '\\' || i+1 == len(text) {
-			b.WriteByte(c)
-			continue
-		}
-		if r, n := escapedRune(text[i+1:]); n > 0 {
-			b.WriteRune(r)
-			i += n
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// escapedRune decodes the escape after a backslash at the start of e: the
-// rune and the bytes it takes (0: no escape).
-func escapedRune(e string) (rune, int) {
-	if short := strings.IndexByte(`"\/bfnrt`, e[0]); short >= 0 {
-		return rune("\"\\/\b\f\n\r\t"[short]), 1
-	}
-	if e[0] != 'u' || len(e) < 5 {
-		return 0, 0
-	}
-	r, err := strconv.ParseUint(e[1:5], 16, 16)
-	if err != nil {
-		return 0, 0
-	}
-	if utf16.IsSurrogate(rune(r)) && len(e) >= 11 && e[5] == '\\' && e[6] == 'u' {
-		if lo, err := strconv.ParseUint(e[7:11], 16, 16); err == nil {
-			if pair := utf16.DecodeRune(rune(r), rune(lo)); pair != utf8.RuneError {
-				return pair, 11
-			}
-		}
-	}
-	return rune(r), 5
-}
-
-// spellings are the ways a secret appears in text that quotes what a
-// provider wrote: as it is, inside a Go-quoted string (safetext.Quote,
-// strconv.Quote: '"' as \", a tab as \t) and as safetext.Escape writes it.
-// Each escapes rune by rune, so the secret's spelling inside a quoted text
-// is the quoted secret's.
-func spellings(v string) []string {
-	out := []string{v}
-	q := strconv.Quote(v)
-	for _, form := range []string{q[1 : len(q)-1], safetext.Escape(v)} {
-		if !slices.Contains(out, form) {
-			out = append(out, form)
-		}
-	}
-	return out
 }
 
 // scrubTail is scrubString for a buffer that may have lost its beginning:
@@ -224,16 +180,15 @@ func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Is(target error) bool { return errors.Is(e.cause, target) }
 
 // echoed reports whether a reply (its raw bytes, and env decoded from them)
-// carries a secret. Inside a JSON string a secret holding '"', '\\' or a
-// control character is spelled escaped, so each secret is looked for both
-// as it is and as ctxkit's encoder spells it. A reply may also spell any
+// carries a secret, as it is or as a JSON string spells it (newSecrets:
+// '"', '\\' and control characters escaped). A reply may also spell any
 // character as \uXXXX or '/' as \/; when the raw bytes hold either escape
 // the decoded envelope is encoded again, canonically, and searched too.
 func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
 	if len(s) == 0 {
 		return false
 	}
-	if s.inJSON(raw) {
+	if s.inBytes(raw) {
 		return true
 	}
 	if env == nil || (!bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`))) {
@@ -243,19 +198,13 @@ func (s secrets) echoed(raw []byte, env wire.Envelope) bool {
 	if err != nil {
 		return true // cannot be checked: treat as echoed, fail closed
 	}
-	return s.inJSON(canon)
+	return s.inBytes(canon)
 }
 
-// inJSON reports whether b holds a secret as it is or in the spelling
-// ctxkit's JSON encoder gives it inside a string (the only spelling a
-// reply without \u or \/ escapes can use).
-func (s secrets) inJSON(b []byte) bool {
+// inBytes is spelledIn for a reply's bytes.
+func (s secrets) inBytes(b []byte) bool {
 	for _, v := range s {
 		if bytes.Contains(b, []byte(v)) {
-			return true
-		}
-		q := cgpjson.AppendStdString(nil, v)
-		if esc := q[1 : len(q)-1]; len(esc) != len(v) && bytes.Contains(b, esc) {
 			return true
 		}
 	}
@@ -268,11 +217,5 @@ func (s secrets) inJSON(b []byte) bool {
 // match ordinary text). Use it on an error about to be printed or logged
 // that may quote a credential (C8).
 func ScrubError(err error, values ...string) error {
-	var s secrets
-	for _, v := range values {
-		if len(v) >= minSecret {
-			s = append(s, v)
-		}
-	}
-	return s.scrubError(err)
+	return newSecrets(values...).scrubError(err)
 }

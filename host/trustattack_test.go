@@ -424,7 +424,7 @@ func TestCredentialBehindEscapesIsWithheld(t *testing.T) {
 		`{"auth":"Zq9\u002fTok+Secret_2026xyz"}`,
 	} {
 		got := sec.scrubString("HTTP 500: " + body)
-		if strings.Contains(unescapeLoose(unescapeLoose(got)), tok) || !sec.in(body) {
+		if strings.Contains(cgpjson.UnescapeLoose(cgpjson.UnescapeLoose(got)), tok) || !sec.in(body) {
 			t.Errorf("%s: scrubbed to %q", body, got)
 		}
 	}

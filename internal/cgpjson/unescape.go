@@ -21,47 +21,73 @@ func Unescape(raw string) (string, bool) {
 			i++
 			continue
 		}
-		if i+1 >= len(raw) {
+		r, n := escapeAt(raw, i)
+		if n == 0 {
 			return "", false
 		}
-		switch raw[i+1] {
-		case '"', '\\', '/':
-			out = append(out, raw[i+1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			ru, ok := hex4(raw, i+2)
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(ru) {
-				lo, ok := hex4(raw, i+8)
-				if !ok || raw[i+6] != '\\' || raw[i+7] != 'u' {
-					return "", false
-				}
-				ru = utf16.DecodeRune(ru, lo)
-				if ru == utf8.RuneError {
-					return "", false
-				}
-				i += 6
-			}
-			out = utf8.AppendRune(out, ru)
-			i += 6
-			continue
-		default:
-			return "", false
-		}
-		i += 2
+		out = utf8.AppendRune(out, r)
+		i += n
 	}
 	return string(out), true
+}
+
+// UnescapeLoose is Unescape for text that is not known to be a JSON
+// string (a provider's error body, its stderr): each well-formed escape is
+// decoded and any other backslash kept as it is, so that one stray
+// backslash cannot hide the escapes around it.
+func UnescapeLoose(text string) string {
+	out := make([]byte, 0, len(text))
+	for i := 0; i < len(text); {
+		if text[i] == '\\' {
+			if r, n := escapeAt(text, i); n > 0 {
+				out = utf8.AppendRune(out, r)
+				i += n
+				continue
+			}
+		}
+		out = append(out, text[i])
+		i++
+	}
+	return string(out)
+}
+
+// escapeAt decodes the escape whose backslash is raw[i]: the rune and the
+// bytes it spans, 0 for a malformed escape or an unpaired surrogate.
+func escapeAt(raw string, i int) (rune, int) {
+	if i+1 >= len(raw) {
+		return 0, 0
+	}
+	switch raw[i+1] {
+	case '"', '\\', '/':
+		return rune(raw[i+1]), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		ru, ok := hex4(raw, i+2)
+		if !ok {
+			return 0, 0
+		}
+		if !utf16.IsSurrogate(ru) {
+			return ru, 6
+		}
+		lo, ok := hex4(raw, i+8)
+		if !ok || raw[i+6] != '\\' || raw[i+7] != 'u' {
+			return 0, 0
+		}
+		if ru = utf16.DecodeRune(ru, lo); ru == utf8.RuneError {
+			return 0, 0
+		}
+		return ru, 12
+	}
+	return 0, 0
 }
 
 // hex4 reads four hex digits at raw[i:].

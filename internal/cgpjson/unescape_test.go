@@ -44,5 +44,26 @@ func FuzzUnescapeMatchesJSON(f *testing.F) {
 		case err == nil && ok && got != want:
 			t.Fatalf("Unescape(%q) = %q, encoding/json %q", raw, got, want)
 		}
+		// Where Unescape decodes, UnescapeLoose decodes the same; where it
+		// declines, UnescapeLoose still returns, keeping what it cannot
+		// decode.
+		if loose := UnescapeLoose(raw); ok && loose != got {
+			t.Fatalf("UnescapeLoose(%q) = %q, Unescape %q", raw, loose, got)
+		}
 	})
+}
+
+// A backslash that starts no escape is kept, and the escapes around it are
+// decoded all the same.
+func TestUnescapeLooseKeepsStrayBackslashes(t *testing.T) {
+	for raw, want := range map[string]string{
+		`C:\qemu \u0041\/b`: `C:\qemu A/b`,
+		`\q\"x\`:            `\q"x\`,
+		`\ud83d alone`:      `\ud83d alone`,
+		`\ud83d\ude00!`:     "\U0001F600!",
+	} {
+		if got := UnescapeLoose(raw); got != want {
+			t.Errorf("UnescapeLoose(%q) = %q, want %q", raw, got, want)
+		}
+	}
 }
