@@ -8,42 +8,17 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 	"github.com/ctxkit/ctxkit/server/api"
 )
-
-// readChunk is the most a body read asks for at once, and the first buffer
-// a body gets once its first bytes have arrived.
-const readChunk = 32 << 10
-
-// bodyBudget bounds the bytes of request bodies held at once across all
-// requests of a Handler (Options.MaxBodyBytesInFlight). A request reserves
-// what its buffer holds before it grows, and gives it back when it ends.
-type bodyBudget struct {
-	limit int64
-	used  atomic.Int64
-}
-
-// take reserves n bytes, or reports false (reserving nothing) when that
-// would go over the limit.
-func (b *bodyBudget) take(n int64) bool {
-	if b.used.Add(n) > b.limit {
-		b.used.Add(-n)
-		return false
-	}
-	return true
-}
-
-// give returns n reserved bytes.
-func (b *bodyBudget) give(n int64) { b.used.Add(-n) }
 
 // body is one request body read into a pooled buffer, with the bytes it
 // reserved from the handler's budget. release gives both back.
 type body struct {
 	buf    *[]byte
 	held   int64
-	budget *bodyBudget
+	budget *netlimit.Budget
 	first  [512]byte // the first bytes, read before a buffer is taken
 }
 
@@ -59,7 +34,7 @@ func (b *body) bytes() []byte { return *b.buf }
 // past 1 MiB (a rare large request should not pin its memory).
 // The body must not be used after.
 func (b *body) release() {
-	b.budget.give(b.held)
+	b.budget.Give(b.held)
 	if b.buf != nil && cap(*b.buf) > 0 && cap(*b.buf) <= 1<<20 {
 		*b.buf = (*b.buf)[:0]
 		bodyBufPool.Put(b.buf)
@@ -79,16 +54,12 @@ func (b *body) grow(limit, declared int64) bool {
 	if declared >= 0 {
 		need = min(need, declared+1)
 	}
-	room := cap(cur) - len(cur)
-	if room >= readChunk || (room > 0 && int64(cap(cur)) >= need) {
+	c := netlimit.NextCap(len(cur), cap(cur), need)
+	if c == int64(cap(cur)) {
 		return true
 	}
-	c := min(int64(max(2*cap(cur), len(cur)+readChunk)), need)
-	if c <= int64(cap(cur)) { // a full buffer at the limit: room to see the end
-		c = int64(cap(cur)) + 1
-	}
 	if c > b.held {
-		if !b.budget.take(c - b.held) {
+		if !b.budget.Take(c - b.held) {
 			return false
 		}
 		b.held = c
@@ -125,7 +96,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*body, *api.
 	*b.buf = append((*b.buf)[:0], b.first[:n]...)
 	for err == nil {
 		if !b.grow(limit, r.ContentLength) {
-			return b, busy(h.bodies.limit)
+			return b, busy(h.bodies.Limit())
 		}
 		cur := *b.buf
 		n, err = rd.Read(cur[len(cur):cap(cur)])
@@ -166,7 +137,7 @@ func readSome(r io.Reader, p []byte) (int, error) {
 // reserves what it allocates).
 func (b *body) reserveHeld() {
 	c := int64(cap(*b.buf))
-	if c > 0 && b.budget.take(c) {
+	if c > 0 && b.budget.Take(c) {
 		b.held = c
 		return
 	}

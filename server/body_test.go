@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -64,11 +65,11 @@ func TestReadBodyProperty(t *testing.T) {
 		}
 		// A pooled buffer of up to 1 MiB may be reused as it is; beyond
 		// it, the reservation follows what arrived.
-		if held > int64(max(2*size+2*readChunk, 1<<20)) || held > limit+1 && held > 1<<20 {
+		if held > int64(max(2*size+2*netlimit.ReadChunk, 1<<20)) || held > limit+1 && held > 1<<20 {
 			t.Fatalf("size %d (declared %v): %d bytes of the budget held", size, declared, held)
 		}
 		b.release()
-		if n := h.bodies.used.Load(); n != 0 {
+		if n := h.bodies.Used(); n != 0 {
 			t.Fatalf("after release, %d bytes of the budget still held", n)
 		}
 	}
@@ -92,7 +93,7 @@ func TestReadBodyDeclaredButUnsent(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
-	if n := h.bodies.used.Load(); n != 0 {
+	if n := h.bodies.Used(); n != 0 {
 		t.Fatalf("one byte of an announced %d held %d bytes of the budget", defaultMaxBodyBytes, n)
 	}
 	pw.CloseWithError(io.ErrUnexpectedEOF)

@@ -69,17 +69,17 @@ func TestBodiesInFlightAreBounded(t *testing.T) {
 	// Headers alone, announcing the whole limit: nothing is reserved.
 	idle := postRaw(t, addr, limit, "")
 	time.Sleep(100 * time.Millisecond)
-	if n := h.bodies.used.Load(); n != 0 {
+	if n := h.bodies.Used(); n != 0 {
 		t.Fatalf("headers alone reserved %d body bytes", n)
 	}
 	// 700 KiB of a 1 MiB body arrive, then the client stalls.
 	part := `{"budget":10,"offers":[` + strings.Repeat(" ", 700<<10)
 	stalled := postRaw(t, addr, limit, part)
 	deadline := time.Now().Add(5 * time.Second)
-	for h.bodies.used.Load() < 700<<10 && time.Now().Before(deadline) {
+	for h.bodies.Used() < 700<<10 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if n := h.bodies.used.Load(); n < 700<<10 || n > limit+1 {
+	if n := h.bodies.Used(); n < 700<<10 || n > limit+1 {
 		t.Fatalf("reserved %d bytes for 700 KiB received of a 1 MiB body", n)
 	}
 	body := `{"budget":10,"offers":[` + strings.Repeat(" ", 400<<10) + `]}`
@@ -156,10 +156,10 @@ func TestConnectionsAreBounded(t *testing.T) {
 // TestBodyBudgetHoldsOneBody: a bound on the bodies in flight below one
 // body of the size limit is raised to it, so one such body always fits.
 func TestBodyBudgetHoldsOneBody(t *testing.T) {
-	if h := New(&Options{MaxBodyBytesInFlight: 32 << 20}); h.bodies.limit != 32<<20 {
-		t.Fatalf("handler budget %d", h.bodies.limit)
+	if h := New(&Options{MaxBodyBytesInFlight: 32 << 20}); h.bodies.Limit() != 32<<20 {
+		t.Fatalf("handler budget %d", h.bodies.Limit())
 	}
-	if h := New(&Options{MaxBodyBytes: 64 << 20, MaxBodyBytesInFlight: 1}); h.bodies.limit != 64<<20+1 {
-		t.Fatalf("a budget below one body of the limit was kept: %d", h.bodies.limit)
+	if h := New(&Options{MaxBodyBytes: 64 << 20, MaxBodyBytesInFlight: 1}); h.bodies.Limit() != 64<<20+1 {
+		t.Fatalf("a budget below one body of the limit was kept: %d", h.bodies.Limit())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 )
 
 // defaultShutdownTimeout bounds how long Serve waits for in-flight requests
@@ -44,7 +46,7 @@ func newHTTPServer(h *Handler) *http.Server {
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 	o := h.serve // New filled in the defaults
 	if o.MaxConnections > 0 {
-		ln = newLimitListener(ln, o.MaxConnections)
+		ln = netlimit.Listener(ln, o.MaxConnections)
 	}
 	srv := newHTTPServer(h)
 	var conns atomic.Int64 // open connections

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/defaults"
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 	"github.com/ctxkit/ctxkit/server/api"
 )
 
@@ -26,6 +27,7 @@ const (
 	defaultMaxBodyBytesInFlight = 16 * defaultMaxBodyBytes
 	defaultMaxFrames            = 5000             // offers per request
 	defaultTimeout              = 30 * time.Second // per request, body read included
+	defaultMaxConnections       = 1024             // open at once (Options.MaxConnections)
 )
 
 // routeOther names, in the metrics, every path the Handler does not serve.
@@ -105,7 +107,7 @@ type Options struct {
 // except its metrics and the configured Querier. Safe for concurrent use.
 type Handler struct {
 	maxBody   int64
-	bodies    *bodyBudget
+	bodies    *netlimit.Budget
 	maxFrames int
 	timeout   time.Duration
 	log       *slog.Logger
@@ -158,7 +160,7 @@ func New(opts *Options) *Handler {
 		usage:     o.Usage,
 		serve:     o,
 	}
-	h.bodies = &bodyBudget{limit: max(o.MaxBodyBytesInFlight, h.maxBody+1)} // one body of the limit always fits
+	h.bodies = netlimit.NewBudget(max(o.MaxBodyBytesInFlight, h.maxBody+1)) // one body of the limit always fits
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,13 +1,9 @@
-package server
+package netlimit
 
 import (
 	"net"
 	"sync"
 )
-
-// defaultMaxConnections bounds the connections Serve keeps open at once
-// (see Options.MaxConnections).
-const defaultMaxConnections = 1024
 
 // limitListener accepts at most n connections at a time: Accept waits while
 // n are open, and the kernel's listen backlog holds the next ones until one
@@ -20,7 +16,9 @@ type limitListener struct {
 	closeOnce sync.Once
 }
 
-func newLimitListener(ln net.Listener, n int) *limitListener {
+// Listener returns ln limited to n connections open at a time: Accept
+// waits while n are open.
+func Listener(ln net.Listener, n int) net.Listener {
 	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
 }
 
