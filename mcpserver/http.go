@@ -1,37 +1,165 @@
 package mcpserver
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/ctxkit/ctxkit/host/transport"
+	"github.com/ctxkit/ctxkit/internal/defaults"
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Path is where HTTPHandler serves MCP Streamable HTTP.
 const Path = "/mcp"
 
-// HTTPHandler serves s over MCP Streamable HTTP at Path. Requests whose
-// Host header is not a loopback name while they arrive on a loopback
-// address are refused by the SDK (403); requests carrying an Origin that
-// is not a loopback origin are refused here (403), so that a web page the
-// user visits cannot drive the server (DNS rebinding, cross-site POSTs).
-// Any other path is 404. A session idle for 30 minutes is closed.
-func HTTPHandler(s *mcp.Server) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != Path {
-			http.Error(w, "not found: MCP is served at "+Path, http.StatusNotFound)
+// HTTPOptions bounds what clients can make an HTTPHandler hold. The zero
+// value gives the defaults below.
+type HTTPOptions struct {
+	// MaxSessions bounds the sessions open at once (default 256). A new
+	// session at the limit closes the one idle longest to make room; when
+	// every session has a request in flight, the new one is refused (503).
+	MaxSessions int
+	// MaxBodyBytes bounds one request body (default 4 MiB, 413 over it).
+	MaxBodyBytes int64
+	// MaxBodyBytesInFlight bounds the bytes of request bodies held at once
+	// across all requests (default 64 MiB; 503 when spent). Bodies are read
+	// as they arrive, never sized from the Content-Length they announce.
+	MaxBodyBytesInFlight int64
+	// BodyTimeout bounds how long a request body may take to arrive
+	// (default 30 s; 408 after it). A response stream is not bounded by it.
+	BodyTimeout time.Duration
+	// SessionIdle closes a session idle this long (default 30 minutes).
+	SessionIdle time.Duration
+}
+
+// Defaults for the zero HTTPOptions.
+const (
+	defaultMaxSessions          = 256
+	defaultMaxBodyBytes         = 4 << 20
+	defaultMaxBodyBytesInFlight = 64 << 20
+	defaultBodyTimeout          = 30 * time.Second
+	defaultSessionIdle          = 30 * time.Minute
+)
+
+// httpHandler is HTTPHandler's handler: the checks and limits in front of
+// the SDK's Streamable HTTP handler.
+type httpHandler struct {
+	sdk      http.Handler
+	sessions *sessionTable
+	bodies   *netlimit.Budget
+	maxBody  int64
+	timeout  time.Duration
+}
+
+// HTTPHandler serves s over MCP Streamable HTTP at Path, within the limits
+// of o (nil: the defaults). Requests whose Host header is not a loopback
+// name while they arrive on a loopback address are refused by the SDK
+// (403); requests carrying an Origin that is not a loopback origin are
+// refused here (403), so that a web page the user visits cannot drive the
+// server (DNS rebinding, cross-site POSTs). Any other path is 404.
+func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
+	var opt HTTPOptions
+	if o != nil {
+		opt = *o
+	}
+	defaults.IfNotPositive(&opt.MaxSessions, defaultMaxSessions)
+	defaults.IfNotPositive(&opt.MaxBodyBytes, defaultMaxBodyBytes)
+	defaults.IfNotPositive(&opt.MaxBodyBytesInFlight, defaultMaxBodyBytesInFlight)
+	defaults.IfNotPositive(&opt.BodyTimeout, defaultBodyTimeout)
+	defaults.IfNotPositive(&opt.SessionIdle, defaultSessionIdle)
+	return &httpHandler{
+		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+			// The body is read here, against the budget; the SDK's own
+			// limit would only cut what is already held.
+			&mcp.StreamableHTTPOptions{SessionTimeout: opt.SessionIdle, MaxRequestBodyBytes: opt.MaxBodyBytes + 1}),
+		sessions: newSessionTable(s, opt.MaxSessions),
+		bodies:   netlimit.NewBudget(max(opt.MaxBodyBytesInFlight, opt.MaxBodyBytes+1)), // one body of the limit always fits
+		maxBody:  opt.MaxBodyBytes,
+		timeout:  opt.BodyTimeout,
+	}
+}
+
+// sessionHeader carries a Streamable HTTP session's id.
+const sessionHeader = "Mcp-Session-Id"
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != Path {
+		http.Error(w, "not found: MCP is served at "+Path, http.StatusNotFound)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+		http.Error(w, "forbidden: origin "+strconv.Quote(o)+" is not a loopback origin", http.StatusForbidden)
+		return
+	}
+	if r.Method == http.MethodPost {
+		held, ok := h.readBody(w, r)
+		defer h.bodies.Give(held)
+		if !ok {
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
-			http.Error(w, "forbidden: origin "+o+" is not a loopback origin", http.StatusForbidden)
-			return
+	}
+	id := r.Header.Get(sessionHeader)
+	if id != "" {
+		h.sessions.begin(id)
+		defer h.sessions.end(id)
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if r.Method == http.MethodPost && !h.sessions.admit() {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: all %d sessions have a request in flight; retry shortly", h.sessions.max), http.StatusServiceUnavailable)
+		return
+	}
+	// A response that opens a session names it in its header; the table
+	// learns it once the SDK has answered.
+	defer func() { h.sessions.opened(w.Header().Get(sessionHeader), r.Method == http.MethodPost) }()
+	h.sdk.ServeHTTP(w, r)
+}
+
+// readBody reads a POST's body within the size limit, the budget of bytes
+// in flight and the body deadline, and hands it to the SDK from memory. It
+// answers the client itself and reports false when the body cannot be
+// read. The caller gives held back to the budget when the request ends.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (held int64, ok bool) {
+	rc := http.NewResponseController(w)
+	// Without a way to set the deadline (a test's recorder), the body is
+	// still bounded in size and budget.
+	deadline := rc.SetReadDeadline(time.Now().Add(h.timeout)) == nil
+	body, held, err := netlimit.ReadBody(r.Body, h.maxBody, r.ContentLength, h.bodies)
+	if err != nil {
+		// The rest of the body is not worth waiting for: net/http would
+		// read some of it before answering (under the deadline, which
+		// stays), unless the connection is to close.
+		w.Header().Set("Connection", "close")
+	}
+	switch {
+	case errors.Is(err, netlimit.ErrTooLarge):
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+	case errors.Is(err, netlimit.ErrBusy):
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: the server is holding its limit of %d bytes of request bodies in flight; retry shortly", h.bodies.Limit()), http.StatusServiceUnavailable)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		http.Error(w, fmt.Sprintf("the request body did not arrive within %s", h.timeout), http.StatusRequestTimeout)
+	case err != nil:
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+	default:
+		if deadline {
+			// The response may be a long stream; it is not the body's read.
+			_ = rc.SetReadDeadline(time.Time{})
 		}
-		h.ServeHTTP(w, r)
-	})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		return held, true
+	}
+	return held, false
 }
 
 // loopbackOrigin reports whether origin is http(s)://localhost,

@@ -557,7 +557,7 @@ func TestHTTPRefusesForeignHostAndOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(mcpserver.HTTPHandler(srv))
+	ts := httptest.NewServer(mcpserver.HTTPHandler(srv, nil))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	post := func(hostHdr, origin string) int {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/host/files"
+	"github.com/ctxkit/ctxkit/internal/netlimit"
 	"github.com/ctxkit/ctxkit/internal/safetext"
 	"github.com/ctxkit/ctxkit/mcpbridge"
 	"github.com/ctxkit/ctxkit/mcpserver"
@@ -50,6 +52,14 @@ flags:
   --timeout D           per-provider query timeout (default 30s); a local MCP
                         server's start-up has its own allowance before it
   --mcp-start-timeout D a local MCP server's start-up allowance (default 2m)
+  --max-sessions N      with --http: sessions open at once; a new one closes the
+                        one idle longest, or is refused (503) if all are busy
+                        (default 256)
+  --max-conns N         with --http: connections open at once; more wait to be
+                        accepted (default 1024)
+  --max-body-in-flight BYTES
+                        with --http: bytes of request bodies held at once
+                        across requests; beyond, 503 (default 64 MiB)
 %s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs
@@ -74,6 +84,10 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "")
 	budget := fs.Int("budget", 2000, "")
+	var lim httpLimits
+	fs.IntVar(&lim.sessions, "max-sessions", 0, "")
+	fs.IntVar(&lim.conns, "max-conns", 0, "")
+	fs.Int64Var(&lim.inFlight, "max-body-in-flight", 0, "")
 	var hf hostFlags
 	hf.register(fs)
 	dirs, code, ok := parseCommand(fs, args, s, func(w io.Writer) { fmt.Fprint(w, mcpUsageText()) })
@@ -89,6 +103,9 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 	}
 	if *budget <= 0 || *budget > maxQueryBudget {
 		return fail("--budget must be in 1..%d", maxQueryBudget)
+	}
+	if err := lim.check(fs, *addr != ""); err != nil {
+		return fail("%v", err)
 	}
 	consentPath := hf.consentPath
 	if hf.storeURL != "" {
@@ -121,11 +138,40 @@ func runMCP(ctx context.Context, args []string, s stdio) int {
 		}
 		return exitOK
 	}
-	return serveMCPHTTP(ctx, *addr, srv, s)
+	return serveMCPHTTP(ctx, *addr, srv, lim, s)
+}
+
+// httpLimits are ctxkit mcp's limits for --http; zero is the default.
+type httpLimits struct {
+	sessions, conns int
+	inFlight        int64
+}
+
+// defaultMaxMCPConns is --max-conns's default, as ctxkit serve's.
+const defaultMaxMCPConns = 1024
+
+// check refuses a negative limit by name, and a limit given without
+// --http, where it would mean nothing.
+func (l httpLimits) check(fs *flag.FlagSet, overHTTP bool) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"max-sessions", int64(l.sessions)}, {"max-conns", int64(l.conns)}, {"max-body-in-flight", l.inFlight}} {
+		name := f.name
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+		switch {
+		case f.v < 0:
+			return fmt.Errorf("--%s must not be negative (0 or absent: the default)", name)
+		case set && !overHTTP:
+			return fmt.Errorf("--%s applies to --http only", name)
+		}
+	}
+	return nil
 }
 
 // serveMCPHTTP serves srv at http://addr/mcp until ctx is done.
-func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, s stdio) int {
+func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, lim httpLimits, s stdio) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(s.err, "mcp: %v\n", err)
@@ -134,7 +180,9 @@ func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, s stdio) in
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(s.err, "mcp: warning: listening on the non-loopback address %s: anyone who can reach it can query your providers\n", ln.Addr())
 	}
-	hs := &http.Server{Handler: mcpserver.HTTPHandler(srv), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	ln = netlimit.Listener(ln, cmp.Or(lim.conns, defaultMaxMCPConns))
+	h := mcpserver.HTTPHandler(srv, &mcpserver.HTTPOptions{MaxSessions: lim.sessions, MaxBodyBytesInFlight: lim.inFlight})
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(s.err, "ctxkit mcp: listening on http://%s%s\n", ln.Addr(), mcpserver.Path)
 	if err := serveUntilDone(ctx, hs, ln, 5*time.Second); err != nil {
 		fmt.Fprintf(s.err, "mcp: %v\n", err)

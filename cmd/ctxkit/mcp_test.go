@@ -180,8 +180,17 @@ func TestMCPStdio(t *testing.T) {
 // the endpoint URL.
 func startMCPHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	_, url := startMCPHTTPCmd(t, nil, args...)
+	return url
+}
+
+// startMCPHTTPCmd is startMCPHTTP with env added to the environment, also
+// returning the running command.
+func startMCPHTTPCmd(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	bin := sharedCtxkit(t)
 	cmd := exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -204,11 +213,11 @@ func startMCPHTTP(t *testing.T, args ...string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return cmd, u
 	case <-time.After(20 * time.Second):
 		t.Fatal("ctxkit mcp --http did not announce its address")
 	}
-	return ""
+	return nil, ""
 }
 
 func TestMCPHTTP(t *testing.T) {
@@ -223,6 +232,7 @@ func TestMCPHTTP(t *testing.T) {
 
 func TestMCPUsage(t *testing.T) {
 	for _, args := range [][]string{{"mcp", "--budget", "0"}, {"mcp", "--provider", "x=mcp:ftp://h"}, {"mcp", "--mcp-tool", "x=echo"}, {"mcp", "/no/such/dir"},
+		{"mcp", "--max-sessions", "5"}, {"mcp", "--http", "127.0.0.1:0", "--max-conns", "-1"}, {"mcp", "--http", "127.0.0.1:0", "--max-body-in-flight", "-5"},
 		{"query", "--goal", "g", "--provider", "x=mcp:stdio:true", "--bearer-env", "x=HOME"}} {
 		code, _, stderr := runBinary(t, sharedCtxkit(t), args...)
 		if code != exitUsage || stderr == "" {

@@ -1,0 +1,293 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxkit/ctxkit/host"
+	"github.com/ctxkit/ctxkit/mcpserver"
+)
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// limitedServer serves a tool-less ctxkit MCP server over HTTP with o.
+func limitedServer(t *testing.T, h *host.Host, o *mcpserver.HTTPOptions) (*mcp.Server, *httptest.Server) {
+	t.Helper()
+	srv, err := mcpserver.NewServer(h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(mcpserver.HTTPHandler(srv, o))
+	t.Cleanup(ts.Close)
+	return srv, ts
+}
+
+// post sends one JSON-RPC message, on session id when it is not empty, and
+// returns the status and the session id the answer names.
+func post(t *testing.T, url, id, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+mcpserver.Path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+// openSession initializes a session and returns its id.
+func openSession(t *testing.T, url string) string {
+	t.Helper()
+	code, id := post(t, url, "", initializeBody)
+	if code != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q", code, id)
+	}
+	if code, _ := post(t, url, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != http.StatusAccepted {
+		t.Fatalf("initialized: %d", code)
+	}
+	return id
+}
+
+func ping(t *testing.T, url, id string) int {
+	code, _ := post(t, url, id, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	return code
+}
+
+func countSessions(s *mcp.Server) int {
+	n := 0
+	for range s.Sessions() {
+		n++
+	}
+	return n
+}
+
+// Sessions a client dropped without deleting them do not pile up: past
+// the limit, each new session closes the one idle longest, so the server
+// holds at most MaxSessions however many clients came and went.
+func TestHTTPSessionsAreBounded(t *testing.T) {
+	srv, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 3})
+	var ids []string
+	for range 12 {
+		ids = append(ids, openSession(t, ts.URL))
+		if n := countSessions(srv); n > 3 {
+			t.Fatalf("%d sessions open, limit 3", n)
+		}
+	}
+	for i, id := range ids {
+		code := ping(t, ts.URL, id)
+		if i < len(ids)-3 && code != http.StatusNotFound {
+			t.Errorf("session %d of %d (evicted) answered %d, want 404", i, len(ids), code)
+		}
+		if i >= len(ids)-3 && code != http.StatusOK {
+			t.Errorf("session %d of %d (among the newest 3) answered %d", i, len(ids), code)
+		}
+	}
+}
+
+// The session evicted is the one idle longest, not the oldest: a session
+// in use survives newer ones that went quiet.
+func TestHTTPEvictsTheIdleLongest(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 2})
+	a := openSession(t, ts.URL)
+	b := openSession(t, ts.URL)
+	if ping(t, ts.URL, a) != http.StatusOK {
+		t.Fatal("ping a")
+	}
+	openSession(t, ts.URL) // b is idle longest
+	if c := ping(t, ts.URL, a); c != http.StatusOK {
+		t.Errorf("the recently used session answered %d", c)
+	}
+	if c := ping(t, ts.URL, b); c != http.StatusNotFound {
+		t.Errorf("the idle-longest session answered %d, want 404", c)
+	}
+}
+
+// A session with a stream open is never closed for a newcomer; with every
+// session busy, a new one is refused with 503 and Retry-After, and is let
+// in once a stream ends.
+func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 2})
+	var cancels []context.CancelFunc
+	for range 2 {
+		id := openSession(t, ts.URL)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels = append(cancels, cancel)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+mcpserver.Path, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET stream: %d", resp.StatusCode)
+		}
+		defer resp.Body.Close()
+	}
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+mcpserver.Path, strings.NewReader(initializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(msg), "2 sessions") {
+		t.Fatalf("all sessions streaming: %d Retry-After=%q %q", resp.StatusCode, resp.Header.Get("Retry-After"), msg)
+	}
+	cancels[0]()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := post(t, ts.URL, "", initializeBody); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a stream ended and a new session was still refused")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancels[1]()
+}
+
+// A client cannot grow the table by naming sessions that do not exist.
+func TestHTTPUnknownSessionIDs(t *testing.T) {
+	srv, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 2})
+	for i := range 50 {
+		if c := ping(t, ts.URL, fmt.Sprintf("made-up-%d", i)); c != http.StatusNotFound {
+			t.Fatalf("made-up session: %d, want 404", c)
+		}
+	}
+	openSession(t, ts.URL)
+	openSession(t, ts.URL)
+	if n := countSessions(srv); n != 2 {
+		t.Fatalf("%d sessions after two opens", n)
+	}
+}
+
+// rawPost opens a connection and sends a POST's headers declaring length
+// bytes of body, then the first sent bytes of it.
+func rawPost(t *testing.T, addr string, length, sent int) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", mcpserver.Path, length)
+	if sent > 0 {
+		if _, err := c.Write([]byte(strings.Repeat(" ", sent))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func statusOf(t *testing.T, c net.Conn, within time.Duration) int {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(within))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer within %s: %v", within, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Bodies are held against one budget: stalled bodies that hold it leave
+// the next one a 503, and ordinary requests go through again once they are
+// gone.
+func TestHTTPBodiesInFlightAreBounded(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxBodyBytes: 256 << 10, MaxBodyBytesInFlight: 600 << 10, BodyTimeout: time.Minute})
+	addr := ts.Listener.Addr().String()
+	var stalled []net.Conn
+	for range 3 {
+		stalled = append(stalled, rawPost(t, addr, 250<<10, 200<<10))
+	}
+	time.Sleep(200 * time.Millisecond) // let the server read what was sent
+	late := rawPost(t, addr, 250<<10, 200<<10)
+	if c := statusOf(t, late, 10*time.Second); c != http.StatusServiceUnavailable {
+		t.Fatalf("a body past the budget: %d, want 503", c)
+	}
+	for _, c := range stalled {
+		c.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := post(t, ts.URL, "", initializeBody); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the budget was not given back when the stalled bodies went")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A declared or actual body over the limit is 413, before or as it is
+// read.
+func TestHTTPBodyTooLarge(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxBodyBytes: 1 << 10})
+	addr := ts.Listener.Addr().String()
+	if c := statusOf(t, rawPost(t, addr, 8<<20, 0), 10*time.Second); c != http.StatusRequestEntityTooLarge {
+		t.Errorf("declared 8 MiB: %d, want 413", c)
+	}
+	big := strings.Replace(initializeBody, `"t"`, `"`+strings.Repeat("x", 2<<10)+`"`, 1)
+	if c, _ := post(t, ts.URL, "", big); c != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 2 KiB body: %d, want 413", c)
+	}
+}
+
+// A body that does not arrive in time is 408, and the slow client's
+// connection does not hold the server.
+func TestHTTPBodyTimeout(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{BodyTimeout: 200 * time.Millisecond})
+	c := rawPost(t, ts.Listener.Addr().String(), 1000, 10)
+	if code := statusOf(t, c, 10*time.Second); code != http.StatusRequestTimeout {
+		t.Fatalf("a stalled body: %d, want 408", code)
+	}
+}
+
+// The body deadline bounds only the body: a tool call whose answer takes
+// longer than it still gets its answer.
+func TestHTTPBodyTimeoutSparesSlowAnswers(t *testing.T) {
+	h := host.New(&host.Options{QueryTimeout: 600 * time.Millisecond})
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	slow := &slowServer{started: make(chan struct{}, 1), ended: make(chan struct{}, 1)}
+	if err := h.AddInProcess("slow", slow); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := limitedServer(t, h, &mcpserver.HTTPOptions{BodyTimeout: 100 * time.Millisecond})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: ts.URL + mcpserver.Path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	start := time.Now()
+	r := call(t, cs, "query_context", map[string]any{"goal": "x"})
+	if took := time.Since(start); took < 500*time.Millisecond {
+		t.Fatalf("the call took %s: it did not wait for the slow provider", took)
+	}
+	if r == nil {
+		t.Fatal("no answer")
+	}
+}
