@@ -155,16 +155,7 @@ func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
 		t.Fatalf("all sessions streaming: %d Retry-After=%q %q", resp.StatusCode, resp.Header.Get("Retry-After"), msg)
 	}
 	cancels[0]()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := post(t, ts.URL, "", initializeBody); code == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a stream ended and a new session was still refused")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventuallyInitializes(t, ts.URL, "a stream ended and a new session was still refused")
 	cancels[1]()
 }
 
@@ -230,15 +221,20 @@ func TestHTTPBodiesInFlightAreBounded(t *testing.T) {
 	for _, c := range stalled {
 		c.Close()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := post(t, ts.URL, "", initializeBody); code == http.StatusOK {
-			break
+	eventuallyInitializes(t, ts.URL, "the budget was not given back when the stalled bodies went")
+}
+
+// eventuallyInitializes retries an initialize for up to 10 s, failing
+// with why when none succeeds.
+func eventuallyInitializes(t *testing.T, url, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if code, _ := post(t, url, "", initializeBody); code == http.StatusOK {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the budget was not given back when the stalled bodies went")
+			t.Fatal(why)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
