@@ -79,13 +79,25 @@ func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
 		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 			// The body is read here, against the budget; the SDK's own
 			// limit would only cut what is already held.
-			&mcp.StreamableHTTPOptions{SessionTimeout: opt.SessionIdle, MaxRequestBodyBytes: opt.MaxBodyBytes + 1}),
+			// A call whose client went away is cancelled (protocol
+			// 2026-07-28 on; before it, the POST is not the call's life).
+			&mcp.StreamableHTTPOptions{SessionTimeout: opt.SessionIdle, MaxRequestBodyBytes: opt.MaxBodyBytes + 1,
+				PropagateRequestCancellation: true}),
 		sessions: newSessionTable(s, opt.MaxSessions),
 		bodies:   netlimit.NewBudget(max(opt.MaxBodyBytesInFlight, opt.MaxBodyBytes+1)), // one body of the limit always fits
 		maxBody:  opt.MaxBodyBytes,
 		timeout:  opt.BodyTimeout,
 	}
 }
+
+// maxBatch is the most messages a JSON-RPC batch (protocol versions
+// before 2025-06-18) may hold.
+const maxBatch = 64
+
+// messageShape bounds one HTTP message: a batch of maxBatch, and arrays
+// and values as the tools bound their arguments under the API's default
+// limits (toolShape), with room for the message's own members.
+var messageShape = shapeLimits{top: maxBatch, array: defaultToolShape.array, values: defaultToolShape.values + 64}
 
 // sessionHeader carries a Streamable HTTP session's id.
 const sessionHeader = "Mcp-Session-Id"
@@ -99,6 +111,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden: origin "+strconv.Quote(o)+" is not a loopback origin", http.StatusForbidden)
 		return
 	}
+	id := r.Header.Get(sessionHeader)
+	if id != "" {
+		// Before the body is read: a session whose request is still
+		// arriving is in use. A stream (GET) only listens, and does not
+		// keep its session from being closed for a newcomer.
+		if h.sessions.begin(id, r.Method != http.MethodGet) {
+			defer h.sessions.end(id, r.Method != http.MethodGet)
+		}
+	}
 	if r.Method == http.MethodPost {
 		held, ok := h.readBody(w, r)
 		defer h.bodies.Give(held)
@@ -106,11 +127,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	id := r.Header.Get(sessionHeader)
+	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: h.timeout}
 	if id != "" {
-		h.sessions.begin(id)
-		defer h.sessions.end(id)
-		h.sdk.ServeHTTP(w, r)
+		h.sdk.ServeHTTP(dw, r)
 		return
 	}
 	if r.Method == http.MethodPost && !h.sessions.admit() {
@@ -118,11 +137,62 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("busy: all %d sessions have a request in flight; retry shortly", h.sessions.max), http.StatusServiceUnavailable)
 		return
 	}
-	// A response that opens a session names it in its header; the table
-	// learns it once the SDK has answered.
-	defer func() { h.sessions.opened(w.Header().Get(sessionHeader), r.Method == http.MethodPost) }()
-	h.sdk.ServeHTTP(w, r)
+	// A response that opens a session names it in its header: the table
+	// learns it as the header goes out, before the client can use it.
+	admitted := r.Method == http.MethodPost
+	dw.onHeader = func() { h.sessions.opened(w.Header().Get(sessionHeader), admitted); admitted = false }
+	defer func() {
+		if admitted { // no header was written
+			h.sessions.opened("", true)
+		}
+	}()
+	h.sdk.ServeHTTP(dw, r)
 }
+
+// deadlineWriter gives each write of a response the body timeout to
+// complete, so that a client that stops reading its answer frees the
+// handler (and what it holds) instead of keeping it forever. The deadline
+// is lifted between writes: a stream may stay quiet for long.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc       *http.ResponseController
+	timeout  time.Duration
+	onHeader func() // run once, before the header is written
+}
+
+func (d *deadlineWriter) header() {
+	if d.onHeader != nil {
+		f := d.onHeader
+		d.onHeader = nil
+		f()
+	}
+}
+
+// WriteHeader records a session the header opens, then writes it.
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.header()
+	d.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes p within the timeout.
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	d.header()
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	n, err := d.ResponseWriter.Write(p)
+	_ = d.rc.SetWriteDeadline(time.Time{})
+	return n, err
+}
+
+// Flush sends what is buffered, within the timeout.
+func (d *deadlineWriter) Flush() {
+	d.header()
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	_ = d.rc.Flush()
+	_ = d.rc.SetWriteDeadline(time.Time{})
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // readBody reads a POST's body within the size limit, the budget of bytes
 // in flight and the body deadline, and hands it to the SDK from memory. It
@@ -151,6 +221,14 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (held int
 	case err != nil:
 		http.Error(w, "failed to read body", http.StatusBadRequest)
 	default:
+		// The SDK decodes a message at about twenty times its size when
+		// it is made of tiny values, before any tool sees it: its shape is
+		// bounded as a tool's arguments are (plus a batch, answered whole,
+		// to maxBatch messages).
+		if err := checkShape(body, messageShape); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return held, false
+		}
 		if deadline {
 			// The response may be a long stream; it is not the body's read.
 			_ = rc.SetReadDeadline(time.Time{})

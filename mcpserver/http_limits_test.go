@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -119,28 +120,37 @@ func TestHTTPEvictsTheIdleLongest(t *testing.T) {
 	}
 }
 
-// A session with a stream open is never closed for a newcomer; with every
-// session busy, a new one is refused with 503 and Retry-After, and is let
-// in once a stream ends.
+// A session with a call in flight is never closed for a newcomer; with
+// every session busy, a new one is refused with 503 and Retry-After, and
+// is let in once a call ends.
 func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
-	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 2})
+	// The calls end at the host's timeout: a client going away does not
+	// cancel a call under protocol versions before 2026-07-28.
+	h := host.New(&host.Options{QueryTimeout: 2 * time.Second})
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	slow := &slowServer{started: make(chan struct{}, 2), ended: make(chan struct{}, 2)}
+	if err := h.AddInProcess("slow", slow); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := limitedServer(t, h, &mcpserver.HTTPOptions{MaxSessions: 2})
 	var cancels []context.CancelFunc
 	for range 2 {
 		id := openSession(t, ts.URL)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels = append(cancels, cancel)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+mcpserver.Path, nil)
-		req.Header.Set("Accept", "text/event-stream")
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+mcpserver.Path,
+			strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", id)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET stream: %d", resp.StatusCode)
-		}
-		defer resp.Body.Close()
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		<-slow.started
 	}
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+mcpserver.Path, strings.NewReader(initializeBody))
 	req.Header.Set("Content-Type", "application/json")
@@ -152,11 +162,46 @@ func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
 	msg, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(msg), "2 sessions") {
-		t.Fatalf("all sessions streaming: %d Retry-After=%q %q", resp.StatusCode, resp.Header.Get("Retry-After"), msg)
+		t.Fatalf("all sessions calling: %d Retry-After=%q %q", resp.StatusCode, resp.Header.Get("Retry-After"), msg)
 	}
 	cancels[0]()
-	eventuallyInitializes(t, ts.URL, "a stream ended and a new session was still refused")
+	<-slow.ended
+	eventuallyInitializes(t, ts.URL, "a call ended and a new session was still refused")
 	cancels[1]()
+}
+
+// A stream only listens: sessions that hold streams open do not lock
+// newcomers out, and the stream of a session closed for one ends.
+func TestHTTPStreamsDoNotHoldSessions(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 2})
+	var bodies []io.ReadCloser
+	for range 2 {
+		id := openSession(t, ts.URL)
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+mcpserver.Path, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET stream: %d", resp.StatusCode)
+		}
+		bodies = append(bodies, resp.Body)
+		defer resp.Body.Close()
+	}
+	openSession(t, ts.URL)
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, bodies[0])
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream of the session closed for a newcomer did not end")
+	}
 }
 
 // A client cannot grow the table by naming sessions that do not exist.
@@ -286,4 +331,163 @@ func TestHTTPBodyTimeoutSparesSlowAnswers(t *testing.T) {
 	if r == nil {
 		t.Fatal("no answer")
 	}
+}
+
+// postRaw sends body on session id and returns the status and the answer.
+func postRaw(t *testing.T, url, id, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+mcpserver.Path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(b)
+}
+
+// A message made of many tiny values is refused before the SDK decodes
+// it, which costs about twenty times its size, and before a tool's
+// arguments are decoded into a generic value for the schema check, which
+// costs about 150 times: one 4 MiB call would cost hundreds of megabytes.
+func TestHTTPMessagesAreBoundedBeforeDecoding(t *testing.T) {
+	_, ts := limitedServer(t, nil, nil)
+	id := openSession(t, ts.URL)
+	for _, c := range []struct{ name, parts string }{
+		{"a million empty objects", strings.Repeat(`{},`, 1<<20) + `{}`},
+		{"5001 parts", strings.Repeat(`{"untrusted":"x"},`, 5000) + `{"untrusted":"x"}`},
+	} {
+		msg := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[` + c.parts + `]}}}`
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		code, answer := postRaw(t, ts.URL, id, msg)
+		runtime.ReadMemStats(&after)
+		if code != http.StatusBadRequest || !strings.Contains(answer, "array of more than 5000") {
+			t.Errorf("%s: %d %q, want 400 naming the array", c.name, code, answer[:min(len(answer), 300)])
+		}
+		// The body is read once and copied once for the request.
+		if alloc, size := after.TotalAlloc-before.TotalAlloc, uint64(len(msg)); alloc > 8*size {
+			t.Errorf("%s: %d bytes allocated for a message of %d bytes", c.name, alloc, size)
+		}
+	}
+	if code, answer := postRaw(t, ts.URL, id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"untrusted":"x"}]}}}`); code != http.StatusOK || strings.Contains(answer, `"isError":true`) {
+		t.Fatalf("an ordinary call after: %d %.300s", code, answer)
+	}
+}
+
+// A JSON-RPC batch (before protocol 2025-06-18) is answered whole, so its
+// length is bounded.
+func TestHTTPBatchesAreBounded(t *testing.T) {
+	_, ts := limitedServer(t, nil, nil)
+	pings := func(n int) string {
+		var b strings.Builder
+		b.WriteString("[" + initializeBody)
+		for i := range n {
+			fmt.Fprintf(&b, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+10)
+		}
+		return b.String() + "]"
+	}
+	if code, answer := postRaw(t, ts.URL, "", pings(100)); code != http.StatusBadRequest || !strings.Contains(answer, "batch of more than 64") {
+		t.Errorf("a batch of 101: %d %.200s", code, answer)
+	}
+	if code, answer := postRaw(t, ts.URL, "", pings(10)); code != http.StatusOK {
+		t.Errorf("a batch of 11: %d %.200s", code, answer)
+	}
+}
+
+// A client that never reads its answer does not hold the handler, nor
+// the bodies budget it took: each write must finish within the body
+// timeout.
+func TestHTTPUnreadAnswersAreCutOff(t *testing.T) {
+	const size = 2 << 20
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxBodyBytes: size + 4096, MaxBodyBytesInFlight: 1, BodyTimeout: 300 * time.Millisecond})
+	id := openSession(t, ts.URL)
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"untrusted":"` + strings.Repeat("<", size) + `"}]}}}`
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", mcpserver.Path, id, len(call), call)
+	// The budget holds one body: while the unread answer's handler lives,
+	// every other call with a body is refused.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, answer := postRaw(t, ts.URL, id, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"untrusted":"`+strings.Repeat("y", 4096)+`"}]}}}`)
+		if code == http.StatusOK {
+			break
+		}
+		if code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("with an answer left unread: %d %.200s", code, answer)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A session whose request body is still arriving is in use: it is not
+// closed for a newcomer, and the request gets its answer.
+func TestHTTPSessionWithABodyArrivingIsInUse(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 1})
+	id := openSession(t, ts.URL)
+	body := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", mcpserver.Path, id, len(body), body[:10])
+	time.Sleep(100 * time.Millisecond)
+	if code, _ := post(t, ts.URL, "", initializeBody); code != http.StatusServiceUnavailable {
+		t.Errorf("a newcomer while the only session's body arrives: %d, want 503", code)
+	}
+	fmt.Fprint(c, body[10:])
+	if code := statusOf(t, c, 10*time.Second); code != http.StatusOK {
+		t.Fatalf("the request whose body was arriving: %d, want 200", code)
+	}
+}
+
+// A session used before the answer that opened it has ended counts its
+// requests right: a batch that opens a session answers slowly, the
+// session is used meanwhile, and afterwards it can still be closed for a
+// newcomer.
+func TestHTTPSessionUsedWhileItsOpeningAnswerIsSent(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxSessions: 1})
+	var b strings.Builder
+	b.WriteString("[" + initializeBody)
+	for i := range 60 {
+		fmt.Fprintf(&b, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+10)
+	}
+	b.WriteString("]")
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+mcpserver.Path, strings.NewReader(b.String()))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get("Mcp-Session-Id")
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		r, _ := http.NewRequest(m, ts.URL+mcpserver.Path, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Session-Id", id)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		if rr, err := http.DefaultClient.Do(r.WithContext(ctx)); err == nil {
+			_, _ = io.Copy(io.Discard, rr.Body)
+			rr.Body.Close()
+		}
+		cancel()
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	eventuallyInitializes(t, ts.URL, "the session used during its opening answer could not be closed for a newcomer")
 }

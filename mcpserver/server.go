@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"runtime"
 
 	"github.com/ctxkit/ctxkit/host"
 	"github.com/ctxkit/ctxkit/internal/defaults"
@@ -81,7 +82,8 @@ func NewServer(h *host.Host, opts *ServerOptions) (*mcp.Server, error) {
 		PageSize:     o.PageSize,
 		Capabilities: caps,
 	})
-	t := &tools{api: server.New(&httpOpts), budget: o.Budget, log: o.Logger}
+	t := &tools{api: server.New(&httpOpts), budget: o.Budget, log: o.Logger,
+		shape: toolShape(httpOpts.WithDefaults().MaxFrames), running: make(chan struct{}, callsPerCore*runtime.GOMAXPROCS(0))}
 	if err := t.register(s); err != nil {
 		return nil, err
 	}

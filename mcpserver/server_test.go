@@ -625,3 +625,19 @@ func TestToolPanicIsAToolError(t *testing.T) {
 		}
 	})
 }
+
+// A tool's arguments with an array longer than the API takes are refused
+// before they are decoded for the schema check, on every transport.
+func TestToolArgumentsShapeIsBounded(t *testing.T) {
+	eachTransport(t, func(t *testing.T, connect connector) {
+		cs := connect(t, nil, nil)
+		parts := make([]any, 5001)
+		for i := range parts {
+			parts[i] = map[string]any{}
+		}
+		r := call(t, cs, "quote_untrusted", map[string]any{"parts": parts})
+		if !r.IsError || !strings.Contains(mcptest.Text(r), "array of more than 5000") {
+			t.Fatalf("isError=%v %q", r.IsError, mcptest.Text(r))
+		}
+	})
+}

@@ -31,30 +31,42 @@ func newSessionTable(srv *mcp.Server, max int) *sessionTable {
 	return &sessionTable{srv: srv, max: max, use: map[string]*sessionUse{}}
 }
 
-// begin and end bracket a request on session id. An id the table does not
-// know is left alone: the SDK answers it (404), and a client cannot grow
-// the table by making ids up.
-func (t *sessionTable) begin(id string) {
+// begin and end bracket a request on session id; busy says whether the
+// request keeps the session from being closed for a newcomer (a stream
+// only listens). An id the table does not know is left alone: the SDK
+// answers it (404), and a client cannot grow the table by making ids up.
+// begin reports whether it counted the request, and end must be called
+// only then: a session the table learns of during the request (its
+// opening answer still going out) must not count one request more ended
+// than begun.
+func (t *sessionTable) begin(id string, busy bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if u := t.use[id]; u != nil {
-		u.busy++
-		u.last = time.Now()
+	u := t.use[id]
+	if u == nil {
+		return false
 	}
+	if busy {
+		u.busy++
+	}
+	u.last = time.Now()
+	return true
 }
 
-func (t *sessionTable) end(id string) {
+func (t *sessionTable) end(id string, busy bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if u := t.use[id]; u != nil {
-		u.busy--
+		if busy {
+			u.busy--
+		}
 		u.last = time.Now()
 	}
 }
 
 // opened records the session a request without a session id opened (id
 // is empty when it opened none); admitted says the request went through
-// admit.
+// admit and is counted in opening until now.
 func (t *sessionTable) opened(id string, admitted bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

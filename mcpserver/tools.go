@@ -21,7 +21,22 @@ type tools struct {
 	api    *server.Handler
 	budget int
 	log    *slog.Logger // nil: panics are answered but not logged
+	// shape bounds a call's arguments before they are decoded
+	// (checkShape, toolShape).
+	shape shapeLimits
+	// running holds a slot per large call in progress, across sessions:
+	// a call's memory is a multiple of its arguments, and calls beyond the
+	// cores only wait for them anyway. A small call (a query_context
+	// goal, waiting on providers) takes none.
+	running chan struct{}
 }
+
+const (
+	// callsPerCore is how many large calls run at once per core; more wait.
+	callsPerCore = 4
+	// largeArgs is the size from which a call's arguments make it large.
+	largeArgs = 64 << 10
+)
 
 // toolSpec is one tool: its name, what it says about itself, and what it
 // runs.
@@ -99,6 +114,17 @@ func (t *tools) body(spec toolSpec, in *jsonschema.Resolved) toolCall {
 		}()
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
+		}
+		if err := checkShape(args, t.shape); err != nil {
+			return toolFailure(fmt.Errorf("arguments: %w", err)), nil
+		}
+		if len(args) >= largeArgs {
+			select {
+			case t.running <- struct{}{}:
+				defer func() { <-t.running }()
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		var v any
 		if err := json.Unmarshal(args, &v); err != nil {

@@ -35,9 +35,13 @@ func (h *Handler) checkOffers(ctx context.Context, offers []compose.Offer, skip 
 	return out, skipped, ctx.Err()
 }
 
-func (h *Handler) tooManyFrames(n int) *api.Error {
-	return &api.Error{Status: http.StatusRequestEntityTooLarge, Code: api.CodeTooManyFrames, Field: "offers",
-		Message: fmt.Sprintf("offers: %d offers exceed the limit of %d per request", n, h.maxFrames)}
+func (h *Handler) tooManyFrames(n int) *api.Error { return h.tooMany("offers", n) }
+
+// tooMany refuses n offers or prompt parts (field) over the limit: each
+// is a fenced frame of the answer.
+func (h *Handler) tooMany(field string, n int) *api.Error {
+	return &api.Error{Status: http.StatusRequestEntityTooLarge, Code: api.CodeTooManyFrames, Field: field,
+		Message: fmt.Sprintf("%s: %d %s exceed the limit of %d per request", field, n, field, h.maxFrames)}
 }
 
 // composeBody is api.ComposeRequest as the handler decodes it.

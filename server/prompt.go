@@ -31,6 +31,11 @@ func (h *Handler) prompt(_ context.Context, req *api.PromptRequest) (any, error)
 			return nil, api.BadRequest("instruction", "instruction: blank; omit it to use the default")
 		}
 	}
+	if len(req.Parts) > h.maxFrames {
+		// Each part costs a fence of its own: the answer grows with the
+		// parts however small they are.
+		return nil, h.tooMany("parts", len(req.Parts))
+	}
 	for i, part := range req.Parts {
 		field := fmt.Sprintf("parts[%d]", i)
 		switch {

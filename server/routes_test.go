@@ -125,4 +125,7 @@ func TestPromptRouteBadInput(t *testing.T) {
 		_, err := c.Prompt(ctx, &tc.req)
 		wantError(t, err, http.StatusBadRequest, api.CodeBadRequest, tc.field, "")
 	}
+	// Each part is a fence of its own: parts are bounded as offers are.
+	_, err := c.Prompt(ctx, &api.PromptRequest{Parts: make([]api.PromptPart, 5001)})
+	wantError(t, err, http.StatusRequestEntityTooLarge, api.CodeTooManyFrames, "parts", "")
 }
