@@ -39,21 +39,21 @@ var flagAttr = func() (t [256]bool) {
 
 // neutralizedLen is len(neutralize(s)), computed without building it.
 func neutralizedLen(s string) int {
-	n := len(s)
+	n := fence.ValidLen(s)
 	scanFence(s, func(_ int, brk string) { n += len(brk) })
 	return n
 }
 
 // appendNeutralized appends s to dst with a breaker inserted at every fence
-// token, and reports whether any breaker was inserted.
+// token and each invalid byte written as U+FFFD (fence.AppendValid).
 func appendNeutralized(dst []byte, s string) []byte {
 	last := 0
 	scanFence(s, func(at int, brk string) {
-		dst = append(dst, s[last:at]...)
+		dst = fence.AppendValid(dst, s[last:at])
 		dst = append(dst, brk...)
 		last = at
 	})
-	return append(dst, s[last:]...)
+	return fence.AppendValid(dst, s[last:])
 }
 
 // attribute escaping
@@ -147,7 +147,7 @@ func escapedAttrLen(v string) int {
 			}
 			r, w := utf8.DecodeRuneInString(seg[i:])
 			if w == 1 && r == utf8.RuneError {
-				n++ // invalid byte, kept
+				n += len(invalidAttr)
 			} else if e := attrEscape(r); e != "" {
 				n += len(e)
 			} else {
@@ -172,6 +172,10 @@ func attrLen(v string) (int, bool) {
 	}
 	return escapedAttrLen(v), false
 }
+
+// invalidAttr is what an invalid byte of an attribute value is written
+// as: U+FFFD, as in content (fence.AppendValid says why).
+const invalidAttr = "\uFFFD"
 
 // attrIsPlain reports whether attribute value v is written verbatim: no
 // byte of it is escaped, rewritten or can start a fence token.
@@ -199,12 +203,14 @@ func appendAttr(dst []byte, v string) []byte {
 				continue
 			}
 			r, w := utf8.DecodeRuneInString(seg[i:])
-			if !(w == 1 && r == utf8.RuneError) {
-				if e := attrEscape(r); e != "" {
-					dst = append(dst, seg[start:i]...)
-					dst = append(dst, e...)
-					start = i + w
-				}
+			e := attrEscape(r)
+			if w == 1 && r == utf8.RuneError {
+				e = invalidAttr
+			}
+			if e != "" {
+				dst = append(dst, seg[start:i]...)
+				dst = append(dst, e...)
+				start = i + w
 			}
 			i += w
 		}

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"github.com/ctxkit/ctxkit/internal/fence"
 	"strings"
 	"testing"
 	"time"
@@ -91,9 +92,11 @@ func checkBlock(t testing.TB, provider string, f *frame.Frame) string {
 }
 
 // checkSurvives asserts that rendered is original with only backslashes
-// inserted: the content's text survives, neutralised, never deleted.
+// inserted: the content's text survives, neutralised, never deleted (its
+// invalid bytes written as U+FFFD, fence.AppendValid).
 func checkSurvives(t testing.TB, original, rendered string) {
 	t.Helper()
+	original = string(fence.AppendValid(nil, original))
 	i := 0
 	for j := 0; j < len(rendered); j++ {
 		if i < len(original) && rendered[j] == original[i] {

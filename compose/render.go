@@ -2,6 +2,7 @@ package compose
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/frame"
 	"github.com/ctxkit/ctxkit/internal/fence"
@@ -183,13 +184,24 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string
 	} else {
 		last := 0
 		frameScanner.Scan(content, func(t fence.Token) {
-			b.WriteString(content[last:t.End])
+			writeValid(b, content[last:t.End])
 			b.WriteString(t.Breaker())
 			last = t.End
 		})
-		b.WriteString(content[last:])
+		writeValid(b, content[last:])
 	}
 	b.WriteString(fenceClose)
+}
+
+// writeValid writes s to b with each invalid byte as U+FFFD
+// (fence.AppendValid says why). Not through an io.StringWriter: b would
+// escape to the heap.
+func writeValid(b *strings.Builder, s string) {
+	if utf8.ValidString(s) {
+		b.WriteString(s)
+		return
+	}
+	b.Write(fence.AppendValid(nil, s))
 }
 
 // writeAttr writes an escaped attribute value to b.

@@ -20,8 +20,10 @@ var tagScanner = fence.MustNew(tagName, fence.Options{})
 // escapeTo writes content to w with a backslash (fence.Token.Breaker: two
 // after a JSON escape of "<") inserted right after every opener that
 // starts an untrusted tag ("</untrusted" becomes "<\/untrusted",
-// "&lt;untrusted" becomes "&lt;\untrusted"). Nothing is deleted or
-// replaced, so the text survives byte for byte around the breakers.
+// "&lt;untrusted" becomes "&lt;\untrusted"). Nothing is deleted, and
+// nothing replaced but invalid UTF-8, each byte of which is written as
+// U+FFFD (fence.AppendValid says why), so valid text survives byte for
+// byte around the breakers.
 //
 // Which openers start a tag is package internal/fence's rule: an opener is
 // "<", a look-alike of it, a character reference to either (in any
@@ -54,13 +56,13 @@ func escapeTo(w sink, content string) error {
 				return
 			}
 			if len(seg) > cap(buf)/2 {
-				if _, err = w.WriteString(seg); err != nil {
+				if err = fence.WriteValid(w, seg); err != nil {
 					return
 				}
 				seg = ""
 			}
 		}
-		buf = append(buf, seg...)
+		buf = fence.AppendValid(buf, seg)
 		buf = append(buf, brk...)
 	})
 	if err != nil {
@@ -69,8 +71,7 @@ func escapeTo(w sink, content string) error {
 	if err := flush(w, &buf); err != nil {
 		return err
 	}
-	_, err = w.WriteString(content[start:])
-	return err
+	return fence.WriteValid(w, content[start:])
 }
 
 // escapeChunk is the size of escapeTo's batch of escaped text.

@@ -54,7 +54,6 @@ func TestOtherTagsAndTextAreKept(t *testing.T) {
 		"<untruste", "</untrusteq>", "<trusted>", "&lt;/untrustwd>", "x<-y", "<<<<", "<\u00e9untrusted>",
 		"<\u0443ntrusted>", // Cyrillic у, which reads as y
 		"<(u)ntrusted>", "<1untrusted>", "<_untrusted>", "<-untrusted>",
-		"\xff\xfe", // invalid bytes alone are kept
 		"«untrusted»", "<⑴untrusted>",
 	} {
 		if got := escape(honest); got != honest {
@@ -63,8 +62,30 @@ func TestOtherTagsAndTextAreKept(t *testing.T) {
 	}
 }
 
+// Invalid UTF-8 is written as U+FFFD, a byte each, so that no fragments
+// are left to fuse into a character once a reader deletes what stands
+// between them: "\xef\xbc" U+200B "\x9c" would be U+FF1C, a less-than
+// look-alike, to a reader who drops format characters byte by byte.
+func TestInvalidBytesAreReplaced(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xff\xfe":                      "\uFFFD\uFFFD",
+		"<untrust\xd0":                  "<untrust\uFFFD",
+		"\xef\xbc\u200b\x9c/untrusted>": "\uFFFD\uFFFD\u200b\uFFFD/untrusted>",
+		"</\xef\xbd\u200b\x86ntrusted>": "</\uFFFD\uFFFD\u200b\uFFFDntrusted>",
+		"ok \u00e9 \xc3":                "ok \u00e9 \uFFFD",
+	} {
+		got := escape(in)
+		if got != want {
+			t.Errorf("escape(%q) = %q, want %q", in, got, want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("escape(%q) = %q is not valid UTF-8", in, got)
+		}
+	}
+}
+
 func TestTrailingAngleBracketIsKept(t *testing.T) {
-	for _, s := range []string{"a <", "</", "<", "< ", "</ /", "<untrust", "<untrust\xd0", "<untrust\u0435", "<unt\u200b"} {
+	for _, s := range []string{"a <", "</", "<", "< ", "</ /", "<untrust", "<untrust\u0435", "<unt\u200b"} {
 		if got := escape(s); got != s {
 			t.Errorf("escape(%q) = %q", s, got)
 		}
@@ -104,7 +125,7 @@ func TestLookAlikesInvisiblesAndFoldsAreNeutralised(t *testing.T) {
 		{"<\u0338untrusted>", "<\\\u0338untrusted>"},
 		{"</\u3164untrusted>", "<\\/\u3164untrusted>"},
 		{"<\x00/untrusted>", "<\\\x00/untrusted>"},
-		{"<\xff/untrusted>", "<\\\xff/untrusted>"},
+		{"<\xff/untrusted>", "<\\\uFFFD/untrusted>"},
 		// Case folds and compatibility forms.
 		{"</untruſted>", "<\\/untruſted>"},
 		{"</\uFF55\uFF4E\uFF54\uFF52\uFF55\uFF53\uFF54\uFF45\uFF44>", "<\\/\uFF55\uFF4E\uFF54\uFF52\uFF55\uFF53\uFF54\uFF45\uFF44>"},
@@ -214,7 +235,10 @@ func TestEscapeIsIdempotentAndKeepsEveryRune(t *testing.T) {
 // unescapesTo reports whether escaped is content with backslashes inserted
 // (the breakers), and nothing else changed. Backslashes are
 // interchangeable, so matching greedily is exact.
+// Invalid bytes of the content are compared as the U+FFFD they are written
+// as.
 func unescapesTo(escaped, content string) bool {
+	content = string(fence.AppendValid(nil, content))
 	for len(content) > 0 {
 		switch {
 		case len(escaped) == 0:

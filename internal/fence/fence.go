@@ -17,7 +17,10 @@
 //   - with format characters (Cf) removed, and more generally with every
 //     invisible rune removed: format characters, combining marks, variation
 //     selectors, tag characters, default-ignorable code points,
-//     noncharacters, controls other than whitespace, invalid bytes;
+//     noncharacters, controls other than whitespace, invalid bytes (which
+//     the renderers write as U+FFFD, so that no fragments are left to fuse
+//     into a character when a reader deletes what stands between them:
+//     AppendValid);
 //   - HTML-decoded, as Go's html.UnescapeString decodes (named references
 //     with or without ';', decimal, hex, overflowing numbers, one level of
 //     "&amp;" or "&#38;") and as Python's html.unescape decodes, which

@@ -53,14 +53,26 @@ func hasNewer(s string) bool {
 }
 
 // DropCf removes the format characters (general category Cf), as a
-// decoder that ignores them reads the text.
+// decoder that ignores them reads the text. It works on the bytes, as sed
+// or a byte-level replace would: invalid UTF-8 is kept as it is, so what
+// stood on either side of a deleted character meets (and may now read as
+// one character).
 func DropCf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if w > 1 && unicode.Is(unicode.Cf, r) || r < utf8.RuneSelf && unicode.Is(unicode.Cf, r) {
+			b.WriteString(s[start:i])
+			start = i + w
 		}
-		return r
-	}, s)
+		i += w
+	}
+	if start == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return b.String()
 }
 
 // pyUnescape decodes HTML character references as Python's html.unescape

@@ -28,6 +28,48 @@ var Classes = []Class{
 	{"soup", genSoup},
 	{"control-after-reference", genControlAfterRef},
 	{"decoders-differ", genDecodersDiffer},
+	{"utf8-fusion", genFusion},
+}
+
+// fusible are multi-byte spellings of the token's parts that NFKC folds to
+// ASCII: less-than look-alikes and a fullwidth slash.
+var fusible = []string{"\uFF1C", "\uFE64", "\uFF0F"}
+
+// split writes the UTF-8 bytes of r with something a reader deletes
+// between two of them (a format character, a reference Python deletes,
+// "&#x;" or U+FFFD itself), so that the bytes form r again once it is
+// gone: fragments of invalid UTF-8 that fuse.
+func split(rng *rand.Rand, r string) string {
+	cut := 1 + rng.IntN(len(r)-1)
+	gap := oneOf(rng, "\u200B", "\u00AD", "\uFEFF", "\u2060", "&#1;", "&#xFDD0;", "&#11;", "&#x;", "\uFFFD")
+	return r[:cut] + gap + r[cut:]
+}
+
+// genFusion writes a token whose opener, slash or a letter of the name is
+// a fullwidth form split by a deletable character.
+func genFusion(rng *rand.Rand, name string) string {
+	opener, slash := "<", ""
+	if rng.IntN(2) == 0 {
+		slash = "/"
+	}
+	parts := []string{opener, slash}
+	letters := make([]string, len(name))
+	for i := 0; i < len(name); i++ {
+		letters[i] = string(name[i])
+	}
+	switch rng.IntN(3) {
+	case 0:
+		parts[0] = split(rng, fusible[rng.IntN(2)])
+	case 1:
+		parts[1] = split(rng, fusible[2])
+	default:
+		i := rng.IntN(len(name))
+		c := name[i]
+		if 'a' <= c && c <= 'z' {
+			letters[i] = split(rng, string(rune(0xFF41+int(c-'a'))))
+		}
+	}
+	return parts[0] + parts[1] + strings.Join(letters, "") + ">"
 }
 
 // decodersDiffer spells c (an ASCII byte) as a reference Go's and
