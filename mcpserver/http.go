@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/host/transport"
 	"github.com/ctxkit/ctxkit/internal/defaults"
 	"github.com/ctxkit/ctxkit/internal/netlimit"
+	"github.com/ctxkit/ctxkit/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,10 +35,16 @@ type HTTPOptions struct {
 	// as they arrive, never sized from the Content-Length they announce.
 	MaxBodyBytesInFlight int64
 	// BodyTimeout bounds how long a request body may take to arrive
-	// (default 30 s; 408 after it). A response stream is not bounded by it.
+	// (default 30 s; 408 after it), and how long each write of an answer
+	// may take; a stream may stay quiet between writes for any time.
 	BodyTimeout time.Duration
 	// SessionIdle closes a session idle this long (default 30 minutes).
 	SessionIdle time.Duration
+	// MaxFrames is the API's limit of offers per request that the tools
+	// behind the handler take (ServerOptions.API; default the API's
+	// default): no array of a message may be longer, nor hold more than 32
+	// values an offer in all (toolShape), checked before the SDK decodes it.
+	MaxFrames int
 }
 
 // Defaults for the zero HTTPOptions.
@@ -57,6 +64,7 @@ type httpHandler struct {
 	bodies   *netlimit.Budget
 	maxBody  int64
 	timeout  time.Duration
+	shape    shapeLimits // of one message
 }
 
 // HTTPHandler serves s over MCP Streamable HTTP at Path, within the limits
@@ -75,18 +83,22 @@ func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
 	defaults.IfNotPositive(&opt.MaxBodyBytesInFlight, defaultMaxBodyBytesInFlight)
 	defaults.IfNotPositive(&opt.BodyTimeout, defaultBodyTimeout)
 	defaults.IfNotPositive(&opt.SessionIdle, defaultSessionIdle)
+	defaults.IfNotPositive(&opt.MaxFrames, server.Options{}.WithDefaults().MaxFrames)
+	shape := toolShape(opt.MaxFrames)
+	shape.top, shape.values = maxBatch, shape.values+messageMembers
 	return &httpHandler{
+		// The body is read here, against the budget (the SDK's own limit
+		// would only cut what is already held). A call whose client went
+		// away is cancelled (protocol 2026-07-28 on; before it, the POST
+		// is not the call's life).
 		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-			// The body is read here, against the budget; the SDK's own
-			// limit would only cut what is already held.
-			// A call whose client went away is cancelled (protocol
-			// 2026-07-28 on; before it, the POST is not the call's life).
 			&mcp.StreamableHTTPOptions{SessionTimeout: opt.SessionIdle, MaxRequestBodyBytes: opt.MaxBodyBytes + 1,
 				PropagateRequestCancellation: true}),
 		sessions: newSessionTable(s, opt.MaxSessions),
 		bodies:   netlimit.NewBudget(max(opt.MaxBodyBytesInFlight, opt.MaxBodyBytes+1)), // one body of the limit always fits
 		maxBody:  opt.MaxBodyBytes,
 		timeout:  opt.BodyTimeout,
+		shape:    shape,
 	}
 }
 
@@ -94,10 +106,9 @@ func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
 // before 2025-06-18) may hold.
 const maxBatch = 64
 
-// messageShape bounds one HTTP message: a batch of maxBatch, and arrays
-// and values as the tools bound their arguments under the API's default
-// limits (toolShape), with room for the message's own members.
-var messageShape = shapeLimits{top: maxBatch, array: defaultToolShape.array, values: defaultToolShape.values + 64}
+// messageMembers is room in a message's value bound for its own members
+// around a tool's arguments.
+const messageMembers = 64
 
 // sessionHeader carries a Streamable HTTP session's id.
 const sessionHeader = "Mcp-Session-Id"
@@ -116,36 +127,34 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Before the body is read: a session whose request is still
 		// arriving is in use. A stream (GET) only listens, and does not
 		// keep its session from being closed for a newcomer.
-		if h.sessions.begin(id, r.Method != http.MethodGet) {
-			defer h.sessions.end(id, r.Method != http.MethodGet)
+		busy := r.Method != http.MethodGet
+		if h.sessions.begin(id, busy) {
+			defer h.sessions.end(id, busy)
 		}
 	}
+	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: h.timeout}
 	if r.Method == http.MethodPost {
-		held, ok := h.readBody(w, r)
+		held, ok := h.readBody(w, dw.rc, r)
 		defer h.bodies.Give(held)
 		if !ok {
 			return
 		}
 	}
-	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: h.timeout}
 	if id != "" {
 		h.sdk.ServeHTTP(dw, r)
 		return
 	}
-	if r.Method == http.MethodPost && !h.sessions.admit() {
+	admitted := r.Method == http.MethodPost
+	if admitted && !h.sessions.admit() {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, fmt.Sprintf("busy: all %d sessions have a request in flight; retry shortly", h.sessions.max), http.StatusServiceUnavailable)
 		return
 	}
 	// A response that opens a session names it in its header: the table
-	// learns it as the header goes out, before the client can use it.
-	admitted := r.Method == http.MethodPost
-	dw.onHeader = func() { h.sessions.opened(w.Header().Get(sessionHeader), admitted); admitted = false }
-	defer func() {
-		if admitted { // no header was written
-			h.sessions.opened("", true)
-		}
-	}()
+	// learns it as the header goes out, before the client can use it (or
+	// at the end, when no header went out).
+	dw.onHeader = func() { h.sessions.opened(w.Header().Get(sessionHeader), admitted) }
+	defer dw.header()
 	h.sdk.ServeHTTP(dw, r)
 }
 
@@ -198,8 +207,7 @@ func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter 
 // in flight and the body deadline, and hands it to the SDK from memory. It
 // answers the client itself and reports false when the body cannot be
 // read. The caller gives held back to the budget when the request ends.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (held int64, ok bool) {
-	rc := http.NewResponseController(w)
+func (h *httpHandler) readBody(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) (held int64, ok bool) {
 	// Without a way to set the deadline (a test's recorder), the body is
 	// still bounded in size and budget.
 	deadline := rc.SetReadDeadline(time.Now().Add(h.timeout)) == nil
@@ -225,7 +233,7 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (held int
 		// it is made of tiny values, before any tool sees it: its shape is
 		// bounded as a tool's arguments are (plus a batch, answered whole,
 		// to maxBatch messages).
-		if err := checkShape(body, messageShape); err != nil {
+		if err := checkShape(body, h.shape); err != nil {
 			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 			return held, false
 		}

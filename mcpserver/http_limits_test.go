@@ -33,24 +33,44 @@ func limitedServer(t *testing.T, h *host.Host, o *mcpserver.HTTPOptions) (*mcp.S
 	return srv, ts
 }
 
-// post sends one JSON-RPC message, on session id when it is not empty, and
-// returns the status and the session id the answer names.
-func post(t *testing.T, url, id, body string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+mcpserver.Path, strings.NewReader(body))
+// mcpRequest is a Streamable HTTP request to url with body (none when
+// empty), on session id when it is not empty.
+func mcpRequest(ctx context.Context, method, url, id, body string) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, method, url+mcpserver.Path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if id != "" {
 		req.Header.Set("Mcp-Session-Id", id)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	}
+	return req
+}
+
+// send sends req and returns the status, the headers and the answer.
+func send(t *testing.T, req *http.Request) (int, http.Header, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// post sends one JSON-RPC message, on session id when it is not empty, and
+// returns the status and the session id the answer names.
+func post(t *testing.T, url, id, body string) (int, string) {
+	t.Helper()
+	code, h, _ := send(t, mcpRequest(context.Background(), http.MethodPost, url, id, body))
+	return code, h.Get("Mcp-Session-Id")
+}
+
+// postRaw sends body on session id and returns the status and the answer.
+func postRaw(t *testing.T, url, id, body string) (int, string) {
+	t.Helper()
+	code, _, answer := send(t, mcpRequest(context.Background(), http.MethodPost, url, id, body))
+	return code, answer
 }
 
 // openSession initializes a session and returns its id.
@@ -138,12 +158,8 @@ func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
 		id := openSession(t, ts.URL)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels = append(cancels, cancel)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+mcpserver.Path,
-			strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		req := mcpRequest(ctx, http.MethodPost, ts.URL, id,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"query_context","arguments":{"goal":"x"}}}`)
 		go func() {
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
@@ -152,17 +168,9 @@ func TestHTTPRefusesANewSessionWhenAllAreBusy(t *testing.T) {
 		}()
 		<-slow.started
 	}
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+mcpserver.Path, strings.NewReader(initializeBody))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(msg), "2 sessions") {
-		t.Fatalf("all sessions calling: %d Retry-After=%q %q", resp.StatusCode, resp.Header.Get("Retry-After"), msg)
+	code, hdr, msg := send(t, mcpRequest(context.Background(), http.MethodPost, ts.URL, "", initializeBody))
+	if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(msg, "2 sessions") {
+		t.Fatalf("all sessions calling: %d Retry-After=%q %q", code, hdr.Get("Retry-After"), msg)
 	}
 	cancels[0]()
 	<-slow.ended
@@ -177,11 +185,7 @@ func TestHTTPStreamsDoNotHoldSessions(t *testing.T) {
 	var bodies []io.ReadCloser
 	for range 2 {
 		id := openSession(t, ts.URL)
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+mcpserver.Path, nil)
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(mcpRequest(context.Background(), http.MethodGet, ts.URL, id, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,25 +337,6 @@ func TestHTTPBodyTimeoutSparesSlowAnswers(t *testing.T) {
 	}
 }
 
-// postRaw sends body on session id and returns the status and the answer.
-func postRaw(t *testing.T, url, id, body string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+mcpserver.Path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if id != "" {
-		req.Header.Set("Mcp-Session-Id", id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, string(b)
-}
-
 // A message made of many tiny values is refused before the SDK decodes
 // it, which costs about twenty times its size, and before a tool's
 // arguments are decoded into a generic value for the schema check, which
@@ -467,21 +452,14 @@ func TestHTTPSessionUsedWhileItsOpeningAnswerIsSent(t *testing.T) {
 		fmt.Fprintf(&b, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+10)
 	}
 	b.WriteString("]")
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+mcpserver.Path, strings.NewReader(b.String()))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcpRequest(context.Background(), http.MethodPost, ts.URL, "", b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := resp.Header.Get("Mcp-Session-Id")
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
-		r, _ := http.NewRequest(m, ts.URL+mcpserver.Path, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("Mcp-Session-Id", id)
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		if rr, err := http.DefaultClient.Do(r.WithContext(ctx)); err == nil {
+		if rr, err := http.DefaultClient.Do(mcpRequest(ctx, m, ts.URL, id, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)); err == nil {
 			_, _ = io.Copy(io.Discard, rr.Body)
 			rr.Body.Close()
 		}
@@ -490,4 +468,20 @@ func TestHTTPSessionUsedWhileItsOpeningAnswerIsSent(t *testing.T) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	eventuallyInitializes(t, ts.URL, "the session used during its opening answer could not be closed for a newcomer")
+}
+
+// The message bound follows the API limit the handler is told of.
+func TestHTTPMessageBoundFollowsMaxFrames(t *testing.T) {
+	_, ts := limitedServer(t, nil, &mcpserver.HTTPOptions{MaxFrames: 10})
+	id := openSession(t, ts.URL)
+	call := func(n int) (int, string) {
+		return postRaw(t, ts.URL, id, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[`+
+			strings.TrimSuffix(strings.Repeat(`{"untrusted":"x"},`, n), ",")+`]}}}`)
+	}
+	if code, answer := call(11); code != http.StatusBadRequest || !strings.Contains(answer, "more than 10 elements") {
+		t.Errorf("11 parts under MaxFrames 10: %d %.200s", code, answer)
+	}
+	if code, _ := call(10); code != http.StatusOK {
+		t.Errorf("10 parts under MaxFrames 10: %d", code)
+	}
 }

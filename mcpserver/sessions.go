@@ -10,8 +10,9 @@ import (
 // sessionTable bounds the Streamable HTTP sessions open at once. It knows
 // a session from the response that opened it, and when it was last used.
 // At the limit a new session closes the session idle longest (clients
-// often drop a session without deleting it); a session with a request or
-// stream open is never closed for another.
+// often drop a session without deleting it); a session with a request in
+// flight is never closed for another (a stream only listens, and does not
+// count).
 type sessionTable struct {
 	srv *mcp.Server
 	max int

@@ -1,10 +1,6 @@
 package mcpserver
 
-import (
-	"fmt"
-
-	"github.com/ctxkit/ctxkit/server"
-)
+import "fmt"
 
 // maxShapeDepth is the deepest nesting a tool's arguments may have; the
 // tools' schemas nest a few levels, a frame's members a few more.
@@ -15,9 +11,6 @@ const maxShapeDepth = 64
 func toolShape(maxFrames int) shapeLimits {
 	return shapeLimits{array: maxFrames, values: 32 * maxFrames}
 }
-
-// defaultToolShape is toolShape under the API's default limits.
-var defaultToolShape = toolShape(server.Options{}.WithDefaults().MaxFrames)
 
 // shapeLimits bounds the shape of a JSON text; zero bounds nothing.
 type shapeLimits struct {

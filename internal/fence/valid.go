@@ -60,7 +60,10 @@ func WriteValid(w io.StringWriter, s string) error {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			if _, err := w.WriteString(s[start:i] + replacement); err != nil {
+			if _, err := w.WriteString(s[start:i]); err != nil {
+				return err
+			}
+			if _, err := w.WriteString(replacement); err != nil {
 				return err
 			}
 			start = i + 1
