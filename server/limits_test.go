@@ -3,10 +3,12 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -103,54 +105,79 @@ func TestBodiesInFlightAreBounded(t *testing.T) {
 	idle.Close()
 }
 
-// TestConnectionsAreBounded holds the only two connection slots with idle
-// connections and expects a third client to wait until one closes, then be
-// answered.
+// getHealth fetches the health route in the background and sends its
+// status (or error) on the returned channel.
+func getHealth(addr string) <-chan error {
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get("http://" + addr + api.PathHealth)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+		}
+		got <- err
+	}()
+	return got
+}
+
+// TestConnectionsAreBounded holds the only two connection slots with
+// requests in flight (stalled uploads) and expects a third client to wait
+// until one closes, then be answered: a busy connection is never closed
+// for a newcomer.
 func TestConnectionsAreBounded(t *testing.T) {
 	addr := serveHandler(t, New(&Options{MaxConnections: 2}))
-	// Each held connection is answered once, so the server has accepted
-	// it, and then stays open and idle.
+	held := []net.Conn{postRaw(t, addr, 100, "{"), postRaw(t, addr, 100, "{")}
+	got := getHealth(addr)
+	select {
+	case err := <-got:
+		t.Fatalf("a third connection was served while two requests held the slots: %v", err)
+	case <-time.After(1500 * time.Millisecond): // past the grace a silent connection has
+	}
+	held[0].Close()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("after a slot freed: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting client was not served after a slot freed")
+	}
+	held[1].Close()
+}
+
+// TestIdleConnectionsGiveWay fills both connection slots with idle
+// keep-alive connections and expects a third client to be answered at
+// once, in place of the connection idle longest, not after the 2-minute
+// idle timeout.
+func TestIdleConnectionsGiveWay(t *testing.T) {
+	addr := serveHandler(t, New(&Options{MaxConnections: 2}))
 	var held []net.Conn
 	for range 2 {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", api.PathHealth)
 		if resp, text := readStatus(t, c); resp.StatusCode != http.StatusOK {
 			t.Fatalf("held connection: %d %s", resp.StatusCode, text)
 		}
 		held = append(held, c)
 	}
-	type result struct {
-		code int
-		err  error
-	}
-	got := make(chan result, 1)
-	go func() {
-		resp, err := http.Get("http://" + addr + api.PathHealth)
+	select {
+	case err := <-getHealth(addr):
 		if err != nil {
-			got <- result{err: err}
-			return
-		}
-		resp.Body.Close()
-		got <- result{code: resp.StatusCode}
-	}()
-	select {
-	case r := <-got:
-		t.Fatalf("a third connection was served while two held the slots: %+v", r)
-	case <-time.After(300 * time.Millisecond):
-	}
-	held[0].Close()
-	select {
-	case r := <-got:
-		if r.err != nil || r.code != http.StatusOK {
-			t.Fatalf("after a slot freed: %+v", r)
+			t.Fatalf("the newcomer: %v", err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("the waiting client was not served after a slot freed")
+		t.Fatal("idle connections locked a new client out")
 	}
-	held[1].Close()
+	_ = held[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := held[0].Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the connection idle longest is still open (read %d, %v)", n, err)
+	}
 }
 
 // TestBodyBudgetHoldsOneBody: a bound on the bodies in flight below one

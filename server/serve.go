@@ -45,12 +45,17 @@ func newHTTPServer(h *Handler) *http.Server {
 // returns nil after a clean shutdown.
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 	o := h.serve // New filled in the defaults
+	var limited *netlimit.LimitListener
 	if o.MaxConnections > 0 {
-		ln = netlimit.Listener(ln, o.MaxConnections)
+		limited = netlimit.Listener(ln, o.MaxConnections)
+		ln = limited
 	}
 	srv := newHTTPServer(h)
 	var conns atomic.Int64 // open connections
-	srv.ConnState = func(_ net.Conn, st http.ConnState) {
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		if limited != nil {
+			limited.ConnState(c, st)
+		}
 		switch st {
 		case http.StateNew:
 			conns.Add(1)

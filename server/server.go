@@ -94,8 +94,11 @@ type Options struct {
 	// finished (or the shutdown timeout passed), for example to shut
 	// providers down. Its error is returned by Serve.
 	OnShutdown func(context.Context) error
-	// MaxConnections bounds the connections Serve keeps open at once;
-	// further clients wait in the listen backlog until one closes. Each
+	// MaxConnections bounds the connections Serve keeps open at once.
+	// When all are open, a new client takes the place of the one waiting
+	// longest with no request in flight (idle keep-alive at once, silent
+	// since connecting after a second); while all are serving requests,
+	// further clients wait in the listen backlog. Each
 	// costs a goroutine and its read and write buffers (about 16 KiB when
 	// idle), so the default of 1024 holds the memory for connections to a
 	// few tens of megabytes. Negative: no bound.

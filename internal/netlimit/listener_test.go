@@ -1,0 +1,153 @@
+package netlimit
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// limitedServer serves ok (or handler) over a listener of n slots whose
+// idle and read-header timeouts are a minute, longer than any test waits,
+// so that only the listener can free a slot.
+func limitedServer(t *testing.T, n int, handler http.HandlerFunc) string {
+	t.Helper()
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := Listener(raw, n)
+	if handler == nil {
+		handler = func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: time.Minute, IdleTimeout: time.Minute, ConnState: ln.ConnState}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return raw.Addr().String()
+}
+
+// keepAlive is one client connection that sends requests in turn.
+type keepAlive struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *keepAlive {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &keepAlive{Conn: c, r: bufio.NewReader(c)}
+}
+
+// send writes one GET request without waiting for its answer.
+func (k *keepAlive) send(t *testing.T) {
+	t.Helper()
+	if _, err := io.WriteString(k, "GET / HTTP/1.1\r\nHost: test\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answer reads one response within d and returns its body.
+func (k *keepAlive) answer(d time.Duration) (string, error) {
+	k.SetReadDeadline(time.Now().Add(d))
+	resp, err := http.ReadResponse(k.r, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// closed reports whether the server has closed k (a read sees EOF or a
+// reset within d).
+func (k *keepAlive) closed(d time.Duration) bool {
+	k.SetReadDeadline(time.Now().Add(d))
+	_, err := k.r.ReadByte()
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// Idle keep-alive connections that fill every slot give way to a new
+// client at once instead of holding the server for the idle timeout; the
+// one idle longest goes first.
+func TestIdleConnectionsGiveWayToNewClients(t *testing.T) {
+	addr := limitedServer(t, 2, nil)
+	var idle []*keepAlive
+	for range 2 {
+		k := dial(t, addr)
+		k.send(t)
+		if body, err := k.answer(5 * time.Second); err != nil || body != "ok" {
+			t.Fatalf("first requests: %q, %v", body, err)
+		}
+		idle = append(idle, k)
+	}
+	newcomer := dial(t, addr)
+	newcomer.send(t)
+	if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
+		t.Fatalf("a new client was not served while idle connections held every slot: %q, %v", body, err)
+	}
+	if !idle[0].closed(5 * time.Second) {
+		t.Error("the connection idle longest was not closed")
+	}
+	if idle[1].closed(100 * time.Millisecond) {
+		t.Error("a second idle connection was closed for one newcomer")
+	}
+}
+
+// Connections that have sent nothing since connecting give way too, but
+// only after a grace period, and in the order they came.
+func TestSilentConnectionsGiveWayAfterGrace(t *testing.T) {
+	addr := limitedServer(t, 2, nil)
+	silent := []*keepAlive{dial(t, addr), dial(t, addr)}
+	newcomer := dial(t, addr)
+	newcomer.send(t)
+	if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
+		t.Fatalf("a new client was not served while silent connections held every slot: %q, %v", body, err)
+	}
+	if !silent[0].closed(5 * time.Second) {
+		t.Error("the oldest silent connection was not closed")
+	}
+	if silent[1].closed(100 * time.Millisecond) {
+		t.Error("a second silent connection was closed for one newcomer")
+	}
+}
+
+// A connection serving a request is never closed for a newcomer: the
+// newcomer waits until a request ends.
+func TestBusyConnectionsAreNotClosed(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 3)
+	addr := limitedServer(t, 2, func(w http.ResponseWriter, _ *http.Request) {
+		entered <- struct{}{}
+		<-release
+		io.WriteString(w, "ok")
+	})
+	busy := []*keepAlive{dial(t, addr), dial(t, addr)}
+	for _, k := range busy {
+		k.send(t)
+	}
+	<-entered
+	<-entered
+	newcomer := dial(t, addr)
+	newcomer.send(t)
+	// Past the grace a silent connection gets: a busy one must still stand.
+	if body, err := newcomer.answer(newConnGrace + 500*time.Millisecond); err == nil {
+		t.Fatalf("the newcomer was served (%q) while both slots were busy", body)
+	}
+	close(release)
+	for i, k := range busy {
+		if body, err := k.answer(5 * time.Second); err != nil || body != "ok" {
+			t.Fatalf("busy request %d was cut off: %q, %v", i, body, err)
+		}
+	}
+	if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
+		t.Fatalf("the newcomer was not served once a slot was free: %q, %v", body, err)
+	}
+}
