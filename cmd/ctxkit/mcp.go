@@ -68,7 +68,8 @@ examples:
 
 Unless GOGC is set, the garbage collector runs at GOGC=400, as in
 ctxkit serve: about a third less CPU per query_context call for about
-10 MB more memory (see BENCHMARKS.md).
+10 MB more memory (see BENCHMARKS.md); unless GOMEMLIMIT is set, the heap
+has a soft limit of 256 MiB, as in ctxkit serve.
 
 exit codes: 0 the client closed the session (or SIGTERM); 1 serving failed;
 2 usage error or unreadable DIR.
