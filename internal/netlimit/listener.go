@@ -13,14 +13,14 @@ import (
 // is most likely sending its request now.
 const newConnGrace = time.Second
 
-// LimitListener accepts at most n connections at a time. When all n are
+// limitListener accepts at most n connections at a time. When all n are
 // open and a client connects, Accept closes the one that has been waiting longest without a
 // request in flight, if the http.Server reports connection states to
-// ConnState: an idle keep-alive connection at once, one that has sent
+// connState: an idle keep-alive connection at once, one that has sent
 // nothing yet after newConnGrace. Otherwise Accept waits until one closes,
 // and the kernel's listen backlog holds the clients after it; waiting,
 // unlike refusing, lets a burst of clients through in turn.
-type LimitListener struct {
+type limitListener struct {
 	net.Listener
 	slots     chan struct{}
 	done      chan struct{}
@@ -30,11 +30,13 @@ type LimitListener struct {
 	quiet list.List // *limitConn without a request in flight, longest quiet first
 }
 
-// Listener returns ln limited to n connections open at a time. Set the
-// http.Server's ConnState to the result's ConnState so that idle
-// connections give way to new clients instead of holding every slot.
-func Listener(ln net.Listener, n int) *LimitListener {
-	return &LimitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+// Listener returns ln limited to n connections open at a time, and the
+// hook to call from the http.Server's ConnState (directly, or from a hook
+// of its own) so that idle connections give way to new clients instead of
+// holding every slot.
+func Listener(ln net.Listener, n int) (net.Listener, func(net.Conn, http.ConnState)) {
+	l := &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+	return l, l.connState
 }
 
 // Accept waits for a connection, then for a free slot for it: when every
@@ -42,7 +44,7 @@ func Listener(ln net.Listener, n int) *LimitListener {
 // slot only once a client is there, so that no quiet connection is closed
 // for a client that has not come; the one connection waiting for a slot
 // is held outside the bound.
-func (l *LimitListener) Accept() (net.Conn, error) {
+func (l *limitListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
@@ -55,7 +57,7 @@ func (l *LimitListener) Accept() (net.Conn, error) {
 }
 
 // takeSlot returns once a slot is taken, or net.ErrClosed after Close.
-func (l *LimitListener) takeSlot() error {
+func (l *limitListener) takeSlot() error {
 	for {
 		select {
 		case l.slots <- struct{}{}:
@@ -80,7 +82,7 @@ func (l *LimitListener) takeSlot() error {
 
 // evict closes the connection quiet longest if it may be closed now, and
 // says how long to wait before looking again.
-func (l *LimitListener) evict(now time.Time) time.Duration {
+func (l *limitListener) evict(now time.Time) time.Duration {
 	l.mu.Lock()
 	front := l.quiet.Front()
 	if front == nil {
@@ -99,9 +101,8 @@ func (l *LimitListener) evict(now time.Time) time.Duration {
 	return newConnGrace
 }
 
-// ConnState records which connections have no request in flight; install
-// it as the http.Server's ConnState (calling any other hook from there).
-func (l *LimitListener) ConnState(nc net.Conn, st http.ConnState) {
+// connState records which connections have no request in flight.
+func (l *limitListener) connState(nc net.Conn, st http.ConnState) {
 	c, ok := nc.(*limitConn)
 	if !ok {
 		return
@@ -119,7 +120,7 @@ func (l *LimitListener) ConnState(nc net.Conn, st http.ConnState) {
 }
 
 // Close stops accepting; an Accept waiting for a slot returns at once.
-func (l *LimitListener) Close() error {
+func (l *limitListener) Close() error {
 	l.closeOnce.Do(func() { close(l.done) })
 	return l.Listener.Close()
 }
@@ -132,7 +133,7 @@ type limitConn struct {
 	free func()
 
 	// Guarded by the listener's mu.
-	elem  *list.Element // in LimitListener.quiet, or nil
+	elem  *list.Element // in limitListener.quiet, or nil
 	idle  bool          // quiet after a request, not before the first
 	since time.Time     // when it became quiet
 }
