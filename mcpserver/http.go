@@ -31,8 +31,12 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds one request body (default 4 MiB, 413 over it).
 	MaxBodyBytes int64
 	// MaxBodyBytesInFlight bounds the bytes of request bodies held at once
-	// across all requests (default 64 MiB; 503 when spent). Bodies are read
-	// as they arrive, never sized from the Content-Length they announce.
+	// across all requests (default 16 MiB; 503 when spent). Bodies are read
+	// as they arrive, never sized from the Content-Length they announce. A
+	// body is held until its answer is written, and a tool's answer is up to
+	// about five times its arguments (the text, its structured copy and the
+	// SDK's encodings), so this bound also bounds the answers in memory: 16
+	// MiB is four calls of the largest body at once, about 100 MB of answers.
 	MaxBodyBytesInFlight int64
 	// BodyTimeout bounds how long a request body may take to arrive
 	// (default 30 s; 408 after it), and how long each write of an answer
@@ -51,7 +55,7 @@ type HTTPOptions struct {
 const (
 	defaultMaxSessions          = 256
 	defaultMaxBodyBytes         = 4 << 20
-	defaultMaxBodyBytesInFlight = 64 << 20
+	defaultMaxBodyBytesInFlight = 16 << 20
 	defaultBodyTimeout          = 30 * time.Second
 	defaultSessionIdle          = 30 * time.Minute
 )
@@ -65,6 +69,7 @@ type httpHandler struct {
 	maxBody  int64
 	timeout  time.Duration
 	shape    shapeLimits // of one message
+	held     *heldRequests
 }
 
 // HTTPHandler serves s over MCP Streamable HTTP at Path, within the limits
@@ -86,7 +91,10 @@ func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
 	defaults.IfNotPositive(&opt.MaxFrames, server.Options{}.WithDefaults().MaxFrames)
 	shape := toolShape(opt.MaxFrames)
 	shape.top, shape.values = maxBatch, shape.values+messageMembers
+	held := newHeldRequests()
+	s.AddReceivingMiddleware(held.middleware)
 	return &httpHandler{
+		held: held,
 		// The body is read here, against the budget (the SDK's own limit
 		// would only cut what is already held). A call whose client went
 		// away is cancelled (protocol 2026-07-28 on; before it, the POST
@@ -133,12 +141,17 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: h.timeout}
+	r.Header.Del(heldHeader)
 	if r.Method == http.MethodPost {
 		held, ok := h.readBody(w, dw.rc, r)
 		defer h.bodies.Give(held)
 		if !ok {
 			return
 		}
+		key, results, closeHeld := h.held.open()
+		defer closeHeld()
+		r.Header.Set(heldHeader, key)
+		dw.held = results
 	}
 	if id != "" {
 		h.sdk.ServeHTTP(dw, r)
@@ -166,7 +179,8 @@ type deadlineWriter struct {
 	http.ResponseWriter
 	rc       *http.ResponseController
 	timeout  time.Duration
-	onHeader func() // run once, before the header is written
+	onHeader func()       // run once, before the header is written
+	held     *heldResults // this POST's tool answers, written where their tokens stand
 }
 
 func (d *deadlineWriter) header() {
@@ -183,9 +197,24 @@ func (d *deadlineWriter) WriteHeader(code int) {
 	d.ResponseWriter.WriteHeader(code)
 }
 
-// Write writes p within the timeout.
+// Write writes p within the timeout, with any held tool answer in place
+// of its token (the SDK writes an event or a JSON answer in one Write).
 func (d *deadlineWriter) Write(p []byte) (int, error) {
 	d.header()
+	if d.held == nil {
+		return d.write(p)
+	}
+	err := d.held.splice(p, func(b []byte) error {
+		_, err := d.write(b)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (d *deadlineWriter) write(p []byte) (int, error) {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	n, err := d.ResponseWriter.Write(p)
 	_ = d.rc.SetWriteDeadline(time.Time{})

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -483,5 +484,97 @@ func TestHTTPMessageBoundFollowsMaxFrames(t *testing.T) {
 	}
 	if code, _ := call(10); code != http.StatusOK {
 		t.Errorf("10 parts under MaxFrames 10: %d", code)
+	}
+}
+
+// writesRecorder records each Write the handler makes.
+type writesRecorder struct {
+	*httptest.ResponseRecorder
+	writes []string
+}
+
+func (w *writesRecorder) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, string(p))
+	return w.ResponseRecorder.Write(p)
+}
+
+// A tool answer goes to the client in a Write of its own, exactly as the
+// tool encoded it, where the SDK's token for it stood: the SDK's JSON-RPC
+// and event-stream layers never encode it again (four more copies, each
+// grown by doubling; BENCHMARKS.md has the time and bytes this saves).
+func TestHTTPToolAnswerIsWrittenInPlace(t *testing.T) {
+	srv, err := mcpserver.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mcpserver.HTTPHandler(srv, nil)
+	serve := func(id, body string) *writesRecorder {
+		req := mcpRequest(context.Background(), http.MethodPost, "http://127.0.0.1", id, body)
+		req.Header.Set("Ctxkit-Held-Results", "1") // a client's own value is dropped
+		w := &writesRecorder{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(w, req)
+		return w
+	}
+	id := serve("", initializeBody).Header().Get("Mcp-Session-Id")
+	serve(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	text := strings.Repeat("a", 100<<10)
+	w := serve(id, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"text":"`+text+`"}]}}}`)
+	if w.Code != http.StatusOK {
+		t.Fatalf("call: %d %.300s", w.Code, w.Body.String())
+	}
+	var answer string
+	for _, p := range w.writes {
+		if strings.HasPrefix(p, `{"content":[{"type":"text","text":`) {
+			answer = p
+		}
+	}
+	if answer == "" {
+		t.Fatalf("no Write held the answer alone; writes of %d bytes in all:\n%.300s", w.Body.Len(), w.Body.String())
+	}
+	var result struct {
+		Content    []struct{ Text string }
+		Structured struct{ Prompt string } `json:"structuredContent"`
+	}
+	if err := json.Unmarshal([]byte(answer), &result); err != nil {
+		t.Fatalf("the answer written in place is not the result: %v", err)
+	}
+	if len(result.Content) != 1 || !strings.Contains(result.Content[0].Text, text) || result.Content[0].Text != result.Structured.Prompt {
+		t.Errorf("the answer written in place lost its text")
+	}
+	if strings.Contains(w.Body.String(), "ctxkit.held") {
+		t.Errorf("a token reached the client: %.300s", w.Body.String())
+	}
+}
+
+// BenchmarkHTTPQuote is one quote_untrusted call over Streamable HTTP,
+// answer read and dropped, for a small and a large part.
+func BenchmarkHTTPQuote(b *testing.B) {
+	for _, size := range []int{20 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			srv, err := mcpserver.NewServer(nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := httptest.NewServer(mcpserver.HTTPHandler(srv, nil))
+			defer ts.Close()
+			code, id := post(&testing.T{}, ts.URL, "", initializeBody)
+			if code != http.StatusOK {
+				b.Fatalf("initialize: %d", code)
+			}
+			call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"quote_untrusted","arguments":{"parts":[{"text":"` + strings.Repeat("a", size) + `"}]}}}`
+			b.SetBytes(int64(len(call)))
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := http.DefaultClient.Do(mcpRequest(context.Background(), http.MethodPost, ts.URL, id, call))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
 	}
 }

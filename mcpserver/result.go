@@ -25,8 +25,8 @@ type encodedResult struct {
 	// protocol (SEP-2575) puts on every result; the SDK sets it only on its
 	// own result types.
 	complete bool
-	// held, when set, keeps the encoding for the stdio connection that
-	// writes it, and MarshalJSON returns its token (see heldResults), the
+	// held, when set, keeps the encoding for the stdio connection or the
+	// HTTP response that writes it, and MarshalJSON returns its token (see heldResults), the
 	// same token however often it is called.
 	held  *heldResults
 	token []byte
@@ -153,6 +153,8 @@ func encodedCalls(calls map[string]toolCall) mcp.Middleware {
 			res.complete = v >= perRequestProtocol
 			if session != nil {
 				res.held = &session.held
+			} else if held, ok := ctx.Value(heldKey{}).(*heldResults); ok {
+				res.held = held
 			}
 			return res, nil
 		}

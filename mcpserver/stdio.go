@@ -364,18 +364,28 @@ func (c *stdioConn) encode(msg jsonrpc.Message) ([]byte, error) {
 }
 
 // heldResults keeps the encoded results of one stdio session's tool calls
-// between the SDK's marshalling of the answer and the connection's write.
-// The SDK encodes every result with encoding/json, which scans and
-// compacts a json.Marshaler's output byte by byte; a result it finds held
-// here marshals to a short token instead, and the connection writes the
-// held bytes in the token's place. The bytes are the same either way.
+// (or of one HTTP request's) until they are written: MarshalJSON hands the
+// SDK a small token instead, so the SDK's JSON-RPC layer copies and
+// compacts a few bytes rather than the whole result, and the writer puts
+// the result where the token stands.
 type heldResults struct {
 	mu   sync.Mutex
 	next uint64
 	m    map[uint64][]byte
+	// prefix opens every token; empty means heldPrefix. Over HTTP it
+	// carries a random nonce, since the writer looks for tokens inside
+	// the SDK's framing rather than taking a whole result.
+	prefix []byte
 }
 
 const heldPrefix = `{"ctxkit.held":`
+
+func (h *heldResults) tokenPrefix() []byte {
+	if h.prefix != nil {
+		return h.prefix
+	}
+	return []byte(heldPrefix)
+}
 
 // hold keeps b and returns the token that stands for it.
 func (h *heldResults) hold(b []byte) []byte {
@@ -386,19 +396,29 @@ func (h *heldResults) hold(b []byte) []byte {
 	}
 	h.next++
 	h.m[h.next] = b
-	return append(strconv.AppendUint([]byte(heldPrefix), h.next, 10), '}')
+	return append(strconv.AppendUint(bytes.Clone(h.tokenPrefix()), h.next, 10), '}')
 }
 
 // take returns the bytes result's token stands for, removing them, or
 // result itself when it is no token.
 func (h *heldResults) take(result []byte) ([]byte, error) {
-	digits, ok := bytes.CutPrefix(result, []byte(heldPrefix))
+	digits, ok := bytes.CutPrefix(result, h.tokenPrefix())
 	if !ok {
 		return result, nil
 	}
 	digits, ok = bytes.CutSuffix(digits, []byte("}"))
+	if !ok {
+		return result, nil
+	}
+	return h.takeNumber(digits, result)
+}
+
+// takeNumber returns the held bytes numbered digits, removing them;
+// result when digits is no number, and an error when nothing is held
+// under it.
+func (h *heldResults) takeNumber(digits, result []byte) ([]byte, error) {
 	n, err := strconv.ParseUint(string(digits), 10, 64)
-	if !ok || err != nil {
+	if err != nil {
 		return result, nil
 	}
 	h.mu.Lock()

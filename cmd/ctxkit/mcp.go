@@ -59,7 +59,7 @@ flags:
                         accepted (default 1024)
   --max-body-in-flight BYTES
                         with --http: bytes of request bodies held at once
-                        across requests; beyond, 503 (default 64 MiB)
+                        across requests; beyond, 503 (default 16 MiB)
 %s
 examples:
   ctxkit mcp ./docs                          # what an mcpServers entry runs
