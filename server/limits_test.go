@@ -122,6 +122,16 @@ func getHealth(addr string) <-chan error {
 	return got
 }
 
+// within waits up to d for got and says whether it came.
+func within(got <-chan error, d time.Duration) (done bool, err error) {
+	select {
+	case err := <-got:
+		return true, err
+	case <-time.After(d):
+		return false, nil
+	}
+}
+
 // TestConnectionsAreBounded holds the only two connection slots with
 // requests in flight (stalled uploads) and expects a third client to wait
 // until one closes, then be answered: a busy connection is never closed
@@ -130,19 +140,13 @@ func TestConnectionsAreBounded(t *testing.T) {
 	addr := serveHandler(t, New(&Options{MaxConnections: 2}))
 	held := []net.Conn{postRaw(t, addr, 100, "{"), postRaw(t, addr, 100, "{")}
 	got := getHealth(addr)
-	select {
-	case err := <-got:
+	// Past the grace a silent connection has: busy ones must still stand.
+	if done, err := within(got, 1500*time.Millisecond); done {
 		t.Fatalf("a third connection was served while two requests held the slots: %v", err)
-	case <-time.After(1500 * time.Millisecond): // past the grace a silent connection has
 	}
 	held[0].Close()
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("after a slot freed: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiting client was not served after a slot freed")
+	if done, err := within(got, 5*time.Second); !done || err != nil {
+		t.Fatalf("after a slot freed: answered %t, %v", done, err)
 	}
 	held[1].Close()
 }
@@ -166,13 +170,8 @@ func TestIdleConnectionsGiveWay(t *testing.T) {
 		}
 		held = append(held, c)
 	}
-	select {
-	case err := <-getHealth(addr):
-		if err != nil {
-			t.Fatalf("the newcomer: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("idle connections locked a new client out")
+	if done, err := within(getHealth(addr), 5*time.Second); !done || err != nil {
+		t.Fatalf("idle connections locked a new client out: answered %t, %v", done, err)
 	}
 	closed := 0
 	for _, c := range held {

@@ -90,45 +90,40 @@ func countClosed(ks []*keepAlive) int {
 	return n
 }
 
-// Idle keep-alive connections that fill every slot give way to a new
-// client at once instead of holding the server for the idle timeout; the
-// one idle longest goes, and only one.
-func TestIdleConnectionsGiveWayToNewClients(t *testing.T) {
-	addr := limitedServer(t, 2, nil)
-	var idle []*keepAlive
-	for range 2 {
-		k := dial(t, addr)
-		k.send(t)
-		if body, err := k.answer(5 * time.Second); err != nil || body != "ok" {
-			t.Fatalf("first requests: %q, %v", body, err)
-		}
-		idle = append(idle, k)
-	}
-	newcomer := dial(t, addr)
-	newcomer.send(t)
-	if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
-		t.Fatalf("a new client was not served while idle connections held every slot: %q, %v", body, err)
-	}
-	// Which of the two went quiet first is the server's to observe (its
-	// state hook runs after the client has read the answer), so the test
-	// asks only that exactly one gave way.
-	if n := countClosed(idle); n != 1 {
-		t.Errorf("%d idle connections were closed for one newcomer, want 1", n)
-	}
-}
-
-// Connections that have sent nothing since connecting give way too, but
-// only after a grace period, and one for one.
-func TestSilentConnectionsGiveWayAfterGrace(t *testing.T) {
-	addr := limitedServer(t, 2, nil)
-	silent := []*keepAlive{dial(t, addr), dial(t, addr)}
-	newcomer := dial(t, addr)
-	newcomer.send(t)
-	if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
-		t.Fatalf("a new client was not served while silent connections held every slot: %q, %v", body, err)
-	}
-	if n := countClosed(silent); n != 1 {
-		t.Errorf("%d silent connections were closed for one newcomer, want 1", n)
+// Quiet connections that fill every slot give way to a new client, one
+// for one, instead of holding the server for the idle or read-header
+// timeout: an idle keep-alive connection at once, one that has sent
+// nothing since connecting after the grace period.
+func TestQuietConnectionsGiveWayToNewClients(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		quiet func(t *testing.T, addr string) *keepAlive
+	}{
+		{"idle after a request", func(t *testing.T, addr string) *keepAlive {
+			k := dial(t, addr)
+			k.send(t)
+			if body, err := k.answer(5 * time.Second); err != nil || body != "ok" {
+				t.Fatalf("first request: %q, %v", body, err)
+			}
+			return k
+		}},
+		{"silent since connecting", dial},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := limitedServer(t, 2, nil)
+			quiet := []*keepAlive{tc.quiet(t, addr), tc.quiet(t, addr)}
+			newcomer := dial(t, addr)
+			newcomer.send(t)
+			if body, err := newcomer.answer(5 * time.Second); err != nil || body != "ok" {
+				t.Fatalf("a new client was not served while quiet connections held every slot: %q, %v", body, err)
+			}
+			// Which of the two went quiet first is the server's to
+			// observe (its state hook runs after the client has read the
+			// answer), so the test asks only that exactly one gave way.
+			if n := countClosed(quiet); n != 1 {
+				t.Errorf("%d quiet connections were closed for one newcomer, want 1", n)
+			}
+		})
 	}
 }
 
