@@ -78,6 +78,9 @@ type httpHandler struct {
 // (403); requests carrying an Origin that is not a loopback origin are
 // refused here (403), so that a web page the user visits cannot drive the
 // server (DNS rebinding, cross-site POSTs). Any other path is 404.
+//
+// It adds a receiving middleware to s, through which ctxkit's tools hand
+// their answers to the handler's writer instead of to the SDK's encoders.
 func HTTPHandler(s *mcp.Server, o *HTTPOptions) http.Handler {
 	var opt HTTPOptions
 	if o != nil {

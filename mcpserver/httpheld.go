@@ -92,10 +92,13 @@ func (h *heldResults) splice(p []byte, write func([]byte) error) error {
 		rest := p[i+len(prefix):]
 		end := bytes.IndexByte(rest, '}')
 		var result []byte
+		found := false
 		if end > 0 {
-			result, _ = h.takeNumber(rest[:end], nil)
+			if n, err := strconv.ParseUint(string(rest[:end]), 10, 64); err == nil {
+				result, found = h.remove(n)
+			}
 		}
-		if result == nil {
+		if !found {
 			// Not one of ours: write through the prefix and go on.
 			if err := write(p[:i+len(prefix)]); err != nil {
 				return err

@@ -410,23 +410,22 @@ func (h *heldResults) take(result []byte) ([]byte, error) {
 	if !ok {
 		return result, nil
 	}
-	return h.takeNumber(digits, result)
-}
-
-// takeNumber returns the held bytes numbered digits, removing them;
-// result when digits is no number, and an error when nothing is held
-// under it.
-func (h *heldResults) takeNumber(digits, result []byte) ([]byte, error) {
 	n, err := strconv.ParseUint(string(digits), 10, 64)
 	if err != nil {
 		return result, nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	b, ok := h.m[n]
+	b, ok := h.remove(n)
 	if !ok {
 		return nil, fmt.Errorf("mcpserver: held result %d is missing", n)
 	}
-	delete(h.m, n)
 	return b, nil
+}
+
+// remove returns the bytes held under n, and forgets them.
+func (h *heldResults) remove(n uint64) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.m[n]
+	delete(h.m, n)
+	return b, ok
 }
