@@ -195,13 +195,16 @@ func writeFrame(b *strings.Builder, provider string, f *frame.Frame, cite string
 
 // writeValid writes s to b with each invalid byte as U+FFFD
 // (fence.AppendValid says why). Not through an io.StringWriter: b would
-// escape to the heap.
+// escape to the heap. The repaired copy is sized exactly: grown by
+// doubling, it cost more than the repair.
 func writeValid(b *strings.Builder, s string) {
 	if utf8.ValidString(s) {
 		b.WriteString(s)
 		return
 	}
-	b.Write(fence.AppendValid(nil, s))
+	n := fence.ValidLen(s)
+	b.Grow(n)
+	b.Write(fence.AppendValid(make([]byte, 0, n), s))
 }
 
 // writeAttr writes an escaped attribute value to b.
